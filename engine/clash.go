@@ -1,0 +1,726 @@
+package engine
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ClashKind says what is double-booked.
+type ClashKind int8
+
+const (
+	RoomClash ClashKind = iota + 1
+	StaffClash
+)
+
+func (k ClashKind) String() string {
+	switch k {
+	case RoomClash:
+		return "ROOM"
+	case StaffClash:
+		return "STAFF"
+	}
+	return "UNKNOWN"
+}
+
+// Clash is a set of sessions that cannot all happen: a room holding more
+// units than it has, or a person in two places. It happens on First and then
+// every Every weeks up to Until, inclusive; Until is zero when it repeats for
+// every future date; Every is zero for a clash on First alone.
+//
+// A room clash names a minimal set of sessions: together they need more
+// units than the room has, and without any one of them they fit. With rooms
+// whose sessions use all of them, that is a pair.
+type Clash struct {
+	Kind     ClashKind
+	RoomID   int64  // room clashes
+	Staff    string // staff clashes: the person's name
+	Sessions []Session
+	First    Date
+	Every    int
+	Until    Date
+	Message  string
+
+	// keys are the clash's identities: what clashes with what, in words and
+	// series weeks, never row ids or the dates a scan happened to look at.
+	keys []string
+}
+
+// Report is the result of the clash proof. ProvenUntil is zero when the proof
+// covers every future date.
+type Report struct {
+	Clashes     []Clash
+	ProvenUntil Date
+}
+
+// Dates returns the dates of the clash in [from, to).
+func (c *Clash) Dates(from, to Date) []Date {
+	var out []Date
+	step := Date(7 * c.Every)
+	last := c.Until
+	if last == 0 {
+		last = MaxDate
+	}
+	for d := c.First; d <= last && d < to; d += step {
+		if d >= from {
+			out = append(out, d)
+		}
+		if step == 0 {
+			break
+		}
+	}
+	return out
+}
+
+// Clashes validates a state and returns every clash on a date from the week
+// of today on.
+func Clashes(s State, today Date) (Report, error) {
+	t, err := New(s)
+	if err != nil {
+		return Report{}, err
+	}
+	return t.Clashes(today), nil
+}
+
+// NewClashes returns the clashes of after that before did not have. A clash
+// is known by what clashes with what (names, times, series and weeks), so
+// saving the same data again under new ids, or adding something unrelated,
+// finds nothing new; a clash that now also happens in a series week it did
+// not clash in before is new.
+func NewClashes(before, after Report) []Clash {
+	known := make(map[string]bool)
+	for _, c := range before.Clashes {
+		for _, k := range c.keys {
+			known[k] = true
+		}
+	}
+	var out []Clash
+	for _, c := range after.Clashes {
+		for _, k := range c.keys {
+			if !known[k] {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Clashes proves, for every date from the week of today on, which sessions
+// clash. It does not scan dates. Series sessions repeat with their rotation,
+// so the weeks in which a set of them all happen is an intersection of
+// residue classes — one residue class modulo the lcm of the cycles, or empty —
+// computed directly for each set of sessions that could clash; pauses,
+// closures and day changes cut those classes into finite pieces. Sessions a
+// day change moves or re-times, and one-offs, happen on known dates, and only
+// those dates are resolved one by one. The cost grows with the number of
+// rules and exceptions, never with the lcm of the cycles or the distance to
+// the last date.
+func (t *Timetable) Clashes(today Date) Report {
+	p := prover{t: t, today: today, w0: weekOf(today, t.ws), found: map[string]*candidate{}}
+	p.segmentEntries()
+	p.periodic()
+	p.dated()
+	out := make([]Clash, 0, len(p.clashes))
+	out = append(out, p.clashes...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.First != b.First {
+			return a.First < b.First
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Message < b.Message
+	})
+	return Report{Clashes: out}
+}
+
+type prover struct {
+	t     *Timetable
+	today Date
+	w0    int
+	// segs[g][e] are the weeks in which entry e of group g yields a session
+	// that the periodic part reasons about: running, not paused, not closed,
+	// not changed, from week w0 on.
+	segs    [][][]segment
+	found   map[string]*candidate
+	clashes []Clash
+}
+
+// candidate is a set of groups that clash whenever all of them happen.
+type candidate struct {
+	kind     ClashKind
+	resource string // room id or person key
+	staff    string // display name for staff clashes
+	room     int64
+	members  []int // group indices, ascending
+}
+
+func (p *prover) segmentEntries() {
+	t := p.t
+	removed := make([][]segment, len(t.groups)) // [from, to) week ranges
+	for ref, c := range t.changes {
+		if !c.Cancelled && !affectsTimetable(c) {
+			continue // a note leaves the session as it is
+		}
+		gi, ok := t.groupOf[groupKey{ref.ClassTimeID, ref.ClassID}]
+		if !ok || t.groups[gi].ct.Weekday != ref.Date.Weekday() {
+			continue
+		}
+		w := weekOf(ref.Date, t.ws)
+		removed[gi] = append(removed[gi], segment{from: w, to: w + 1})
+	}
+	p.segs = make([][][]segment, len(t.groups))
+	for gi := range t.groups {
+		g := &t.groups[gi]
+		if g.ct.Inactive {
+			continue
+		}
+		for _, c := range t.closures {
+			if !closesRoom(c, g.ct.RoomID) {
+				continue
+			}
+			// Weeks whose day g.ct.Weekday lies in c.From..c.To.
+			off := int(dayIn(0, g.ct.Weekday, t.ws) - weekStartDay(0, t.ws))
+			from := ceilDiv(int(c.From)-int(t.ws)-off, 7)
+			to := floorDiv(int(c.To)-int(t.ws)-off, 7) + 1
+			if from < to {
+				removed[gi] = append(removed[gi], segment{from: from, to: to})
+			}
+		}
+		cuts := mergeRanges(removed[gi])
+		p.segs[gi] = make([][]segment, len(g.entries))
+		for ei, e := range g.entries {
+			for _, s := range e.rot.segments(e.week) {
+				s.from = max(s.from, p.w0)
+				p.segs[gi][ei] = appendCut(p.segs[gi][ei], s, cuts)
+			}
+		}
+	}
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func mergeRanges(rs []segment) []segment {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].from < rs[j].from })
+	var out []segment
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.from <= out[n-1].to {
+			out[n-1].to = max(out[n-1].to, r.to)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// appendCut appends s minus the sorted, disjoint ranges cuts.
+func appendCut(out []segment, s segment, cuts []segment) []segment {
+	for _, c := range cuts {
+		if c.to <= s.from || s.from >= s.to {
+			continue
+		}
+		if c.from >= s.to {
+			break
+		}
+		if c.from > s.from {
+			part := s
+			part.to = c.from
+			out = append(out, part)
+		}
+		s.from = c.to
+	}
+	if s.from < s.to {
+		out = append(out, s)
+	}
+	return out
+}
+
+// periodic finds every set of series sessions that would clash if they all
+// happened, from the class times alone, then the weeks in which they do.
+func (p *prover) periodic() {
+	t := p.t
+	for wd := range t.byWeekday {
+		var live []int
+		for _, gi := range t.byWeekday[wd] {
+			if p.hasWeeks(gi) {
+				live = append(live, gi)
+			}
+		}
+		p.roomCandidates(live)
+		p.staffCandidates(live)
+	}
+	keys := make([]string, 0, len(p.found))
+	for k := range p.found {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p.solve(p.found[k])
+	}
+}
+
+func (p *prover) hasWeeks(gi int) bool {
+	for _, s := range p.segs[gi] {
+		if len(s) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *prover) roomCandidates(live []int) {
+	t := p.t
+	byRoom := map[int64][]span{}
+	for _, gi := range live {
+		ct := t.groups[gi].ct
+		byRoom[ct.RoomID] = append(byRoom[ct.RoomID], span{
+			start: ct.Start, end: occupiedUntil(ct.End, ct.Buffer),
+			units: t.units(ct.Units, ct.RoomID), id: gi,
+		})
+	}
+	for room, spans := range byRoom {
+		overloads(spans, t.rooms[room].Units(), func(members []int) {
+			p.add(&candidate{kind: RoomClash, resource: strconv.FormatInt(room, 10), room: room, members: members})
+		})
+	}
+}
+
+func (p *prover) staffCandidates(live []int) {
+	t := p.t
+	byPerson := map[string][]span{}
+	names := map[string]string{}
+	for _, gi := range live {
+		g := &t.groups[gi]
+		for _, k := range p.people(g.class.StaffIDs, names) {
+			byPerson[k] = append(byPerson[k], span{start: g.ct.Start, end: g.ct.End, id: gi})
+		}
+	}
+	for k, spans := range byPerson {
+		overlappingPairs(spans, func(a, b int) {
+			p.add(&candidate{kind: StaffClash, resource: k, staff: names[k], members: []int{a, b}})
+		})
+	}
+}
+
+// people returns the distinct person keys of a staff list, noting a display
+// name for each.
+func (p *prover) people(ids []int64, names map[string]string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		name := p.t.staff[id].Name
+		k := personKey(name)
+		if !contains(out, k) {
+			out = append(out, k)
+		}
+		if _, ok := names[k]; !ok {
+			names[k] = name
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *prover) add(c *candidate) {
+	sort.Ints(c.members)
+	k := c.kind.String() + "|" + c.resource
+	for _, m := range c.members {
+		k += "|" + strconv.Itoa(m)
+	}
+	if _, ok := p.found[k]; !ok {
+		p.found[k] = c
+	}
+}
+
+// occurrence is one way a candidate happens: a progression of weeks and the
+// identities (choices of series entries) that produce it.
+type occurrence struct {
+	weeks progression
+	keys  []string
+}
+
+// solve finds the weeks in which every member of a candidate happens: for
+// each choice of one entry per member and one segment per entry, the
+// intersection of their residue classes.
+func (p *prover) solve(c *candidate) {
+	var occ []occurrence
+	choice := make([]int, len(c.members))
+	var walk func(i int, weeks progression)
+	walk = func(i int, weeks progression) {
+		if i == len(c.members) {
+			occ = addOccurrence(occ, weeks, p.identity(c, choice))
+			return
+		}
+		gi := c.members[i]
+		for ei, segs := range p.segs[gi] {
+			choice[i] = ei
+			for _, s := range segs {
+				var next progression
+				var ok bool
+				if i == 0 {
+					next, ok = startProgression(s)
+				} else {
+					next, ok = weeks.meet(s)
+				}
+				if ok {
+					walk(i+1, next)
+				}
+			}
+		}
+	}
+	walk(0, progression{})
+	occ = dropContained(occ)
+	for _, o := range occ {
+		p.emitPeriodic(c, o)
+	}
+}
+
+func addOccurrence(occ []occurrence, weeks progression, key string) []occurrence {
+	for i := range occ {
+		if occ[i].weeks == weeks {
+			occ[i].keys = appendKey(occ[i].keys, key)
+			return occ
+		}
+	}
+	return append(occ, occurrence{weeks: weeks, keys: []string{key}})
+}
+
+func appendKey(keys []string, k string) []string {
+	if contains(keys, k) {
+		return keys
+	}
+	return append(keys, k)
+}
+
+// dropContained folds an occurrence whose weeks another one holds into that
+// one, so a clash is reported once with all its identities.
+func dropContained(occ []occurrence) []occurrence {
+	sort.SliceStable(occ, func(i, j int) bool { return occ[i].weeks.count() > occ[j].weeks.count() })
+	var out []occurrence
+next:
+	for _, o := range occ {
+		for i := range out {
+			if out[i].weeks.contains(o.weeks) {
+				for _, k := range o.keys {
+					out[i].keys = appendKey(out[i].keys, k)
+				}
+				continue next
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// identity names a clash by its content: kind, resource, and for each
+// session the class, class time and the series week chosen for it.
+func (p *prover) identity(c *candidate, choice []int) string {
+	parts := make([]string, len(c.members))
+	for i, gi := range c.members {
+		g := &p.t.groups[gi]
+		e := g.entries[choice[i]]
+		parts[i] = p.groupContent(g) + "@" + personKey(e.series.Name) + "#" + strconv.Itoa(e.week)
+	}
+	return p.resourceKey(c) + "|" + sortedJoin(parts)
+}
+
+func (p *prover) resourceKey(c *candidate) string {
+	if c.kind == RoomClash {
+		return "room|" + personKey(p.t.rooms[c.room].Name)
+	}
+	return "staff|" + c.resource
+}
+
+func (p *prover) groupContent(g *group) string {
+	return p.content(g.class.ActivityID, g.class.StaffIDs, g.ct.RoomID, g.ct.Start, g.ct.End) + "|" + g.ct.Weekday.String()
+}
+
+func (p *prover) content(activity int64, staff []int64, room int64, start, end LocalTime) string {
+	names := make([]string, len(staff))
+	for i, id := range staff {
+		names[i] = personKey(p.t.staff[id].Name)
+	}
+	return personKey(p.t.activities[activity].Name) + "/" + sortedJoin(names) + "/" +
+		personKey(p.t.rooms[room].Name) + "/" + start.String() + "-" + end.String()
+}
+
+func sortedJoin(parts []string) string {
+	sort.Strings(parts)
+	return strings.Join(parts, "&")
+}
+
+func (p *prover) emitPeriodic(c *candidate, o occurrence) {
+	t := p.t
+	wd := t.groups[c.members[0]].ct.Weekday
+	first := dayIn(o.weeks.first, wd, t.ws)
+	cl := Clash{Kind: c.kind, RoomID: c.room, Staff: c.staff, First: first, Until: first, keys: o.keys}
+	if o.weeks.step > 0 {
+		cl.Every = o.weeks.step
+		if o.weeks.last+o.weeks.step < noEnd {
+			cl.Until = dayIn(o.weeks.last, wd, t.ws)
+		} else {
+			cl.Until = 0
+		}
+	}
+	for _, gi := range c.members {
+		g := &t.groups[gi]
+		cl.Sessions = append(cl.Sessions, t.regular(g, first, g.activeIn(o.weeks.first)))
+	}
+	cl.Message = t.clashMessage(&cl, p.today)
+	p.clashes = append(p.clashes, cl)
+}
+
+// dated resolves each date on which a day change or a one-off puts a session
+// and reports the clashes that involve such a session. Clashes among series
+// sessions as their rules make them are the periodic part's.
+func (p *prover) dated() {
+	t := p.t
+	from := weekStartDay(p.w0, t.ws)
+	seen := map[Date]bool{}
+	var dates []Date
+	note := func(d Date) {
+		if d >= from && !seen[d] {
+			seen[d] = true
+			dates = append(dates, d)
+		}
+	}
+	for _, c := range t.state.Changes {
+		if !c.Cancelled && affectsTimetable(&c) {
+			if c.Date != 0 {
+				note(c.Date)
+			} else {
+				note(c.Ref.Date)
+			}
+		}
+	}
+	for _, o := range t.state.OneOffs {
+		if !o.Cancelled {
+			note(o.Date)
+		}
+	}
+	sort.Slice(dates, func(i, j int) bool { return dates[i] < dates[j] })
+	for _, d := range dates {
+		sessions := t.Day(d)
+		dayClashes(t, sessions, func(kind ClashKind, resource, staff string, members []int) {
+			irregular := false
+			for _, m := range members {
+				irregular = irregular || sessions[m].IsOneOff() || sessions[m].Changed
+			}
+			if !irregular {
+				return
+			}
+			cl := Clash{Kind: kind, Staff: staff, First: d, Until: d}
+			parts := make([]string, len(members))
+			for i, m := range members {
+				s := sessions[m]
+				cl.Sessions = append(cl.Sessions, s)
+				parts[i] = p.sessionContent(&s)
+			}
+			if kind == RoomClash {
+				cl.RoomID = sessions[members[0]].RoomID
+			}
+			resKey := "staff|" + resource
+			if kind == RoomClash {
+				resKey = "room|" + personKey(t.rooms[cl.RoomID].Name)
+			}
+			cl.keys = []string{resKey + "|" + sortedJoin(parts) + "|" + d.String()}
+			cl.Message = t.clashMessage(&cl, p.today)
+			p.clashes = append(p.clashes, cl)
+		})
+	}
+}
+
+func (p *prover) sessionContent(s *Session) string {
+	k := p.content(p.t.classes[s.ClassID].ActivityID, s.StaffIDs, s.RoomID, s.Start, s.End)
+	if s.IsOneOff() {
+		return k + "|one-off:" + personKey(s.Label)
+	}
+	g := &p.t.groups[p.t.groupOf[groupKey{s.Ref.ClassTimeID, s.Ref.ClassID}]]
+	return k + "|from:" + s.Ref.Date.String() + ":" + p.groupContent(g)
+}
+
+// dayClashes finds the clashes among the sessions of one date that are not
+// cancelled, calling found with indices into sessions.
+func dayClashes(t *Timetable, sessions []Session, found func(kind ClashKind, resource, staff string, members []int)) {
+	byRoom := map[int64][]span{}
+	byPerson := map[string][]span{}
+	names := map[string]string{}
+	for i := range sessions {
+		s := &sessions[i]
+		if s.Cancelled {
+			continue
+		}
+		byRoom[s.RoomID] = append(byRoom[s.RoomID], span{start: s.Start, end: occupiedUntil(s.End, s.Buffer), units: s.Units, id: i})
+		var keys []string
+		for _, id := range s.StaffIDs {
+			name := t.staff[id].Name
+			k := personKey(name)
+			if contains(keys, k) {
+				continue
+			}
+			keys = append(keys, k)
+			if _, ok := names[k]; !ok {
+				names[k] = name
+			}
+			byPerson[k] = append(byPerson[k], span{start: s.Start, end: s.End, id: i})
+		}
+	}
+	rooms := make([]int64, 0, len(byRoom))
+	for r := range byRoom {
+		rooms = append(rooms, r)
+	}
+	sort.Slice(rooms, func(i, j int) bool { return rooms[i] < rooms[j] })
+	for _, r := range rooms {
+		overloads(byRoom[r], t.rooms[r].Units(), func(members []int) {
+			found(RoomClash, strconv.FormatInt(r, 10), "", members)
+		})
+	}
+	people := make([]string, 0, len(byPerson))
+	for k := range byPerson {
+		people = append(people, k)
+	}
+	sort.Strings(people)
+	for _, k := range people {
+		overlappingPairs(byPerson[k], func(a, b int) {
+			found(StaffClash, k, names[k], []int{a, b})
+		})
+	}
+}
+
+// occupiedUntil is when a room is free again after a session: its end plus
+// the cleaning buffer, at most midnight.
+func occupiedUntil(end LocalTime, buffer int) LocalTime {
+	return min(end+LocalTime(buffer), EndOfDay)
+}
+
+// span is a half-open stretch [start, end) of one day that uses units of a
+// room (or a person), for the thing with the given id.
+type span struct {
+	start, end LocalTime
+	units      int
+	id         int
+}
+
+// overlappingPairs calls found for each pair of spans that overlap;
+// back-to-back spans do not.
+func overlappingPairs(spans []span, found func(a, b int)) {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	for i := range spans {
+		for j := i + 1; j < len(spans) && spans[j].start < spans[i].end; j++ {
+			if spans[i].id != spans[j].id {
+				found(spans[i].id, spans[j].id)
+			}
+		}
+	}
+}
+
+// overloads calls found once for each minimal set of spans that share an
+// instant and together need more than capacity units. Spans that share an
+// instant form a clique of the interval graph; a sweep lists the maximal
+// cliques (at most one per span), and each minimal overloaded set lies in one.
+func overloads(spans []span, capacity int, found func(ids []int)) {
+	type event struct {
+		at    LocalTime
+		start bool
+		i     int
+	}
+	events := make([]event, 0, 2*len(spans))
+	for i, s := range spans {
+		if s.end > s.start {
+			events = append(events, event{s.start, true, i}, event{s.end, false, i})
+		}
+	}
+	sort.Slice(events, func(i, j int) bool {
+		if events[i].at != events[j].at {
+			return events[i].at < events[j].at
+		}
+		return !events[i].start && events[j].start // ends first: [start, end)
+	})
+	seen := map[string]bool{}
+	var active []int
+	grew := false
+	for _, e := range events {
+		if e.start {
+			active = append(active, e.i)
+			grew = true
+			continue
+		}
+		if grew {
+			minimalOverloads(spans, active, capacity, func(set []int) {
+				ids := make([]int, len(set))
+				for k, i := range set {
+					ids[k] = spans[i].id
+				}
+				sort.Ints(ids)
+				key := intsKey(ids)
+				if !seen[key] {
+					seen[key] = true
+					found(ids)
+				}
+			})
+			grew = false
+		}
+		for k, i := range active {
+			if i == e.i {
+				active = append(active[:k], active[k+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// minimalOverloads enumerates the subsets of clique that need more than
+// capacity units and fit once any member is taken away. Taking the members in
+// falling order of units, a subset is minimal exactly when it first goes over
+// capacity with its last (smallest) member, so each is found once.
+func minimalOverloads(spans []span, clique []int, capacity int, found func([]int)) {
+	total := 0
+	for _, i := range clique {
+		total += spans[i].units
+	}
+	if total <= capacity {
+		return
+	}
+	order := append([]int(nil), clique...)
+	sort.SliceStable(order, func(a, b int) bool { return spans[order[a]].units > spans[order[b]].units })
+	set := make([]int, 0, len(order))
+	var walk func(from, sum int)
+	walk = func(from, sum int) {
+		for j := from; j < len(order); j++ {
+			u := spans[order[j]].units
+			set = append(set, order[j])
+			if sum+u > capacity {
+				found(set)
+			} else {
+				walk(j+1, sum+u)
+			}
+			set = set[:len(set)-1]
+		}
+	}
+	walk(0, 0)
+}
+
+func intsKey(ids []int) string {
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(strconv.Itoa(id))
+		b.WriteByte(',')
+	}
+	return b.String()
+}

@@ -1,0 +1,110 @@
+package engine_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+// A business centre with a standup every Tuesday and a 2-week rotation that
+// puts the same host in another room at the same time in its first week.
+func exampleState() engine.State {
+	d := engine.MustDate
+	t := engine.MustTime
+	return engine.State{
+		Business:   engine.Business{Kind: engine.Office, Name: "Meridian", Currency: "USD", Location: time.UTC, WeekStart: time.Monday},
+		Rooms:      []engine.Room{{ID: 1, Name: "Room A"}, {ID: 2, Name: "Room B"}},
+		Staff:      []engine.Staff{{ID: 1, Name: "Mei Chen"}},
+		Activities: []engine.Activity{{ID: 1, Name: "Standup"}, {ID: 2, Name: "Interview"}},
+		Classes:    []engine.Class{{ID: 1, ActivityID: 1, StaffIDs: []int64{1}}, {ID: 2, ActivityID: 2, StaffIDs: []int64{1}}},
+		ClassTimes: []engine.ClassTime{
+			{ID: 1, RoomID: 1, Weekday: time.Tuesday, Start: t("09:00"), End: t("09:15")},
+			{ID: 2, RoomID: 2, Weekday: time.Tuesday, Start: t("09:00"), End: t("12:00")},
+		},
+		Series: []engine.Series{
+			{ID: 1, Name: "Acme — Daily standup", Anchor: d(2026, 10, 5), Cycle: 1},
+			{ID: 2, Name: "Orbit Analytics — Hiring", Anchor: d(2026, 10, 5), Cycle: 2},
+		},
+		Entries: []engine.Entry{
+			{ID: 1, SeriesID: 1, ClassTimeID: 1, ClassID: 1, Week: 1},
+			{ID: 2, SeriesID: 2, ClassTimeID: 2, ClassID: 2, Week: 1},
+		},
+	}
+}
+
+func ExampleTimetable_Day() {
+	tt, err := engine.New(exampleState())
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range tt.Day(engine.MustDate(2026, 10, 13)) {
+		fmt.Println(s.Start, s.End, s.Series)
+	}
+	// Output:
+	// 09:00 09:15 [{1 1 1}]
+}
+
+func ExampleTimetable_Clashes() {
+	tt, err := engine.New(exampleState())
+	if err != nil {
+		panic(err)
+	}
+	r := tt.Clashes(engine.MustDate(2026, 10, 5))
+	for _, c := range r.Clashes {
+		fmt.Println(c.Message)
+		fmt.Println("every", c.Every, "weeks; proven for every date:", r.ProvenUntil.IsZero())
+	}
+	// Output:
+	// Host Mei Chen double-booked: Standup (Room A, 9 AM – 9:15 AM, Acme — Daily standup) & Interview (Room B, 9 AM – 12 PM, Orbit Analytics — Hiring W1), first 6 Oct
+	// every 2 weeks; proven for every date: true
+}
+
+func ExampleNewClashes() {
+	today := engine.MustDate(2026, 10, 5)
+	s := exampleState()
+	before, _ := engine.Clashes(s, today)
+	// Saving the same rotation again under new ids adds nothing new.
+	s.Entries[1].ID = 99
+	again, _ := engine.Clashes(s, today)
+	fmt.Println(len(engine.NewClashes(before, again)))
+	// Putting the interview in week 2 as well does.
+	s.Entries = append(s.Entries, engine.Entry{ID: 100, SeriesID: 2, ClassTimeID: 2, ClassID: 2, Week: 2})
+	after, _ := engine.Clashes(s, today)
+	fmt.Println(len(engine.NewClashes(before, after)))
+	// Output:
+	// 0
+	// 1
+}
+
+func ExampleParseDate() {
+	d, err := engine.ParseDate("2026-10-06")
+	fmt.Println(d, d.Weekday(), d.WeekStart(time.Sunday), err)
+	_, err = engine.ParseDate("2026-02-30")
+	fmt.Println(err)
+	// Output:
+	// 2026-10-06 Tuesday 2026-10-04 <nil>
+	// "2026-02-30" is not a real date
+}
+
+func ExampleDate_At() {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	// 02:30 does not exist on the spring-forward day; RFC 5545 reads it with
+	// the offset before the gap.
+	fmt.Println(engine.MustDate(2026, 3, 29).At(engine.MustTime("02:30"), berlin))
+	// Output:
+	// 2026-03-29 03:30:00 +0200 CEST
+}
+
+func ExamplePlan_Label() {
+	p := engine.Plan{PerMonth: 12, Months: 3, Price: 180000}
+	fmt.Println(p.Label(engine.Words(engine.Clinic), "KD"))
+	// Output:
+	// 12 sessions a month · 3 months · 180 KD
+}
+
+func ExampleExpiry() {
+	fmt.Println(engine.Expiry(engine.MustDate(2026, 1, 31), 1))
+	// Output:
+	// 2026-02-27
+}

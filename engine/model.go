@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"time"
+)
+
+// Kind is what sort of business a tenant is; it chooses the words (vocab.go).
+type Kind string
+
+const (
+	Gym    Kind = "gym"
+	Clinic Kind = "clinic"
+	Office Kind = "office"
+)
+
+// Business holds the settings of one tenant.
+type Business struct {
+	Kind     Kind
+	Name     string
+	Currency string
+	// Location is the business's IANA time zone, loaded by the caller. It is
+	// only used where a civil time becomes an instant.
+	Location *time.Location
+	// WeekStart is Sunday (the default, the zero value) or Monday. Series
+	// anchors and ends fall on it.
+	WeekStart time.Weekday
+}
+
+// Room is a physical space. Capacity is in units (lanes, mats, desks); zero
+// means the default of 1.
+type Room struct {
+	ID       int64
+	Name     string
+	Capacity int
+}
+
+// Units returns the room's capacity, applying the default of 1.
+func (r Room) Units() int {
+	if r.Capacity <= 0 {
+		return 1
+	}
+	return r.Capacity
+}
+
+// Staff is a person who runs sessions. Two staff with the same name, compared
+// without case, are the same person to the clash rules.
+type Staff struct {
+	ID   int64
+	Name string
+}
+
+// Activity is what is done in a session.
+type Activity struct {
+	ID    int64
+	Name  string
+	Color string
+}
+
+// Class is an activity given by an ordered list of staff; the first is the
+// main one. No two classes share an activity and a staff set.
+type Class struct {
+	ID         int64
+	ActivityID int64
+	StaffIDs   []int64
+}
+
+// ClassTime is where and when: a room, a weekday and a wall-clock span.
+type ClassTime struct {
+	ID      int64
+	RoomID  int64
+	Weekday time.Weekday
+	Start   LocalTime
+	End     LocalTime
+	Label   string
+	// Capacity is how many clients may book a session; zero means no limit.
+	Capacity int
+	Type     string
+	// Buffer is the cleaning time in minutes the room stays taken after a
+	// session ends.
+	Buffer int
+	// Inactive class times produce no sessions (and so never clash).
+	Inactive bool
+	// Units is how much of the room a session uses; zero means all of it.
+	Units int
+}
+
+// Series is a repeating unit that is sold: from the anchor week, every week
+// holds week Position of a Cycle-week rotation, until the exclusive End.
+type Series struct {
+	ID     int64
+	Name   string
+	Anchor Date // on the business's week start
+	End    Date // exclusive, on the week start; zero = open-ended
+	Cycle  int  // weeks, 1–52
+}
+
+// Entry puts a class in a class time in week Week (1..Cycle) of a series.
+type Entry struct {
+	ID          int64
+	SeriesID    int64
+	ClassTimeID int64
+	ClassID     int64
+	Week        int
+}
+
+// Plan is one way of selling a series.
+type Plan struct {
+	ID       int64
+	SeriesID int64
+	Name     string
+	// PerMonth is the number of sessions a month; zero means unlimited.
+	PerMonth int
+	Months   int
+	Price    Money
+}
+
+// Client is someone who buys: a member, a patient, a client company.
+type Client struct {
+	ID    int64
+	Name  string
+	Email string
+	Phone string
+}
+
+// Subscription puts a client on a series, optionally through a plan, from
+// Start to End inclusive.
+type Subscription struct {
+	ID       int64
+	ClientID int64
+	SeriesID int64
+	PlanID   int64 // zero: on the series without a plan
+	Start    Date
+	End      Date // inclusive; zero = open
+}
+
+// OneOff is a single dated session outside any series.
+type OneOff struct {
+	ID        int64
+	ClassID   int64
+	RoomID    int64
+	Date      Date
+	Start     LocalTime
+	End       LocalTime
+	Label     string
+	Capacity  int
+	Buffer    int
+	Units     int // zero: all of the room
+	ClientIDs []int64
+	Cancelled bool
+	Note      string
+}
+
+// SessionRef names a series session by where it originally falls: its date,
+// class time and class. Every series that includes the class shares it.
+type SessionRef struct {
+	Date        Date
+	ClassTimeID int64
+	ClassID     int64
+}
+
+// DayChange is one series session changed on one date, stored as the
+// difference from the original: a zero field (nil pointer, zero id, empty
+// note) means "as usual".
+type DayChange struct {
+	Ref       SessionRef
+	Cancelled bool
+	Date      Date       // moved to another date
+	RoomID    int64      // moved to another room
+	Start     *LocalTime // re-timed
+	End       *LocalTime
+	ClassID   int64   // another class instead
+	StaffIDs  []int64 // other staff (a cover)
+	Note      string
+}
+
+// Closure closes From..To inclusive, for every room or the listed ones. A
+// closure that covers a whole week and pauses rotations holds the rotation of
+// every series whose rooms it closes.
+type Closure struct {
+	ID      int64
+	From    Date
+	To      Date    // inclusive
+	RoomIDs []int64 // empty: every room
+	Reason  string
+	Pause   bool
+}
+
+// State is everything the engine knows about one business: the rules and the
+// exceptions, never the sessions they produce.
+type State struct {
+	Business      Business
+	Rooms         []Room
+	Staff         []Staff
+	Activities    []Activity
+	Classes       []Class
+	ClassTimes    []ClassTime
+	Series        []Series
+	Entries       []Entry
+	Plans         []Plan
+	Clients       []Client
+	Subscriptions []Subscription
+	OneOffs       []OneOff
+	Changes       []DayChange
+	Closures      []Closure
+}
+
+// Session is computed: one occurrence on a real date.
+type Session struct {
+	Date        Date
+	Start, End  LocalTime
+	RoomID      int64
+	ClassID     int64
+	StaffIDs    []int64
+	ClassTimeID int64 // zero for a one-off
+	Label       string
+	Capacity    int
+	Units       int // units of the room it uses
+	Buffer      int
+	// Series lists every series that includes this session, with its week.
+	Series []SeriesWeek
+	// Ref is the session's identity; zero for a one-off.
+	Ref      SessionRef
+	OneOffID int64
+	// Cancelled sessions are kept and flagged; Reason says why (the note of
+	// the cancellation or the closure's reason).
+	Cancelled bool
+	Reason    string
+	// Changed sessions differ from their series' rule on this date; Origin is
+	// what the session normally is.
+	Changed bool
+	Origin  *Origin
+	Note    string
+}
+
+// SeriesWeek is one series a session belongs to and its week in the rotation.
+type SeriesWeek struct {
+	SeriesID int64
+	Week     int
+	Cycle    int
+}
+
+// Origin is what a changed session normally is.
+type Origin struct {
+	Date       Date
+	Start, End LocalTime
+	RoomID     int64
+	ClassID    int64
+	StaffIDs   []int64
+}
+
+// IsOneOff reports whether the session is a one-off rather than a series
+// session.
+func (s *Session) IsOneOff() bool { return s.OneOffID != 0 }
+
+// Moved reports whether the session happens on another date than it
+// normally does.
+func (s *Session) Moved() bool { return s.Origin != nil && s.Origin.Date != s.Date }

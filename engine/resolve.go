@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"sort"
+	"strconv"
+)
+
+// Day is the computed sessions of one date.
+type Day struct {
+	Date     Date
+	Sessions []Session
+}
+
+// Day resolves one date, in the order of the design: (1) the series sessions
+// of the date, (2) the date's day changes, (3) sessions moved in from other
+// dates, (4) one-offs, (5) closures, which cancel what falls in them.
+// Sessions come sorted by start, then room.
+func (t *Timetable) Day(d Date) []Session {
+	var out []Session
+	w := weekOf(d, t.ws)
+	for _, gi := range t.byWeekday[d.Weekday()] {
+		g := &t.groups[gi]
+		weeks := g.activeIn(w)
+		if weeks == nil {
+			continue
+		}
+		s := t.regular(g, d, weeks)
+		if c := t.changes[s.Ref]; c != nil {
+			if c.Date != 0 && c.Date != d {
+				continue // moved away; it appears on its new date
+			}
+			t.apply(&s, c)
+		}
+		out = append(out, s)
+	}
+	for _, c := range t.movedIn[d] {
+		if s, ok := t.original(c.Ref); ok {
+			t.apply(&s, c)
+			out = append(out, s)
+		}
+	}
+	for _, o := range t.oneOffs[d] {
+		out = append(out, t.oneOff(o))
+	}
+	t.close(d, out)
+	sortSessions(out)
+	return out
+}
+
+// Days resolves every date from from up to, not including, to.
+func (t *Timetable) Days(from, to Date) []Day {
+	if to < from {
+		return nil
+	}
+	out := make([]Day, 0, to-from)
+	for d := from; d < to; d++ {
+		out = append(out, Day{Date: d, Sessions: t.Day(d)})
+	}
+	return out
+}
+
+// Session returns the session a ref names, wherever a day change has put it,
+// and false when the series do not hold that session on that date.
+func (t *Timetable) Session(ref SessionRef) (Session, bool) {
+	s, ok := t.original(ref)
+	if !ok {
+		return Session{}, false
+	}
+	if c := t.changes[ref]; c != nil {
+		t.apply(&s, c)
+	}
+	t.close(s.Date, []Session{s})
+	return s, true
+}
+
+// original returns the series session a ref names as its rule makes it,
+// before any day change.
+func (t *Timetable) original(ref SessionRef) (Session, bool) {
+	gi, ok := t.groupOf[groupKey{ref.ClassTimeID, ref.ClassID}]
+	if !ok {
+		return Session{}, false
+	}
+	g := &t.groups[gi]
+	if g.ct.Inactive || g.ct.Weekday != ref.Date.Weekday() {
+		return Session{}, false
+	}
+	weeks := g.activeIn(weekOf(ref.Date, t.ws))
+	if weeks == nil {
+		return Session{}, false
+	}
+	return t.regular(g, ref.Date, weeks), true
+}
+
+// activeIn returns the series weeks of the group's entries that are active
+// in week w, or nil when none is: a class shared by several series is one
+// session that lists them all.
+func (g *group) activeIn(w int) []SeriesWeek {
+	var weeks []SeriesWeek
+	for _, e := range g.entries {
+		if e.rot.position(w) == e.week {
+			weeks = append(weeks, SeriesWeek{SeriesID: e.series.ID, Week: e.week, Cycle: e.series.Cycle})
+		}
+	}
+	return weeks
+}
+
+func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
+	ct := g.ct
+	return Session{
+		Date:        d,
+		Start:       ct.Start,
+		End:         ct.End,
+		RoomID:      ct.RoomID,
+		ClassID:     g.class.ID,
+		StaffIDs:    g.class.StaffIDs,
+		ClassTimeID: ct.ID,
+		Label:       ct.Label,
+		Capacity:    ct.Capacity,
+		Units:       t.units(ct.Units, ct.RoomID),
+		Buffer:      ct.Buffer,
+		Series:      weeks,
+		Ref:         SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID},
+	}
+}
+
+// apply lays a day change over a series session. Fields it does not set stay
+// as the rule makes them; a session whose time, place or people change
+// records what it normally is in Origin.
+func (t *Timetable) apply(s *Session, c *DayChange) {
+	if affectsTimetable(c) {
+		s.Changed = true
+		s.Origin = &Origin{Date: s.Date, Start: s.Start, End: s.End, RoomID: s.RoomID, ClassID: s.ClassID, StaffIDs: s.StaffIDs}
+	}
+	if c.Date != 0 {
+		s.Date = c.Date
+	}
+	if c.RoomID != 0 {
+		s.RoomID = c.RoomID
+		s.Units = t.units(t.classTimes[s.ClassTimeID].Units, c.RoomID)
+	}
+	if c.Start != nil {
+		s.Start = *c.Start
+	}
+	if c.End != nil {
+		s.End = *c.End
+	}
+	if c.ClassID != 0 {
+		s.ClassID = c.ClassID
+		s.StaffIDs = t.classes[c.ClassID].StaffIDs
+	}
+	if c.StaffIDs != nil {
+		s.StaffIDs = c.StaffIDs
+	}
+	s.Note = c.Note
+	if c.Cancelled {
+		s.Cancelled = true
+		s.Reason = c.Note
+	}
+}
+
+// affectsTimetable reports whether a change moves, re-times or re-staffs its
+// session; a change that only cancels it or adds a note does not.
+func affectsTimetable(c *DayChange) bool {
+	return (c.Date != 0 && c.Date != c.Ref.Date) || c.RoomID != 0 || c.Start != nil || c.End != nil || c.ClassID != 0 || c.StaffIDs != nil
+}
+
+func (t *Timetable) oneOff(o *OneOff) Session {
+	s := Session{
+		Date:     o.Date,
+		Start:    o.Start,
+		End:      o.End,
+		RoomID:   o.RoomID,
+		ClassID:  o.ClassID,
+		StaffIDs: t.classes[o.ClassID].StaffIDs,
+		Label:    o.Label,
+		Capacity: o.Capacity,
+		Units:    t.units(o.Units, o.RoomID),
+		Buffer:   o.Buffer,
+		OneOffID: o.ID,
+		Note:     o.Note,
+	}
+	if o.Cancelled {
+		s.Cancelled = true
+		s.Reason = o.Note
+	}
+	return s
+}
+
+// close cancels the sessions on d that a closure covers, giving its reason.
+func (t *Timetable) close(d Date, sessions []Session) {
+	for _, c := range t.closures {
+		if c.From > d {
+			break
+		}
+		if d > c.To {
+			continue
+		}
+		for i := range sessions {
+			s := &sessions[i]
+			if !s.Cancelled && closesRoom(c, s.RoomID) {
+				s.Cancelled = true
+				s.Reason = c.Reason
+			}
+		}
+	}
+}
+
+func sortSessions(ss []Session) {
+	sort.SliceStable(ss, func(i, j int) bool { return sessionLess(&ss[i], &ss[j]) })
+}
+
+func sessionLess(a, b *Session) bool {
+	if a.Start != b.Start {
+		return a.Start < b.Start
+	}
+	if a.End != b.End {
+		return a.End < b.End
+	}
+	if a.RoomID != b.RoomID {
+		return a.RoomID < b.RoomID
+	}
+	if a.ClassID != b.ClassID {
+		return a.ClassID < b.ClassID
+	}
+	if a.OneOffID != b.OneOffID {
+		return a.OneOffID < b.OneOffID
+	}
+	if a.ClassTimeID != b.ClassTimeID {
+		return a.ClassTimeID < b.ClassTimeID
+	}
+	return a.Ref.Date < b.Ref.Date
+}
+
+// Key is a session's identity as text, stable across edits: "s/2026-10-06/12/7"
+// for the series session of class 7 in class time 12 originally on that date,
+// "o/5" for one-off 5.
+func (s *Session) Key() string {
+	if s.OneOffID != 0 {
+		return "o/" + strconv.FormatInt(s.OneOffID, 10)
+	}
+	return "s/" + s.Ref.Date.String() + "/" + strconv.FormatInt(s.Ref.ClassTimeID, 10) + "/" + strconv.FormatInt(s.Ref.ClassID, 10)
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"sort"
+	"time"
+)
+
+// Weeks are numbered from a fixed origin so that week arithmetic is integer
+// arithmetic: week w starts on day 7w + weekStart (Rata Die). A date's week is
+// the week holding it; ⌊(date − anchor)/7⌋ is the difference of week numbers
+// because anchors fall on the week start.
+func weekOf(d Date, ws time.Weekday) int { return (int(d) - int(ws)) / 7 }
+
+func weekStartDay(w int, ws time.Weekday) Date { return Date(7*w + int(ws)) }
+
+// dayIn returns the date of weekday wd in week w.
+func dayIn(w int, wd, ws time.Weekday) Date {
+	return weekStartDay(w, ws) + Date((int(wd)-int(ws)+7)%7)
+}
+
+// noEnd is the first week that may hold a day past MaxDate: an open-ended
+// series runs until it, which is as far as any date can go.
+var noEnd = weekOf(MaxDate, time.Sunday) - 1
+
+// rotation is a series compiled for week arithmetic.
+type rotation struct {
+	anchor, end int   // week numbers; end exclusive (noEnd when open)
+	cycle       int   // weeks
+	paused      []int // paused week numbers inside [anchor, end), ascending
+}
+
+// position returns the series' week (1..cycle) in week w, or 0 when the
+// series does not run then. A paused week does not advance the rotation: it
+// shows the position the series resumes with (its sessions are cancelled by
+// the closure that pauses it).
+func (r *rotation) position(w int) int {
+	if w < r.anchor || w >= r.end {
+		return 0
+	}
+	p := w - r.anchor - r.pausedBefore(w)
+	return p%r.cycle + 1
+}
+
+func (r *rotation) pausedBefore(w int) int {
+	return sort.SearchInts(r.paused, w)
+}
+
+// segment is a stretch of weeks [from, to) in which something happens in
+// every week w with w ≡ res (mod mod).
+type segment struct {
+	from, to int
+	mod, res int
+}
+
+// segments returns, for week k of the series, the stretches of weeks in which
+// it is active, between pauses. Each is a plain residue class: the pauses are
+// what make the rotation piecewise periodic.
+func (r *rotation) segments(k int) []segment {
+	var out []segment
+	from, skipped := r.anchor, 0
+	emit := func(to int) {
+		if from < to {
+			res := ((r.anchor+skipped+k-1)%r.cycle + r.cycle) % r.cycle
+			out = append(out, segment{from: from, to: to, mod: r.cycle, res: res})
+		}
+	}
+	for i := 0; i < len(r.paused); {
+		j := i
+		for j+1 < len(r.paused) && r.paused[j+1] == r.paused[j]+1 {
+			j++
+		}
+		emit(r.paused[i])
+		skipped += j - i + 1
+		from = r.paused[j] + 1
+		i = j + 1
+	}
+	emit(r.end)
+	return out
+}
+
+// fullWeeks returns the weeks entirely inside from..to (inclusive dates).
+func fullWeeks(from, to Date, ws time.Weekday) []int {
+	first := weekOf(from, ws)
+	if weekStartDay(first, ws) < from {
+		first++
+	}
+	var out []int
+	for w := first; weekStartDay(w, ws)+6 <= to; w++ {
+		out = append(out, w)
+	}
+	return out
+}

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// Timetable is a validated State compiled for fast questions: what happens on
+// a date, what clashes. It is immutable and safe for concurrent use; build it
+// once per revision of a business and keep it.
+type Timetable struct {
+	state State
+	ws    time.Weekday
+
+	rooms      map[int64]*Room
+	staff      map[int64]*Staff
+	activities map[int64]*Activity
+	classes    map[int64]*Class
+	classTimes map[int64]*ClassTime
+	series     map[int64]*Series
+	rot        map[int64]*rotation
+
+	// groups are the series sessions that can happen: one per (class time,
+	// class) that some entry names, however many series share it.
+	groups    []group
+	groupOf   map[groupKey]int
+	byWeekday [7][]int // group indices of active class times, by start
+
+	changes  map[SessionRef]*DayChange
+	byOrigin map[Date][]*DayChange // changes by their original date
+	movedIn  map[Date][]*DayChange // changes that move a session onto a date
+	oneOffs  map[Date][]*OneOff
+	closures []*Closure // by From
+}
+
+type groupKey struct{ classTime, class int64 }
+
+type group struct {
+	ct      *ClassTime
+	class   *Class
+	entries []groupEntry // by series id, then week
+}
+
+type groupEntry struct {
+	series *Series
+	rot    *rotation
+	week   int
+}
+
+// New validates s and compiles it. The Timetable keeps its own copy of the
+// top-level slices; callers must not change the values they point into.
+func New(s State) (*Timetable, error) {
+	if err := Validate(s); err != nil {
+		return nil, err
+	}
+	return compile(s), nil
+}
+
+func compile(s State) *Timetable {
+	t := &Timetable{
+		state:      s,
+		ws:         s.Business.WeekStart,
+		rooms:      make(map[int64]*Room, len(s.Rooms)),
+		staff:      make(map[int64]*Staff, len(s.Staff)),
+		activities: make(map[int64]*Activity, len(s.Activities)),
+		classes:    make(map[int64]*Class, len(s.Classes)),
+		classTimes: make(map[int64]*ClassTime, len(s.ClassTimes)),
+		series:     make(map[int64]*Series, len(s.Series)),
+		rot:        make(map[int64]*rotation, len(s.Series)),
+		groupOf:    make(map[groupKey]int),
+		changes:    make(map[SessionRef]*DayChange, len(s.Changes)),
+		byOrigin:   make(map[Date][]*DayChange),
+		movedIn:    make(map[Date][]*DayChange),
+		oneOffs:    make(map[Date][]*OneOff),
+	}
+	for i := range s.Rooms {
+		t.rooms[s.Rooms[i].ID] = &s.Rooms[i]
+	}
+	for i := range s.Staff {
+		t.staff[s.Staff[i].ID] = &s.Staff[i]
+	}
+	for i := range s.Activities {
+		t.activities[s.Activities[i].ID] = &s.Activities[i]
+	}
+	for i := range s.Classes {
+		t.classes[s.Classes[i].ID] = &s.Classes[i]
+	}
+	for i := range s.ClassTimes {
+		t.classTimes[s.ClassTimes[i].ID] = &s.ClassTimes[i]
+	}
+	for i := range s.Closures {
+		t.closures = append(t.closures, &s.Closures[i])
+	}
+	sort.SliceStable(t.closures, func(i, j int) bool { return t.closures[i].From < t.closures[j].From })
+
+	seriesRooms := make(map[int64]map[int64]bool)
+	for _, e := range s.Entries {
+		if seriesRooms[e.SeriesID] == nil {
+			seriesRooms[e.SeriesID] = make(map[int64]bool)
+		}
+		seriesRooms[e.SeriesID][t.classTimes[e.ClassTimeID].RoomID] = true
+	}
+	for i := range s.Series {
+		sr := &s.Series[i]
+		t.series[sr.ID] = sr
+		r := &rotation{anchor: weekOf(sr.Anchor, t.ws), end: noEnd, cycle: sr.Cycle}
+		if sr.End != 0 {
+			r.end = weekOf(sr.End, t.ws)
+		}
+		r.paused = t.pausedWeeks(r, seriesRooms[sr.ID])
+		t.rot[sr.ID] = r
+	}
+
+	entries := append([]Entry(nil), s.Entries...)
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.SeriesID != b.SeriesID {
+			return a.SeriesID < b.SeriesID
+		}
+		return a.Week < b.Week
+	})
+	for _, e := range entries {
+		k := groupKey{e.ClassTimeID, e.ClassID}
+		gi, ok := t.groupOf[k]
+		if !ok {
+			gi = len(t.groups)
+			t.groupOf[k] = gi
+			t.groups = append(t.groups, group{ct: t.classTimes[e.ClassTimeID], class: t.classes[e.ClassID]})
+		}
+		g := &t.groups[gi]
+		g.entries = append(g.entries, groupEntry{series: t.series[e.SeriesID], rot: t.rot[e.SeriesID], week: e.Week})
+	}
+	for gi := range t.groups {
+		if ct := t.groups[gi].ct; !ct.Inactive {
+			t.byWeekday[ct.Weekday] = append(t.byWeekday[ct.Weekday], gi)
+		}
+	}
+	for wd := range t.byWeekday {
+		list := t.byWeekday[wd]
+		sort.SliceStable(list, func(i, j int) bool { return t.groups[list[i]].ct.Start < t.groups[list[j]].ct.Start })
+	}
+
+	for i := range s.Changes {
+		c := &s.Changes[i]
+		t.changes[c.Ref] = c
+		t.byOrigin[c.Ref.Date] = append(t.byOrigin[c.Ref.Date], c)
+		if c.Date != 0 && c.Date != c.Ref.Date {
+			t.movedIn[c.Date] = append(t.movedIn[c.Date], c)
+		}
+	}
+	for i := range s.OneOffs {
+		o := &s.OneOffs[i]
+		t.oneOffs[o.Date] = append(t.oneOffs[o.Date], o)
+	}
+	return t
+}
+
+// pausedWeeks lists the weeks a series does not advance in: weeks inside
+// its run that a pausing closure covers whole, for every room the series uses.
+func (t *Timetable) pausedWeeks(r *rotation, rooms map[int64]bool) []int {
+	var weeks []int
+	for _, c := range t.closures {
+		if !c.Pause || !closesAll(c, rooms) {
+			continue
+		}
+		for _, w := range fullWeeks(c.From, c.To, t.ws) {
+			if w >= r.anchor && w < r.end {
+				weeks = append(weeks, w)
+			}
+		}
+	}
+	sort.Ints(weeks)
+	return dedupInts(weeks)
+}
+
+func closesAll(c *Closure, rooms map[int64]bool) bool {
+	if len(c.RoomIDs) == 0 {
+		return true
+	}
+	for r := range rooms {
+		if !closesRoom(c, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func closesRoom(c *Closure, room int64) bool {
+	if len(c.RoomIDs) == 0 {
+		return true
+	}
+	for _, r := range c.RoomIDs {
+		if r == room {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupInts(s []int) []int {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// State returns the state the timetable was built from.
+func (t *Timetable) State() State { return t.state }
+
+// Room, StaffMember, Activity, Class and ClassTime look values up by id.
+func (t *Timetable) Room(id int64) (Room, bool)           { return lookup(t.rooms, id) }
+func (t *Timetable) StaffMember(id int64) (Staff, bool)   { return lookup(t.staff, id) }
+func (t *Timetable) Activity(id int64) (Activity, bool)   { return lookup(t.activities, id) }
+func (t *Timetable) Class(id int64) (Class, bool)         { return lookup(t.classes, id) }
+func (t *Timetable) ClassTime(id int64) (ClassTime, bool) { return lookup(t.classTimes, id) }
+func (t *Timetable) SeriesByID(id int64) (Series, bool)   { return lookup(t.series, id) }
+
+func lookup[T any](m map[int64]*T, id int64) (T, bool) {
+	if v, ok := m[id]; ok {
+		return *v, true
+	}
+	var zero T
+	return zero, false
+}
+
+// units returns how much of room a session asking for want units uses: all
+// of it when want is zero, and never more than the room has.
+func (t *Timetable) units(want int, room int64) int {
+	c := t.rooms[room].Units()
+	if want <= 0 || want > c {
+		return c
+	}
+	return want
+}
+
+// personKey is how the clash rules tell people apart: by name, without case
+// or surrounding space.
+func personKey(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(name), " "))
+}

@@ -1,0 +1,471 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Problem is one thing wrong with a state, in plain words. Table, ID and
+// Field point at the value (Field uses the API's names, such as "anchorDate");
+// Message says what is wrong in the business's words.
+type Problem struct {
+	Table   string
+	ID      int64
+	Field   string
+	Message string
+}
+
+// ValidationError lists every problem found, not just the first.
+type ValidationError struct {
+	Problems []Problem
+}
+
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Message
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// MaxCycle is the longest rotation a series may have, in weeks.
+const MaxCycle = 52
+
+// Validate checks a state and returns a *ValidationError listing every
+// problem, or nil.
+func Validate(s State) error {
+	v := validator{s: &s, words: Words(s.Business.Kind)}
+	v.checkBusiness()
+	v.index()
+	v.checkRooms()
+	v.checkPeople()
+	v.checkClasses()
+	v.checkClassTimes()
+	v.checkSeries()
+	v.checkEntries()
+	v.checkSales()
+	v.checkOneOffs()
+	v.checkChanges()
+	v.checkClosures()
+	if len(v.problems) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: v.problems}
+}
+
+type validator struct {
+	s        *State
+	words    Vocabulary
+	problems []Problem
+
+	rooms      map[int64]*Room
+	staff      map[int64]*Staff
+	activities map[int64]*Activity
+	classes    map[int64]*Class
+	classTimes map[int64]*ClassTime
+	series     map[int64]*Series
+	plans      map[int64]*Plan
+	clients    map[int64]*Client
+}
+
+func (v *validator) add(table string, id int64, field, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) checkBusiness() {
+	b := v.s.Business
+	if !b.Kind.Valid() {
+		v.add("business", 0, "kind", "The kind of business must be gym, clinic or office, not %q", b.Kind)
+	}
+	if strings.TrimSpace(b.Name) == "" {
+		v.add("business", 0, "name", "The business needs a name")
+	}
+	if strings.TrimSpace(b.Currency) == "" {
+		v.add("business", 0, "currency", "The business needs a currency, such as KD or EUR")
+	}
+	if b.Location == nil {
+		v.add("business", 0, "timeZone", "The business needs a time zone, such as Asia/Kuwait")
+	}
+	if b.WeekStart != time.Sunday && b.WeekStart != time.Monday {
+		v.add("business", 0, "weekStart", "The week must start on Sunday or Monday, not %s", b.WeekStart)
+	}
+}
+
+// index builds the lookups the reference checks use, reporting missing and
+// repeated ids on the way.
+func (v *validator) index() {
+	v.rooms = indexByID(v, "rooms", v.s.Rooms, func(r *Room) int64 { return r.ID })
+	v.staff = indexByID(v, "staff", v.s.Staff, func(r *Staff) int64 { return r.ID })
+	v.activities = indexByID(v, "activities", v.s.Activities, func(r *Activity) int64 { return r.ID })
+	v.classes = indexByID(v, "classes", v.s.Classes, func(r *Class) int64 { return r.ID })
+	v.classTimes = indexByID(v, "classTimes", v.s.ClassTimes, func(r *ClassTime) int64 { return r.ID })
+	v.series = indexByID(v, "series", v.s.Series, func(r *Series) int64 { return r.ID })
+	v.plans = indexByID(v, "plans", v.s.Plans, func(r *Plan) int64 { return r.ID })
+	v.clients = indexByID(v, "clients", v.s.Clients, func(r *Client) int64 { return r.ID })
+	indexByID(v, "oneOffs", v.s.OneOffs, func(r *OneOff) int64 { return r.ID })
+	indexByID(v, "closures", v.s.Closures, func(r *Closure) int64 { return r.ID })
+	indexByID(v, "subscriptions", v.s.Subscriptions, func(r *Subscription) int64 { return r.ID })
+	indexByID(v, "entries", v.s.Entries, func(r *Entry) int64 { return r.ID })
+}
+
+func indexByID[T any](v *validator, table string, rows []T, id func(*T) int64) map[int64]*T {
+	m := make(map[int64]*T, len(rows))
+	for i := range rows {
+		k := id(&rows[i])
+		if k == 0 {
+			v.add(table, 0, "id", "Every row of %s needs an id", table)
+			continue
+		}
+		if _, dup := m[k]; dup {
+			v.add(table, k, "id", "Two rows of %s share the id %d", table, k)
+			continue
+		}
+		m[k] = &rows[i]
+	}
+	return m
+}
+
+// unique reports names used twice in one list, compared without case.
+func (v *validator) unique(table string, id int64, word, name string, seen map[string]bool) {
+	k := personKey(name)
+	if k == "" {
+		v.add(table, id, "name", "Every %s needs a name", word)
+		return
+	}
+	if seen[k] {
+		v.add(table, id, "name", "There is already %s called %q", Word{One: word}.A(), name)
+	}
+	seen[k] = true
+}
+
+func (v *validator) checkRooms() {
+	seen := map[string]bool{}
+	for _, r := range v.s.Rooms {
+		v.unique("rooms", r.ID, "room", r.Name, seen)
+		if r.Capacity < 0 {
+			v.add("rooms", r.ID, "capacity", "Room %q cannot hold %d units; give 1 or more", r.Name, r.Capacity)
+		}
+	}
+}
+
+func (v *validator) checkPeople() {
+	// Two staff rows may carry one person's name (the clash rules then treat
+	// them as one person), but every row needs a name.
+	for _, p := range v.s.Staff {
+		if personKey(p.Name) == "" {
+			v.add("staff", p.ID, "name", "Every %s needs a name", v.words.Staff.One)
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range v.s.Activities {
+		v.unique("activities", a.ID, v.words.Activity.One, a.Name, seen)
+	}
+	for _, c := range v.s.Clients {
+		if strings.TrimSpace(c.Name) == "" {
+			v.add("clients", c.ID, "name", "Every %s needs a name", v.words.Client.One)
+		}
+	}
+}
+
+func (v *validator) checkClasses() {
+	seen := map[string]int64{}
+	for _, c := range v.s.Classes {
+		a, ok := v.activities[c.ActivityID]
+		if !ok {
+			v.add("classes", c.ID, "activityId", "%s %d names %s that does not exist", v.words.Class.Title(), c.ID, v.words.Activity.A())
+		}
+		if len(c.StaffIDs) == 0 {
+			v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(&c), v.words.Staff.One)
+		}
+		keys := make([]string, 0, len(c.StaffIDs))
+		for _, id := range c.StaffIDs {
+			p, ok := v.staff[id]
+			if !ok {
+				v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(&c), v.words.Staff.One)
+				continue
+			}
+			k := personKey(p.Name)
+			if slices.Contains(keys, k) {
+				v.add("classes", c.ID, "staffIds", "%s lists %s twice", v.className(&c), p.Name)
+			}
+			keys = append(keys, k)
+		}
+		if !ok || len(keys) == 0 {
+			continue
+		}
+		sort.Strings(keys)
+		k := personKey(a.Name) + "|" + strings.Join(keys, "|")
+		if other, dup := seen[k]; dup {
+			v.add("classes", c.ID, "staffIds", "%s already exists (%s %d): no two %s share %s and the same %s",
+				v.className(&c), v.words.Class.One, other, v.words.Class.Many, v.words.Activity.A(), v.words.Staff.Many)
+			continue
+		}
+		seen[k] = c.ID
+	}
+}
+
+// className describes a class as people know it: "Boxing with Marco Reyes".
+func (v *validator) className(c *Class) string {
+	name := v.words.Class.Title()
+	if a, ok := v.activities[c.ActivityID]; ok {
+		name = a.Name
+	}
+	var staff []string
+	for _, id := range c.StaffIDs {
+		if p, ok := v.staff[id]; ok {
+			staff = append(staff, p.Name)
+		}
+	}
+	if len(staff) > 0 {
+		name += " with " + joinAnd(staff)
+	}
+	return name
+}
+
+func (v *validator) checkClassTimes() {
+	for _, ct := range v.s.ClassTimes {
+		r, ok := v.rooms[ct.RoomID]
+		if !ok {
+			v.add("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
+		}
+		if ct.Weekday < time.Sunday || ct.Weekday > time.Saturday {
+			v.add("classTimes", ct.ID, "weekday", "A class time needs a day of the week")
+		}
+		v.span("classTimes", ct.ID, ct.Start, ct.End)
+		if ct.Capacity < 0 {
+			v.add("classTimes", ct.ID, "capacity", "The number of places cannot be negative")
+		}
+		if ct.Buffer < 0 || ct.Buffer > 24*60 {
+			v.add("classTimes", ct.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", ct.Buffer)
+		}
+		v.units("classTimes", ct.ID, ct.Units, r, ok)
+	}
+}
+
+func (v *validator) span(table string, id int64, start, end LocalTime) {
+	if !start.Valid() || start == EndOfDay {
+		v.add(table, id, "start", "The start time %s is not a time of day", start)
+	}
+	if !end.Valid() {
+		v.add(table, id, "end", "The end time %s is not a time of day", end)
+	}
+	if end <= start {
+		v.add(table, id, "end", "The end time %s must be after the start time %s", end, start)
+	}
+}
+
+func (v *validator) units(table string, id int64, units int, r *Room, roomOK bool) {
+	if units < 0 {
+		v.add(table, id, "units", "The units used cannot be negative")
+	} else if roomOK && units > r.Units() {
+		v.add(table, id, "units", "Room %q has %s; a session cannot use %d", r.Name, Word{"unit", "units"}.N(r.Units()), units)
+	}
+}
+
+func (v *validator) checkSeries() {
+	ws := v.s.Business.WeekStart
+	for _, sr := range v.s.Series {
+		what := fmt.Sprintf("%s %q", v.words.Series.Title(), sr.Name)
+		if strings.TrimSpace(sr.Name) == "" {
+			v.add("series", sr.ID, "name", "Every %s needs a name", v.words.Series.One)
+		}
+		if sr.Cycle < 1 || sr.Cycle > MaxCycle {
+			v.add("series", sr.ID, "cycleWeeks", "%s: the rotation must be 1 to %d weeks long, not %d", what, MaxCycle, sr.Cycle)
+		}
+		if !sr.Anchor.Valid() {
+			v.add("series", sr.ID, "anchorDate", "%s needs a start date", what)
+		} else if sr.Anchor.Weekday() != ws {
+			v.add("series", sr.ID, "anchorDate", "%s: the start date %s is a %s; %s start on a %s, the first day of the week",
+				what, sr.Anchor, sr.Anchor.Weekday(), v.words.Series.Many, ws)
+		}
+		if sr.End == 0 {
+			continue
+		}
+		if !sr.End.Valid() {
+			v.add("series", sr.ID, "endDate", "%s: the end date is not a real date", what)
+		} else if sr.End.Weekday() != ws {
+			v.add("series", sr.ID, "endDate", "%s: the end date %s is a %s; %s end on a %s, the first day of the week",
+				what, sr.End, sr.End.Weekday(), v.words.Series.Many, ws)
+		}
+		if sr.Anchor.Valid() && sr.End <= sr.Anchor {
+			v.add("series", sr.ID, "endDate", "%s: the end date %s must be after the start date %s", what, sr.End, sr.Anchor)
+		}
+	}
+}
+
+func (v *validator) checkEntries() {
+	type slot struct {
+		series, classTime int64
+		week              int
+	}
+	seen := map[slot]bool{}
+	for _, e := range v.s.Entries {
+		sr, ok := v.series[e.SeriesID]
+		if !ok {
+			v.add("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
+		}
+		if _, ok := v.classTimes[e.ClassTimeID]; !ok {
+			v.add("entries", e.ID, "classTimeId", "An entry names a class time that does not exist")
+		}
+		if _, ok := v.classes[e.ClassID]; !ok {
+			v.add("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
+		}
+		if !ok {
+			continue
+		}
+		if e.Week < 1 || (sr.Cycle >= 1 && e.Week > sr.Cycle) {
+			v.add("entries", e.ID, "week", "%s %q: week %d is outside its %s rotation", v.words.Series.Title(), sr.Name, e.Week, Word{"week", "weeks"}.N(sr.Cycle))
+		}
+		k := slot{e.SeriesID, e.ClassTimeID, e.Week}
+		if seen[k] {
+			v.add("entries", e.ID, "classTimeId", "%s %q already has %s in that class time in week %d", v.words.Series.Title(), sr.Name, v.words.Class.A(), e.Week)
+		}
+		seen[k] = true
+	}
+}
+
+func (v *validator) checkSales() {
+	for _, p := range v.s.Plans {
+		if _, ok := v.series[p.SeriesID]; !ok {
+			v.add("plans", p.ID, "seriesId", "A plan names %s that does not exist", v.words.Series.A())
+		}
+		if p.PerMonth < 0 {
+			v.add("plans", p.ID, "sessionsPerMonth", "A plan cannot have a negative number of %s a month", v.words.Class.Many)
+		}
+		if p.Months < 1 {
+			v.add("plans", p.ID, "months", "A plan runs for at least 1 month")
+		}
+		if p.Price < 0 {
+			v.add("plans", p.ID, "price", "A price cannot be negative")
+		}
+	}
+	for _, sub := range v.s.Subscriptions {
+		if _, ok := v.clients[sub.ClientID]; !ok {
+			v.add("subscriptions", sub.ID, "clientId", "A subscription names %s that does not exist", v.words.Client.A())
+		}
+		if _, ok := v.series[sub.SeriesID]; !ok {
+			v.add("subscriptions", sub.ID, "seriesId", "A subscription names %s that does not exist", v.words.Series.A())
+		}
+		if sub.PlanID != 0 {
+			if p, ok := v.plans[sub.PlanID]; !ok {
+				v.add("subscriptions", sub.ID, "planId", "A subscription names a plan that does not exist")
+			} else if p.SeriesID != sub.SeriesID {
+				v.add("subscriptions", sub.ID, "planId", "A subscription's plan must be a plan of its own %s", v.words.Series.One)
+			}
+		}
+		if !sub.Start.Valid() {
+			v.add("subscriptions", sub.ID, "startDate", "A subscription needs a start date")
+		}
+		if sub.End != 0 && sub.End < sub.Start {
+			v.add("subscriptions", sub.ID, "endDate", "A subscription cannot end (%s) before it starts (%s)", sub.End, sub.Start)
+		}
+	}
+}
+
+func (v *validator) checkOneOffs() {
+	for _, o := range v.s.OneOffs {
+		if _, ok := v.classes[o.ClassID]; !ok {
+			v.add("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
+		}
+		r, ok := v.rooms[o.RoomID]
+		if !ok {
+			v.add("oneOffs", o.ID, "roomId", "A one-off names a room that does not exist")
+		}
+		if !o.Date.Valid() {
+			v.add("oneOffs", o.ID, "date", "A one-off needs a date")
+		}
+		v.span("oneOffs", o.ID, o.Start, o.End)
+		v.units("oneOffs", o.ID, o.Units, r, ok)
+		if o.Buffer < 0 || o.Buffer > 24*60 {
+			v.add("oneOffs", o.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", o.Buffer)
+		}
+		if o.Capacity < 0 {
+			v.add("oneOffs", o.ID, "capacity", "The number of places cannot be negative")
+		}
+		for _, c := range o.ClientIDs {
+			if _, ok := v.clients[c]; !ok {
+				v.add("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
+			}
+		}
+	}
+}
+
+func (v *validator) checkChanges() {
+	seen := map[SessionRef]bool{}
+	for _, c := range v.s.Changes {
+		ct, ok := v.classTimes[c.Ref.ClassTimeID]
+		if !ok {
+			v.add("changes", 0, "classTimeId", "A change names a class time that does not exist")
+		}
+		if _, ok := v.classes[c.Ref.ClassID]; !ok {
+			v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
+		}
+		if !c.Ref.Date.Valid() {
+			v.add("changes", 0, "date", "A change needs the date the session normally falls on")
+		}
+		if seen[c.Ref] {
+			v.add("changes", 0, "date", "The session on %s has two changes; it can only have one", c.Ref.Date)
+		}
+		seen[c.Ref] = true
+		if c.Date != 0 && !c.Date.Valid() {
+			v.add("changes", 0, "date", "A session cannot move to a date that does not exist")
+		}
+		if c.RoomID != 0 {
+			if _, ok := v.rooms[c.RoomID]; !ok {
+				v.add("changes", 0, "roomId", "A change moves a session to a room that does not exist")
+			}
+		}
+		if c.ClassID != 0 {
+			if _, ok := v.classes[c.ClassID]; !ok {
+				v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
+			}
+		}
+		if c.StaffIDs != nil && len(c.StaffIDs) == 0 {
+			v.add("changes", 0, "staffIds", "A session needs at least one %s", v.words.Staff.One)
+		}
+		for _, id := range c.StaffIDs {
+			if _, ok := v.staff[id]; !ok {
+				v.add("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
+			}
+		}
+		if ok && (c.Start != nil || c.End != nil) {
+			start, end := ct.Start, ct.End
+			if c.Start != nil {
+				start = *c.Start
+			}
+			if c.End != nil {
+				end = *c.End
+			}
+			v.span("changes", 0, start, end)
+		}
+	}
+}
+
+func (v *validator) checkClosures() {
+	for _, c := range v.s.Closures {
+		if !c.From.Valid() || !c.To.Valid() {
+			v.add("closures", c.ID, "from", "A closure needs a first and a last date")
+		} else if c.To < c.From {
+			v.add("closures", c.ID, "to", "A closure cannot end (%s) before it starts (%s)", c.To, c.From)
+		}
+		for _, r := range c.RoomIDs {
+			if _, ok := v.rooms[r]; !ok {
+				v.add("closures", c.ID, "roomIds", "A closure names a room that does not exist")
+			}
+		}
+	}
+}
+
+// joinAnd joins names as people list them: "A", "A & B", "A, B & C".
+func joinAnd(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " & " + names[len(names)-1]
+}

@@ -1,0 +1,3 @@
+module github.com/koredyne/schedule
+
+go 1.26
