@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error for the edges that report it (GraphQL
+// extensions.code, HTTP status); each edge maps the codes once.
+type Code string
+
+const (
+	Invalid  Code = "invalid"   // bad input: nothing is written
+	NotFound Code = "not found" // the thing named does not exist (in this business)
+	InUse    Code = "in use"    // it cannot be removed while something uses it
+	Conflict Code = "conflict"  // the write would add a clash
+)
+
+// Error is an error with a code, the field it is about (API names, such as
+// "anchorDate"; may be empty) and a message in the business's words.
+type Error struct {
+	Code    Code
+	Field   string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code Code, field, format string, args ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err: that of an *Error, Invalid for a
+// *ValidationError, and "" for anything else (an internal error).
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	var v *ValidationError
+	if errors.As(err, &v) {
+		return Invalid
+	}
+	return ""
+}

@@ -1,0 +1,92 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/uptrace/bun"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+// CreateBusiness adds a tenant with the given settings and no schedule.
+func CreateBusiness(ctx context.Context, db bun.IDB, slug string, settings engine.Business) (*Business, error) {
+	if !slugPattern.MatchString(slug) {
+		return nil, engine.Errorf(engine.Invalid, "slug", "%q is not a usable name for a business: use lower-case letters, digits and dashes", slug)
+	}
+	if err := engine.Validate(engine.State{Business: settings}); err != nil {
+		return nil, err
+	}
+	b := &Business{Slug: slug}
+	b.SetSettings(settings)
+	if _, err := db.NewInsert().Model(b).Returning("id").Exec(ctx); err != nil {
+		return nil, fmt.Errorf("creating business %s: %w", slug, err)
+	}
+	return b, nil
+}
+
+// BusinessBySlug finds a business by its slug.
+func BusinessBySlug(ctx context.Context, db bun.IDB, slug string) (*Business, error) {
+	b := new(Business)
+	err := db.NewSelect().Model(b).Where("slug = ?", slug).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engine.Errorf(engine.NotFound, "slug", "there is no business %q", slug)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("finding business %s: %w", slug, err)
+	}
+	return b, nil
+}
+
+// ReplaceSchedule makes s the whole data of the edited business, with its
+// settings: every row of s, its clients and subscriptions included, is
+// written as new, and everything the business had is removed (demos,
+// imports, clearing the data).
+func (e *Edit) ReplaceSchedule(s engine.State) {
+	s = Clone(s)
+	clientIDs := map[int64]int64{} // temporary to real; SaveState does not see clients
+	Renumber(&s, e.NewID)
+	clients, subs := s.Clients, s.Subscriptions
+	attendees := map[int64][]int64{}
+	for i := range s.OneOffs {
+		if o := &s.OneOffs[i]; len(o.ClientIDs) > 0 {
+			attendees[o.ID], o.ClientIDs = o.ClientIDs, nil
+		}
+	}
+	s.Clients, s.Subscriptions = nil, nil
+	e.State = s
+	b := e.Business.ID
+	e.AfterSave(func(ctx context.Context, id func(int64) int64) error {
+		if _, err := e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", b).Exec(ctx); err != nil {
+			return fmt.Errorf("removing clients: %w", err)
+		}
+		for _, c := range clients {
+			row := &Client{BusinessID: b, Name: c.Name, Email: c.Email, Phone: c.Phone}
+			if _, err := e.Tx.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
+				return fmt.Errorf("adding a client: %w", err)
+			}
+			clientIDs[c.ID] = row.ID
+		}
+		for _, sub := range subs {
+			row := &Subscription{BusinessID: b, ClientID: clientIDs[sub.ClientID], SeriesID: id(sub.SeriesID), PlanID: id(sub.PlanID),
+				StartDate: Day(sub.Start), EndDate: Day(sub.End)}
+			if _, err := e.Tx.NewInsert().Model(row).Exec(ctx); err != nil {
+				return fmt.Errorf("adding a subscription: %w", err)
+			}
+		}
+		for o, cs := range attendees {
+			for _, c := range cs {
+				row := &OneOffClient{BusinessID: b, OneOffID: id(o), ClientID: clientIDs[c]}
+				if _, err := e.Tx.NewInsert().Model(row).Exec(ctx); err != nil {
+					return fmt.Errorf("adding a client to a one-off: %w", err)
+				}
+			}
+		}
+		return nil
+	})
+}

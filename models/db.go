@@ -1,0 +1,99 @@
+// Package models stores businesses in PostgreSQL or SQLite with bun: one row
+// type per table, conversion between a business's rows and an engine.State,
+// and the guarded write, the only path by which anything is written.
+package models
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// DB is an open database.
+type DB struct {
+	*bun.DB
+	// Path is the file of a SQLite database ("" for PostgreSQL and for
+	// in-memory SQLite).
+	Path string
+}
+
+// Open opens a database from a DSN: postgres://… (or postgresql://) for
+// PostgreSQL through pgx, anything else is a SQLite file path, or
+// ":memory:" for a private in-memory database.
+//
+// SQLite runs in WAL mode with foreign keys on and a busy timeout, and every
+// transaction that is not read-only begins IMMEDIATE, so the guarded write
+// holds the database's write lock from its first statement.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		sqldb, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("opening PostgreSQL: %w", err)
+		}
+		sqldb.SetMaxOpenConns(20)
+		sqldb.SetMaxIdleConns(20)
+		db := &DB{DB: bun.NewDB(sqldb, pgdialect.New())}
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+		}
+		return db, nil
+	}
+	path, memory := dsn, dsn == ":memory:"
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_txlock", "immediate")
+	var source string
+	if memory {
+		// One shared connection: each new connection to ":memory:" would be
+		// a new, empty database.
+		source = "file::memory:?" + q.Encode()
+		path = ""
+	} else {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, err
+		}
+		path = abs
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		source = "file:" + abs + "?" + q.Encode()
+	}
+	sqldb, err := sql.Open(sqliteshim.ShimName, source)
+	if err != nil {
+		return nil, fmt.Errorf("opening SQLite: %w", err)
+	}
+	if memory {
+		sqldb.SetMaxOpenConns(1)
+	}
+	sqldb.SetConnMaxLifetime(0)
+	sqldb.SetConnMaxIdleTime(0)
+	db := &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Path: path}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening SQLite at %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Postgres reports whether db is PostgreSQL.
+func (db *DB) Postgres() bool { return db.Dialect().Name() == dialect.PG }
+
+// LockFile is the file that SQLite migrations lock ("" when none is needed).
+func (db *DB) LockFile() string {
+	if db.Path == "" {
+		return ""
+	}
+	return db.Path + ".lock"
+}

@@ -1,0 +1,98 @@
+// Package modelstest opens fresh, migrated databases for tests: always an
+// SQLite file in a temporary directory, and PostgreSQL when
+// KOREDYNE_TEST_DATABASE_URL names a server (required when CI=true). Each
+// PostgreSQL database is a schema of its own, dropped when the test ends.
+package modelstest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/koredyne/schedule/migrations"
+	"github.com/koredyne/schedule/models"
+)
+
+// Database is one database to run a test against.
+type Database struct {
+	Name string // "sqlite" or "postgres"
+	DB   *models.DB
+	DSN  string // how another process opens the same database
+}
+
+// Databases returns a fresh SQLite database and, when configured, a fresh
+// PostgreSQL schema, both migrated.
+func Databases(t testing.TB) []Database {
+	t.Helper()
+	out := []Database{SQLite(t)}
+	if pg, ok := Postgres(t); ok {
+		out = append(out, pg)
+	}
+	return out
+}
+
+// SQLite returns a fresh, migrated SQLite database in a temporary directory.
+func SQLite(t testing.TB) Database {
+	t.Helper()
+	dsn := filepath.Join(t.TempDir(), "koredyne.db")
+	return Database{Name: "sqlite", DB: open(t, dsn), DSN: dsn}
+}
+
+// Postgres returns a fresh, migrated PostgreSQL schema, or false when no
+// test server is configured (a failure under CI=true).
+func Postgres(t testing.TB) (Database, bool) {
+	t.Helper()
+	base := os.Getenv("KOREDYNE_TEST_DATABASE_URL")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("KOREDYNE_TEST_DATABASE_URL must name a PostgreSQL database under CI")
+		}
+		t.Log("PostgreSQL skipped: KOREDYNE_TEST_DATABASE_URL is not set")
+		return Database{}, false
+	}
+	ctx := context.Background()
+	admin, err := models.Open(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "test_" + hex.EncodeToString(b)
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return Database{Name: "postgres", DB: open(t, u.String()), DSN: u.String()}, true
+}
+
+func open(t testing.TB, dsn string) *models.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := models.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	m, err := migrations.New(db.DB, db.LockFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Up(ctx); err != nil {
+		t.Fatalf("migrating %s: %v", dsn, err)
+	}
+	return db
+}

@@ -1,0 +1,422 @@
+package models
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+// Day is an engine.Date as the database keeps it: a DATE in PostgreSQL,
+// YYYY-MM-DD text in SQLite, NULL for the zero Date.
+type Day engine.Date
+
+func (d Day) Value() (driver.Value, error) {
+	if d == 0 {
+		return nil, nil
+	}
+	return engine.Date(d).String(), nil
+}
+
+func (d *Day) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*d = 0
+		return nil
+	case time.Time:
+		*d = Day(engine.DateOf(v))
+		return nil
+	case string:
+		return d.parse(v)
+	case []byte:
+		return d.parse(string(v))
+	}
+	return fmt.Errorf("cannot read %T as a date", src)
+}
+
+func (d *Day) parse(s string) error {
+	if len(s) > 10 {
+		s = s[:10] // a timestamp's date part
+	}
+	v, err := engine.ParseDate(s)
+	*d = Day(v)
+	return err
+}
+
+// Business is a tenant. Revision grows with every committed write; the
+// schedule snapshot and calendar sync tokens are keyed by it.
+type Business struct {
+	bun.BaseModel `bun:"table:businesses"`
+
+	ID        int64 `bun:",pk,autoincrement"`
+	Slug      string
+	Name      string
+	Kind      string
+	Currency  string
+	TimeZone  string
+	WeekStart int
+	Revision  int64
+}
+
+// Settings returns the business as the engine sees it.
+func (b *Business) Settings() (engine.Business, error) {
+	loc, err := time.LoadLocation(b.TimeZone)
+	if err != nil {
+		return engine.Business{}, fmt.Errorf("business %s: time zone %q: %w", b.Slug, b.TimeZone, err)
+	}
+	return engine.Business{
+		Kind: engine.Kind(b.Kind), Name: b.Name, Currency: b.Currency,
+		Location: loc, WeekStart: time.Weekday(b.WeekStart),
+	}, nil
+}
+
+// SetSettings copies engine settings onto the row.
+func (b *Business) SetSettings(s engine.Business) {
+	b.Kind, b.Name, b.Currency = string(s.Kind), s.Name, s.Currency
+	b.TimeZone = s.Location.String()
+	b.WeekStart = int(s.WeekStart)
+}
+
+// APIToken is a bearer token of one business; only its SHA-256 is stored.
+type APIToken struct {
+	bun.BaseModel `bun:"table:api_tokens"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	Name       string
+	Role       Role
+	Hash       string
+}
+
+type Room struct {
+	bun.BaseModel `bun:"table:rooms"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	Name       string
+	Capacity   int
+}
+
+func (r *Room) Engine() engine.Room { return engine.Room{ID: r.ID, Name: r.Name, Capacity: r.Capacity} }
+
+func roomRow(b int64, r engine.Room) *Room {
+	return &Room{ID: r.ID, BusinessID: b, Name: r.Name, Capacity: r.Capacity}
+}
+
+type Staff struct {
+	bun.BaseModel `bun:"table:staff"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	Name       string
+}
+
+func (r *Staff) Engine() engine.Staff { return engine.Staff{ID: r.ID, Name: r.Name} }
+
+func staffRow(b int64, s engine.Staff) *Staff { return &Staff{ID: s.ID, BusinessID: b, Name: s.Name} }
+
+type Activity struct {
+	bun.BaseModel `bun:"table:activities"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	Name       string
+	Color      string
+}
+
+func (r *Activity) Engine() engine.Activity {
+	return engine.Activity{ID: r.ID, Name: r.Name, Color: r.Color}
+}
+
+func activityRow(b int64, a engine.Activity) *Activity {
+	return &Activity{ID: a.ID, BusinessID: b, Name: a.Name, Color: a.Color}
+}
+
+// Class is an activity; its ordered staff are ClassStaff rows.
+type Class struct {
+	bun.BaseModel `bun:"table:classes"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	ActivityID int64
+}
+
+type ClassStaff struct {
+	bun.BaseModel `bun:"table:class_staff"`
+
+	BusinessID int64
+	ClassID    int64
+	StaffID    int64
+	Position   int
+}
+
+func classRow(b int64, c engine.Class) *Class {
+	return &Class{ID: c.ID, BusinessID: b, ActivityID: c.ActivityID}
+}
+
+func classStaffRows(b int64, c engine.Class) []ClassStaff {
+	rows := make([]ClassStaff, len(c.StaffIDs))
+	for i, s := range c.StaffIDs {
+		rows[i] = ClassStaff{BusinessID: b, ClassID: c.ID, StaffID: s, Position: i}
+	}
+	return rows
+}
+
+type ClassTime struct {
+	bun.BaseModel `bun:"table:class_times"`
+
+	ID            int64 `bun:",pk,autoincrement"`
+	BusinessID    int64
+	RoomID        int64
+	Weekday       int
+	StartMinute   int
+	EndMinute     int
+	Label         string
+	Capacity      int
+	Type          string
+	BufferMinutes int
+	Active        bool
+	Units         int
+}
+
+func (r *ClassTime) Engine() engine.ClassTime {
+	return engine.ClassTime{
+		ID: r.ID, RoomID: r.RoomID, Weekday: time.Weekday(r.Weekday),
+		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute),
+		Label: r.Label, Capacity: r.Capacity, Type: r.Type, Buffer: r.BufferMinutes,
+		Inactive: !r.Active, Units: r.Units,
+	}
+}
+
+func classTimeRow(b int64, c engine.ClassTime) *ClassTime {
+	return &ClassTime{
+		ID: c.ID, BusinessID: b, RoomID: c.RoomID, Weekday: int(c.Weekday),
+		StartMinute: c.Start.Minutes(), EndMinute: c.End.Minutes(), Label: c.Label, Capacity: c.Capacity,
+		Type: c.Type, BufferMinutes: c.Buffer, Active: !c.Inactive, Units: c.Units,
+	}
+}
+
+type Series struct {
+	bun.BaseModel `bun:"table:series"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	Name       string
+	AnchorDate Day
+	EndDate    Day
+	CycleWeeks int
+}
+
+func (r *Series) Engine() engine.Series {
+	return engine.Series{ID: r.ID, Name: r.Name, Anchor: engine.Date(r.AnchorDate), End: engine.Date(r.EndDate), Cycle: r.CycleWeeks}
+}
+
+func seriesRow(b int64, s engine.Series) *Series {
+	return &Series{ID: s.ID, BusinessID: b, Name: s.Name, AnchorDate: Day(s.Anchor), EndDate: Day(s.End), CycleWeeks: s.Cycle}
+}
+
+type SeriesEntry struct {
+	bun.BaseModel `bun:"table:series_entries"`
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64
+	SeriesID    int64
+	ClassTimeID int64
+	ClassID     int64
+	Week        int
+}
+
+func (r *SeriesEntry) Engine() engine.Entry {
+	return engine.Entry{ID: r.ID, SeriesID: r.SeriesID, ClassTimeID: r.ClassTimeID, ClassID: r.ClassID, Week: r.Week}
+}
+
+func entryRow(b int64, e engine.Entry) *SeriesEntry {
+	return &SeriesEntry{ID: e.ID, BusinessID: b, SeriesID: e.SeriesID, ClassTimeID: e.ClassTimeID, ClassID: e.ClassID, Week: e.Week}
+}
+
+type Plan struct {
+	bun.BaseModel `bun:"table:plans"`
+
+	ID               int64 `bun:",pk,autoincrement"`
+	BusinessID       int64
+	SeriesID         int64
+	Name             string
+	SessionsPerMonth int
+	Months           int
+	Price            int64
+}
+
+func (r *Plan) Engine() engine.Plan {
+	return engine.Plan{ID: r.ID, SeriesID: r.SeriesID, Name: r.Name, PerMonth: r.SessionsPerMonth, Months: r.Months, Price: engine.Money(r.Price)}
+}
+
+func planRow(b int64, p engine.Plan) *Plan {
+	return &Plan{ID: p.ID, BusinessID: b, SeriesID: p.SeriesID, Name: p.Name, SessionsPerMonth: p.PerMonth, Months: p.Months, Price: int64(p.Price)}
+}
+
+// Client and Subscription are the business's customers. They are not part of
+// the schedule snapshot: a gym with thousands of members should not reload
+// them to compute a week. Requests load them with dataloaders.
+type Client struct {
+	bun.BaseModel `bun:"table:clients"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	Name       string
+	Email      string
+	Phone      string
+}
+
+func (r *Client) Engine() engine.Client {
+	return engine.Client{ID: r.ID, Name: r.Name, Email: r.Email, Phone: r.Phone}
+}
+
+type Subscription struct {
+	bun.BaseModel `bun:"table:subscriptions"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	ClientID   int64
+	SeriesID   int64
+	PlanID     int64 `bun:",nullzero"`
+	StartDate  Day
+	EndDate    Day
+}
+
+func (r *Subscription) Engine() engine.Subscription {
+	return engine.Subscription{ID: r.ID, ClientID: r.ClientID, SeriesID: r.SeriesID, PlanID: r.PlanID, Start: engine.Date(r.StartDate), End: engine.Date(r.EndDate)}
+}
+
+type OneOff struct {
+	bun.BaseModel `bun:"table:one_offs"`
+
+	ID            int64 `bun:",pk,autoincrement"`
+	BusinessID    int64
+	ClassID       int64
+	RoomID        int64
+	Date          Day
+	StartMinute   int
+	EndMinute     int
+	Label         string
+	Capacity      int
+	BufferMinutes int
+	Units         int
+	Cancelled     bool
+	Note          string
+}
+
+func (r *OneOff) Engine() engine.OneOff {
+	return engine.OneOff{
+		ID: r.ID, ClassID: r.ClassID, RoomID: r.RoomID, Date: engine.Date(r.Date),
+		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute), Label: r.Label,
+		Capacity: r.Capacity, Buffer: r.BufferMinutes, Units: r.Units, Cancelled: r.Cancelled, Note: r.Note,
+	}
+}
+
+func oneOffRow(b int64, o engine.OneOff) *OneOff {
+	return &OneOff{
+		ID: o.ID, BusinessID: b, ClassID: o.ClassID, RoomID: o.RoomID, Date: Day(o.Date),
+		StartMinute: o.Start.Minutes(), EndMinute: o.End.Minutes(), Label: o.Label, Capacity: o.Capacity,
+		BufferMinutes: o.Buffer, Units: o.Units, Cancelled: o.Cancelled, Note: o.Note,
+	}
+}
+
+type OneOffClient struct {
+	bun.BaseModel `bun:"table:one_off_clients"`
+
+	BusinessID int64
+	OneOffID   int64
+	ClientID   int64
+}
+
+// DayChange is a change of one series session; its cover staff, if any, are
+// DayChangeStaff rows.
+type DayChange struct {
+	bun.BaseModel `bun:"table:day_changes"`
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64
+	OrigDate    Day
+	ClassTimeID int64
+	ClassID     int64
+	Cancelled   bool
+	Date        Day
+	RoomID      int64 `bun:",nullzero"`
+	StartMinute *int
+	EndMinute   *int
+	NewClassID  int64 `bun:",nullzero"`
+	NewStaff    bool
+	Note        string
+}
+
+type DayChangeStaff struct {
+	bun.BaseModel `bun:"table:day_change_staff"`
+
+	BusinessID  int64
+	DayChangeID int64
+	StaffID     int64
+	Position    int
+}
+
+func (r *DayChange) Engine() engine.DayChange {
+	c := engine.DayChange{
+		Ref:       engine.SessionRef{Date: engine.Date(r.OrigDate), ClassTimeID: r.ClassTimeID, ClassID: r.ClassID},
+		Cancelled: r.Cancelled, Date: engine.Date(r.Date), RoomID: r.RoomID, ClassID: r.NewClassID, Note: r.Note,
+	}
+	if r.StartMinute != nil {
+		t := engine.LocalTime(*r.StartMinute)
+		c.Start = &t
+	}
+	if r.EndMinute != nil {
+		t := engine.LocalTime(*r.EndMinute)
+		c.End = &t
+	}
+	return c
+}
+
+func changeRow(b, id int64, c engine.DayChange) *DayChange {
+	r := &DayChange{
+		ID: id, BusinessID: b, OrigDate: Day(c.Ref.Date), ClassTimeID: c.Ref.ClassTimeID, ClassID: c.Ref.ClassID,
+		Cancelled: c.Cancelled, Date: Day(c.Date), RoomID: c.RoomID, NewClassID: c.ClassID,
+		NewStaff: c.StaffIDs != nil, Note: c.Note,
+	}
+	if c.Start != nil {
+		m := c.Start.Minutes()
+		r.StartMinute = &m
+	}
+	if c.End != nil {
+		m := c.End.Minutes()
+		r.EndMinute = &m
+	}
+	return r
+}
+
+type Closure struct {
+	bun.BaseModel `bun:"table:closures"`
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64
+	FromDate   Day
+	ToDate     Day
+	Reason     string
+	Pause      bool
+}
+
+type ClosureRoom struct {
+	bun.BaseModel `bun:"table:closure_rooms"`
+
+	BusinessID int64
+	ClosureID  int64
+	RoomID     int64
+}
+
+func (r *Closure) Engine() engine.Closure {
+	return engine.Closure{ID: r.ID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate), Reason: r.Reason, Pause: r.Pause}
+}
+
+func closureRow(b int64, c engine.Closure) *Closure {
+	return &Closure{ID: c.ID, BusinessID: b, FromDate: Day(c.From), ToDate: Day(c.To), Reason: c.Reason, Pause: c.Pause}
+}

@@ -1,0 +1,216 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/uptrace/bun"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+// LoadState reads the schedule of a business: everything the engine needs to
+// compute its days and clashes. Clients, subscriptions and the clients of
+// one-offs stay in the database (see Client). Run it inside a transaction so
+// that the tables are read at one point in time.
+func LoadState(ctx context.Context, db bun.IDB, b *Business) (engine.State, error) {
+	settings, err := b.Settings()
+	if err != nil {
+		return engine.State{}, err
+	}
+	s := engine.State{Business: settings}
+	id := b.ID
+	var (
+		rooms      []Room
+		staff      []Staff
+		activities []Activity
+		classes    []Class
+		classStaff []ClassStaff
+		classTimes []ClassTime
+		series     []Series
+		entries    []SeriesEntry
+		plans      []Plan
+		oneOffs    []OneOff
+		changes    []DayChange
+		cover      []DayChangeStaff
+		closures   []Closure
+		closed     []ClosureRoom
+	)
+	for _, q := range []struct {
+		dest  any
+		order string
+	}{
+		{&rooms, "id"}, {&staff, "id"}, {&activities, "id"}, {&classes, "id"},
+		{&classStaff, "class_id, position"}, {&classTimes, "id"}, {&series, "id"}, {&entries, "id"},
+		{&plans, "id"}, {&oneOffs, "id"}, {&changes, "orig_date, class_time_id, class_id"},
+		{&cover, "day_change_id, position"}, {&closures, "id"}, {&closed, "closure_id, room_id"},
+	} {
+		if err := db.NewSelect().Model(q.dest).Where("business_id = ?", id).OrderExpr(q.order).Scan(ctx); err != nil {
+			return engine.State{}, fmt.Errorf("loading %T: %w", q.dest, err)
+		}
+	}
+	for i := range rooms {
+		s.Rooms = append(s.Rooms, rooms[i].Engine())
+	}
+	for i := range staff {
+		s.Staff = append(s.Staff, staff[i].Engine())
+	}
+	for i := range activities {
+		s.Activities = append(s.Activities, activities[i].Engine())
+	}
+	staffOf := map[int64][]int64{}
+	for _, cs := range classStaff {
+		staffOf[cs.ClassID] = append(staffOf[cs.ClassID], cs.StaffID)
+	}
+	for _, c := range classes {
+		s.Classes = append(s.Classes, engine.Class{ID: c.ID, ActivityID: c.ActivityID, StaffIDs: staffOf[c.ID]})
+	}
+	for i := range classTimes {
+		s.ClassTimes = append(s.ClassTimes, classTimes[i].Engine())
+	}
+	for i := range series {
+		s.Series = append(s.Series, series[i].Engine())
+	}
+	for i := range entries {
+		s.Entries = append(s.Entries, entries[i].Engine())
+	}
+	for i := range plans {
+		s.Plans = append(s.Plans, plans[i].Engine())
+	}
+	for i := range oneOffs {
+		s.OneOffs = append(s.OneOffs, oneOffs[i].Engine())
+	}
+	coverOf := map[int64][]int64{}
+	for _, c := range cover {
+		coverOf[c.DayChangeID] = append(coverOf[c.DayChangeID], c.StaffID)
+	}
+	for i := range changes {
+		c := changes[i].Engine()
+		if changes[i].NewStaff {
+			c.StaffIDs = coverOf[changes[i].ID]
+		}
+		s.Changes = append(s.Changes, c)
+	}
+	roomsOf := map[int64][]int64{}
+	for _, c := range closed {
+		roomsOf[c.ClosureID] = append(roomsOf[c.ClosureID], c.RoomID)
+	}
+	for i := range closures {
+		c := closures[i].Engine()
+		c.RoomIDs = roomsOf[c.ID]
+		s.Closures = append(s.Closures, c)
+	}
+	return s, nil
+}
+
+// Canonical puts a state in the order LoadState returns: tables by id, day
+// changes by their session, closure rooms ascending, empty lists as nil. A
+// state saved with SaveState and loaded again equals its canonical form.
+func Canonical(s *engine.State) {
+	byID := func(n int, id func(int) int64, swap func(i, j int)) {
+		sort.Sort(sorter{n: n, less: func(i, j int) bool { return id(i) < id(j) }, swap: swap})
+	}
+	byID(len(s.Rooms), func(i int) int64 { return s.Rooms[i].ID }, func(i, j int) { s.Rooms[i], s.Rooms[j] = s.Rooms[j], s.Rooms[i] })
+	byID(len(s.Staff), func(i int) int64 { return s.Staff[i].ID }, func(i, j int) { s.Staff[i], s.Staff[j] = s.Staff[j], s.Staff[i] })
+	byID(len(s.Activities), func(i int) int64 { return s.Activities[i].ID }, func(i, j int) { s.Activities[i], s.Activities[j] = s.Activities[j], s.Activities[i] })
+	byID(len(s.Classes), func(i int) int64 { return s.Classes[i].ID }, func(i, j int) { s.Classes[i], s.Classes[j] = s.Classes[j], s.Classes[i] })
+	byID(len(s.ClassTimes), func(i int) int64 { return s.ClassTimes[i].ID }, func(i, j int) { s.ClassTimes[i], s.ClassTimes[j] = s.ClassTimes[j], s.ClassTimes[i] })
+	byID(len(s.Series), func(i int) int64 { return s.Series[i].ID }, func(i, j int) { s.Series[i], s.Series[j] = s.Series[j], s.Series[i] })
+	byID(len(s.Entries), func(i int) int64 { return s.Entries[i].ID }, func(i, j int) { s.Entries[i], s.Entries[j] = s.Entries[j], s.Entries[i] })
+	byID(len(s.Plans), func(i int) int64 { return s.Plans[i].ID }, func(i, j int) { s.Plans[i], s.Plans[j] = s.Plans[j], s.Plans[i] })
+	byID(len(s.OneOffs), func(i int) int64 { return s.OneOffs[i].ID }, func(i, j int) { s.OneOffs[i], s.OneOffs[j] = s.OneOffs[j], s.OneOffs[i] })
+	byID(len(s.Closures), func(i int) int64 { return s.Closures[i].ID }, func(i, j int) { s.Closures[i], s.Closures[j] = s.Closures[j], s.Closures[i] })
+	sort.Slice(s.Changes, func(i, j int) bool { return refLess(s.Changes[i].Ref, s.Changes[j].Ref) })
+	for i := range s.Classes {
+		s.Classes[i].StaffIDs = nilIfEmpty(s.Classes[i].StaffIDs)
+	}
+	for i := range s.OneOffs {
+		s.OneOffs[i].ClientIDs = nil
+	}
+	for i := range s.Changes {
+		if c := &s.Changes[i]; c.StaffIDs != nil && len(c.StaffIDs) == 0 {
+			c.StaffIDs = nil
+		}
+	}
+	for i := range s.Closures {
+		c := &s.Closures[i]
+		c.RoomIDs = nilIfEmpty(c.RoomIDs)
+		slices.Sort(c.RoomIDs)
+		c.RoomIDs = slices.Compact(c.RoomIDs)
+	}
+	s.Rooms, s.Staff, s.Activities = nilIfEmpty(s.Rooms), nilIfEmpty(s.Staff), nilIfEmpty(s.Activities)
+	s.Classes, s.ClassTimes, s.Series = nilIfEmpty(s.Classes), nilIfEmpty(s.ClassTimes), nilIfEmpty(s.Series)
+	s.Entries, s.Plans, s.OneOffs = nilIfEmpty(s.Entries), nilIfEmpty(s.Plans), nilIfEmpty(s.OneOffs)
+	s.Changes, s.Closures = nilIfEmpty(s.Changes), nilIfEmpty(s.Closures)
+	s.Clients, s.Subscriptions = nil, nil
+}
+
+type sorter struct {
+	n    int
+	less func(i, j int) bool
+	swap func(i, j int)
+}
+
+func (s sorter) Len() int           { return s.n }
+func (s sorter) Less(i, j int) bool { return s.less(i, j) }
+func (s sorter) Swap(i, j int)      { s.swap(i, j) }
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func refLess(a, b engine.SessionRef) bool {
+	if a.Date != b.Date {
+		return a.Date < b.Date
+	}
+	if a.ClassTimeID != b.ClassTimeID {
+		return a.ClassTimeID < b.ClassTimeID
+	}
+	return a.ClassID < b.ClassID
+}
+
+// Clone returns a deep copy of a state, so an edit never changes a snapshot
+// that readers share.
+func Clone(s engine.State) engine.State {
+	c := s
+	c.Rooms = slices.Clone(s.Rooms)
+	c.Staff = slices.Clone(s.Staff)
+	c.Activities = slices.Clone(s.Activities)
+	c.Classes = slices.Clone(s.Classes)
+	for i := range c.Classes {
+		c.Classes[i].StaffIDs = slices.Clone(c.Classes[i].StaffIDs)
+	}
+	c.ClassTimes = slices.Clone(s.ClassTimes)
+	c.Series = slices.Clone(s.Series)
+	c.Entries = slices.Clone(s.Entries)
+	c.Plans = slices.Clone(s.Plans)
+	c.Clients = slices.Clone(s.Clients)
+	c.Subscriptions = slices.Clone(s.Subscriptions)
+	c.OneOffs = slices.Clone(s.OneOffs)
+	for i := range c.OneOffs {
+		c.OneOffs[i].ClientIDs = slices.Clone(c.OneOffs[i].ClientIDs)
+	}
+	c.Changes = slices.Clone(s.Changes)
+	for i := range c.Changes {
+		ch := &c.Changes[i]
+		ch.StaffIDs = slices.Clone(ch.StaffIDs)
+		if ch.Start != nil {
+			t := *ch.Start
+			ch.Start = &t
+		}
+		if ch.End != nil {
+			t := *ch.End
+			ch.End = &t
+		}
+	}
+	c.Closures = slices.Clone(s.Closures)
+	for i := range c.Closures {
+		c.Closures[i].RoomIDs = slices.Clone(c.Closures[i].RoomIDs)
+	}
+	return c
+}

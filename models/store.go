@@ -1,0 +1,293 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+// Store serves the schedule of many businesses from in-memory snapshots and
+// writes them through the guarded write.
+type Store struct {
+	DB  *DB
+	now func() time.Time
+
+	mu    sync.Mutex
+	snaps map[int64]*Snapshot
+}
+
+// NewStore returns a store on db; now is its clock (time.Now in production).
+func NewStore(db *DB, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{DB: db, now: now, snaps: make(map[int64]*Snapshot)}
+}
+
+// Now returns the store's clock reading.
+func (s *Store) Now() time.Time { return s.now() }
+
+// Snapshot is one revision of a business's schedule, compiled. It is never
+// changed once built; readers share it.
+type Snapshot struct {
+	Business  Business
+	State     engine.State
+	Timetable *engine.Timetable
+
+	mu      sync.Mutex
+	reports map[engine.Date]engine.Report
+}
+
+func newSnapshot(b Business, s engine.State) (*Snapshot, error) {
+	tt, err := engine.New(s)
+	if err != nil {
+		return nil, fmt.Errorf("business %s at revision %d: %w", b.Slug, b.Revision, err)
+	}
+	return &Snapshot{Business: b, State: s, Timetable: tt}, nil
+}
+
+// Today is the date in the business's time zone at now.
+func (sn *Snapshot) Today(now time.Time) engine.Date {
+	return engine.DateOf(now.In(sn.State.Business.Location))
+}
+
+// Clashes returns the clash proof from the week of today on, computed once
+// per snapshot and date.
+func (sn *Snapshot) Clashes(today engine.Date) engine.Report {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if r, ok := sn.reports[today]; ok {
+		return r
+	}
+	r := sn.Timetable.Clashes(today)
+	if sn.reports == nil {
+		sn.reports = make(map[engine.Date]engine.Report)
+	}
+	sn.reports[today] = r
+	return r
+}
+
+// Snapshot returns the schedule of a business at its current revision. A
+// caller that already knows the revision (Authenticate returns it) passes
+// it; -1 asks the database.
+func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snapshot, error) {
+	if revision >= 0 {
+		if sn := s.cached(businessID); sn != nil && sn.Business.Revision == revision {
+			return sn, nil
+		}
+	}
+	var sn *Snapshot
+	err := s.read(ctx, func(tx bun.Tx) error {
+		b, err := businessByID(ctx, tx, businessID, false)
+		if err != nil {
+			return err
+		}
+		if c := s.cached(businessID); c != nil && c.Business.Revision == b.Revision {
+			sn = c
+			return nil
+		}
+		st, err := LoadState(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		sn, err = newSnapshot(*b, st)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.keep(sn)
+	return sn, nil
+}
+
+func (s *Store) cached(businessID int64) *Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snaps[businessID]
+}
+
+// keep caches sn unless a newer revision is cached already.
+func (s *Store) keep(sn *Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.snaps[sn.Business.ID]; old == nil || old.Business.Revision <= sn.Business.Revision {
+		s.snaps[sn.Business.ID] = sn
+	}
+}
+
+// read runs fn in a read-only transaction that sees one point in time.
+func (s *Store) read(ctx context.Context, fn func(bun.Tx) error) error {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.DB.Postgres() {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	return s.DB.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error { return fn(tx) })
+}
+
+// Read runs fn in a read-only transaction, for queries outside the snapshot
+// (clients, subscriptions, tokens).
+func (s *Store) Read(ctx context.Context, fn func(bun.Tx) error) error { return s.read(ctx, fn) }
+
+func businessByID(ctx context.Context, db bun.IDB, id int64, forUpdate bool) (*Business, error) {
+	b := new(Business)
+	q := db.NewSelect().Model(b).Where("id = ?", id)
+	if forUpdate && db.Dialect().Name().String() == "pg" {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, engine.Errorf(engine.NotFound, "", "no such business")
+		}
+		return nil, fmt.Errorf("reading business %d: %w", id, err)
+	}
+	return b, nil
+}
+
+// Edit is what a write changes: a working copy of the schedule, and the
+// transaction for tables outside it (clients, subscriptions).
+type Edit struct {
+	// State is the schedule to change. New rows take ids from NewID.
+	State    engine.State
+	Before   *Snapshot
+	Business *Business
+	Tx       bun.Tx
+	Today    engine.Date
+
+	next      int64
+	afterSave []func(ctx context.Context, id func(int64) int64) error
+}
+
+// AfterSave runs fn in the write's transaction once the schedule is saved;
+// id turns the temporary ids of the edit into real ones. Writes use it for
+// the tables outside the schedule that refer to new schedule rows.
+func (e *Edit) AfterSave(fn func(ctx context.Context, id func(int64) int64) error) {
+	e.afterSave = append(e.afterSave, fn)
+}
+
+// NewID returns a temporary id for a new row; the write replaces it with
+// the row's real id (Result.ID).
+func (e *Edit) NewID() int64 {
+	e.next--
+	return e.next
+}
+
+// Result is what a write did, or would do in a dry run.
+type Result struct {
+	DryRun   bool
+	Revision int64
+	// Clashes are the clashes the write adds. A write that adds any is
+	// refused, so only a dry run returns them.
+	Clashes []engine.Clash
+	// After is the schedule after the write.
+	After *Snapshot
+	ids   map[int64]int64
+}
+
+// ID returns the real id of a row a write created under a temporary id.
+func (r *Result) ID(id int64) int64 {
+	if v, ok := r.ids[id]; ok {
+		return v
+	}
+	return id
+}
+
+// ClashError refuses a write that would add clashes.
+type ClashError struct {
+	Clashes []engine.Clash
+}
+
+func (e *ClashError) Error() string {
+	if len(e.Clashes) == 1 {
+		return e.Clashes[0].Message
+	}
+	return fmt.Sprintf("%s (and %d more clashes)", e.Clashes[0].Message, len(e.Clashes)-1)
+}
+
+func (e *ClashError) Unwrap() error { return &engine.Error{Code: engine.Conflict, Message: e.Error()} }
+
+// errDryRun rolls back a dry run once everything has been checked.
+var errDryRun = errors.New("dry run")
+
+// Write is the guarded write, the only path that writes a business: begin;
+// take the business's write lock (SELECT … FOR UPDATE on PostgreSQL; the
+// transaction itself begins IMMEDIATE on SQLite); take its schedule; let fn
+// change a copy; validate it; save the difference; prove the clashes again
+// and roll back with a *ClashError if any is new; bump the revision; commit.
+// Two processes on one database never interleave writes of one business. A
+// dry run does all of it and rolls back, so what it returns is exactly what
+// the write would do.
+func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
+	var res *Result
+	err := s.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+		b, err := businessByID(ctx, tx, businessID, true)
+		if err != nil {
+			return err
+		}
+		before := s.cached(businessID)
+		if before == nil || before.Business.Revision != b.Revision {
+			st, err := LoadState(ctx, tx, b)
+			if err != nil {
+				return err
+			}
+			if before, err = newSnapshot(*b, st); err != nil {
+				return err
+			}
+		}
+		e := &Edit{State: Clone(before.State), Before: before, Business: b, Tx: tx, Today: before.Today(s.now())}
+		if err := fn(e); err != nil {
+			return err
+		}
+		if err := engine.Validate(e.State); err != nil {
+			return err
+		}
+		after := e.State
+		ids, err := SaveState(ctx, tx, b, before.State, &after)
+		if err != nil {
+			return err
+		}
+		for _, fn := range e.afterSave {
+			if err := fn(ctx, func(id int64) int64 {
+				if v, ok := ids[id]; ok {
+					return v
+				}
+				return id
+			}); err != nil {
+				return err
+			}
+		}
+		b.Revision++
+		if _, err := tx.NewUpdate().Model(b).Column("revision").WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("bumping the revision: %w", err)
+		}
+		sn, err := newSnapshot(*b, after)
+		if err != nil {
+			return err
+		}
+		today := sn.Today(s.now())
+		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids,
+			Clashes: engine.NewClashes(before.Clashes(today), sn.Clashes(today))}
+		if dryRun {
+			res.Revision--
+			return errDryRun
+		}
+		if len(res.Clashes) > 0 {
+			return &ClashError{Clashes: res.Clashes}
+		}
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.keep(res.After)
+	return res, nil
+}

@@ -1,0 +1,127 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+)
+
+// Role is what a token may do.
+type Role string
+
+const (
+	Owner     Role = "owner"      // everything, including tokens
+	Manager   Role = "manager"    // everything but tokens
+	FrontDesk Role = "front_desk" // day changes, one-offs, clients, subscriptions
+	StaffRole Role = "staff"      // reads
+	ReadOnly  Role = "read_only"  // reads
+)
+
+// Roles lists every role, most powerful first.
+var Roles = []Role{Owner, Manager, FrontDesk, StaffRole, ReadOnly}
+
+// ParseRole reads a role name ("front_desk" or "front-desk").
+func ParseRole(s string) (Role, error) {
+	r := Role(strings.ReplaceAll(strings.ToLower(s), "-", "_"))
+	for _, known := range Roles {
+		if r == known {
+			return r, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a role: use owner, manager, front_desk, staff or read_only", s)
+}
+
+// Permission is a kind of access a request needs.
+type Permission int
+
+const (
+	Read         Permission = iota // read the schedule and clients
+	EditDays                       // day changes and one-offs
+	EditClients                    // clients and subscriptions
+	EditSchedule                   // everything else that is written
+	ManageTokens                   // create and revoke tokens
+)
+
+// Can reports whether the role grants p.
+func (r Role) Can(p Permission) bool {
+	switch r {
+	case Owner:
+		return true
+	case Manager:
+		return p != ManageTokens
+	case FrontDesk:
+		return p == Read || p == EditDays || p == EditClients
+	case StaffRole, ReadOnly:
+		return p == Read
+	}
+	return false
+}
+
+// Principal is who a request acts as: a token of one business.
+type Principal struct {
+	BusinessID int64
+	Role       Role
+	TokenID    int64
+	// Revision is the business's revision when the token was checked, so a
+	// request can pick its snapshot without asking again.
+	Revision int64
+}
+
+// ErrBadToken means the token is unknown or revoked.
+var ErrBadToken = errors.New("unknown or revoked token")
+
+// NewToken returns a fresh random token and the hash that is stored.
+func NewToken() (token, hash string) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	token = "kd_" + base64.RawURLEncoding.EncodeToString(b)
+	return token, HashToken(token)
+}
+
+// HashToken returns the stored form of a token.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateToken stores a token for a business and returns it; the token itself
+// is shown once and never stored. If token is empty a random one is made.
+func CreateToken(ctx context.Context, db bun.IDB, businessID int64, role Role, name, token string) (string, *APIToken, error) {
+	hash := HashToken(token)
+	if token == "" {
+		token, hash = NewToken()
+	}
+	row := &APIToken{BusinessID: businessID, Role: role, Name: name, Hash: hash}
+	if _, err := db.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
+		return "", nil, fmt.Errorf("storing the token: %w", err)
+	}
+	return token, row, nil
+}
+
+// Authenticate finds the business and role of a token, and the business's
+// current revision, in one query.
+func Authenticate(ctx context.Context, db bun.IDB, token string) (Principal, error) {
+	var p Principal
+	err := db.NewSelect().TableExpr("api_tokens AS t").
+		Join("JOIN businesses AS b ON b.id = t.business_id").
+		ColumnExpr("t.business_id, t.role, t.id, b.revision").
+		Where("t.hash = ?", HashToken(token)).
+		Scan(ctx, &p.BusinessID, &p.Role, &p.TokenID, &p.Revision)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Principal{}, ErrBadToken
+	}
+	if err != nil {
+		return Principal{}, fmt.Errorf("checking a token: %w", err)
+	}
+	return p, nil
+}
