@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/uptrace/bun"
+
+	"github.com/koredyne/schedule/engine"
 )
 
 // Role is what a token may do.
@@ -124,4 +126,29 @@ func Authenticate(ctx context.Context, db bun.IDB, token string) (Principal, err
 		return Principal{}, fmt.Errorf("checking a token: %w", err)
 	}
 	return p, nil
+}
+
+// Tokens lists the tokens of a business (never their secrets).
+func Tokens(ctx context.Context, db bun.IDB, businessID int64) ([]APIToken, error) {
+	var out []APIToken
+	if err := db.NewSelect().Model(&out).Where("business_id = ?", businessID).OrderExpr("id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("listing tokens: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeToken deletes a token of a business.
+func RevokeToken(ctx context.Context, db bun.IDB, businessID, id int64) (*APIToken, error) {
+	t := new(APIToken)
+	err := db.NewSelect().Model(t).Where("business_id = ?", businessID).Where("id = ?", id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engine.Errorf(engine.NotFound, "id", "There is no token with id %d", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("finding the token: %w", err)
+	}
+	if _, err := db.NewDelete().Model(t).WherePK().Exec(ctx); err != nil {
+		return nil, fmt.Errorf("revoking the token: %w", err)
+	}
+	return t, nil
 }

@@ -1,0 +1,385 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	_ "time/tzdata" // business time zones load on machines without a zone database
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/demo"
+	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/migrations"
+	"github.com/koredyne/schedule/models"
+)
+
+const usage = `usage:
+  koredyne serve [--addr 127.0.0.1:8080] [--data ./data]
+  koredyne migrate up|down|status
+  koredyne token create --business SLUG --role owner|manager|front_desk|staff|read_only [--name NAME]
+  koredyne demo load gym|clinic|office --business SLUG
+
+Every command takes --data DIR (SQLite at DIR/koredyne.db, the default) or
+DATABASE_URL=postgres://… in the environment.
+`
+
+// Main runs the command in args and returns the exit status. Tests call it
+// directly; getenv stands in for the environment.
+func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		err = migrate(ctx, args[1:], getenv, stdout)
+	case "token":
+		err = token(ctx, args[1:], getenv, stdout)
+	case "demo":
+		err = loadDemo(ctx, args[1:], getenv, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = usageError("unknown command %q", args[0])
+	}
+	var ue usageErr
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "koredyne: %v\n\n%s", err, usage)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "koredyne: %v\n", err)
+		return 1
+	}
+}
+
+type usageErr struct{ msg string }
+
+func (e usageErr) Error() string { return e.msg }
+
+func usageError(format string, args ...any) error { return usageErr{fmt.Sprintf(format, args...)} }
+
+// Config is what every command needs to find its database, and what serve
+// needs besides.
+type Config struct {
+	Addr           string
+	Data           string
+	DatabaseURL    string
+	BootstrapToken string
+	LogFormat      string
+}
+
+func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.Addr, "addr", envOr(getenv, "KOREDYNE_ADDR", "127.0.0.1:8080"), "address to listen on")
+	fs.StringVar(&c.Data, "data", envOr(getenv, "KOREDYNE_DATA", "data"), "directory of the SQLite database")
+	c.DatabaseURL = getenv("DATABASE_URL")
+	c.BootstrapToken = getenv("KOREDYNE_BOOTSTRAP_TOKEN")
+	c.LogFormat = getenv("KOREDYNE_LOG_FORMAT")
+	return fs
+}
+
+// Validate checks the configuration before anything is opened.
+func (c *Config) Validate() error {
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		return fmt.Errorf("DATABASE_URL must be a postgres:// URL; leave it unset for the embedded SQLite database")
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("--addr %q: %w", c.Addr, err)
+	}
+	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
+		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
+	}
+	return nil
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func parse(name string, args []string, getenv func(string) string) (*Config, *flag.FlagSet, error) {
+	c := &Config{}
+	fs := c.flags(name, getenv)
+	for _, f := range []string{"business", "role", "name"} {
+		fs.String(f, "", "")
+	}
+	// Flags may follow positional arguments ("demo load gym --business x"):
+	// parse flags, set the next positional aside, repeat.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, usageError("%v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	fs.Parse(positional) // holds no flags: it only makes fs.Args the positionals
+	if err := c.Validate(); err != nil {
+		return nil, nil, usageError("%v", err)
+	}
+	return c, fs, nil
+}
+
+// open opens and migrates the configured database.
+func (c *Config) open(ctx context.Context) (*models.DB, error) {
+	dsn := c.DatabaseURL
+	if dsn == "" {
+		if err := os.MkdirAll(c.Data, 0o750); err != nil {
+			return nil, fmt.Errorf("creating the data directory: %w", err)
+		}
+		dsn = filepath.Join(c.Data, "koredyne.db")
+	}
+	db, err := models.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	m, err := migrations.New(db.DB, db.LockFile())
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := m.Up(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrating the database: %w", err)
+	}
+	return db, nil
+}
+
+func (c *Config) logger(w io.Writer) *slog.Logger {
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, _, err := parse("serve", args, getenv)
+	if err != nil {
+		return err
+	}
+	log := c.logger(stderr)
+	db, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store := models.NewStore(db, time.Now)
+	if err := bootstrap(ctx, store, c.BootstrapToken, stdout); err != nil {
+		return err
+	}
+
+	api := &graph.Resolver{Store: store, Log: log}
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", api.Handler())
+	mux.Handle("GET /{$}", graph.Playground("/graphql"))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := db.PingContext(r.Context()); err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "listening on http://%s (GraphQL at /graphql, GraphiQL at /)\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// bootstrap seeds an empty database with a business "demo" holding the gym
+// demo, and an owner token: the value of KOREDYNE_BOOTSTRAP_TOKEN when set,
+// else a random one printed once.
+func bootstrap(ctx context.Context, store *models.Store, token string, stdout io.Writer) error {
+	n, err := store.DB.NewSelect().Model((*models.Business)(nil)).Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	b, err := demoBusiness(ctx, store, "demo", engine.Gym)
+	if err != nil {
+		if _, found := models.BusinessBySlug(ctx, store.DB, "demo"); found == nil {
+			return nil // another process starting at the same time seeded it
+		}
+		return err
+	}
+	token, _, err = models.CreateToken(ctx, store.DB, b.ID, models.Owner, "bootstrap", token)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "created business %q with the gym demo; owner token (shown once): %s\n", b.Slug, token)
+	return nil
+}
+
+// demoBusiness loads a demo into a business, creating it when it does not
+// exist.
+func demoBusiness(ctx context.Context, store *models.Store, slug string, kind engine.Kind) (*models.Business, error) {
+	week := engine.DateOf(store.Now())
+	st, ok := demo.ByKind(kind, week)
+	if !ok {
+		return nil, usageError("no demo of kind %q: use gym, clinic or office", kind)
+	}
+	b, err := models.BusinessBySlug(ctx, store.DB, slug)
+	if engine.ErrorCode(err) == engine.NotFound {
+		b, err = models.CreateBusiness(ctx, store.DB, slug, st.Business)
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, err = store.Write(ctx, b.ID, false, func(e *models.Edit) error {
+		e.ReplaceSchedule(st)
+		return nil
+	})
+	return b, err
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	c, fs, err := parse("migrate", args, getenv)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError("migrate needs up, down or status")
+	}
+	dsn := c.DatabaseURL
+	if dsn == "" {
+		if err := os.MkdirAll(c.Data, 0o750); err != nil {
+			return err
+		}
+		dsn = filepath.Join(c.Data, "koredyne.db")
+	}
+	db, err := models.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m, err := migrations.New(db.DB, db.LockFile())
+	if err != nil {
+		return err
+	}
+	switch fs.Arg(0) {
+	case "up":
+		names, err := m.Up(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "applied %d migrations %v\n", len(names), names)
+	case "down":
+		names, err := m.Down(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "rolled back %d migrations %v\n", len(names), names)
+	case "status":
+		st, err := m.Status(ctx)
+		if err != nil {
+			return err
+		}
+		for _, s := range st {
+			state := "pending"
+			if s.Applied {
+				state = "applied"
+			}
+			fmt.Fprintf(stdout, "%s  %s\n", state, s.Name)
+		}
+	default:
+		return usageError("migrate needs up, down or status, not %q", fs.Arg(0))
+	}
+	return nil
+}
+
+func token(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	c, fs, err := parse("token", args, getenv)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || fs.Arg(0) != "create" {
+		return usageError("token needs create")
+	}
+	slug, roleName, name := fs.Lookup("business").Value.String(), fs.Lookup("role").Value.String(), fs.Lookup("name").Value.String()
+	if slug == "" || roleName == "" {
+		return usageError("token create needs --business and --role")
+	}
+	role, err := models.ParseRole(roleName)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	db, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	b, err := models.BusinessBySlug(ctx, db, slug)
+	if err != nil {
+		return err
+	}
+	t, _, err := models.CreateToken(ctx, db, b.ID, role, name, "")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, t)
+	return nil
+}
+
+func loadDemo(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	c, fs, err := parse("demo", args, getenv)
+	if err != nil {
+		return err
+	}
+	slug := fs.Lookup("business").Value.String()
+	if fs.NArg() != 2 || fs.Arg(0) != "load" || slug == "" {
+		return usageError("demo load needs a kind (gym, clinic or office) and --business SLUG")
+	}
+	db, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store := models.NewStore(db, time.Now)
+	b, err := demoBusiness(ctx, store, slug, engine.Kind(fs.Arg(1)))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "loaded the %s demo into business %q\n", fs.Arg(1), b.Slug)
+	return nil
+}

@@ -1,0 +1,105 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+)
+
+// apiError is an error that only the API raises (authentication, access).
+type apiError struct {
+	code, message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+var (
+	errUnauthenticated = &apiError{"UNAUTHENTICATED", "Sign in with an API token: send Authorization: Bearer <token>"}
+	errForbidden       = &apiError{"FORBIDDEN", "Your role does not allow this"}
+)
+
+// codes maps the engine's error codes onto extensions.code, once.
+var codes = map[engine.Code]string{
+	engine.Invalid:  "BAD_USER_INPUT",
+	engine.NotFound: "NOT_FOUND",
+	engine.InUse:    "IN_USE",
+	engine.Conflict: "CLASH",
+}
+
+// presentError gives every error an extensions.code. Errors the API does not
+// know are internal: the client sees "internal error", the log sees why.
+func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error {
+	gerr := graphql.DefaultErrorPresenter(ctx, err)
+	if gerr.Extensions == nil {
+		gerr.Extensions = map[string]any{}
+	}
+	if _, ok := gerr.Extensions["code"]; ok && gerr.Err == nil {
+		return gerr // gqlgen's own: parse and validation failures
+	}
+	var (
+		api   *apiError
+		clash *models.ClashError
+		valid *engine.ValidationError
+		eerr  *engine.Error
+	)
+	switch {
+	case errors.As(err, &api):
+		gerr.Message, gerr.Extensions["code"] = api.message, api.code
+	case errors.As(err, &clash):
+		gerr.Message, gerr.Extensions["code"] = clash.Error(), "CLASH"
+		list := make([]map[string]any, len(clash.Clashes))
+		for i, c := range clash.Clashes {
+			list[i] = clashJSON(c)
+		}
+		gerr.Extensions["clashes"] = list
+	case errors.As(err, &valid):
+		gerr.Message, gerr.Extensions["code"] = valid.Error(), "BAD_USER_INPUT"
+		problems := make([]map[string]any, len(valid.Problems))
+		for i, p := range valid.Problems {
+			problems[i] = map[string]any{"field": p.Field, "message": p.Message}
+		}
+		gerr.Extensions["field"] = valid.Problems[0].Field
+		gerr.Extensions["problems"] = problems
+	case errors.As(err, &eerr):
+		gerr.Message, gerr.Extensions["code"] = eerr.Message, codes[eerr.Code]
+		if eerr.Field != "" {
+			gerr.Extensions["field"] = eerr.Field
+		}
+	default:
+		r.Log.ErrorContext(ctx, "internal error", "err", err, "path", gerr.Path.String())
+		gerr.Message, gerr.Extensions["code"] = "internal error", "INTERNAL"
+	}
+	return gerr
+}
+
+func clashJSON(c engine.Clash) map[string]any {
+	m := map[string]any{"kind": c.Kind.String(), "message": c.Message, "firstDate": c.First.String()}
+	if c.Every > 0 {
+		m["repeatsEveryWeeks"] = c.Every
+		if c.Until != 0 {
+			m["until"] = c.Until.String()
+		}
+	}
+	return m
+}
+
+// recoverPanic turns a panic in a resolver into an internal error.
+func (r *Resolver) recoverPanic(ctx context.Context, v any) error {
+	r.Log.ErrorContext(ctx, "panic in a resolver", "panic", v)
+	return fmt.Errorf("panic: %v", v)
+}
+
+// notFound reports an id that does not exist in the business, in its words.
+func notFound(what string, id int64) error {
+	return engine.Errorf(engine.NotFound, "id", "There is no %s with id %d", what, id)
+}
+
+func badInput(field, format string, args ...any) error {
+	return engine.Errorf(engine.Invalid, field, format, args...)
+}

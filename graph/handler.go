@@ -1,0 +1,127 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/graph/generated"
+	"github.com/koredyne/schedule/graph/model"
+	"github.com/koredyne/schedule/models"
+)
+
+// ComplexityLimit bounds what one query may ask for. Fields count 1 each;
+// days and sessions count their child fields once per day asked for, so a
+// year of days with its sessions fits and a query that nests lists
+// without end does not.
+const ComplexityLimit = 50000
+
+// MaxDays is the longest range days and sessions answer.
+const MaxDays = 400
+
+// Handler serves GraphQL at any path: POST, GET and websocket, each
+// authenticated with a bearer token of one business.
+func (r *Resolver) Handler() http.Handler {
+	cfg := generated.Config{Resolvers: r}
+	cfg.Complexity.Query.Days = func(child int, from, to engine.Date, _ *model.SessionFilter) int {
+		return rangeComplexity(child, from, to)
+	}
+	cfg.Complexity.Query.Sessions = func(child int, from, to engine.Date, _, _, _ *int64) int {
+		return rangeComplexity(child, from, to)
+	}
+	srv := handler.New(generated.NewExecutableSchema(cfg))
+	srv.AddTransport(transport.Websocket{
+		KeepAlivePingInterval: 15 * time.Second,
+		InitFunc: func(ctx context.Context, init transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			if requestFrom(ctx) != nil {
+				return ctx, nil, nil
+			}
+			token := strings.TrimPrefix(init.Authorization(), "Bearer ")
+			ctx, err := r.authenticate(ctx, token)
+			return ctx, nil, err
+		},
+	})
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(extension.FixedComplexityLimit(ComplexityLimit))
+	srv.SetErrorPresenter(r.presentError)
+	srv.SetRecoverFunc(r.recoverPanic)
+
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			if isWebsocket(req) { // browsers cannot set headers: the token comes in connection_init
+				srv.ServeHTTP(w, req)
+				return
+			}
+			writeError(w, http.StatusUnauthorized, errUnauthenticated)
+			return
+		}
+		ctx, err := r.authenticate(req.Context(), strings.TrimSpace(token))
+		if err != nil {
+			var api *apiError
+			if errors.As(err, &api) {
+				writeError(w, http.StatusUnauthorized, api)
+				return
+			}
+			r.Log.ErrorContext(req.Context(), "authenticating", "err", err)
+			writeError(w, http.StatusInternalServerError, &apiError{"INTERNAL", "internal error"})
+			return
+		}
+		srv.ServeHTTP(w, req.WithContext(ctx))
+	})
+}
+
+func rangeComplexity(child int, from, to engine.Date) int {
+	days := min(max(to.Sub(from), 1), MaxDays)
+	return days * child
+}
+
+// authenticate resolves a token to its business and role.
+func (r *Resolver) authenticate(ctx context.Context, token string) (context.Context, error) {
+	p, err := models.Authenticate(ctx, r.Store.DB, token)
+	if errors.Is(err, models.ErrBadToken) {
+		return ctx, errUnauthenticated
+	}
+	if err != nil {
+		return ctx, err
+	}
+	return withRequest(ctx, &request{principal: p, loaders: newLoaders(r.Store, p.BusinessID)}), nil
+}
+
+func isWebsocket(req *http.Request) bool {
+	return strings.EqualFold(req.Header.Get("Upgrade"), "websocket")
+}
+
+// writeError answers a request that never reached GraphQL, in GraphQL's
+// error shape.
+func writeError(w http.ResponseWriter, status int, e *apiError) {
+	w.Header().Set("Content-Type", "application/json")
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="koredyne"`)
+	}
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{
+		"errors": []map[string]any{{"message": e.message, "extensions": map[string]any{"code": e.code}}},
+	})
+}
+
+// Playground serves GraphiQL for the endpoint.
+func Playground(endpoint string) http.Handler {
+	return playground.Handler("Koredyne Schedule", endpoint)
+}

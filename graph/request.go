@@ -1,0 +1,86 @@
+package graph
+
+import (
+	"context"
+	"sync"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+)
+
+// request is what one HTTP request carries through its resolvers: who asks,
+// the snapshot it reads, and its dataloaders.
+type request struct {
+	principal models.Principal
+	loaders   *loaders
+
+	mu   sync.Mutex
+	snap *models.Snapshot
+}
+
+type requestKey struct{}
+
+func withRequest(ctx context.Context, r *request) context.Context {
+	return context.WithValue(ctx, requestKey{}, r)
+}
+
+func requestFrom(ctx context.Context) *request {
+	r, _ := ctx.Value(requestKey{}).(*request)
+	return r
+}
+
+// snapshot returns the schedule the request reads: the business's current
+// revision when the request began, or what a write of the request made.
+func (r *Resolver) snapshot(ctx context.Context) (*models.Snapshot, error) {
+	req := requestFrom(ctx)
+	if req == nil {
+		return nil, errUnauthenticated
+	}
+	req.mu.Lock()
+	defer req.mu.Unlock()
+	if req.snap == nil {
+		sn, err := r.Store.Snapshot(ctx, req.principal.BusinessID, req.principal.Revision)
+		if err != nil {
+			return nil, err
+		}
+		req.snap = sn
+	}
+	return req.snap, nil
+}
+
+// tt returns the timetable of the request's snapshot.
+func (r *Resolver) tt(ctx context.Context) (*engine.Timetable, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sn.Timetable, nil
+}
+
+// use makes the rest of the request read sn (the result of its write).
+func use(ctx context.Context, sn *models.Snapshot) {
+	if req := requestFrom(ctx); req != nil {
+		req.mu.Lock()
+		req.snap = sn
+		req.mu.Unlock()
+	}
+}
+
+// can checks that the request's token grants p.
+func can(ctx context.Context, p models.Permission) error {
+	req := requestFrom(ctx)
+	if req == nil {
+		return errUnauthenticated
+	}
+	if !req.principal.Role.Can(p) {
+		return errForbidden
+	}
+	return nil
+}
+
+func principal(ctx context.Context) models.Principal {
+	if req := requestFrom(ctx); req != nil {
+		return req.principal
+	}
+	return models.Principal{}
+}
