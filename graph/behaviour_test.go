@@ -1,11 +1,14 @@
 package graph_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
 )
 
 // ids reads a map from name to id of a list query: ids(tok, "rooms", "name").
@@ -237,6 +240,42 @@ func TestDaysAndClashes(t *testing.T) {
 		}
 		if u := slices.Compact(slices.Sorted(slices.Values(ids))); len(u) != len(ids) || len(ids) == 0 {
 			t.Errorf("session ids are not unique: %v", ids)
+		}
+	})
+}
+
+// TestCachedAnswersFollowWrites asks the same query around writes made
+// through the API and beside it: an answer is reused only at the revision
+// it was computed for.
+func TestCachedAnswersFollowWrites(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		tok := a.business("meridian", engine.Office)
+		q := `{ business { revision } rooms { name } }`
+		first := fmt.Sprint(a.ok(tok, q, nil))
+		if again := fmt.Sprint(a.ok(tok, q, nil)); again != first {
+			t.Fatalf("the same query at the same revision: %s, then %s", first, again)
+		}
+		a.ok(tok, `mutation { createRoom(input: {name: "Annex"}) { room { id } } }`, nil)
+		if after := fmt.Sprint(a.ok(tok, q, nil)); after == first || !strings.Contains(after, "Annex") {
+			t.Errorf("after a write: %s", after)
+		}
+		// A write beside the API (another process, a command) bumps the
+		// revision too.
+		b, _ := models.BusinessBySlug(context.Background(), a.db.DB, "meridian")
+		if _, err := models.NewStore(a.db.DB, nil).Write(context.Background(), b.ID, false, func(e *models.Edit) error {
+			e.State.Rooms[0].Name = "Lobby"
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(a.ok(tok, q, nil)); !strings.Contains(got, "Lobby") {
+			t.Errorf("after a write by another store: %s", got)
+		}
+		// Tokens change outside the guarded write and are never cached.
+		before := len(a.ok(tok, `{ tokens { id } }`, nil)["tokens"].([]any))
+		a.token("meridian", models.ReadOnly)
+		if n := len(a.ok(tok, `{ tokens { id } }`, nil)["tokens"].([]any)); n != before+1 {
+			t.Errorf("tokens: %d, want %d", n, before+1)
 		}
 	})
 }

@@ -336,7 +336,10 @@ func (r *Resolver) changeSession(ctx context.Context, in model.SessionRefInput, 
 	if !ok {
 		return nil, fmt.Errorf("session %v vanished in its own write", ref)
 	}
-	return &model.SessionPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Session: ptr(model.NewSession(s))}, nil
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view := v.session(&s)
+	return &model.SessionPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Session: &view}, nil
 }
-
-func ptr[T any](v T) *T { return &v }

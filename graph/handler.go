@@ -59,6 +59,7 @@ func (r *Resolver) Handler() http.Handler {
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(extension.FixedComplexityLimit(ComplexityLimit))
+	srv.Use(newResponseCache(r, 512))
 	srv.SetErrorPresenter(r.presentError)
 	srv.SetRecoverFunc(r.recoverPanic)
 

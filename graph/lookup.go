@@ -30,12 +30,28 @@ func (r *Resolver) staffMember(ctx context.Context, id int64) (*engine.Staff, er
 	return find(ctx, r, id, r.words(ctx).Staff.One, (*engine.Timetable).StaffMember)
 }
 
-func (r *Resolver) activity(ctx context.Context, id int64) (*engine.Activity, error) {
-	return find(ctx, r, id, r.words(ctx).Activity.One, (*engine.Timetable).Activity)
+func (r *Resolver) activity(ctx context.Context, id int64) (*model.Activity, error) {
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := v.activity(id)
+	if !ok {
+		return nil, notFound(r.words(ctx).Activity.One, id)
+	}
+	return a, nil
 }
 
-func (r *Resolver) class(ctx context.Context, id int64) (*engine.Class, error) {
-	return find(ctx, r, id, r.words(ctx).Class.One, (*engine.Timetable).Class)
+func (r *Resolver) class(ctx context.Context, id int64) (*model.Class, error) {
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := v.class(id)
+	if !ok {
+		return nil, notFound(r.words(ctx).Class.One, id)
+	}
+	return c, nil
 }
 
 func (r *Resolver) classTime(ctx context.Context, id int64) (*engine.ClassTime, error) {
@@ -82,12 +98,13 @@ func rowByID[T any](list []T, id int64, key func(*T) int64) (*T, bool) {
 	return nil, false
 }
 
-func sessions(ss []engine.Session) []model.Session {
-	out := make([]model.Session, len(ss))
-	for i := range ss {
-		out[i] = model.NewSession(ss[i])
+// sessions returns the views of computed sessions.
+func (r *Resolver) sessions(ctx context.Context, ss []engine.Session) ([]model.Session, error) {
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return v.sessions(ss), nil
 }
 
 // optString and optInt turn the engine's "none" (empty, zero) into null.

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
@@ -14,8 +15,12 @@ type request struct {
 	principal models.Principal
 	loaders   *loaders
 
-	mu   sync.Mutex
-	snap *models.Snapshot
+	mu    sync.Mutex
+	snap  *models.Snapshot
+	views *views
+
+	// uncacheable is set by resolvers that read what no revision covers.
+	uncacheable atomic.Bool
 }
 
 type requestKey struct{}

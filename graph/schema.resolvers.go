@@ -15,11 +15,6 @@ import (
 	"github.com/koredyne/schedule/models"
 )
 
-// Color is the resolver for the color field.
-func (r *activityResolver) Color(ctx context.Context, obj *engine.Activity) (*string, error) {
-	return optString(obj.Color), nil
-}
-
 // Kind is the resolver for the kind field.
 func (r *businessResolver) Kind(ctx context.Context, obj *models.Business) (engine.Kind, error) {
 	return engine.Kind(obj.Kind), nil
@@ -66,39 +61,12 @@ func (r *clashResolver) StaffName(ctx context.Context, obj *engine.Clash) (*stri
 
 // Sessions is the resolver for the sessions field.
 func (r *clashResolver) Sessions(ctx context.Context, obj *engine.Clash) ([]model.Session, error) {
-	return sessions(obj.Sessions), nil
+	return r.sessions(ctx, obj.Sessions)
 }
 
 // ProvenUntil is the resolver for the provenUntil field.
 func (r *clashReportResolver) ProvenUntil(ctx context.Context, obj *engine.Report) (*engine.Date, error) {
 	return optDate(obj.ProvenUntil), nil
-}
-
-// Activity is the resolver for the activity field.
-func (r *classResolver) Activity(ctx context.Context, obj *engine.Class) (*engine.Activity, error) {
-	return r.activity(ctx, obj.ActivityID)
-}
-
-// Staff is the resolver for the staff field.
-func (r *classResolver) Staff(ctx context.Context, obj *engine.Class) ([]engine.Staff, error) {
-	return r.staffList(ctx, obj.StaffIDs)
-}
-
-// Name is the resolver for the name field.
-func (r *classResolver) Name(ctx context.Context, obj *engine.Class) (string, error) {
-	a, err := r.activity(ctx, obj.ActivityID)
-	if err != nil {
-		return "", err
-	}
-	staff, err := r.staffList(ctx, obj.StaffIDs)
-	if err != nil {
-		return "", err
-	}
-	names := make([]string, len(staff))
-	for i, s := range staff {
-		names[i] = s.Name
-	}
-	return className(a.Name, names), nil
 }
 
 // Room is the resolver for the room field.
@@ -175,7 +143,7 @@ func (r *closureResolver) PausesRotation(ctx context.Context, obj *engine.Closur
 }
 
 // Class is the resolver for the class field.
-func (r *oneOffResolver) Class(ctx context.Context, obj *engine.OneOff) (*engine.Class, error) {
+func (r *oneOffResolver) Class(ctx context.Context, obj *engine.OneOff) (*model.Class, error) {
 	return r.class(ctx, obj.ClassID)
 }
 
@@ -282,21 +250,31 @@ func (r *queryResolver) Staff(ctx context.Context) ([]engine.Staff, error) {
 }
 
 // Activities is the resolver for the activities field.
-func (r *queryResolver) Activities(ctx context.Context) ([]engine.Activity, error) {
-	sn, err := r.snapshot(ctx)
+func (r *queryResolver) Activities(ctx context.Context) ([]model.Activity, error) {
+	v, err := r.views(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sn.State.Activities, nil
+	out := make([]model.Activity, len(v.sn.State.Activities))
+	for i, a := range v.sn.State.Activities {
+		view, _ := v.activity(a.ID)
+		out[i] = *view
+	}
+	return out, nil
 }
 
 // Classes is the resolver for the classes field.
-func (r *queryResolver) Classes(ctx context.Context) ([]engine.Class, error) {
-	sn, err := r.snapshot(ctx)
+func (r *queryResolver) Classes(ctx context.Context) ([]model.Class, error) {
+	v, err := r.views(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sn.State.Classes, nil
+	out := make([]model.Class, len(v.sn.State.Classes))
+	for i, c := range v.sn.State.Classes {
+		view, _ := v.class(c.ID)
+		out[i] = *view
+	}
+	return out, nil
 }
 
 // ClassTimes is the resolver for the classTimes field.
@@ -391,11 +369,11 @@ func (r *queryResolver) Closures(ctx context.Context) ([]engine.Closure, error) 
 
 // Day is the resolver for the day field.
 func (r *queryResolver) Day(ctx context.Context, date engine.Date) (*model.Day, error) {
-	tt, err := r.tt(ctx)
+	v, err := r.views(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &model.Day{Date: date, Sessions: sessions(tt.Day(date))}, nil
+	return &model.Day{Date: date, Sessions: v.sessions(v.sn.Timetable.Day(date))}, nil
 }
 
 // Days is the resolver for the days field.
@@ -407,16 +385,16 @@ func (r *queryResolver) Days(ctx context.Context, from engine.Date, to engine.Da
 	if err != nil {
 		return nil, err
 	}
-	tt, err := r.tt(ctx)
+	v, err := r.views(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]model.Day, 0, to.Sub(from))
-	for _, d := range tt.Days(from, to) {
-		day := model.Day{Date: d.Date, Sessions: []model.Session{}}
-		for _, s := range d.Sessions {
-			if match(&s) {
-				day.Sessions = append(day.Sessions, model.NewSession(s))
+	for _, d := range v.sn.Timetable.Days(from, to) {
+		day := model.Day{Date: d.Date, Sessions: make([]model.Session, 0, len(d.Sessions))}
+		for i := range d.Sessions {
+			if match(&d.Sessions[i]) {
+				day.Sessions = append(day.Sessions, v.session(&d.Sessions[i]))
 			}
 		}
 		out = append(out, day)
@@ -452,12 +430,8 @@ func (r *queryResolver) Tokens(ctx context.Context) ([]models.APIToken, error) {
 	if err := can(ctx, models.ManageTokens); err != nil {
 		return nil, err
 	}
+	noCache(ctx) // tokens change outside the guarded write
 	return models.Tokens(ctx, r.Store.DB, principal(ctx).BusinessID)
-}
-
-// Capacity is the resolver for the capacity field.
-func (r *roomResolver) Capacity(ctx context.Context, obj *engine.Room) (int, error) {
-	return obj.Units(), nil
 }
 
 // AnchorDate is the resolver for the anchorDate field.
@@ -515,87 +489,8 @@ func (r *seriesEntryResolver) ClassTime(ctx context.Context, obj *engine.Entry) 
 }
 
 // Class is the resolver for the class field.
-func (r *seriesEntryResolver) Class(ctx context.Context, obj *engine.Entry) (*engine.Class, error) {
+func (r *seriesEntryResolver) Class(ctx context.Context, obj *engine.Entry) (*model.Class, error) {
 	return r.class(ctx, obj.ClassID)
-}
-
-// Series is the resolver for the series field.
-func (r *seriesWeekResolver) Series(ctx context.Context, obj *engine.SeriesWeek) (*engine.Series, error) {
-	return r.seriesByID(ctx, obj.SeriesID)
-}
-
-// CycleWeeks is the resolver for the cycleWeeks field.
-func (r *seriesWeekResolver) CycleWeeks(ctx context.Context, obj *engine.SeriesWeek) (int, error) {
-	return obj.Cycle, nil
-}
-
-// StartsAt is the resolver for the startsAt field.
-func (r *sessionResolver) StartsAt(ctx context.Context, obj *model.Session) (*time.Time, error) {
-	return r.instant(ctx, obj.Date, obj.Start)
-}
-
-// EndsAt is the resolver for the endsAt field.
-func (r *sessionResolver) EndsAt(ctx context.Context, obj *model.Session) (*time.Time, error) {
-	return r.instant(ctx, obj.Date, obj.End)
-}
-
-// Room is the resolver for the room field.
-func (r *sessionResolver) Room(ctx context.Context, obj *model.Session) (*engine.Room, error) {
-	return r.room(ctx, obj.RoomID)
-}
-
-// Class is the resolver for the class field.
-func (r *sessionResolver) Class(ctx context.Context, obj *model.Session) (*engine.Class, error) {
-	return r.class(ctx, obj.ClassID)
-}
-
-// Staff is the resolver for the staff field.
-func (r *sessionResolver) Staff(ctx context.Context, obj *model.Session) ([]engine.Staff, error) {
-	return r.staffList(ctx, obj.StaffIDs)
-}
-
-// Label is the resolver for the label field.
-func (r *sessionResolver) Label(ctx context.Context, obj *model.Session) (*string, error) {
-	return optString(obj.Label), nil
-}
-
-// Capacity is the resolver for the capacity field.
-func (r *sessionResolver) Capacity(ctx context.Context, obj *model.Session) (*int, error) {
-	return optInt(obj.Capacity), nil
-}
-
-// Ref is the resolver for the ref field.
-func (r *sessionResolver) Ref(ctx context.Context, obj *model.Session) (*engine.SessionRef, error) {
-	if obj.IsOneOff() {
-		return nil, nil
-	}
-	return &obj.Ref, nil
-}
-
-// OneOff is the resolver for the oneOff field.
-func (r *sessionResolver) OneOff(ctx context.Context, obj *model.Session) (*engine.OneOff, error) {
-	if !obj.IsOneOff() {
-		return nil, nil
-	}
-	sn, err := r.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o, _ := rowByID(sn.State.OneOffs, obj.OneOffID, func(o *engine.OneOff) int64 { return o.ID })
-	return o, nil
-}
-
-// CancelReason is the resolver for the cancelReason field.
-func (r *sessionResolver) CancelReason(ctx context.Context, obj *model.Session) (*string, error) {
-	if !obj.Cancelled {
-		return nil, nil
-	}
-	return optString(obj.Reason), nil
-}
-
-// Note is the resolver for the note field.
-func (r *sessionResolver) Note(ctx context.Context, obj *model.Session) (*string, error) {
-	return optString(obj.Note), nil
 }
 
 // Room is the resolver for the room field.
@@ -604,7 +499,7 @@ func (r *sessionOriginResolver) Room(ctx context.Context, obj *engine.Origin) (*
 }
 
 // Class is the resolver for the class field.
-func (r *sessionOriginResolver) Class(ctx context.Context, obj *engine.Origin) (*engine.Class, error) {
+func (r *sessionOriginResolver) Class(ctx context.Context, obj *engine.Origin) (*model.Class, error) {
 	return r.class(ctx, obj.ClassID)
 }
 
@@ -619,7 +514,7 @@ func (r *sessionRefResolver) ClassTime(ctx context.Context, obj *engine.SessionR
 }
 
 // Class is the resolver for the class field.
-func (r *sessionRefResolver) Class(ctx context.Context, obj *engine.SessionRef) (*engine.Class, error) {
+func (r *sessionRefResolver) Class(ctx context.Context, obj *engine.SessionRef) (*model.Class, error) {
 	return r.class(ctx, obj.ClassID)
 }
 
@@ -657,9 +552,6 @@ func (r *subscriptionResolver) EndDate(ctx context.Context, obj *engine.Subscrip
 	return optDate(obj.End), nil
 }
 
-// Activity returns generated.ActivityResolver implementation.
-func (r *Resolver) Activity() generated.ActivityResolver { return &activityResolver{r} }
-
 // Business returns generated.BusinessResolver implementation.
 func (r *Resolver) Business() generated.BusinessResolver { return &businessResolver{r} }
 
@@ -668,9 +560,6 @@ func (r *Resolver) Clash() generated.ClashResolver { return &clashResolver{r} }
 
 // ClashReport returns generated.ClashReportResolver implementation.
 func (r *Resolver) ClashReport() generated.ClashReportResolver { return &clashReportResolver{r} }
-
-// Class returns generated.ClassResolver implementation.
-func (r *Resolver) Class() generated.ClassResolver { return &classResolver{r} }
 
 // ClassTime returns generated.ClassTimeResolver implementation.
 func (r *Resolver) ClassTime() generated.ClassTimeResolver { return &classTimeResolver{r} }
@@ -690,20 +579,11 @@ func (r *Resolver) Plan() generated.PlanResolver { return &planResolver{r} }
 // Query returns generated.QueryResolver implementation.
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
-// Room returns generated.RoomResolver implementation.
-func (r *Resolver) Room() generated.RoomResolver { return &roomResolver{r} }
-
 // Series returns generated.SeriesResolver implementation.
 func (r *Resolver) Series() generated.SeriesResolver { return &seriesResolver{r} }
 
 // SeriesEntry returns generated.SeriesEntryResolver implementation.
 func (r *Resolver) SeriesEntry() generated.SeriesEntryResolver { return &seriesEntryResolver{r} }
-
-// SeriesWeek returns generated.SeriesWeekResolver implementation.
-func (r *Resolver) SeriesWeek() generated.SeriesWeekResolver { return &seriesWeekResolver{r} }
-
-// Session returns generated.SessionResolver implementation.
-func (r *Resolver) Session() generated.SessionResolver { return &sessionResolver{r} }
 
 // SessionOrigin returns generated.SessionOriginResolver implementation.
 func (r *Resolver) SessionOrigin() generated.SessionOriginResolver { return &sessionOriginResolver{r} }
@@ -715,22 +595,17 @@ func (r *Resolver) SessionRef() generated.SessionRefResolver { return &sessionRe
 func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 
 type (
-	activityResolver      struct{ *Resolver }
 	businessResolver      struct{ *Resolver }
 	clashResolver         struct{ *Resolver }
 	clashReportResolver   struct{ *Resolver }
-	classResolver         struct{ *Resolver }
 	classTimeResolver     struct{ *Resolver }
 	clientResolver        struct{ *Resolver }
 	closureResolver       struct{ *Resolver }
 	oneOffResolver        struct{ *Resolver }
 	planResolver          struct{ *Resolver }
 	queryResolver         struct{ *Resolver }
-	roomResolver          struct{ *Resolver }
 	seriesResolver        struct{ *Resolver }
 	seriesEntryResolver   struct{ *Resolver }
-	seriesWeekResolver    struct{ *Resolver }
-	sessionResolver       struct{ *Resolver }
 	sessionOriginResolver struct{ *Resolver }
 	sessionRefResolver    struct{ *Resolver }
 	subscriptionResolver  struct{ *Resolver }

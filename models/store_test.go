@@ -16,7 +16,7 @@ import (
 
 var today = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
-func demoBusiness(t *testing.T, db *models.DB, kind engine.Kind) (*models.Store, *models.Business) {
+func demoBusiness(t testing.TB, db *models.DB, kind engine.Kind) (*models.Store, *models.Business) {
 	t.Helper()
 	ctx := context.Background()
 	st, _ := demo.ByKind(kind, engine.DateOf(today))

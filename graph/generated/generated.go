@@ -30,11 +30,9 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
-	Activity() ActivityResolver
 	Business() BusinessResolver
 	Clash() ClashResolver
 	ClashReport() ClashReportResolver
-	Class() ClassResolver
 	ClassTime() ClassTimeResolver
 	Client() ClientResolver
 	Closure() ClosureResolver
@@ -42,11 +40,8 @@ type ResolverRoot interface {
 	OneOff() OneOffResolver
 	Plan() PlanResolver
 	Query() QueryResolver
-	Room() RoomResolver
 	Series() SeriesResolver
 	SeriesEntry() SeriesEntryResolver
-	SeriesWeek() SeriesWeekResolver
-	Session() SessionResolver
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
 	Subscription() SubscriptionResolver
@@ -288,9 +283,9 @@ type ComplexityRoot struct {
 	}
 
 	Room struct {
-		Capacity func(childComplexity int) int
-		ID       func(childComplexity int) int
-		Name     func(childComplexity int) int
+		ID    func(childComplexity int) int
+		Name  func(childComplexity int) int
+		Units func(childComplexity int) int
 	}
 
 	RoomPayload struct {
@@ -435,9 +430,6 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
-type ActivityResolver interface {
-	Color(ctx context.Context, obj *engine.Activity) (*string, error)
-}
 type BusinessResolver interface {
 	Kind(ctx context.Context, obj *models.Business) (engine.Kind, error)
 
@@ -453,11 +445,6 @@ type ClashResolver interface {
 }
 type ClashReportResolver interface {
 	ProvenUntil(ctx context.Context, obj *engine.Report) (*engine.Date, error)
-}
-type ClassResolver interface {
-	Activity(ctx context.Context, obj *engine.Class) (*engine.Activity, error)
-	Staff(ctx context.Context, obj *engine.Class) ([]engine.Staff, error)
-	Name(ctx context.Context, obj *engine.Class) (string, error)
 }
 type ClassTimeResolver interface {
 	Room(ctx context.Context, obj *engine.ClassTime) (*engine.Room, error)
@@ -524,7 +511,7 @@ type MutationResolver interface {
 	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
 }
 type OneOffResolver interface {
-	Class(ctx context.Context, obj *engine.OneOff) (*engine.Class, error)
+	Class(ctx context.Context, obj *engine.OneOff) (*model.Class, error)
 	Room(ctx context.Context, obj *engine.OneOff) (*engine.Room, error)
 
 	Label(ctx context.Context, obj *engine.OneOff) (*string, error)
@@ -548,8 +535,8 @@ type QueryResolver interface {
 	Vocabulary(ctx context.Context) (*engine.Vocabulary, error)
 	Rooms(ctx context.Context) ([]engine.Room, error)
 	Staff(ctx context.Context) ([]engine.Staff, error)
-	Activities(ctx context.Context) ([]engine.Activity, error)
-	Classes(ctx context.Context) ([]engine.Class, error)
+	Activities(ctx context.Context) ([]model.Activity, error)
+	Classes(ctx context.Context) ([]model.Class, error)
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
 	Series(ctx context.Context) ([]engine.Series, error)
 	Plans(ctx context.Context, seriesID *int64) ([]engine.Plan, error)
@@ -563,9 +550,6 @@ type QueryResolver interface {
 	Clashes(ctx context.Context) (*engine.Report, error)
 	Tokens(ctx context.Context) ([]models.APIToken, error)
 }
-type RoomResolver interface {
-	Capacity(ctx context.Context, obj *engine.Room) (int, error)
-}
 type SeriesResolver interface {
 	AnchorDate(ctx context.Context, obj *engine.Series) (engine.Date, error)
 	EndDate(ctx context.Context, obj *engine.Series) (*engine.Date, error)
@@ -577,37 +561,16 @@ type SeriesResolver interface {
 type SeriesEntryResolver interface {
 	Series(ctx context.Context, obj *engine.Entry) (*engine.Series, error)
 	ClassTime(ctx context.Context, obj *engine.Entry) (*engine.ClassTime, error)
-	Class(ctx context.Context, obj *engine.Entry) (*engine.Class, error)
-}
-type SeriesWeekResolver interface {
-	Series(ctx context.Context, obj *engine.SeriesWeek) (*engine.Series, error)
-
-	CycleWeeks(ctx context.Context, obj *engine.SeriesWeek) (int, error)
-}
-type SessionResolver interface {
-	StartsAt(ctx context.Context, obj *model.Session) (*time.Time, error)
-	EndsAt(ctx context.Context, obj *model.Session) (*time.Time, error)
-	Room(ctx context.Context, obj *model.Session) (*engine.Room, error)
-	Class(ctx context.Context, obj *model.Session) (*engine.Class, error)
-	Staff(ctx context.Context, obj *model.Session) ([]engine.Staff, error)
-	Label(ctx context.Context, obj *model.Session) (*string, error)
-	Capacity(ctx context.Context, obj *model.Session) (*int, error)
-
-	Ref(ctx context.Context, obj *model.Session) (*engine.SessionRef, error)
-	OneOff(ctx context.Context, obj *model.Session) (*engine.OneOff, error)
-
-	CancelReason(ctx context.Context, obj *model.Session) (*string, error)
-
-	Note(ctx context.Context, obj *model.Session) (*string, error)
+	Class(ctx context.Context, obj *engine.Entry) (*model.Class, error)
 }
 type SessionOriginResolver interface {
 	Room(ctx context.Context, obj *engine.Origin) (*engine.Room, error)
-	Class(ctx context.Context, obj *engine.Origin) (*engine.Class, error)
+	Class(ctx context.Context, obj *engine.Origin) (*model.Class, error)
 	Staff(ctx context.Context, obj *engine.Origin) ([]engine.Staff, error)
 }
 type SessionRefResolver interface {
 	ClassTime(ctx context.Context, obj *engine.SessionRef) (*engine.ClassTime, error)
-	Class(ctx context.Context, obj *engine.SessionRef) (*engine.Class, error)
+	Class(ctx context.Context, obj *engine.SessionRef) (*model.Class, error)
 }
 type SubscriptionResolver interface {
 	Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error)
@@ -1898,12 +1861,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Vocabulary(childComplexity), true
 
-	case "Room.capacity":
-		if e.ComplexityRoot.Room.Capacity == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Room.Capacity(childComplexity), true
 	case "Room.id":
 		if e.ComplexityRoot.Room.ID == nil {
 			break
@@ -1916,6 +1873,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Room.Name(childComplexity), true
+	case "Room.capacity":
+		if e.ComplexityRoot.Room.Units == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Room.Units(childComplexity), true
 
 	case "RoomPayload.clashes":
 		if e.ComplexityRoot.RoomPayload.Clashes == nil {
@@ -4990,7 +4953,7 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Activity_id(ctx context.Context, field graphql.CollectedField, obj *engine.Activity) (ret graphql.Marshaler) {
+func (ec *executionContext) _Activity_id(ctx context.Context, field graphql.CollectedField, obj *model.Activity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5013,7 +4976,7 @@ func (ec *executionContext) fieldContext_Activity_id(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Activity", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Activity_name(ctx context.Context, field graphql.CollectedField, obj *engine.Activity) (ret graphql.Marshaler) {
+func (ec *executionContext) _Activity_name(ctx context.Context, field graphql.CollectedField, obj *model.Activity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5036,7 +4999,7 @@ func (ec *executionContext) fieldContext_Activity_name(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Activity", field, false, false, "String")
 }
 
-func (ec *executionContext) _Activity_color(ctx context.Context, field graphql.CollectedField, obj *engine.Activity) (ret graphql.Marshaler) {
+func (ec *executionContext) _Activity_color(ctx context.Context, field graphql.CollectedField, obj *model.Activity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5045,7 +5008,7 @@ func (ec *executionContext) _Activity_color(ctx context.Context, field graphql.C
 			return ec.fieldContext_Activity_color(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Activity().Color(ctx, obj)
+			return obj.Color, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -5056,7 +5019,7 @@ func (ec *executionContext) _Activity_color(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Activity_color(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Activity", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Activity", field, false, false, "String")
 }
 
 func (ec *executionContext) _ActivityPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.ActivityPayload) (ret graphql.Marshaler) {
@@ -5149,8 +5112,8 @@ func (ec *executionContext) _ActivityPayload_activity(ctx context.Context, field
 			return obj.Activity, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Activity) graphql.Marshaler {
-			return ec.marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐActivity(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Activity) graphql.Marshaler {
+			return ec.marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5720,7 +5683,7 @@ func (ec *executionContext) fieldContext_ClashReport_provenUntil(_ context.Conte
 	return graphql.NewScalarFieldContext("ClashReport", field, true, true, "Date")
 }
 
-func (ec *executionContext) _Class_id(ctx context.Context, field graphql.CollectedField, obj *engine.Class) (ret graphql.Marshaler) {
+func (ec *executionContext) _Class_id(ctx context.Context, field graphql.CollectedField, obj *model.Class) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5743,7 +5706,7 @@ func (ec *executionContext) fieldContext_Class_id(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Class", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Class_activity(ctx context.Context, field graphql.CollectedField, obj *engine.Class) (ret graphql.Marshaler) {
+func (ec *executionContext) _Class_activity(ctx context.Context, field graphql.CollectedField, obj *model.Class) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5752,11 +5715,11 @@ func (ec *executionContext) _Class_activity(ctx context.Context, field graphql.C
 			return ec.fieldContext_Class_activity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Class().Activity(ctx, obj)
+			return obj.Activity, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Activity) graphql.Marshaler {
-			return ec.marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐActivity(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.Activity) graphql.Marshaler {
+			return ec.marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5766,8 +5729,8 @@ func (ec *executionContext) fieldContext_Class_activity(_ context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "Class",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Activity(ctx, field)
 		},
@@ -5775,7 +5738,7 @@ func (ec *executionContext) fieldContext_Class_activity(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _Class_staff(ctx context.Context, field graphql.CollectedField, obj *engine.Class) (ret graphql.Marshaler) {
+func (ec *executionContext) _Class_staff(ctx context.Context, field graphql.CollectedField, obj *model.Class) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5784,7 +5747,7 @@ func (ec *executionContext) _Class_staff(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Class_staff(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Class().Staff(ctx, obj)
+			return obj.Staff, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Staff) graphql.Marshaler {
@@ -5798,8 +5761,8 @@ func (ec *executionContext) fieldContext_Class_staff(_ context.Context, field gr
 	fc = &graphql.FieldContext{
 		Object:     "Class",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Staff(ctx, field)
 		},
@@ -5807,7 +5770,7 @@ func (ec *executionContext) fieldContext_Class_staff(_ context.Context, field gr
 	return fc, nil
 }
 
-func (ec *executionContext) _Class_name(ctx context.Context, field graphql.CollectedField, obj *engine.Class) (ret graphql.Marshaler) {
+func (ec *executionContext) _Class_name(ctx context.Context, field graphql.CollectedField, obj *model.Class) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5816,7 +5779,7 @@ func (ec *executionContext) _Class_name(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Class_name(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Class().Name(ctx, obj)
+			return obj.Name, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -5827,7 +5790,7 @@ func (ec *executionContext) _Class_name(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Class_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Class", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Class", field, false, false, "String")
 }
 
 func (ec *executionContext) _ClassPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.ClassPayload) (ret graphql.Marshaler) {
@@ -5920,8 +5883,8 @@ func (ec *executionContext) _ClassPayload_class(ctx context.Context, field graph
 			return obj.Class, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8842,8 +8805,8 @@ func (ec *executionContext) _OneOff_class(ctx context.Context, field graphql.Col
 			return ec.Resolvers.OneOff().Class(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9663,8 +9626,8 @@ func (ec *executionContext) _Query_activities(ctx context.Context, field graphql
 			return ec.Resolvers.Query().Activities(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Activity) graphql.Marshaler {
-			return ec.marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐActivityᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Activity) graphql.Marshaler {
+			return ec.marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9695,8 +9658,8 @@ func (ec *executionContext) _Query_classes(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Query().Classes(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10326,7 +10289,7 @@ func (ec *executionContext) _Room_capacity(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Room_capacity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Room().Capacity(ctx, obj)
+			return obj.Units(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -10337,7 +10300,7 @@ func (ec *executionContext) _Room_capacity(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Room_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Room", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("Room", field, true, false, "Int")
 }
 
 func (ec *executionContext) _RoomPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.RoomPayload) (ret graphql.Marshaler) {
@@ -10760,8 +10723,8 @@ func (ec *executionContext) _SeriesEntry_class(ctx context.Context, field graphq
 			return ec.Resolvers.SeriesEntry().Class(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10913,7 +10876,7 @@ func (ec *executionContext) fieldContext_SeriesPayload_series(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _SeriesWeek_series(ctx context.Context, field graphql.CollectedField, obj *engine.SeriesWeek) (ret graphql.Marshaler) {
+func (ec *executionContext) _SeriesWeek_series(ctx context.Context, field graphql.CollectedField, obj *model.SeriesWeek) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10922,11 +10885,11 @@ func (ec *executionContext) _SeriesWeek_series(ctx context.Context, field graphq
 			return ec.fieldContext_SeriesWeek_series(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.SeriesWeek().Series(ctx, obj)
+			return obj.Series, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Series) graphql.Marshaler {
-			return ec.marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Series) graphql.Marshaler {
+			return ec.marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10936,8 +10899,8 @@ func (ec *executionContext) fieldContext_SeriesWeek_series(_ context.Context, fi
 	fc = &graphql.FieldContext{
 		Object:     "SeriesWeek",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Series(ctx, field)
 		},
@@ -10945,7 +10908,7 @@ func (ec *executionContext) fieldContext_SeriesWeek_series(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _SeriesWeek_week(ctx context.Context, field graphql.CollectedField, obj *engine.SeriesWeek) (ret graphql.Marshaler) {
+func (ec *executionContext) _SeriesWeek_week(ctx context.Context, field graphql.CollectedField, obj *model.SeriesWeek) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10968,7 +10931,7 @@ func (ec *executionContext) fieldContext_SeriesWeek_week(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("SeriesWeek", field, false, false, "Int")
 }
 
-func (ec *executionContext) _SeriesWeek_cycleWeeks(ctx context.Context, field graphql.CollectedField, obj *engine.SeriesWeek) (ret graphql.Marshaler) {
+func (ec *executionContext) _SeriesWeek_cycleWeeks(ctx context.Context, field graphql.CollectedField, obj *model.SeriesWeek) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10977,7 +10940,7 @@ func (ec *executionContext) _SeriesWeek_cycleWeeks(ctx context.Context, field gr
 			return ec.fieldContext_SeriesWeek_cycleWeeks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.SeriesWeek().CycleWeeks(ctx, obj)
+			return obj.CycleWeeks, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -10988,7 +10951,7 @@ func (ec *executionContext) _SeriesWeek_cycleWeeks(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_SeriesWeek_cycleWeeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SeriesWeek", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("SeriesWeek", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Session_id(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -11092,18 +11055,18 @@ func (ec *executionContext) _Session_startsAt(ctx context.Context, field graphql
 			return ec.fieldContext_Session_startsAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().StartsAt(ctx, obj)
+			return obj.StartsAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Session_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, "DateTime")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Session_endsAt(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -11115,18 +11078,18 @@ func (ec *executionContext) _Session_endsAt(ctx context.Context, field graphql.C
 			return ec.fieldContext_Session_endsAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().EndsAt(ctx, obj)
+			return obj.EndsAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalNDateTime2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Session_endsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, "DateTime")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Session_room(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -11138,11 +11101,11 @@ func (ec *executionContext) _Session_room(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Session_room(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Room(ctx, obj)
+			return obj.Room, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
-			return ec.marshalNRoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Room) graphql.Marshaler {
+			return ec.marshalNRoom2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11152,8 +11115,8 @@ func (ec *executionContext) fieldContext_Session_room(_ context.Context, field g
 	fc = &graphql.FieldContext{
 		Object:     "Session",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Room(ctx, field)
 		},
@@ -11170,11 +11133,11 @@ func (ec *executionContext) _Session_class(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Session_class(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Class(ctx, obj)
+			return obj.Class, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11184,8 +11147,8 @@ func (ec *executionContext) fieldContext_Session_class(_ context.Context, field 
 	fc = &graphql.FieldContext{
 		Object:     "Session",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Class(ctx, field)
 		},
@@ -11202,7 +11165,7 @@ func (ec *executionContext) _Session_staff(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Session_staff(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Staff(ctx, obj)
+			return obj.Staff, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Staff) graphql.Marshaler {
@@ -11216,8 +11179,8 @@ func (ec *executionContext) fieldContext_Session_staff(_ context.Context, field 
 	fc = &graphql.FieldContext{
 		Object:     "Session",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Staff(ctx, field)
 		},
@@ -11234,7 +11197,7 @@ func (ec *executionContext) _Session_label(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Session_label(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Label(ctx, obj)
+			return obj.Label, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11245,7 +11208,7 @@ func (ec *executionContext) _Session_label(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Session_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "String")
 }
 
 func (ec *executionContext) _Session_capacity(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -11257,7 +11220,7 @@ func (ec *executionContext) _Session_capacity(ctx context.Context, field graphql
 			return ec.fieldContext_Session_capacity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Capacity(ctx, obj)
+			return obj.Capacity, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -11268,7 +11231,7 @@ func (ec *executionContext) _Session_capacity(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Session_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Session_series(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -11283,8 +11246,8 @@ func (ec *executionContext) _Session_series(ctx context.Context, field graphql.C
 			return obj.Series, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.SeriesWeek) graphql.Marshaler {
-			return ec.marshalNSeriesWeek2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesWeekᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SeriesWeek) graphql.Marshaler {
+			return ec.marshalNSeriesWeek2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesWeekᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11312,7 +11275,7 @@ func (ec *executionContext) _Session_ref(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Session_ref(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Ref(ctx, obj)
+			return obj.Ref, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *engine.SessionRef) graphql.Marshaler {
@@ -11326,8 +11289,8 @@ func (ec *executionContext) fieldContext_Session_ref(_ context.Context, field gr
 	fc = &graphql.FieldContext{
 		Object:     "Session",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SessionRef(ctx, field)
 		},
@@ -11344,7 +11307,7 @@ func (ec *executionContext) _Session_oneOff(ctx context.Context, field graphql.C
 			return ec.fieldContext_Session_oneOff(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().OneOff(ctx, obj)
+			return obj.OneOff, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *engine.OneOff) graphql.Marshaler {
@@ -11358,8 +11321,8 @@ func (ec *executionContext) fieldContext_Session_oneOff(_ context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "Session",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_OneOff(ctx, field)
 		},
@@ -11399,7 +11362,7 @@ func (ec *executionContext) _Session_cancelReason(ctx context.Context, field gra
 			return ec.fieldContext_Session_cancelReason(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().CancelReason(ctx, obj)
+			return obj.CancelReason, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11410,7 +11373,7 @@ func (ec *executionContext) _Session_cancelReason(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Session_cancelReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "String")
 }
 
 func (ec *executionContext) _Session_changed(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -11477,7 +11440,7 @@ func (ec *executionContext) _Session_note(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Session_note(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Session().Note(ctx, obj)
+			return obj.Note, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11488,7 +11451,7 @@ func (ec *executionContext) _Session_note(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Session_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "String")
 }
 
 func (ec *executionContext) _SessionOrigin_date(ctx context.Context, field graphql.CollectedField, obj *engine.Origin) (ret graphql.Marshaler) {
@@ -11604,8 +11567,8 @@ func (ec *executionContext) _SessionOrigin_class(ctx context.Context, field grap
 			return ec.Resolvers.SessionOrigin().Class(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11833,8 +11796,8 @@ func (ec *executionContext) _SessionRef_class(ctx context.Context, field graphql
 			return ec.Resolvers.SessionRef().Class(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14983,7 +14946,7 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 
 var activityImplementors = []string{"Activity"}
 
-func (ec *executionContext) _Activity(ctx context.Context, sel ast.SelectionSet, obj *engine.Activity) graphql.Marshaler {
+func (ec *executionContext) _Activity(ctx context.Context, sel ast.SelectionSet, obj *model.Activity) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, activityImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -14995,19 +14958,18 @@ func (ec *executionContext) _Activity(ctx context.Context, sel ast.SelectionSet,
 		case "id":
 			out.Values[i] = ec._Activity_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Activity_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "color":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Activity_color(ctx, field, obj)
-				})
+			out.Values[i] = ec._Activity_color(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15306,7 +15268,7 @@ func (ec *executionContext) _ClashReport(ctx context.Context, sel ast.SelectionS
 
 var classImplementors = []string{"Class"}
 
-func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, obj *engine.Class) graphql.Marshaler {
+func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, obj *model.Class) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, classImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -15318,26 +15280,23 @@ func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, ob
 		case "id":
 			out.Values[i] = ec._Class_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "activity":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Class_activity(ctx, field, obj)
-				})
+			out.Values[i] = ec._Class_activity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "staff":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Class_staff(ctx, field, obj)
-				})
+			out.Values[i] = ec._Class_staff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "name":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Class_name(ctx, field, obj)
-				})
+			out.Values[i] = ec._Class_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16607,19 +16566,18 @@ func (ec *executionContext) _Room(ctx context.Context, sel ast.SelectionSet, obj
 		case "id":
 			out.Values[i] = ec._Room_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Room_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "capacity":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Room_capacity(ctx, field, obj)
-				})
+			out.Values[i] = ec._Room_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16865,7 +16823,7 @@ func (ec *executionContext) _SeriesPayload(ctx context.Context, sel ast.Selectio
 
 var seriesWeekImplementors = []string{"SeriesWeek"}
 
-func (ec *executionContext) _SeriesWeek(ctx context.Context, sel ast.SelectionSet, obj *engine.SeriesWeek) graphql.Marshaler {
+func (ec *executionContext) _SeriesWeek(ctx context.Context, sel ast.SelectionSet, obj *model.SeriesWeek) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, seriesWeekImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -16875,22 +16833,20 @@ func (ec *executionContext) _SeriesWeek(ctx context.Context, sel ast.SelectionSe
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("SeriesWeek")
 		case "series":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._SeriesWeek_series(ctx, field, obj)
-				})
+			out.Values[i] = ec._SeriesWeek_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "week":
 			out.Values[i] = ec._SeriesWeek_week(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "cycleWeeks":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._SeriesWeek_cycleWeeks(ctx, field, obj)
-				})
+			out.Values[i] = ec._SeriesWeek_cycleWeeks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16922,109 +16878,98 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 		case "id":
 			out.Values[i] = ec._Session_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "date":
 			out.Values[i] = ec._Session_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "start":
 			out.Values[i] = ec._Session_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "end":
 			out.Values[i] = ec._Session_end(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "startsAt":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_startsAt(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "endsAt":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_endsAt(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_endsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "room":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_room(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_room(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "class":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_class(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_class(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "staff":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_staff(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_staff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "label":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_label(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_label(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "capacity":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_capacity(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "series":
 			out.Values[i] = ec._Session_series(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "ref":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_ref(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_ref(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "oneOff":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_oneOff(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_oneOff(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "cancelled":
 			out.Values[i] = ec._Session_cancelled(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "cancelReason":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_cancelReason(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_cancelReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "changed":
 			out.Values[i] = ec._Session_changed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "origin":
 			out.Values[i] = ec._Session_origin(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "note":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Session_note(ctx, field, obj)
-				})
+			out.Values[i] = ec._Session_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17937,15 +17882,15 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐActivity(ctx context.Context, sel ast.SelectionSet, v engine.Activity) graphql.Marshaler {
+func (ec *executionContext) marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v model.Activity) graphql.Marshaler {
 	return ec._Activity(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Activity) graphql.Marshaler {
+func (ec *executionContext) marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Activity) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐActivity(ctx, sel, v[i])
+		return ec.marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -17957,7 +17902,7 @@ func (ec *executionContext) marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋschedu
 	return ret
 }
 
-func (ec *executionContext) marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐActivity(ctx context.Context, sel ast.SelectionSet, v *engine.Activity) graphql.Marshaler {
+func (ec *executionContext) marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v *model.Activity) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Activity!")
 		return graphql.Null
@@ -18095,15 +18040,15 @@ func (ec *executionContext) marshalNClashReport2ᚖgithubᚗcomᚋkoredyneᚋsch
 	return ec._ClashReport(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx context.Context, sel ast.SelectionSet, v engine.Class) graphql.Marshaler {
+func (ec *executionContext) marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx context.Context, sel ast.SelectionSet, v model.Class) graphql.Marshaler {
 	return ec._Class(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Class) graphql.Marshaler {
+func (ec *executionContext) marshalNClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Class) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx, sel, v[i])
+		return ec.marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -18115,7 +18060,7 @@ func (ec *executionContext) marshalNClass2ᚕgithubᚗcomᚋkoredyneᚋschedule�
 	return ret
 }
 
-func (ec *executionContext) marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClass(ctx context.Context, sel ast.SelectionSet, v *engine.Class) graphql.Marshaler {
+func (ec *executionContext) marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx context.Context, sel ast.SelectionSet, v *model.Class) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Class!")
 		return graphql.Null
@@ -18273,18 +18218,14 @@ func (ec *executionContext) marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋen
 	return res
 }
 
-func (ec *executionContext) unmarshalNDateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := graphql.UnmarshalTime(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "DateTime!")
-		return graphql.Null
-	}
+func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalTime(*v)
+	res := graphql.MarshalTime(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "DateTime!")
 	}
@@ -18618,15 +18559,15 @@ func (ec *executionContext) marshalNSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋs
 	return ec._SeriesPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSeriesWeek2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesWeek(ctx context.Context, sel ast.SelectionSet, v engine.SeriesWeek) graphql.Marshaler {
+func (ec *executionContext) marshalNSeriesWeek2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesWeek(ctx context.Context, sel ast.SelectionSet, v model.SeriesWeek) graphql.Marshaler {
 	return ec._SeriesWeek(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSeriesWeek2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesWeekᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.SeriesWeek) graphql.Marshaler {
+func (ec *executionContext) marshalNSeriesWeek2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesWeekᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SeriesWeek) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSeriesWeek2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesWeek(ctx, sel, v[i])
+		return ec.marshalNSeriesWeek2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesWeek(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {

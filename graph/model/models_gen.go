@@ -25,10 +25,10 @@ type ActivityInput struct {
 }
 
 type ActivityPayload struct {
-	DryRun   bool             `json:"dryRun"`
-	Revision int              `json:"revision"`
-	Clashes  []engine.Clash   `json:"clashes"`
-	Activity *engine.Activity `json:"activity"`
+	DryRun   bool           `json:"dryRun"`
+	Revision int            `json:"revision"`
+	Clashes  []engine.Clash `json:"clashes"`
+	Activity *Activity      `json:"activity"`
 }
 
 func (ActivityPayload) IsWrite()             {}
@@ -91,7 +91,7 @@ type ClassPayload struct {
 	DryRun   bool           `json:"dryRun"`
 	Revision int            `json:"revision"`
 	Clashes  []engine.Clash `json:"clashes"`
-	Class    *engine.Class  `json:"class"`
+	Class    *Class         `json:"class"`
 }
 
 func (ClassPayload) IsWrite()             {}

@@ -77,11 +77,3 @@ func UnmarshalLocalTime(v any) (engine.LocalTime, error) {
 	return t, nil
 }
 
-// Session is a computed session with its identity as text.
-type Session struct {
-	ID string
-	engine.Session
-}
-
-// NewSession wraps an engine session.
-func NewSession(s engine.Session) Session { return Session{ID: s.Key(), Session: s} }

@@ -1,0 +1,80 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// responseCache answers a query that was answered before at the same
+// revision of the business with the same response. Every write bumps the
+// revision, so a cached answer is exactly what executing the query again
+// would give; the key also holds the business's date (clashes are proven
+// from today) and the role. Resolvers that read anything a write does not
+// revision (tokens) mark their request uncacheable.
+type responseCache struct {
+	r   *Resolver
+	lru *lru.LRU[*graphql.Response]
+}
+
+func newResponseCache(r *Resolver, size int) *responseCache {
+	return &responseCache{r: r, lru: lru.New[*graphql.Response](size)}
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.ResponseInterceptor
+} = (*responseCache)(nil)
+
+func (c *responseCache) ExtensionName() string                   { return "RevisionResponseCache" }
+func (c *responseCache) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (c *responseCache) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	req := requestFrom(ctx)
+	oc := graphql.GetOperationContext(ctx)
+	if req == nil || oc == nil || oc.Operation == nil || oc.Operation.Operation != ast.Query {
+		return next(ctx)
+	}
+	sn, err := c.r.snapshot(ctx)
+	if err != nil {
+		return next(ctx)
+	}
+	key, ok := c.key(req, oc, sn.Today(c.r.Store.Now()).String())
+	if !ok {
+		return next(ctx)
+	}
+	if r, ok := c.lru.Get(ctx, key); ok {
+		return r
+	}
+	r := next(ctx)
+	if r != nil && len(r.Errors) == 0 && r.HasNext == nil && !req.uncacheable.Load() {
+		c.lru.Add(ctx, key, r)
+	}
+	return r
+}
+
+func (c *responseCache) key(req *request, oc *graphql.OperationContext, today string) (string, bool) {
+	vars, err := json.Marshal(oc.Variables) // map keys are sorted
+	if err != nil {
+		return "", false
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%d\x00%s\x00%s\x00%s\x00", req.principal.BusinessID, req.principal.Revision, req.principal.Role, today, oc.OperationName)
+	h.Write([]byte(oc.RawQuery))
+	h.Write([]byte{0})
+	h.Write(vars)
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// noCache keeps the request's response out of the cache.
+func noCache(ctx context.Context) {
+	if req := requestFrom(ctx); req != nil {
+		req.uncacheable.Store(true)
+	}
+}

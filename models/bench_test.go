@@ -1,0 +1,41 @@
+package models_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/modelstest"
+)
+
+// benchmarkWrite measures one guarded write on the gym demo: lock, take the
+// snapshot, edit, validate, save the difference, prove the clashes again
+// against the snapshot's proof, bump the revision, commit.
+func benchmarkWrite(b *testing.B, d modelstest.Database) {
+	store, biz := demoBusiness(b, d.DB, engine.Gym)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		_, err := store.Write(ctx, biz.ID, false, func(e *models.Edit) error {
+			e.State.Rooms[0].Name = fmt.Sprintf("Ring %d", i)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGuardedWritePostgres(b *testing.B) {
+	d, ok := modelstest.Postgres(b)
+	if !ok {
+		b.Skip("needs PostgreSQL")
+	}
+	benchmarkWrite(b, d)
+}
+
+func BenchmarkGuardedWriteSQLite(b *testing.B) { benchmarkWrite(b, modelstest.SQLite(b)) }
+
