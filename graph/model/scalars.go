@@ -76,4 +76,3 @@ func UnmarshalLocalTime(v any) (engine.LocalTime, error) {
 	}
 	return t, nil
 }
-
