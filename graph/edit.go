@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/koredyne/schedule/engine"
@@ -256,20 +258,37 @@ func setChange(e *models.Edit, ref engine.SessionRef, patch engine.ChangePatch) 
 	return nil
 }
 
-// clientsExist checks client ids against the business's clients.
-func clientsExist(ctx context.Context, e *models.Edit, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	found, err := models.ClientsByID(ctx, e.Tx, e.Business.ID, ids)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if _, ok := found[id]; !ok {
-			return notFound(engine.Words(e.State.Business.Kind).Client.One, id)
+// oneOffClients checks client ids against the business's clients and
+// books them into a one-off when the write is saved. The request's loader is
+// primed with them, so the payload shows what the write books even in a dry
+// run, whose rows never reach the database.
+func oneOffClients(ctx context.Context, e *models.Edit, oneOff int64, ids []int64) error {
+	found := map[int64]engine.Client{}
+	if len(ids) > 0 {
+		var err error
+		if found, err = models.ClientsByID(ctx, e.Tx, e.Business.ID, ids); err != nil {
+			return err
 		}
 	}
+	clients := make([]engine.Client, 0, len(ids))
+	for _, id := range ids {
+		c, ok := found[id]
+		if !ok {
+			return notFound(engine.Words(e.State.Business.Kind).Client.One, id)
+		}
+		clients = append(clients, c)
+	}
+	slices.SortFunc(clients, func(a, b engine.Client) int {
+		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), cmp.Compare(a.ID, b.ID))
+	})
+	e.SetOneOffClients(oneOff, ids)
+	e.AfterSave(func(_ context.Context, id func(int64) int64) error {
+		if l := loadersFrom(ctx); l != nil {
+			l.oneOffAttendees.Clear(id(oneOff))
+			l.oneOffAttendees.Prime(id(oneOff), clients)
+		}
+		return nil
+	})
 	return nil
 }
 

@@ -443,10 +443,9 @@ func (r *mutationResolver) CreateOneOff(ctx context.Context, input model.OneOffI
 				return err
 			}
 		}
-		if err := clientsExist(ctx, e, input.ClientIds); err != nil {
+		if err := oneOffClients(ctx, e, id, input.ClientIds); err != nil {
 			return err
 		}
-		e.SetOneOffClients(id, input.ClientIds)
 		e.State.OneOffs = append(e.State.OneOffs, o)
 		return nil
 	})
@@ -470,10 +469,7 @@ func (r *mutationResolver) UpdateOneOff(ctx context.Context, id int64, input mod
 			}
 		}
 		if input.ClientIds != nil {
-			if err := clientsExist(ctx, e, input.ClientIds); err != nil {
-				return err
-			}
-			e.SetOneOffClients(id, input.ClientIds)
+			return oneOffClients(ctx, e, id, input.ClientIds)
 		}
 		return nil
 	})

@@ -38,4 +38,3 @@ func BenchmarkGuardedWritePostgres(b *testing.B) {
 }
 
 func BenchmarkGuardedWriteSQLite(b *testing.B) { benchmarkWrite(b, modelstest.SQLite(b)) }
-

@@ -274,7 +274,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids,
 			Clashes: engine.NewClashes(before.Clashes(today), sn.Clashes(today))}
 		if dryRun {
+			// Nothing is committed: the revision stays what it was.
 			res.Revision--
+			res.After.Business.Revision--
 			return errDryRun
 		}
 		if len(res.Clashes) > 0 {
