@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 )
 
@@ -16,7 +17,7 @@ type Day struct {
 // dates, (4) one-offs, (5) closures, which cancel what falls in them.
 // Sessions come sorted by start, then room.
 func (t *Timetable) Day(d Date) []Session {
-	var out []Session
+	out := make([]Session, 0, len(t.byWeekday[d.Weekday()])+len(t.movedIn[d])+len(t.oneOffs[d]))
 	w := weekOf(d, t.ws)
 	for _, gi := range t.byWeekday[d.Weekday()] {
 		g := &t.groups[gi]
@@ -206,29 +207,11 @@ func (t *Timetable) close(d Date, sessions []Session) {
 }
 
 func sortSessions(ss []Session) {
-	sort.SliceStable(ss, func(i, j int) bool { return sessionLess(&ss[i], &ss[j]) })
-}
-
-func sessionLess(a, b *Session) bool {
-	if a.Start != b.Start {
-		return a.Start < b.Start
-	}
-	if a.End != b.End {
-		return a.End < b.End
-	}
-	if a.RoomID != b.RoomID {
-		return a.RoomID < b.RoomID
-	}
-	if a.ClassID != b.ClassID {
-		return a.ClassID < b.ClassID
-	}
-	if a.OneOffID != b.OneOffID {
-		return a.OneOffID < b.OneOffID
-	}
-	if a.ClassTimeID != b.ClassTimeID {
-		return a.ClassTimeID < b.ClassTimeID
-	}
-	return a.Ref.Date < b.Ref.Date
+	slices.SortStableFunc(ss, func(a, b Session) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.RoomID, b.RoomID),
+			cmp.Compare(a.ClassID, b.ClassID), cmp.Compare(a.OneOffID, b.OneOffID),
+			cmp.Compare(a.ClassTimeID, b.ClassTimeID), cmp.Compare(a.Ref.Date, b.Ref.Date))
+	})
 }
 
 // Key is a session's identity as text, stable across edits: "s/2026-10-06/12/7"
