@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -25,10 +26,11 @@ var now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // api is the real executable schema over a real database, driven with
 // gqlgen's client.
 type api struct {
-	t     *testing.T
-	db    modelstest.Database
-	store *models.Store
-	c     *client.Client
+	t       *testing.T
+	db      modelstest.Database
+	store   *models.Store
+	handler http.Handler
+	c       *client.Client
 }
 
 // eachDatabase runs a test against SQLite and, when configured, PostgreSQL.
@@ -36,8 +38,8 @@ func eachDatabase(t *testing.T, test func(t *testing.T, a *api)) {
 	for _, d := range modelstest.Databases(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			store := models.NewStore(d.DB, func() time.Time { return now })
-			r := &graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-			test(t, &api{t: t, db: d, store: store, c: client.New(r.Handler())})
+			h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler()
+			test(t, &api{t: t, db: d, store: store, handler: h, c: client.New(h)})
 		})
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/koredyne/schedule/engine"
 )
 
-// LoadState reads the schedule of a business: everything the engine needs to
+// LoadState reads the schedule of the business: everything the engine needs to
 // compute its days and clashes. Clients, subscriptions and the clients of
 // one-offs stay in the database (see Client). Run it inside a transaction so
 // that the tables are read at one point in time.
-func LoadState(ctx context.Context, db bun.IDB, b *Business) (engine.State, error) {
+func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, error) {
 	settings, err := b.Settings()
 	if err != nil {
 		return engine.State{}, err

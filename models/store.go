@@ -93,7 +93,7 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 			sn = c
 			return nil
 		}
-		st, err := LoadState(ctx, tx, b)
+		st, err := b.LoadState(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		}
 		before := s.cached(businessID)
 		if before == nil || before.Business.Revision != b.Revision {
-			st, err := LoadState(ctx, tx, b)
+			st, err := b.LoadState(ctx, tx)
 			if err != nil {
 				return err
 			}
