@@ -20,7 +20,9 @@ func TestTransports(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+tok)
 		w := httptest.NewRecorder()
 		a.handler.ServeHTTP(w, req)
-		var got struct{ Data struct{ Business struct{ Slug string } } }
+		var got struct {
+			Data struct{ Business struct{ Slug string } }
+		}
 		if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusOK || got.Data.Business.Slug != "meridian" {
 			t.Errorf("GET: %d %s", w.Code, w.Body.String())
 		}
