@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -318,7 +319,7 @@ func (p *prover) people(ids []int64, names map[string]string) []string {
 	for _, id := range ids {
 		name := p.t.staff[id].Name
 		k := personKey(name)
-		if !contains(out, k) {
+		if !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 		if _, ok := names[k]; !ok {
@@ -326,15 +327,6 @@ func (p *prover) people(ids []int64, names map[string]string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *prover) add(c *candidate) {
@@ -402,7 +394,7 @@ func addOccurrence(occ []occurrence, weeks progression, key string) []occurrence
 }
 
 func appendKey(keys []string, k string) []string {
-	if contains(keys, k) {
+	if slices.Contains(keys, k) {
 		return keys
 	}
 	return append(keys, k)
@@ -571,7 +563,7 @@ func dayClashes(t *Timetable, sessions []Session, found func(kind ClashKind, res
 		for _, id := range s.StaffIDs {
 			name := t.staff[id].Name
 			k := personKey(name)
-			if contains(keys, k) {
+			if slices.Contains(keys, k) {
 				continue
 			}
 			keys = append(keys, k)

@@ -219,10 +219,16 @@ func (v *validator) className(c *Class) string {
 			staff = append(staff, p.Name)
 		}
 	}
-	if len(staff) > 0 {
-		name += " with " + joinAnd(staff)
+	return ClassName(name, staff)
+}
+
+// ClassName names a class as people do: "Board meeting with Laura Becker &
+// Ahmed Rahim".
+func ClassName(activity string, staff []string) string {
+	if len(staff) == 0 {
+		return activity
 	}
-	return name
+	return activity + " with " + joinAnd(staff)
 }
 
 func (v *validator) checkClassTimes() {

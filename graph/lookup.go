@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/koredyne/schedule/engine"
@@ -89,13 +88,12 @@ func (r *Resolver) staffList(ctx context.Context, ids []int64) ([]engine.Staff, 
 
 // rowByID finds a row of a state table that the timetable does not index.
 func rowByID[T any](list []T, id int64, key func(*T) int64) (*T, bool) {
-	for i := range list {
-		if key(&list[i]) == id {
-			v := list[i]
-			return &v, true
-		}
+	p, err := row(list, id, key, "")
+	if err != nil {
+		return nil, false
 	}
-	return nil, false
+	v := *p // a copy: the snapshot is shared
+	return &v, true
 }
 
 // sessions returns the views of computed sessions.
@@ -127,17 +125,6 @@ func optDate(d engine.Date) *engine.Date {
 		return nil
 	}
 	return &d
-}
-
-// className names a class as people do: "Boxing with Marco Reyes & Dana".
-func className(activity string, staff []string) string {
-	switch len(staff) {
-	case 0:
-		return activity
-	case 1:
-		return activity + " with " + staff[0]
-	}
-	return activity + " with " + strings.Join(staff[:len(staff)-1], ", ") + " & " + staff[len(staff)-1]
 }
 
 func plansOf(s engine.State, series int64) []engine.Plan {

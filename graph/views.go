@@ -58,7 +58,7 @@ func (v *views) class(id int64) (*model.Class, bool) {
 	for i, s := range view.Staff {
 		names[i] = s.Name
 	}
-	view.Name = className(a.Name, names)
+	view.Name = engine.ClassName(a.Name, names)
 	v.classes[id] = view
 	return view, true
 }

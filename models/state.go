@@ -1,10 +1,10 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/uptrace/bun"
 
@@ -109,20 +109,19 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, err
 // changes by their session, closure rooms ascending, empty lists as nil. A
 // state saved with SaveState and loaded again equals its canonical form.
 func Canonical(s *engine.State) {
-	byID := func(n int, id func(int) int64, swap func(i, j int)) {
-		sort.Sort(sorter{n: n, less: func(i, j int) bool { return id(i) < id(j) }, swap: swap})
-	}
-	byID(len(s.Rooms), func(i int) int64 { return s.Rooms[i].ID }, func(i, j int) { s.Rooms[i], s.Rooms[j] = s.Rooms[j], s.Rooms[i] })
-	byID(len(s.Staff), func(i int) int64 { return s.Staff[i].ID }, func(i, j int) { s.Staff[i], s.Staff[j] = s.Staff[j], s.Staff[i] })
-	byID(len(s.Activities), func(i int) int64 { return s.Activities[i].ID }, func(i, j int) { s.Activities[i], s.Activities[j] = s.Activities[j], s.Activities[i] })
-	byID(len(s.Classes), func(i int) int64 { return s.Classes[i].ID }, func(i, j int) { s.Classes[i], s.Classes[j] = s.Classes[j], s.Classes[i] })
-	byID(len(s.ClassTimes), func(i int) int64 { return s.ClassTimes[i].ID }, func(i, j int) { s.ClassTimes[i], s.ClassTimes[j] = s.ClassTimes[j], s.ClassTimes[i] })
-	byID(len(s.Series), func(i int) int64 { return s.Series[i].ID }, func(i, j int) { s.Series[i], s.Series[j] = s.Series[j], s.Series[i] })
-	byID(len(s.Entries), func(i int) int64 { return s.Entries[i].ID }, func(i, j int) { s.Entries[i], s.Entries[j] = s.Entries[j], s.Entries[i] })
-	byID(len(s.Plans), func(i int) int64 { return s.Plans[i].ID }, func(i, j int) { s.Plans[i], s.Plans[j] = s.Plans[j], s.Plans[i] })
-	byID(len(s.OneOffs), func(i int) int64 { return s.OneOffs[i].ID }, func(i, j int) { s.OneOffs[i], s.OneOffs[j] = s.OneOffs[j], s.OneOffs[i] })
-	byID(len(s.Closures), func(i int) int64 { return s.Closures[i].ID }, func(i, j int) { s.Closures[i], s.Closures[j] = s.Closures[j], s.Closures[i] })
-	sort.Slice(s.Changes, func(i, j int) bool { return refLess(s.Changes[i].Ref, s.Changes[j].Ref) })
+	slices.SortFunc(s.Rooms, func(a, b engine.Room) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Staff, func(a, b engine.Staff) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Activities, func(a, b engine.Activity) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Classes, func(a, b engine.Class) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.ClassTimes, func(a, b engine.ClassTime) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Series, func(a, b engine.Series) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Entries, func(a, b engine.Entry) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Plans, func(a, b engine.Plan) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.OneOffs, func(a, b engine.OneOff) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Closures, func(a, b engine.Closure) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Changes, func(a, b engine.DayChange) int {
+		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
+	})
 	for i := range s.Classes {
 		s.Classes[i].StaffIDs = nilIfEmpty(s.Classes[i].StaffIDs)
 	}
@@ -147,31 +146,11 @@ func Canonical(s *engine.State) {
 	s.Clients, s.Subscriptions = nil, nil
 }
 
-type sorter struct {
-	n    int
-	less func(i, j int) bool
-	swap func(i, j int)
-}
-
-func (s sorter) Len() int           { return s.n }
-func (s sorter) Less(i, j int) bool { return s.less(i, j) }
-func (s sorter) Swap(i, j int)      { s.swap(i, j) }
-
 func nilIfEmpty[T any](s []T) []T {
 	if len(s) == 0 {
 		return nil
 	}
 	return s
-}
-
-func refLess(a, b engine.SessionRef) bool {
-	if a.Date != b.Date {
-		return a.Date < b.Date
-	}
-	if a.ClassTimeID != b.ClassTimeID {
-		return a.ClassTimeID < b.ClassTimeID
-	}
-	return a.ClassID < b.ClassID
 }
 
 // Clone returns a deep copy of a state, so an edit never changes a snapshot
