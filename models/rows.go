@@ -46,6 +46,14 @@ func (d *Day) parse(s string) error {
 	return err
 }
 
+// versioned is the revision that last wrote a row of the schedule.
+type versioned struct {
+	Revision int64
+}
+
+func (v *versioned) setRevision(r int64) { v.Revision = r }
+func (v *versioned) revision() int64     { return v.Revision }
+
 // Business is a tenant. Revision grows with every committed write; the
 // schedule snapshot and calendar sync tokens are keyed by it.
 type Business struct {
@@ -59,6 +67,8 @@ type Business struct {
 	TimeZone  string
 	WeekStart int
 	Revision  int64
+	// SettingsRevision is the revision that last changed the settings.
+	SettingsRevision int64
 }
 
 // Settings returns the business as the engine sees it.
@@ -94,6 +104,7 @@ type APIToken struct {
 type Room struct {
 	bun.BaseModel `bun:"table:rooms"`
 
+	versioned
 	ID         int64 `bun:",pk,autoincrement"`
 	BusinessID int64
 	Name       string
@@ -109,6 +120,7 @@ func roomRow(b int64, r engine.Room) *Room {
 type Staff struct {
 	bun.BaseModel `bun:"table:staff"`
 
+	versioned
 	ID         int64 `bun:",pk,autoincrement"`
 	BusinessID int64
 	Name       string
@@ -121,6 +133,7 @@ func staffRow(b int64, s engine.Staff) *Staff { return &Staff{ID: s.ID, Business
 type Activity struct {
 	bun.BaseModel `bun:"table:activities"`
 
+	versioned
 	ID         int64 `bun:",pk,autoincrement"`
 	BusinessID int64
 	Name       string
@@ -139,6 +152,7 @@ func activityRow(b int64, a engine.Activity) *Activity {
 type Class struct {
 	bun.BaseModel `bun:"table:classes"`
 
+	versioned
 	ID         int64 `bun:",pk,autoincrement"`
 	BusinessID int64
 	ActivityID int64
@@ -168,6 +182,7 @@ func classStaffRows(b int64, c engine.Class) []ClassStaff {
 type ClassTime struct {
 	bun.BaseModel `bun:"table:class_times"`
 
+	versioned
 	ID            int64 `bun:",pk,autoincrement"`
 	BusinessID    int64
 	RoomID        int64
@@ -202,6 +217,7 @@ func classTimeRow(b int64, c engine.ClassTime) *ClassTime {
 type Series struct {
 	bun.BaseModel `bun:"table:series"`
 
+	versioned
 	ID         int64 `bun:",pk,autoincrement"`
 	BusinessID int64
 	Name       string
@@ -221,6 +237,7 @@ func seriesRow(b int64, s engine.Series) *Series {
 type SeriesEntry struct {
 	bun.BaseModel `bun:"table:series_entries"`
 
+	versioned
 	ID          int64 `bun:",pk,autoincrement"`
 	BusinessID  int64
 	SeriesID    int64
@@ -240,6 +257,7 @@ func entryRow(b int64, e engine.Entry) *SeriesEntry {
 type Plan struct {
 	bun.BaseModel `bun:"table:plans"`
 
+	versioned
 	ID               int64 `bun:",pk,autoincrement"`
 	BusinessID       int64
 	SeriesID         int64
@@ -293,6 +311,7 @@ func (r *Subscription) Engine() engine.Subscription {
 type OneOff struct {
 	bun.BaseModel `bun:"table:one_offs"`
 
+	versioned
 	ID            int64 `bun:",pk,autoincrement"`
 	BusinessID    int64
 	ClassID       int64
@@ -337,6 +356,7 @@ type OneOffClient struct {
 type DayChange struct {
 	bun.BaseModel `bun:"table:day_changes"`
 
+	versioned
 	ID          int64 `bun:",pk,autoincrement"`
 	BusinessID  int64
 	OrigDate    Day
@@ -397,6 +417,7 @@ func changeRow(b, id int64, c engine.DayChange) *DayChange {
 type Closure struct {
 	bun.BaseModel `bun:"table:closures"`
 
+	versioned
 	ID         int64 `bun:",pk,autoincrement"`
 	BusinessID int64
 	FromDate   Day
@@ -419,4 +440,29 @@ func (r *Closure) Engine() engine.Closure {
 
 func closureRow(b int64, c engine.Closure) *Closure {
 	return &Closure{ID: c.ID, BusinessID: b, FromDate: Day(c.From), ToDate: Day(c.To), Reason: c.Reason, Pause: c.Pause}
+}
+
+// RevisionTime is when a revision of a business was committed.
+type RevisionTime struct {
+	bun.BaseModel `bun:"table:revisions"`
+
+	BusinessID    int64
+	Revision      int64
+	CommittedUnix int64
+}
+
+// Tombstone records what a write removed that sessions depended on, so
+// that a session can still tell the revision that last changed it.
+type Tombstone struct {
+	bun.BaseModel `bun:"table:tombstones"`
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64
+	Revision    int64
+	Kind        string // "group", "change", "closure", "pause"
+	ClassTimeID int64  `bun:",nullzero"`
+	ClassID     int64  `bun:",nullzero"`
+	OrigDate    Day
+	FromDate    Day
+	ToDate      Day
 }

@@ -12,19 +12,24 @@ import (
 )
 
 // SaveState writes the difference between before (what the database holds
-// for business b) and after. Rows of after with a negative id are new: they
-// are inserted, get real ids, and every reference to them in after is
-// rewritten; the map from temporary to real ids is returned. after ends up
-// canonical (see Canonical), equal to what LoadState will read back.
-func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State, after *engine.State) (map[int64]int64, error) {
-	w := &saver{ctx: ctx, db: db, b: b.ID, ids: map[int64]int64{}}
+// for business b) and after, as revision rev. Rows of after with a negative
+// id are new: they are inserted, get real ids, and every reference to them
+// in after is rewritten; the map from temporary to real ids is returned.
+// after ends up canonical (see Canonical), equal to what LoadState will read
+// back. Every row written carries rev, what is removed leaves a tombstone,
+// and v (the versions of before, which SaveState changes) becomes the
+// versions of after.
+func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State, after *engine.State, rev int64, v *Versions) (map[int64]int64, error) {
+	w := &saver{ctx: ctx, db: db, b: b.ID, ids: map[int64]int64{}, rev: rev, v: v}
 	if !sameSettings(before.Business, after.Business) {
 		row := *b
 		row.SetSettings(after.Business)
-		if _, err := db.NewUpdate().Model(&row).Column("name", "kind", "currency", "time_zone", "week_start").WherePK().Exec(ctx); err != nil {
+		row.SettingsRevision = rev
+		if _, err := db.NewUpdate().Model(&row).Column("name", "kind", "currency", "time_zone", "week_start", "settings_revision").WherePK().Exec(ctx); err != nil {
 			return nil, fmt.Errorf("saving the business settings: %w", err)
 		}
 		*b = row
+		v.Settings = rev
 	}
 	// Inserts go in the order of references, and each table's new ids are
 	// written into after before the next table, so every row refers to real
@@ -50,6 +55,10 @@ func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State
 			return nil, err
 		}
 	}
+	if err := w.flushTombstones(); err != nil {
+		return nil, err
+	}
+	v.prepare()
 	return w.ids, nil
 }
 
@@ -59,11 +68,33 @@ func sameSettings(a, b engine.Business) bool {
 }
 
 type saver struct {
-	ctx context.Context
-	db  bun.IDB
-	b   int64
-	ids map[int64]int64
+	ctx    context.Context
+	db     bun.IDB
+	b      int64
+	ids    map[int64]int64
+	rev    int64
+	v      *Versions
+	stones []Tombstone
 }
+
+func (w *saver) tombstone(t Tombstone) {
+	t.BusinessID, t.Revision = w.b, w.rev
+	w.stones = append(w.stones, t)
+	w.v.addTombstone(t)
+}
+
+func (w *saver) flushTombstones() error {
+	if len(w.stones) == 0 {
+		return nil
+	}
+	if _, err := w.db.NewInsert().Model(&w.stones).Exec(w.ctx); err != nil {
+		return fmt.Errorf("recording removals: %w", err)
+	}
+	return nil
+}
+
+// revisioned is every schedule row: it carries the revision that wrote it.
+type revisioned interface{ setRevision(int64) }
 
 // tableSaver writes one table of the schedule.
 type tableSaver interface {
@@ -74,6 +105,7 @@ type tableSaver interface {
 
 // table describes how values of engine type T are stored as rows of type R.
 type table[T, R any] struct {
+	kind  Table
 	list  func(*engine.State) []T
 	id    func(*T) *int64
 	row   func(b int64, v T) R
@@ -81,22 +113,34 @@ type table[T, R any] struct {
 	// children, when set, rewrites the rows that belong to a value (a
 	// class's staff, a closure's rooms); fresh means nothing to delete first.
 	children func(w *saver, v T, fresh bool) error
+	// wrote and removed, when set, note a written or a removed value in the
+	// versions; by default a written row is noted by its id.
+	wrote   func(w *saver, v T)
+	removed func(w *saver, v T)
+}
+
+func (t table[T, R]) noteWritten(w *saver, v T) {
+	if t.wrote != nil {
+		t.wrote(w, v)
+		return
+	}
+	w.v.setRow(t.kind, *t.id(&v), w.rev)
 }
 
 var tables = []tableSaver{
-	table[engine.Room, Room]{
+	table[engine.Room, Room]{kind: RoomsTable,
 		list: func(s *engine.State) []engine.Room { return s.Rooms }, id: func(v *engine.Room) *int64 { return &v.ID },
 		row: func(b int64, v engine.Room) Room { return *roomRow(b, v) }, rowID: func(r *Room) int64 { return r.ID },
 	},
-	table[engine.Staff, Staff]{
+	table[engine.Staff, Staff]{kind: StaffTable,
 		list: func(s *engine.State) []engine.Staff { return s.Staff }, id: func(v *engine.Staff) *int64 { return &v.ID },
 		row: func(b int64, v engine.Staff) Staff { return *staffRow(b, v) }, rowID: func(r *Staff) int64 { return r.ID },
 	},
-	table[engine.Activity, Activity]{
+	table[engine.Activity, Activity]{kind: ActivitiesTable,
 		list: func(s *engine.State) []engine.Activity { return s.Activities }, id: func(v *engine.Activity) *int64 { return &v.ID },
 		row: func(b int64, v engine.Activity) Activity { return *activityRow(b, v) }, rowID: func(r *Activity) int64 { return r.ID },
 	},
-	table[engine.Class, Class]{
+	table[engine.Class, Class]{kind: ClassesTable,
 		list: func(s *engine.State) []engine.Class { return s.Classes }, id: func(v *engine.Class) *int64 { return &v.ID },
 		row: func(b int64, v engine.Class) Class { return *classRow(b, v) }, rowID: func(r *Class) int64 { return r.ID },
 		children: func(w *saver, v engine.Class, fresh bool) error {
@@ -104,27 +148,31 @@ var tables = []tableSaver{
 			return w.replaceChildren((*ClassStaff)(nil), "class_id", v.ID, fresh, &rows)
 		},
 	},
-	table[engine.ClassTime, ClassTime]{
+	table[engine.ClassTime, ClassTime]{kind: ClassTimesTable,
 		list: func(s *engine.State) []engine.ClassTime { return s.ClassTimes }, id: func(v *engine.ClassTime) *int64 { return &v.ID },
 		row: func(b int64, v engine.ClassTime) ClassTime { return *classTimeRow(b, v) }, rowID: func(r *ClassTime) int64 { return r.ID },
 	},
-	table[engine.Series, Series]{
+	table[engine.Series, Series]{kind: SeriesTable,
 		list: func(s *engine.State) []engine.Series { return s.Series }, id: func(v *engine.Series) *int64 { return &v.ID },
 		row: func(b int64, v engine.Series) Series { return *seriesRow(b, v) }, rowID: func(r *Series) int64 { return r.ID },
 	},
-	table[engine.Entry, SeriesEntry]{
+	table[engine.Entry, SeriesEntry]{kind: EntriesTable,
 		list: func(s *engine.State) []engine.Entry { return s.Entries }, id: func(v *engine.Entry) *int64 { return &v.ID },
 		row: func(b int64, v engine.Entry) SeriesEntry { return *entryRow(b, v) }, rowID: func(r *SeriesEntry) int64 { return r.ID },
+		wrote: func(w *saver, e engine.Entry) { w.v.bump(w.v.groups, [2]int64{e.ClassTimeID, e.ClassID}, w.rev) },
+		removed: func(w *saver, e engine.Entry) {
+			w.tombstone(Tombstone{Kind: "group", ClassTimeID: e.ClassTimeID, ClassID: e.ClassID})
+		},
 	},
-	table[engine.Plan, Plan]{
+	table[engine.Plan, Plan]{kind: PlansTable,
 		list: func(s *engine.State) []engine.Plan { return s.Plans }, id: func(v *engine.Plan) *int64 { return &v.ID },
 		row: func(b int64, v engine.Plan) Plan { return *planRow(b, v) }, rowID: func(r *Plan) int64 { return r.ID },
 	},
-	table[engine.OneOff, OneOff]{
+	table[engine.OneOff, OneOff]{kind: OneOffsTable,
 		list: func(s *engine.State) []engine.OneOff { return s.OneOffs }, id: func(v *engine.OneOff) *int64 { return &v.ID },
 		row: func(b int64, v engine.OneOff) OneOff { return *oneOffRow(b, v) }, rowID: func(r *OneOff) int64 { return r.ID },
 	},
-	table[engine.Closure, Closure]{
+	table[engine.Closure, Closure]{kind: ClosuresTable,
 		list: func(s *engine.State) []engine.Closure { return s.Closures }, id: func(v *engine.Closure) *int64 { return &v.ID },
 		row: func(b int64, v engine.Closure) Closure { return *closureRow(b, v) }, rowID: func(r *Closure) int64 { return r.ID },
 		children: func(w *saver, v engine.Closure, fresh bool) error {
@@ -133,6 +181,14 @@ var tables = []tableSaver{
 				rows[i] = ClosureRoom{BusinessID: w.b, ClosureID: v.ID, RoomID: r}
 			}
 			return w.replaceChildren((*ClosureRoom)(nil), "closure_id", v.ID, fresh, &rows)
+		},
+		wrote: func(w *saver, c engine.Closure) { w.v.setRow(ClosuresTable, c.ID, w.rev); w.v.addClosure(c, w.rev) },
+		removed: func(w *saver, c engine.Closure) {
+			kind := "closure"
+			if c.Pause {
+				kind = "pause"
+			}
+			w.tombstone(Tombstone{Kind: kind, FromDate: Day(c.From), ToDate: Day(c.To)})
 		},
 	},
 }
@@ -145,7 +201,9 @@ func (t table[T, R]) insert(w *saver, after *engine.State) error {
 		if id := *t.id(&list[i]); id < 0 {
 			v := list[i]
 			*t.id(&v) = 0
-			rows = append(rows, t.row(w.b, v))
+			r := t.row(w.b, v)
+			any(&r).(revisioned).setRevision(w.rev)
+			rows = append(rows, r)
 			temp = append(temp, id)
 		}
 	}
@@ -162,12 +220,14 @@ func (t table[T, R]) insert(w *saver, after *engine.State) error {
 		found[temp[i]], w.ids[temp[i]], fresh[id] = id, id, true
 	}
 	Remap(after, found)
-	if t.children != nil {
-		for _, v := range t.list(after) {
-			if fresh[*t.id(&v)] {
-				if err := t.children(w, v, true); err != nil {
-					return err
-				}
+	for _, v := range t.list(after) {
+		if !fresh[*t.id(&v)] {
+			continue
+		}
+		t.noteWritten(w, v)
+		if t.children != nil {
+			if err := t.children(w, v, true); err != nil {
+				return err
 			}
 		}
 	}
@@ -186,8 +246,13 @@ func (t table[T, R]) update(w *saver, before, after *engine.State) error {
 			continue
 		}
 		r := t.row(w.b, v)
+		any(&r).(revisioned).setRevision(w.rev)
 		if _, err := w.db.NewUpdate().Model(&r).WherePK().Where("business_id = ?", w.b).Exec(w.ctx); err != nil {
 			return fmt.Errorf("updating %T: %w", r, err)
+		}
+		t.noteWritten(w, v)
+		if t.removed != nil {
+			t.removed(w, *prev) // what it was no longer is
 		}
 		if t.children != nil {
 			if err := t.children(w, v, false); err != nil {
@@ -209,6 +274,9 @@ func (t table[T, R]) remove(w *saver, before, after *engine.State) error {
 	for i := range bl {
 		if id := *t.id(&bl[i]); !keep[id] {
 			gone = append(gone, id)
+			if t.removed != nil {
+				t.removed(w, bl[i])
+			}
 		}
 	}
 	if len(gone) == 0 {
@@ -256,6 +324,8 @@ func (w *saver) changes(before, after []engine.DayChange) error {
 			}
 		}
 		row := changeRow(w.b, 0, c)
+		row.Revision = w.rev
+		w.v.changes[c.Ref] = w.rev
 		if _, err := w.db.NewInsert().Model(row).Returning("id").Exec(w.ctx); err != nil {
 			return fmt.Errorf("saving a day change: %w", err)
 		}
@@ -274,6 +344,7 @@ func (w *saver) changes(before, after []engine.DayChange) error {
 			if err := w.deleteChange(c.Ref); err != nil {
 				return err
 			}
+			w.tombstone(Tombstone{Kind: "change", OrigDate: Day(c.Ref.Date), ClassTimeID: c.Ref.ClassTimeID, ClassID: c.Ref.ClassID})
 		}
 	}
 	return nil

@@ -12,14 +12,17 @@ import (
 )
 
 // LoadState reads the schedule of the business: everything the engine needs to
-// compute its days and clashes. Clients, subscriptions and the clients of
-// one-offs stay in the database (see Client). Run it inside a transaction so
-// that the tables are read at one point in time.
-func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, error) {
+// compute its days and clashes, and the revisions that wrote it. Clients,
+// subscriptions and the clients of one-offs stay in the database (see
+// Client). Run it inside a transaction so that the tables are read at one
+// point in time.
+func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, *Versions, error) {
 	settings, err := b.Settings()
 	if err != nil {
-		return engine.State{}, err
+		return engine.State{}, nil, err
 	}
+	v := newVersions()
+	v.Settings = b.SettingsRevision
 	s := engine.State{Business: settings}
 	id := b.ID
 	var (
@@ -48,17 +51,20 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, err
 		{&cover, "day_change_id, position"}, {&closures, "id"}, {&closed, "closure_id, room_id"},
 	} {
 		if err := db.NewSelect().Model(q.dest).Where("business_id = ?", id).OrderExpr(q.order).Scan(ctx); err != nil {
-			return engine.State{}, fmt.Errorf("loading %T: %w", q.dest, err)
+			return engine.State{}, nil, fmt.Errorf("loading %T: %w", q.dest, err)
 		}
 	}
 	for i := range rooms {
 		s.Rooms = append(s.Rooms, rooms[i].Engine())
+		v.setRow(RoomsTable, rooms[i].ID, rooms[i].Revision)
 	}
 	for i := range staff {
 		s.Staff = append(s.Staff, staff[i].Engine())
+		v.setRow(StaffTable, staff[i].ID, staff[i].Revision)
 	}
 	for i := range activities {
 		s.Activities = append(s.Activities, activities[i].Engine())
+		v.setRow(ActivitiesTable, activities[i].ID, activities[i].Revision)
 	}
 	staffOf := map[int64][]int64{}
 	for _, cs := range classStaff {
@@ -66,21 +72,26 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, err
 	}
 	for _, c := range classes {
 		s.Classes = append(s.Classes, engine.Class{ID: c.ID, ActivityID: c.ActivityID, StaffIDs: staffOf[c.ID]})
+		v.setRow(ClassesTable, c.ID, c.Revision)
 	}
 	for i := range classTimes {
 		s.ClassTimes = append(s.ClassTimes, classTimes[i].Engine())
+		v.setRow(ClassTimesTable, classTimes[i].ID, classTimes[i].Revision)
 	}
 	for i := range series {
 		s.Series = append(s.Series, series[i].Engine())
+		v.setRow(SeriesTable, series[i].ID, series[i].Revision)
 	}
 	for i := range entries {
 		s.Entries = append(s.Entries, entries[i].Engine())
+		v.bump(v.groups, [2]int64{entries[i].ClassTimeID, entries[i].ClassID}, entries[i].Revision)
 	}
 	for i := range plans {
 		s.Plans = append(s.Plans, plans[i].Engine())
 	}
 	for i := range oneOffs {
 		s.OneOffs = append(s.OneOffs, oneOffs[i].Engine())
+		v.setRow(OneOffsTable, oneOffs[i].ID, oneOffs[i].Revision)
 	}
 	coverOf := map[int64][]int64{}
 	for _, c := range cover {
@@ -92,6 +103,7 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, err
 			c.StaffIDs = coverOf[changes[i].ID]
 		}
 		s.Changes = append(s.Changes, c)
+		v.changes[c.Ref] = changes[i].Revision
 	}
 	roomsOf := map[int64][]int64{}
 	for _, c := range closed {
@@ -101,8 +113,12 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, err
 		c := closures[i].Engine()
 		c.RoomIDs = roomsOf[c.ID]
 		s.Closures = append(s.Closures, c)
+		v.addClosure(c, closures[i].Revision)
 	}
-	return s, nil
+	if err := loadVersions(ctx, db, v, id); err != nil {
+		return engine.State{}, nil, err
+	}
+	return s, v, nil
 }
 
 // Canonical puts a state in the order LoadState returns: tables by id, day

@@ -40,17 +40,18 @@ type Snapshot struct {
 	Business  Business
 	State     engine.State
 	Timetable *engine.Timetable
+	Versions  *Versions
 
 	mu      sync.Mutex
 	reports map[engine.Date]engine.Report
 }
 
-func newSnapshot(b Business, s engine.State) (*Snapshot, error) {
+func newSnapshot(b Business, s engine.State, v *Versions) (*Snapshot, error) {
 	tt, err := engine.New(s)
 	if err != nil {
 		return nil, fmt.Errorf("business %s at revision %d: %w", b.Slug, b.Revision, err)
 	}
-	return &Snapshot{Business: b, State: s, Timetable: tt}, nil
+	return &Snapshot{Business: b, State: s, Timetable: tt, Versions: v}, nil
 }
 
 // Today is the date in the business's time zone at now.
@@ -93,11 +94,11 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 			sn = c
 			return nil
 		}
-		st, err := b.LoadState(ctx, tx)
+		st, v, err := b.LoadState(ctx, tx)
 		if err != nil {
 			return err
 		}
-		sn, err = newSnapshot(*b, st)
+		sn, err = newSnapshot(*b, st, v)
 		return err
 	})
 	if err != nil {
@@ -232,11 +233,11 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		}
 		before := s.cached(businessID)
 		if before == nil || before.Business.Revision != b.Revision {
-			st, err := b.LoadState(ctx, tx)
+			st, v, err := b.LoadState(ctx, tx)
 			if err != nil {
 				return err
 			}
-			if before, err = newSnapshot(*b, st); err != nil {
+			if before, err = newSnapshot(*b, st, v); err != nil {
 				return err
 			}
 		}
@@ -248,7 +249,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return err
 		}
 		after := e.State
-		ids, err := SaveState(ctx, tx, b, before.State, &after)
+		rev, now := b.Revision+1, s.now()
+		versions := before.Versions.clone()
+		ids, err := SaveState(ctx, tx, b, before.State, &after, rev, versions)
 		if err != nil {
 			return err
 		}
@@ -262,15 +265,19 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 				return err
 			}
 		}
-		b.Revision++
+		b.Revision = rev
 		if _, err := tx.NewUpdate().Model(b).Column("revision").WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("bumping the revision: %w", err)
 		}
-		sn, err := newSnapshot(*b, after)
+		if _, err := tx.NewInsert().Model(&RevisionTime{BusinessID: b.ID, Revision: rev, CommittedUnix: now.Unix()}).Exec(ctx); err != nil {
+			return fmt.Errorf("recording the revision: %w", err)
+		}
+		versions.times[rev] = now.Unix()
+		sn, err := newSnapshot(*b, after, versions)
 		if err != nil {
 			return err
 		}
-		today := sn.Today(s.now())
+		today := sn.Today(now)
 		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids,
 			Clashes: engine.NewClashes(before.Clashes(today), sn.Clashes(today))}
 		if dryRun {
