@@ -74,6 +74,9 @@ func (r *Resolver) Handler() http.Handler {
 			return
 		}
 		ctx, err := r.authenticate(req.Context(), strings.TrimSpace(token))
+		if rq := requestFrom(ctx); rq != nil {
+			rq.base = r.baseURL(req)
+		}
 		if err != nil {
 			var api *apiError
 			if errors.As(err, &api) {

@@ -590,6 +590,49 @@ func (r *mutationResolver) RevokeToken(ctx context.Context, id int64) (*models.A
 	return models.RevokeToken(ctx, r.Store.DB, principal(ctx).BusinessID, id)
 }
 
+// RotateFeedToken is the resolver for the rotateFeedToken field.
+func (r *mutationResolver) RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
+		return "", err
+	}
+	cal, err := r.calendarOf(ctx, calendar)
+	if err != nil {
+		return "", err
+	}
+	token, err := models.RotateFeed(ctx, r.Store.DB, principal(ctx).BusinessID, cal)
+	if err != nil {
+		return "", err
+	}
+	return requestFrom(ctx).base + "/ics/" + token + ".ics", nil
+}
+
+// CreateAppPassword is the resolver for the createAppPassword field.
+func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
+		return nil, err
+	}
+	var staff int64
+	if staffID != nil {
+		if _, err := r.staffMember(ctx, *staffID); err != nil {
+			return nil, err
+		}
+		staff = *staffID
+	}
+	password, row, err := models.CreateAppPassword(ctx, r.Store.DB, principal(ctx).BusinessID, login, staff, role)
+	if err != nil {
+		return nil, err
+	}
+	return &model.AppPasswordPayload{Password: password, Info: row}, nil
+}
+
+// RevokeAppPassword is the resolver for the revokeAppPassword field.
+func (r *mutationResolver) RevokeAppPassword(ctx context.Context, id int64) (int64, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
+		return 0, err
+	}
+	return id, models.RevokeAppPassword(ctx, r.Store.DB, principal(ctx).BusinessID, id)
+}
+
 // Mutation returns generated.MutationResolver implementation.
 func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
 

@@ -14,6 +14,7 @@ import (
 type request struct {
 	principal models.Principal
 	loaders   *loaders
+	base      string // the server's URL, for URLs handed out
 
 	mu    sync.Mutex
 	snap  *models.Snapshot

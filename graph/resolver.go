@@ -14,4 +14,7 @@ import (
 type Resolver struct {
 	Store *models.Store
 	Log   *slog.Logger
+	// PublicURL is where clients reach the server ("https://cal.example.com"),
+	// for the URLs the API hands out; empty: the URL each request came to.
+	PublicURL string
 }

@@ -15,6 +15,19 @@ import (
 	"github.com/koredyne/schedule/models"
 )
 
+// Staff is the resolver for the staff field.
+func (r *appPasswordResolver) Staff(ctx context.Context, obj *models.AppPassword) (*engine.Staff, error) {
+	if obj.StaffID == 0 {
+		return nil, nil
+	}
+	return r.staffMember(ctx, obj.StaffID)
+}
+
+// FeedURL is the resolver for the feedUrl field.
+func (r *businessResolver) FeedURL(ctx context.Context, obj *models.Business) (string, error) {
+	return r.feedURL(ctx, models.CalendarOf("", 0))
+}
+
 // Kind is the resolver for the kind field.
 func (r *businessResolver) Kind(ctx context.Context, obj *models.Business) (engine.Kind, error) {
 	return engine.Kind(obj.Kind), nil
@@ -434,6 +447,20 @@ func (r *queryResolver) Tokens(ctx context.Context) ([]models.APIToken, error) {
 	return models.Tokens(ctx, r.Store.DB, principal(ctx).BusinessID)
 }
 
+// AppPasswords is the resolver for the appPasswords field.
+func (r *queryResolver) AppPasswords(ctx context.Context) ([]models.AppPassword, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
+		return nil, err
+	}
+	noCache(ctx)
+	return models.AppPasswords(ctx, r.Store.DB, principal(ctx).BusinessID)
+}
+
+// FeedURL is the resolver for the feedUrl field.
+func (r *roomResolver) FeedURL(ctx context.Context, obj *engine.Room) (string, error) {
+	return r.feedURL(ctx, models.CalendarOf("room", obj.ID))
+}
+
 // AnchorDate is the resolver for the anchorDate field.
 func (r *seriesResolver) AnchorDate(ctx context.Context, obj *engine.Series) (engine.Date, error) {
 	return obj.Anchor, nil
@@ -518,6 +545,11 @@ func (r *sessionRefResolver) Class(ctx context.Context, obj *engine.SessionRef) 
 	return r.class(ctx, obj.ClassID)
 }
 
+// FeedURL is the resolver for the feedUrl field.
+func (r *staffResolver) FeedURL(ctx context.Context, obj *engine.Staff) (string, error) {
+	return r.feedURL(ctx, models.CalendarOf("staff", obj.ID))
+}
+
 // Client is the resolver for the client field.
 func (r *subscriptionResolver) Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error) {
 	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
@@ -552,6 +584,9 @@ func (r *subscriptionResolver) EndDate(ctx context.Context, obj *engine.Subscrip
 	return optDate(obj.End), nil
 }
 
+// AppPassword returns generated.AppPasswordResolver implementation.
+func (r *Resolver) AppPassword() generated.AppPasswordResolver { return &appPasswordResolver{r} }
+
 // Business returns generated.BusinessResolver implementation.
 func (r *Resolver) Business() generated.BusinessResolver { return &businessResolver{r} }
 
@@ -579,6 +614,9 @@ func (r *Resolver) Plan() generated.PlanResolver { return &planResolver{r} }
 // Query returns generated.QueryResolver implementation.
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
+// Room returns generated.RoomResolver implementation.
+func (r *Resolver) Room() generated.RoomResolver { return &roomResolver{r} }
+
 // Series returns generated.SeriesResolver implementation.
 func (r *Resolver) Series() generated.SeriesResolver { return &seriesResolver{r} }
 
@@ -591,10 +629,14 @@ func (r *Resolver) SessionOrigin() generated.SessionOriginResolver { return &ses
 // SessionRef returns generated.SessionRefResolver implementation.
 func (r *Resolver) SessionRef() generated.SessionRefResolver { return &sessionRefResolver{r} }
 
+// Staff returns generated.StaffResolver implementation.
+func (r *Resolver) Staff() generated.StaffResolver { return &staffResolver{r} }
+
 // Subscription returns generated.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 
 type (
+	appPasswordResolver   struct{ *Resolver }
 	businessResolver      struct{ *Resolver }
 	clashResolver         struct{ *Resolver }
 	clashReportResolver   struct{ *Resolver }
@@ -604,9 +646,11 @@ type (
 	oneOffResolver        struct{ *Resolver }
 	planResolver          struct{ *Resolver }
 	queryResolver         struct{ *Resolver }
+	roomResolver          struct{ *Resolver }
 	seriesResolver        struct{ *Resolver }
 	seriesEntryResolver   struct{ *Resolver }
 	sessionOriginResolver struct{ *Resolver }
 	sessionRefResolver    struct{ *Resolver }
+	staffResolver         struct{ *Resolver }
 	subscriptionResolver  struct{ *Resolver }
 )

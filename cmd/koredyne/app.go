@@ -15,6 +15,7 @@ import (
 	"time"
 	_ "time/tzdata" // business time zones load on machines without a zone database
 
+	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/demo"
 	"github.com/koredyne/schedule/graph"
@@ -191,8 +192,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	api := &graph.Resolver{Store: store, Log: log}
+	calendars := caldav.NewHandler(store, log)
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api.Handler())
+	mux.Handle("/caldav/", calendars)
+	mux.Handle("/.well-known/caldav", calendars)
+	mux.Handle("/ics/", calendars)
 	mux.Handle("GET /{$}", graph.Playground("/graphql"))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ package generated
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -30,6 +31,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AppPassword() AppPasswordResolver
 	Business() BusinessResolver
 	Clash() ClashResolver
 	ClashReport() ClashReportResolver
@@ -40,10 +42,12 @@ type ResolverRoot interface {
 	OneOff() OneOffResolver
 	Plan() PlanResolver
 	Query() QueryResolver
+	Room() RoomResolver
 	Series() SeriesResolver
 	SeriesEntry() SeriesEntryResolver
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
+	Staff() StaffResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -64,8 +68,21 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	AppPassword struct {
+		ID    func(childComplexity int) int
+		Login func(childComplexity int) int
+		Role  func(childComplexity int) int
+		Staff func(childComplexity int) int
+	}
+
+	AppPasswordPayload struct {
+		Info     func(childComplexity int) int
+		Password func(childComplexity int) int
+	}
+
 	Business struct {
 		Currency  func(childComplexity int) int
+		FeedURL   func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Kind      func(childComplexity int) int
 		Name      func(childComplexity int) int
@@ -182,6 +199,7 @@ type ComplexityRoot struct {
 		ChangeSession      func(childComplexity int, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
 		ClearData          func(childComplexity int, dryRun *bool) int
 		CreateActivity     func(childComplexity int, input model.ActivityInput, dryRun *bool) int
+		CreateAppPassword  func(childComplexity int, login string, role models.Role, staffID *int64) int
 		CreateClass        func(childComplexity int, input model.ClassInput, dryRun *bool) int
 		CreateClassTime    func(childComplexity int, input model.ClassTimeInput, dryRun *bool) int
 		CreateClient       func(childComplexity int, input model.ClientInput, dryRun *bool) int
@@ -207,7 +225,9 @@ type ComplexityRoot struct {
 		LoadDemo           func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		ReplaceSeriesFrom  func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
 		RestoreSession     func(childComplexity int, ref model.SessionRefInput, dryRun *bool) int
+		RevokeAppPassword  func(childComplexity int, id int64) int
 		RevokeToken        func(childComplexity int, id int64) int
+		RotateFeedToken    func(childComplexity int, calendar model.CalendarInput) int
 		UpdateActivity     func(childComplexity int, id int64, input model.ActivityInput, dryRun *bool) int
 		UpdateBusiness     func(childComplexity int, input model.BusinessInput, dryRun *bool) int
 		UpdateClass        func(childComplexity int, id int64, input model.ClassInput, dryRun *bool) int
@@ -263,6 +283,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Activities    func(childComplexity int) int
+		AppPasswords  func(childComplexity int) int
 		Business      func(childComplexity int) int
 		Clashes       func(childComplexity int) int
 		ClassTimes    func(childComplexity int, roomID *int64) int
@@ -283,9 +304,10 @@ type ComplexityRoot struct {
 	}
 
 	Room struct {
-		ID    func(childComplexity int) int
-		Name  func(childComplexity int) int
-		Units func(childComplexity int) int
+		FeedURL func(childComplexity int) int
+		ID      func(childComplexity int) int
+		Name    func(childComplexity int) int
+		Units   func(childComplexity int) int
 	}
 
 	RoomPayload struct {
@@ -372,8 +394,9 @@ type ComplexityRoot struct {
 	}
 
 	Staff struct {
-		ID   func(childComplexity int) int
-		Name func(childComplexity int) int
+		FeedURL func(childComplexity int) int
+		ID      func(childComplexity int) int
+		Name    func(childComplexity int) int
 	}
 
 	StaffPayload struct {
@@ -430,7 +453,12 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AppPasswordResolver interface {
+	Staff(ctx context.Context, obj *models.AppPassword) (*engine.Staff, error)
+}
 type BusinessResolver interface {
+	FeedURL(ctx context.Context, obj *models.Business) (string, error)
+
 	Kind(ctx context.Context, obj *models.Business) (engine.Kind, error)
 
 	WeekStart(ctx context.Context, obj *models.Business) (time.Weekday, error)
@@ -509,6 +537,9 @@ type MutationResolver interface {
 	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
 	CreateToken(ctx context.Context, role models.Role, name *string) (*model.TokenPayload, error)
 	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
+	RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error)
+	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error)
+	RevokeAppPassword(ctx context.Context, id int64) (int64, error)
 }
 type OneOffResolver interface {
 	Class(ctx context.Context, obj *engine.OneOff) (*model.Class, error)
@@ -549,6 +580,10 @@ type QueryResolver interface {
 	Sessions(ctx context.Context, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) ([]model.Session, error)
 	Clashes(ctx context.Context) (*engine.Report, error)
 	Tokens(ctx context.Context) ([]models.APIToken, error)
+	AppPasswords(ctx context.Context) ([]models.AppPassword, error)
+}
+type RoomResolver interface {
+	FeedURL(ctx context.Context, obj *engine.Room) (string, error)
 }
 type SeriesResolver interface {
 	AnchorDate(ctx context.Context, obj *engine.Series) (engine.Date, error)
@@ -571,6 +606,9 @@ type SessionOriginResolver interface {
 type SessionRefResolver interface {
 	ClassTime(ctx context.Context, obj *engine.SessionRef) (*engine.ClassTime, error)
 	Class(ctx context.Context, obj *engine.SessionRef) (*model.Class, error)
+}
+type StaffResolver interface {
+	FeedURL(ctx context.Context, obj *engine.Staff) (string, error)
 }
 type SubscriptionResolver interface {
 	Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error)
@@ -642,12 +680,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ActivityPayload.Revision(childComplexity), true
 
+	case "AppPassword.id":
+		if e.ComplexityRoot.AppPassword.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPassword.ID(childComplexity), true
+	case "AppPassword.login":
+		if e.ComplexityRoot.AppPassword.Login == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPassword.Login(childComplexity), true
+	case "AppPassword.role":
+		if e.ComplexityRoot.AppPassword.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPassword.Role(childComplexity), true
+	case "AppPassword.staff":
+		if e.ComplexityRoot.AppPassword.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPassword.Staff(childComplexity), true
+
+	case "AppPasswordPayload.info":
+		if e.ComplexityRoot.AppPasswordPayload.Info == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.Info(childComplexity), true
+	case "AppPasswordPayload.password":
+		if e.ComplexityRoot.AppPasswordPayload.Password == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.Password(childComplexity), true
+
 	case "Business.currency":
 		if e.ComplexityRoot.Business.Currency == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Business.Currency(childComplexity), true
+	case "Business.feedUrl":
+		if e.ComplexityRoot.Business.FeedURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.FeedURL(childComplexity), true
 	case "Business.id":
 		if e.ComplexityRoot.Business.ID == nil {
 			break
@@ -1131,6 +1213,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateActivity(childComplexity, args["input"].(model.ActivityInput), args["dryRun"].(*bool)), true
+	case "Mutation.createAppPassword":
+		if e.ComplexityRoot.Mutation.CreateAppPassword == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAppPassword_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["login"].(string), args["role"].(models.Role), args["staffId"].(*int64)), true
 	case "Mutation.createClass":
 		if e.ComplexityRoot.Mutation.CreateClass == nil {
 			break
@@ -1406,6 +1499,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["ref"].(model.SessionRefInput), args["dryRun"].(*bool)), true
+	case "Mutation.revokeAppPassword":
+		if e.ComplexityRoot.Mutation.RevokeAppPassword == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeAppPassword_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeAppPassword(childComplexity, args["id"].(int64)), true
 	case "Mutation.revokeToken":
 		if e.ComplexityRoot.Mutation.RevokeToken == nil {
 			break
@@ -1417,6 +1521,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeToken(childComplexity, args["id"].(int64)), true
+	case "Mutation.rotateFeedToken":
+		if e.ComplexityRoot.Mutation.RotateFeedToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateFeedToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateFeedToken(childComplexity, args["calendar"].(model.CalendarInput)), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -1717,6 +1832,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Activities(childComplexity), true
+	case "Query.appPasswords":
+		if e.ComplexityRoot.Query.AppPasswords == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.AppPasswords(childComplexity), true
 	case "Query.business":
 		if e.ComplexityRoot.Query.Business == nil {
 			break
@@ -1861,6 +1982,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Vocabulary(childComplexity), true
 
+	case "Room.feedUrl":
+		if e.ComplexityRoot.Room.FeedURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Room.FeedURL(childComplexity), true
 	case "Room.id":
 		if e.ComplexityRoot.Room.ID == nil {
 			break
@@ -2225,6 +2352,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SessionRef.Date(childComplexity), true
 
+	case "Staff.feedUrl":
+		if e.ComplexityRoot.Staff.FeedURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Staff.FeedURL(childComplexity), true
 	case "Staff.id":
 		if e.ComplexityRoot.Staff.ID == nil {
 			break
@@ -2424,6 +2557,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("ActivityInput", ec.unmarshalInputActivityInput),
 			graphql.NewInputUnmarshaler("BusinessInput", ec.unmarshalInputBusinessInput),
+			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
 			graphql.NewInputUnmarshaler("ClassInput", ec.unmarshalInputClassInput),
 			graphql.NewInputUnmarshaler("ClassTimeInput", ec.unmarshalInputClassTimeInput),
 			graphql.NewInputUnmarshaler("ClientInput", ec.unmarshalInputClientInput),
@@ -2543,6 +2677,15 @@ type ClosurePayload implements Write { dryRun: Boolean!  revision: Int!  clashes
 "The session after the change, wherever it now happens."
 type SessionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  session: Session! }
 type DeletePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  id: ID! }
+type AppPasswordPayload {
+  "The password, shown this once."
+  password: String!
+  info: AppPassword!
+}
+
+"Which calendar: a staff member's, a room's, or (neither) the whole business's."
+input CalendarInput { staffId: ID  roomId: ID }
+
 type TokenPayload {
   "The secret, shown this once."
   token: String!
@@ -2675,6 +2818,12 @@ type Mutation {
 
   createToken(role: Role!, name: String): TokenPayload!
   revokeToken(id: ID!): Token!
+
+  "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL."
+  rotateFeedToken(calendar: CalendarInput!): String!
+  "A CalDAV login. Tied to a staff member with the STAFF role it shows only that member's calendar."
+  createAppPassword(login: String!, role: Role!, staffId: ID): AppPasswordPayload!
+  revokeAppPassword(id: ID!): ID!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `schema {
@@ -2697,6 +2846,8 @@ enum Role { OWNER MANAGER FRONT_DESK STAFF READ_ONLY }
 type Business {
   id: ID!
   slug: String!
+  "The plain .ics URL of the whole business's calendar (secret: anyone with it can read the calendar)."
+  feedUrl: String!
   name: String!
   kind: BusinessKind!
   currency: String!
@@ -2720,8 +2871,19 @@ type Vocabulary {
   printTitle: String!
 }
 
-type Room { id: ID!  name: String!  capacity: Int! }
-type Staff { id: ID!  name: String! }
+type Room {
+  id: ID!
+  name: String!
+  capacity: Int!
+  "The plain .ics URL of the room's calendar."
+  feedUrl: String!
+}
+type Staff {
+  id: ID!
+  name: String!
+  "The plain .ics URL of the staff member's calendar."
+  feedUrl: String!
+}
 type Activity { id: ID!  name: String!  color: String }
 
 "An activity given by one or more staff; the first is the main one."
@@ -2887,6 +3049,9 @@ type Clash {
 
 type Token { id: ID!  name: String!  role: Role! }
 
+"A CalDAV login: the login (or the business slug) and its password in HTTP Basic."
+type AppPassword { id: ID!  login: String!  role: Role!  staff: Staff }
+
 input SessionFilter { staffId: ID  roomId: ID  seriesId: ID  includeCancelled: Boolean }
 
 type Query {
@@ -2912,6 +3077,8 @@ type Query {
   clashes: ClashReport!
   "The business's API tokens (owners only)."
   tokens: [Token!]!
+  "The business's CalDAV logins (owners and managers)."
+  appPasswords: [AppPassword!]!
 }
 `, BuiltIn: false},
 }
@@ -2947,12 +3114,38 @@ func (ec *executionContext) childFields_ActivityPayload(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type ActivityPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_AppPassword(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AppPassword_id(ctx, field)
+	case "login":
+		return ec.fieldContext_AppPassword_login(ctx, field)
+	case "role":
+		return ec.fieldContext_AppPassword_role(ctx, field)
+	case "staff":
+		return ec.fieldContext_AppPassword_staff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppPassword", field.Name)
+}
+
+func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "password":
+		return ec.fieldContext_AppPasswordPayload_password(ctx, field)
+	case "info":
+		return ec.fieldContext_AppPasswordPayload_info(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppPasswordPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Business(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_Business_id(ctx, field)
 	case "slug":
 		return ec.fieldContext_Business_slug(ctx, field)
+	case "feedUrl":
+		return ec.fieldContext_Business_feedUrl(ctx, field)
 	case "name":
 		return ec.fieldContext_Business_name(ctx, field)
 	case "kind":
@@ -3259,6 +3452,8 @@ func (ec *executionContext) childFields_Room(ctx context.Context, field graphql.
 		return ec.fieldContext_Room_name(ctx, field)
 	case "capacity":
 		return ec.fieldContext_Room_capacity(ctx, field)
+	case "feedUrl":
+		return ec.fieldContext_Room_feedUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Room", field.Name)
 }
@@ -3435,6 +3630,8 @@ func (ec *executionContext) childFields_Staff(ctx context.Context, field graphql
 		return ec.fieldContext_Staff_id(ctx, field)
 	case "name":
 		return ec.fieldContext_Staff_name(ctx, field)
+	case "feedUrl":
+		return ec.fieldContext_Staff_feedUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Staff", field.Name)
 }
@@ -3776,6 +3973,36 @@ func (ec *executionContext) field_Mutation_createActivity_args(ctx context.Conte
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createAppPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "login",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["login"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "role",
+		func(ctx context.Context, v any) (models.Role, error) {
+			return ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["role"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["staffId"] = arg2
 	return args, nil
 }
 
@@ -4353,6 +4580,20 @@ func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_revokeAppPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_revokeToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4364,6 +4605,20 @@ func (ec *executionContext) field_Mutation_revokeToken_args(ctx context.Context,
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateFeedToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "calendar",
+		func(ctx context.Context, v any) (model.CalendarInput, error) {
+			return ec.unmarshalNCalendarInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["calendar"] = arg0
 	return args, nil
 }
 
@@ -5132,6 +5387,162 @@ func (ec *executionContext) fieldContext_ActivityPayload_activity(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _AppPassword_id(ctx context.Context, field graphql.CollectedField, obj *models.AppPassword) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPassword_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPassword_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPassword", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AppPassword_login(ctx context.Context, field graphql.CollectedField, obj *models.AppPassword) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPassword_login(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Login, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPassword_login(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPassword", field, false, false, "String")
+}
+
+func (ec *executionContext) _AppPassword_role(ctx context.Context, field graphql.CollectedField, obj *models.AppPassword) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPassword_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.Role) graphql.Marshaler {
+			return ec.marshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPassword_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPassword", field, false, false, "Role")
+}
+
+func (ec *executionContext) _AppPassword_staff(ctx context.Context, field graphql.CollectedField, obj *models.AppPassword) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPassword_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AppPassword().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AppPassword_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPassword",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppPasswordPayload_password(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_password(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Password, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _AppPasswordPayload_info(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_info(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Info, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.AppPassword) graphql.Marshaler {
+			return ec.marshalNAppPassword2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_info(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPassword(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Business_id(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5176,6 +5587,29 @@ func (ec *executionContext) _Business_slug(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Business_slug(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Business", field, false, false, "String")
+}
+
+func (ec *executionContext) _Business_feedUrl(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_feedUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().FeedURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Business_feedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "String")
 }
 
 func (ec *executionContext) _Business_name(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
@@ -8770,6 +9204,138 @@ func (ec *executionContext) fieldContext_Mutation_revokeToken(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_rotateFeedToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateFeedToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateFeedToken(ctx, fc.Args["calendar"].(model.CalendarInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateFeedToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateFeedToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAppPassword(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["login"].(string), fc.Args["role"].(models.Role), fc.Args["staffId"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
+			return ec.marshalNAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPasswordPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeAppPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeAppPassword(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeAppPassword(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OneOff_id(ctx context.Context, field graphql.CollectedField, obj *engine.OneOff) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10158,6 +10724,38 @@ func (ec *executionContext) fieldContext_Query_tokens(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_appPasswords(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_appPasswords(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().AppPasswords(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.AppPassword) graphql.Marshaler {
+			return ec.marshalNAppPassword2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPasswordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_appPasswords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPassword(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10301,6 +10899,29 @@ func (ec *executionContext) _Room_capacity(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Room_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Room", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Room_feedUrl(ctx context.Context, field graphql.CollectedField, obj *engine.Room) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Room_feedUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Room().FeedURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Room_feedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Room", field, true, true, "String")
 }
 
 func (ec *executionContext) _RoomPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.RoomPayload) (ret graphql.Marshaler) {
@@ -11860,6 +12481,29 @@ func (ec *executionContext) _Staff_name(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_Staff_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Staff", field, false, false, "String")
+}
+
+func (ec *executionContext) _Staff_feedUrl(ctx context.Context, field graphql.CollectedField, obj *engine.Staff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Staff_feedUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Staff().FeedURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Staff_feedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Staff", field, true, true, "String")
 }
 
 func (ec *executionContext) _StaffPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.StaffPayload) (ret graphql.Marshaler) {
@@ -13824,6 +14468,55 @@ func UnmarshalBusinessInput(ctx context.Context, raw any) (model.BusinessInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCalendarInput(ctx context.Context, obj any) (model.CalendarInput, error) {
+	var it model.CalendarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "roomId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCalendarInput unmarshals raw into the CalendarInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCalendarInput(ctx context.Context, raw any) (model.CalendarInput, error) {
+	var out model.CalendarInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CalendarInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputClassInput(ctx context.Context, obj any) (model.ClassInput, error) {
 	var it model.ClassInput
 	if obj == nil {
@@ -15035,6 +15728,93 @@ func (ec *executionContext) _ActivityPayload(ctx context.Context, sel ast.Select
 	return out
 }
 
+var appPasswordImplementors = []string{"AppPassword"}
+
+func (ec *executionContext) _AppPassword(ctx context.Context, sel ast.SelectionSet, obj *models.AppPassword) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appPasswordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppPassword")
+		case "id":
+			out.Values[i] = ec._AppPassword_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "login":
+			out.Values[i] = ec._AppPassword_login(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "role":
+			out.Values[i] = ec._AppPassword_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AppPassword_staff(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var appPasswordPayloadImplementors = []string{"AppPasswordPayload"}
+
+func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AppPasswordPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appPasswordPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppPasswordPayload")
+		case "password":
+			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "info":
+			out.Values[i] = ec._AppPasswordPayload_info(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var businessImplementors = []string{"Business"}
 
 func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet, obj *models.Business) graphql.Marshaler {
@@ -15056,6 +15836,12 @@ func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "feedUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_feedUrl(ctx, field, obj)
+				})
 		case "name":
 			out.Values[i] = ec._Business_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -16112,6 +16898,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "rotateFeedToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateFeedToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createAppPassword":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAppPassword(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeAppPassword":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeAppPassword(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16521,6 +17328,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_tokens(ctx, field)
 				})
+		case "appPasswords":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_appPasswords(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -16566,18 +17379,24 @@ func (ec *executionContext) _Room(ctx context.Context, sel ast.SelectionSet, obj
 		case "id":
 			out.Values[i] = ec._Room_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Room_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "capacity":
 			out.Values[i] = ec._Room_capacity(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "feedUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Room_feedUrl(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17155,13 +17974,19 @@ func (ec *executionContext) _Staff(ctx context.Context, sel ast.SelectionSet, ob
 		case "id":
 			out.Values[i] = ec._Staff_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Staff_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "feedUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Staff_feedUrl(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17923,6 +18748,42 @@ func (ec *executionContext) marshalNActivityPayload2ᚖgithubᚗcomᚋkoredyne�
 	return ec._ActivityPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAppPassword2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx context.Context, sel ast.SelectionSet, v models.AppPassword) graphql.Marshaler {
+	return ec._AppPassword(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAppPassword2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPasswordᚄ(ctx context.Context, sel ast.SelectionSet, v []models.AppPassword) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAppPassword2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAppPassword2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx context.Context, sel ast.SelectionSet, v *models.AppPassword) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AppPassword!")
+		return graphql.Null
+	}
+	return ec._AppPassword(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx context.Context, sel ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AppPasswordPayload!")
+		return graphql.Null
+	}
+	return ec._AppPasswordPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -17984,6 +18845,11 @@ func (ec *executionContext) marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyne�
 		return graphql.Null
 	}
 	return ec._BusinessPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCalendarInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarInput(ctx context.Context, v any) (model.CalendarInput, error) {
+	res, err := ec.unmarshalInputCalendarInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNClash2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClash(ctx context.Context, sel ast.SelectionSet, v engine.Clash) graphql.Marshaler {
@@ -19207,6 +20073,13 @@ func (ec *executionContext) marshalOSessionRef2ᚖgithubᚗcomᚋkoredyneᚋsche
 		return graphql.Null
 	}
 	return ec._SessionRef(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx context.Context, sel ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Staff(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {

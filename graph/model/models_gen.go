@@ -49,6 +49,12 @@ func (this ActivityPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+type AppPasswordPayload struct {
+	// The password, shown this once.
+	Password string              `json:"password"`
+	Info     *models.AppPassword `json:"info"`
+}
+
 type BusinessInput struct {
 	Name      *string       `json:"name,omitempty"`
 	Kind      *engine.Kind  `json:"kind,omitempty"`
@@ -80,6 +86,12 @@ func (this BusinessPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// Which calendar: a staff member's, a room's, or (neither) the whole business's.
+type CalendarInput struct {
+	StaffID *int64 `json:"staffId,omitempty"`
+	RoomID  *int64 `json:"roomId,omitempty"`
 }
 
 type ClassInput struct {

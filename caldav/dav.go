@@ -1,0 +1,463 @@
+package caldav
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+	webcaldav "github.com/emersion/go-webdav/caldav"
+
+	"github.com/koredyne/schedule/models"
+)
+
+func dav(local string) xml.Name   { return xml.Name{Space: nsDAV, Local: local} }
+func cal(local string) xml.Name   { return xml.Name{Space: nsCalDAV, Local: local} }
+func cs(local string) xml.Name    { return xml.Name{Space: nsCS, Local: local} }
+func apple(local string) xml.Name { return xml.Name{Space: nsApple, Local: local} }
+func hrefXML(p string) string     { return "<D:href>" + escape(p) + "</D:href>" }
+func propsOf(p *propReq) []xml.Name {
+	names := []xml.Name{}
+	if p != nil {
+		for _, n := range p.Names {
+			names = append(names, n.XMLName)
+		}
+	}
+	return names
+}
+
+// collected is a calendar's listing at one revision: its events in the
+// window, and the digest of their names and ETags that is its ctag and sync
+// token.
+type collected struct {
+	events []*event
+	items  map[string]string // name → ETag
+	token  string
+}
+
+func (h *Handler) collect(rd *renderer, c calendar) *collected {
+	events, _, _ := h.listing(rd, c)
+	sortEvents(events)
+	items := make(map[string]string, len(events))
+	names := make([]string, 0, len(events))
+	for _, e := range events {
+		items[e.name] = e.etag
+		names = append(names, e.name)
+	}
+	sort.Strings(names)
+	sum := sha256.New()
+	io.WriteString(sum, c.id)
+	for _, n := range names {
+		io.WriteString(sum, "\x00"+n+"\x00"+items[n])
+	}
+	return &collected{events: events, items: items, token: "urn:koredyne:sync:" + hex.EncodeToString(sum.Sum(nil)[:16])}
+}
+
+// remember stores the items behind a sync token handed out, so that a sync
+// from it later can say exactly what changed.
+func (h *Handler) remember(r *http.Request, user models.CalendarUser, c calendar, col *collected) error {
+	return models.SaveSync(r.Context(), h.Store.DB, user.BusinessID, c.id, col.token, col.items, h.Store.Now())
+}
+
+// propfind answers PROPFIND on the home, a calendar or an event.
+func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer, user models.CalendarUser, t target, c calendar) error {
+	if err := checkDepth(r); err != nil {
+		return err
+	}
+	var req propfindReq
+	body, _ := io.ReadAll(r.Body) // already read whole by ServeHTTP
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := xml.Unmarshal(body, &req); err != nil {
+			return fail(http.StatusBadRequest, "the request body is not well-formed XML: %v", err)
+		}
+	}
+	depth1 := r.Header.Get("Depth") == "1"
+	var out []response
+	switch t.kind {
+	case kindHome:
+		out = append(out, h.homeResponse(rd, user, &req))
+		if depth1 {
+			for _, c := range calendars(rd.sn, user) {
+				resp, err := h.calendarResponse(r, rd, user, c, &req)
+				if err != nil {
+					return err
+				}
+				out = append(out, resp)
+			}
+		}
+	case kindCalendar:
+		resp, err := h.calendarResponse(r, rd, user, c, &req)
+		if err != nil {
+			return err
+		}
+		out = append(out, resp)
+		if depth1 {
+			for _, e := range h.collect(rd, c).events {
+				out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil))
+			}
+		}
+	case kindObject:
+		e, ok := rd.byName(t.object)
+		if !ok || !c.keep(&e.session) {
+			return fail(http.StatusNotFound, "no such event")
+		}
+		out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil))
+	}
+	writeMultistatus(w, out, "")
+	return nil
+}
+
+// answer builds a response from the props a resource has: all of them for
+// allprop (except those only asked for by name), names only for propname.
+func answer(href string, have map[xml.Name]func() string, order []xml.Name, req *propfindReq, onlyNamed map[xml.Name]bool) response {
+	resp := response{href: href}
+	switch {
+	case req.PropName != nil:
+		for _, n := range order {
+			resp.found = append(resp.found, prop{name: n})
+		}
+	case req.Prop == nil || req.AllProp != nil:
+		for _, n := range order {
+			if !onlyNamed[n] {
+				resp.found = append(resp.found, prop{name: n, value: have[n]()})
+			}
+		}
+	default:
+		for _, n := range propsOf(req.Prop) {
+			if f, ok := have[n]; ok {
+				resp.found = append(resp.found, prop{name: n, value: f()})
+			} else {
+				resp.missing = append(resp.missing, n)
+			}
+		}
+	}
+	return resp
+}
+
+const readOnlyPrivileges = "<D:privilege><D:read/></D:privilege><D:privilege><D:read-current-user-privilege-set/></D:privilege>"
+
+func (h *Handler) homeResponse(rd *renderer, user models.CalendarUser, req *propfindReq) response {
+	principal := "/caldav/" + user.Login + "/"
+	have := map[xml.Name]func() string{
+		dav("resourcetype"):               func() string { return "<D:collection/>" },
+		dav("displayname"):                func() string { return escape(rd.sn.State.Business.Name) },
+		dav("current-user-principal"):     func() string { return hrefXML(principal) },
+		dav("owner"):                      func() string { return hrefXML(principal) },
+		dav("current-user-privilege-set"): func() string { return readOnlyPrivileges },
+	}
+	order := []xml.Name{dav("resourcetype"), dav("displayname"), dav("current-user-principal"), dav("owner"), dav("current-user-privilege-set")}
+	return answer(homePath(user), have, order, req, nil)
+}
+
+func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.CalendarUser, c calendar, req *propfindReq) (response, error) {
+	principal := "/caldav/" + user.Login + "/"
+	var col *collected
+	listing := func() *collected {
+		if col == nil {
+			col = h.collect(rd, c)
+		}
+		return col
+	}
+	var saveErr error
+	token := func() string {
+		col := listing()
+		if err := h.remember(r, user, c, col); err != nil {
+			saveErr = err
+		}
+		return escape(col.token)
+	}
+	have := map[xml.Name]func() string{
+		dav("resourcetype"):               func() string { return "<D:collection/><C:calendar/>" },
+		dav("displayname"):                func() string { return escape(c.name) },
+		dav("current-user-principal"):     func() string { return hrefXML(principal) },
+		dav("owner"):                      func() string { return hrefXML(principal) },
+		dav("current-user-privilege-set"): func() string { return readOnlyPrivileges },
+		dav("supported-report-set"): func() string {
+			return "<D:supported-report><D:report><C:calendar-query/></D:report></D:supported-report>" +
+				"<D:supported-report><D:report><C:calendar-multiget/></D:report></D:supported-report>" +
+				"<D:supported-report><D:report><D:sync-collection/></D:report></D:supported-report>"
+		},
+		dav("sync-token"): token,
+		cs("getctag"):     token,
+		cal("calendar-description"): func() string {
+			return escape("Computed sessions of " + rd.sn.State.Business.Name + ", read-only")
+		},
+		cal("supported-calendar-component-set"): func() string { return `<C:comp name="VEVENT"/>` },
+		cal("supported-calendar-data"):          func() string { return `<C:calendar-data content-type="text/calendar" version="2.0"/>` },
+		cal("calendar-timezone"): func() string {
+			return escape(objectStart + vtimezone(rd.loc, h.Store.Now(), h.Store.Now().Add(366*24*time.Hour)).Serialize(serial) + "END:VCALENDAR\r\n")
+		},
+		cal("max-resource-size"): func() string { return strconv.Itoa(MaxBody) },
+		apple("calendar-color"):  func() string { return c.color },
+	}
+	order := []xml.Name{dav("resourcetype"), dav("displayname"), dav("current-user-principal"), dav("owner"),
+		dav("current-user-privilege-set"), dav("supported-report-set"), dav("sync-token"), cs("getctag"),
+		cal("calendar-description"), cal("supported-calendar-component-set"), cal("supported-calendar-data"),
+		cal("calendar-timezone"), cal("max-resource-size"), apple("calendar-color")}
+	resp := answer(calendarPath(user, c.id), have, order, req, map[xml.Name]bool{cal("calendar-timezone"): true})
+	return resp, saveErr
+}
+
+// objectResponse answers for one event; calendar-data is given when asked
+// for by name.
+func objectResponse(base string, e *event, p *propReq, all, names bool) response {
+	have := map[xml.Name]func() string{
+		dav("getetag"):          func() string { return escape(`"` + e.etag + `"`) },
+		dav("getcontenttype"):   func() string { return "text/calendar; charset=utf-8; component=vevent" },
+		dav("getcontentlength"): func() string { return strconv.Itoa(len(e.object)) },
+		dav("getlastmodified"):  func() string { return e.modified.UTC().Format(http.TimeFormat) },
+		dav("resourcetype"):     func() string { return "" },
+		cal("calendar-data"):    func() string { return escape(string(e.object)) },
+	}
+	order := []xml.Name{dav("getetag"), dav("getcontenttype"), dav("getcontentlength"), dav("getlastmodified"), dav("resourcetype")}
+	req := &propfindReq{Prop: p}
+	if names {
+		req.PropName = &struct{}{}
+	} else if all {
+		req.AllProp, req.Prop = &struct{}{}, nil
+	}
+	return answer(base+e.name, have, order, req, nil)
+}
+
+// report answers REPORT on a calendar: calendar-query, calendar-multiget
+// and sync-collection.
+func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, user models.CalendarUser, c calendar) error {
+	body, _ := io.ReadAll(r.Body) // already read whole by ServeHTTP
+	name, err := rootName(body)
+	if err != nil {
+		return err
+	}
+	base := calendarPath(user, c.id)
+	switch name {
+	case cal("calendar-query"):
+		var q calendarQuery
+		if err := xml.Unmarshal(body, &q); err != nil {
+			return fail(http.StatusBadRequest, "the calendar-query is not well-formed: %v", err)
+		}
+		events, err := h.query(rd, c, &q)
+		if err != nil {
+			return err
+		}
+		out := make([]response, 0, len(events))
+		for _, e := range events {
+			out = append(out, objectResponse(base, e, q.Prop, q.AllProp != nil, q.PropName != nil))
+		}
+		writeMultistatus(w, out, "")
+		return nil
+	case cal("calendar-multiget"):
+		var m multiget
+		if err := xml.Unmarshal(body, &m); err != nil {
+			return fail(http.StatusBadRequest, "the calendar-multiget is not well-formed: %v", err)
+		}
+		out := make([]response, 0, len(m.Hrefs))
+		for _, href := range m.Hrefs {
+			p := href
+			if u, err := url.Parse(strings.TrimSpace(href)); err == nil {
+				p = u.Path
+			}
+			e, ok := rd.byName(path.Base(p))
+			if !ok || path.Dir(path.Clean(p))+"/" != base || !c.keep(&e.session) {
+				out = append(out, response{href: strings.TrimSpace(href), status: http.StatusNotFound})
+				continue
+			}
+			out = append(out, objectResponse(base, e, m.Prop, m.AllProp != nil, m.PropName != nil))
+		}
+		writeMultistatus(w, out, "")
+		return nil
+	case dav("sync-collection"):
+		var s syncCollection
+		if err := xml.Unmarshal(body, &s); err != nil {
+			return fail(http.StatusBadRequest, "the sync-collection is not well-formed: %v", err)
+		}
+		return h.sync(w, r, rd, user, c, &s)
+	}
+	return precondition(http.StatusForbidden, nsDAV, "supported-report", "the %s report is not supported here", name.Local)
+}
+
+// sync answers sync-collection (RFC 6578): everything for an empty token,
+// the hrefs that changed or vanished since a known one, 403
+// valid-sync-token for one that is unknown or expired.
+func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, user models.CalendarUser, c calendar, s *syncCollection) error {
+	if lvl := strings.TrimSpace(s.SyncLevel); lvl != "" && lvl != "1" {
+		return precondition(http.StatusForbidden, nsDAV, "sync-traversal-supported", "only sync-level 1 is supported")
+	}
+	base := calendarPath(user, c.id)
+	col := h.collect(rd, c)
+	var before map[string]string
+	if token := strings.TrimSpace(s.SyncToken); token != "" {
+		items, ok, err := models.LoadSync(r.Context(), h.Store.DB, user.BusinessID, c.id, token)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return precondition(http.StatusForbidden, nsDAV, "valid-sync-token", "this sync token is unknown or has expired: sync afresh")
+		}
+		before = items
+	}
+	if err := h.remember(r, user, c, col); err != nil {
+		return err
+	}
+	var out []response
+	for _, e := range col.events {
+		if before[e.name] != e.etag {
+			out = append(out, objectResponse(base, e, s.Prop, s.AllProp != nil || s.Prop == nil, false))
+		}
+	}
+	gone := make([]string, 0)
+	for name := range before {
+		if _, ok := col.items[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		out = append(out, response{href: base + name, status: http.StatusNotFound})
+	}
+	writeMultistatus(w, out, col.token)
+	return nil
+}
+
+// query answers a calendar-query: the comp filter's time range is computed
+// for whatever range is asked (at most MaxQueryDays long); other filters are
+// left to go-webdav's matcher.
+func (h *Handler) query(rd *renderer, c calendar, q *calendarQuery) ([]*event, error) {
+	if q.Filter == nil || q.Filter.CompFilter.Name != "VCALENDAR" {
+		return nil, precondition(http.StatusForbidden, nsCalDAV, "valid-filter", "a calendar-query filters on VCALENDAR")
+	}
+	top := q.Filter.CompFilter
+	if top.IsNotDefined != nil {
+		return nil, nil
+	}
+	if len(top.CompFilters) == 0 {
+		events, _, _ := h.listing(rd, c)
+		sortEvents(events)
+		return events, nil
+	}
+	var out []*event
+	seen := map[string]bool{}
+	for _, f := range top.CompFilters {
+		if f.Name != "VEVENT" || f.IsNotDefined != nil {
+			continue // only events are published
+		}
+		events, err := h.timeRange(rd, c, f.TimeRange)
+		if err != nil {
+			return nil, err
+		}
+		if len(f.PropFilters) > 0 || len(f.CompFilters) > 0 {
+			if events, err = matchFilters(events, f); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range events {
+			if !seen[e.name] {
+				seen[e.name] = true
+				out = append(out, e)
+			}
+		}
+	}
+	sortEvents(out)
+	return out, nil
+}
+
+// timeRange renders the events of a calendar in a time range; a missing
+// bound is the listing window's.
+func (h *Handler) timeRange(rd *renderer, c calendar, tr *timeRange) ([]*event, error) {
+	wfrom, wto := h.window(rd)
+	start, end := wfrom.At(0, rd.loc), wto.At(0, rd.loc)
+	if tr != nil {
+		var err error
+		if tr.Start != "" {
+			if start, err = parseTime(tr.Start); err != nil {
+				return nil, err
+			}
+			if tr.End == "" {
+				end = start.Add(time.Duration(7*h.Ahead) * 24 * time.Hour)
+			}
+		}
+		if tr.End != "" {
+			if end, err = parseTime(tr.End); err != nil {
+				return nil, err
+			}
+			if tr.Start == "" {
+				start = end.Add(-time.Duration(7*h.Back) * 24 * time.Hour)
+			}
+		}
+	}
+	switch {
+	case !end.After(start):
+		return nil, fail(http.StatusBadRequest, "the time range ends (%s) before it starts (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))
+	case end.Sub(start) > MaxQueryDays*24*time.Hour:
+		return nil, fail(http.StatusBadRequest, "ask for at most %d days at a time", MaxQueryDays)
+	case start.Year() < 1 || end.Year() > 9999:
+		return nil, fail(http.StatusBadRequest, "the time range is outside the years 1 to 9999")
+	}
+	return rd.inRange(start, end, c.keep), nil
+}
+
+// matchFilters applies prop and nested comp filters with go-webdav's
+// matcher (RFC 4791 §9.7) to the parsed events.
+func matchFilters(events []*event, f compFilter) ([]*event, error) {
+	filter := webcaldav.CompFilter{Name: "VCALENDAR", Comps: []webcaldav.CompFilter{toWebdav(f)}}
+	filter.Comps[0].Start, filter.Comps[0].End = time.Time{}, time.Time{} // the range is already applied
+	var out []*event
+	for _, e := range events {
+		data, err := ical.NewDecoder(bytes.NewReader(e.object)).Decode()
+		if err != nil {
+			return nil, err
+		}
+		ok, err := webcaldav.Match(filter, &webcaldav.CalendarObject{Data: data})
+		if err != nil {
+			return nil, fail(http.StatusBadRequest, "the filter cannot be applied: %v", err)
+		}
+		if ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func toWebdav(f compFilter) webcaldav.CompFilter {
+	out := webcaldav.CompFilter{Name: f.Name, IsNotDefined: f.IsNotDefined != nil}
+	if f.TimeRange != nil {
+		out.Start, _ = parseTimeOrZero(f.TimeRange.Start)
+		out.End, _ = parseTimeOrZero(f.TimeRange.End)
+	}
+	for _, p := range f.PropFilters {
+		pf := webcaldav.PropFilter{Name: p.Name, IsNotDefined: p.IsNotDefined != nil}
+		if p.TextMatch != nil {
+			pf.TextMatch = &webcaldav.TextMatch{Text: p.TextMatch.Text, NegateCondition: p.TextMatch.NegateCondition == "yes"}
+		}
+		if p.TimeRange != nil {
+			pf.Start, _ = parseTimeOrZero(p.TimeRange.Start)
+			pf.End, _ = parseTimeOrZero(p.TimeRange.End)
+		}
+		for _, pp := range p.ParamFilters {
+			wpp := webcaldav.ParamFilter{Name: pp.Name, IsNotDefined: pp.IsNotDefined != nil}
+			if pp.TextMatch != nil {
+				wpp.TextMatch = &webcaldav.TextMatch{Text: pp.TextMatch.Text, NegateCondition: pp.TextMatch.NegateCondition == "yes"}
+			}
+			pf.ParamFilter = append(pf.ParamFilter, wpp)
+		}
+		out.Props = append(out.Props, pf)
+	}
+	for _, c := range f.CompFilters {
+		out.Comps = append(out.Comps, toWebdav(c))
+	}
+	return out
+}
+
+func parseTimeOrZero(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return parseTime(s)
+}

@@ -1,0 +1,304 @@
+package caldav
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	ics "github.com/arran4/golang-ical"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+)
+
+// serial is how everything here is written: CRLF line ends and lines
+// folded at 75 octets, as RFC 5545 requires (golang-ical writes LF unless
+// told otherwise).
+var serial = &ics.SerializationConfiguration{MaxLength: 75, PropertyMaxLength: 75, NewLine: "\r\n"}
+
+// calendarStart is the opening of a VCALENDAR up to its components; name,
+// when set, is the calendar's display name for clients that subscribe by URL.
+func calendarStart(name string, loc *time.Location) string {
+	cal := ics.NewCalendar()
+	cal.SetProductId("-//Koredyne//Schedule//EN")
+	cal.SetCalscale("GREGORIAN")
+	if name != "" {
+		cal.SetXWRCalName(name)
+		cal.SetXWRTimezone(loc.String())
+	}
+	return strings.TrimSuffix(cal.Serialize(serial), "END:VCALENDAR\r\n")
+}
+
+var objectStart = calendarStart("", nil)
+
+// event is one computed session as iCalendar. Its VEVENT is the same bytes
+// in a feed and in CalDAV: there is one rendering path.
+type event struct {
+	name       string // file name in a calendar collection: "s-2026-10-06-12-7.ics"
+	start, end time.Time
+	session    engine.Session
+	vevent     string // the VEVENT, CRLF-terminated lines
+	object     []byte // the CalDAV resource: VCALENDAR with its VTIMEZONE and the VEVENT
+	etag       string // strong, of object
+	modified   time.Time
+}
+
+// renderer renders the sessions of one snapshot and keeps what it has
+// rendered: a snapshot never changes, so neither do its events.
+type renderer struct {
+	sn    *models.Snapshot
+	loc   *time.Location
+	words engine.Vocabulary
+
+	mu     sync.Mutex
+	events map[string]*event
+	zones  map[int64]string // VTIMEZONE of one zone period, by its start
+}
+
+func newRenderer(sn *models.Snapshot) *renderer {
+	return &renderer{sn: sn, loc: sn.State.Business.Location, words: engine.Words(sn.State.Business.Kind),
+		events: map[string]*event{}, zones: map[int64]string{}}
+}
+
+// eventName is the file name of a session: its identity, so a moved or
+// changed session keeps its resource and updates in place.
+func eventName(s *engine.Session) string {
+	return strings.ReplaceAll(s.Key(), "/", "-") + ".ics"
+}
+
+// uid is the session's identity, stable across edits and unique across
+// businesses.
+func (r *renderer) uid(s *engine.Session) string {
+	return strings.ReplaceAll(s.Key(), "/", "-") + "@" + r.sn.Business.Slug + ".koredyne"
+}
+
+// events renders the sessions of days from..to (to exclusive) that keep
+// returns true for.
+func (r *renderer) sessions(from, to engine.Date, keep func(*engine.Session) bool) []*event {
+	var out []*event
+	for d := from; d < to; d++ {
+		sessions := r.sn.Timetable.Day(d)
+		for i := range sessions {
+			if keep(&sessions[i]) {
+				out = append(out, r.event(&sessions[i]))
+			}
+		}
+	}
+	return out
+}
+
+// inRange renders the sessions that overlap the instants [start, end), the
+// test of RFC 4791 §9.9: an event that ends exactly at start is out.
+func (r *renderer) inRange(start, end time.Time, keep func(*engine.Session) bool) []*event {
+	from := engine.DateOf(start.In(r.loc)).AddDays(-1)
+	to := engine.DateOf(end.In(r.loc)).AddDays(1)
+	var out []*event
+	for _, e := range r.sessions(from, to, keep) {
+		if e.start.Before(end) && e.end.After(start) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// byName finds the event of a file name, if its session happens.
+func (r *renderer) byName(name string) (*event, bool) {
+	key, ok := strings.CutSuffix(name, ".ics")
+	if !ok {
+		return nil, false
+	}
+	tt := r.sn.Timetable
+	if id, ok := strings.CutPrefix(key, "o-"); ok {
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		for _, o := range r.sn.State.OneOffs {
+			if o.ID == n {
+				for _, s := range tt.Day(o.Date) {
+					if s.OneOffID == n {
+						return r.event(&s), true
+					}
+				}
+			}
+		}
+		return nil, false
+	}
+	// s-YYYY-MM-DD-<class time>-<class>
+	parts := strings.Split(strings.TrimPrefix(key, "s-"), "-")
+	if !strings.HasPrefix(key, "s-") || len(parts) != 5 {
+		return nil, false
+	}
+	date, err := engine.ParseDate(strings.Join(parts[:3], "-"))
+	ct, err2 := strconv.ParseInt(parts[3], 10, 64)
+	class, err3 := strconv.ParseInt(parts[4], 10, 64)
+	if err != nil || err2 != nil || err3 != nil {
+		return nil, false
+	}
+	s, ok := tt.Session(engine.SessionRef{Date: date, ClassTimeID: ct, ClassID: class})
+	if !ok {
+		return nil, false
+	}
+	return r.event(&s), true
+}
+
+func (r *renderer) event(s *engine.Session) *event {
+	key := s.Key()
+	r.mu.Lock()
+	e, ok := r.events[key]
+	r.mu.Unlock()
+	if ok {
+		return e
+	}
+	e = r.render(s)
+	r.mu.Lock()
+	r.events[key] = e
+	r.mu.Unlock()
+	return e
+}
+
+// render writes one session as a VEVENT. DTSTART and DTEND are wall-clock
+// times in the business's zone; a time that does not exist (the
+// spring-forward gap) is the instant RFC 5545 gives it, written with the
+// local time that instant has; a repeated one is the first.
+func (r *renderer) render(s *engine.Session) *event {
+	tt := r.sn.Timetable
+	start, end := s.Date.At(s.Start, r.loc), s.Date.At(s.End, r.loc)
+	version := r.sn.Versions.Session(tt, s)
+	modified := r.sn.Versions.Time(version)
+	if modified.IsZero() {
+		modified = time.Unix(0, 0).UTC()
+	}
+
+	class, _ := tt.Class(s.ClassID)
+	activity, _ := tt.Activity(class.ActivityID)
+	room, _ := tt.Room(s.RoomID)
+	var staff []string
+	for _, id := range s.StaffIDs {
+		if p, ok := tt.StaffMember(id); ok {
+			staff = append(staff, p.Name)
+		}
+	}
+
+	ev := ics.NewEvent(r.uid(s))
+	ev.SetDtStampTime(modified)
+	ev.SetProperty(ics.ComponentPropertyDtStart, start.In(r.loc).Format("20060102T150405"), ics.WithTZID(r.loc.String()))
+	ev.SetProperty(ics.ComponentPropertyDtEnd, end.In(r.loc).Format("20060102T150405"), ics.WithTZID(r.loc.String()))
+	summary := activity.Name
+	if s.Label != "" && !strings.EqualFold(s.Label, activity.Name) {
+		summary += " · " + s.Label
+	}
+	ev.SetSummary(summary)
+	ev.SetLocation(room.Name)
+
+	var desc []string
+	if len(staff) > 0 {
+		w := r.words.Staff.Title()
+		if len(staff) > 1 {
+			w = capitalize(r.words.Staff.Many)
+		}
+		desc = append(desc, w+": "+strings.Join(staff, ", "))
+	}
+	for _, sw := range s.Series {
+		sr, _ := tt.SeriesByID(sw.SeriesID)
+		line := r.words.Series.Title() + ": " + sr.Name
+		if sw.Cycle > 1 {
+			line += fmt.Sprintf(" (W%d/%d)", sw.Week, sw.Cycle)
+		}
+		desc = append(desc, line)
+	}
+	if s.IsOneOff() {
+		desc = append(desc, "One-off "+r.words.Class.One)
+	}
+	if s.Moved() {
+		desc = append(desc, "Moved from "+s.Origin.Date.Short(0))
+	}
+	if s.Note != "" && s.Note != s.Reason {
+		desc = append(desc, s.Note)
+	}
+	if s.Cancelled {
+		line := "Cancelled"
+		if s.Reason != "" {
+			line += ": " + s.Reason
+		}
+		desc = append(desc, line)
+	}
+	ev.SetDescription(strings.Join(desc, "\n"))
+	ev.AddCategory(activity.Name)
+	if s.Cancelled {
+		ev.SetStatus(ics.ObjectStatusCancelled)
+	} else {
+		ev.SetStatus(ics.ObjectStatusConfirmed)
+	}
+	ev.SetModifiedAt(modified)
+	ev.SetSequence(int(version))
+
+	vevent := ev.Serialize(serial)
+	object := objectStart + r.zone(start, end) + vevent + "END:VCALENDAR\r\n"
+	sum := sha256.Sum256([]byte(object))
+	return &event{
+		name: eventName(s), start: start, end: end, session: *s,
+		vevent: vevent, object: []byte(object), etag: hex.EncodeToString(sum[:16]), modified: modified,
+	}
+}
+
+// zone is the VTIMEZONE for an event: the zone period in force at its start
+// and any change of offset before its end.
+func (r *renderer) zone(start, end time.Time) string {
+	ps, _ := start.In(r.loc).ZoneBounds()
+	key := ps.Unix()
+	r.mu.Lock()
+	z, ok := r.zones[key]
+	r.mu.Unlock()
+	if ok && !crosses(start, end, r.loc) {
+		return z
+	}
+	z = vtimezone(r.loc, start, end).Serialize(serial)
+	if !crosses(start, end, r.loc) {
+		r.mu.Lock()
+		r.zones[key] = z
+		r.mu.Unlock()
+	}
+	return z
+}
+
+// crosses reports whether the offset changes between start and end.
+func crosses(start, end time.Time, loc *time.Location) bool {
+	_, zoneEnd := start.In(loc).ZoneBounds()
+	return !zoneEnd.IsZero() && zoneEnd.Before(end)
+}
+
+// feed writes a whole calendar: one VTIMEZONE covering the events, and
+// their VEVENTs, the same bytes CalDAV serves for each.
+func (r *renderer) feed(name string, events []*event, from, to time.Time) []byte {
+	var b strings.Builder
+	b.WriteString(calendarStart(name, r.loc))
+	b.WriteString(vtimezone(r.loc, from, to).Serialize(serial))
+	for _, e := range events {
+		b.WriteString(e.vevent)
+	}
+	b.WriteString("END:VCALENDAR\r\n")
+	return []byte(b.String())
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// sortEvents orders events by start, then name, so listings are stable.
+func sortEvents(es []*event) {
+	slices.SortFunc(es, func(a, b *event) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+}

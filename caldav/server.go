@@ -1,0 +1,399 @@
+package caldav
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-ical"
+	"github.com/emersion/go-webdav"
+	webcaldav "github.com/emersion/go-webdav/caldav"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+)
+
+// Defaults of a gateway.
+const (
+	// MaxBody is the largest request body read; larger ones get 413.
+	MaxBody = 1 << 20
+	// MaxQueryDays is the longest time range one calendar-query computes.
+	MaxQueryDays = 2 * 366
+)
+
+// Handler is the read-only CalDAV gateway and the .ics feeds. It serves
+//
+//	/.well-known/caldav             → the principal (RFC 6764)
+//	/caldav/<login>/                the principal
+//	/caldav/<login>/calendars/      the calendar home
+//	/caldav/<login>/calendars/<id>/ a calendar: "all", "staff-12", "room-3"
+//	/caldav/<login>/calendars/<id>/<session>.ics
+//	/ics/<token>.ics                a calendar as one file, for clients that subscribe by URL
+//
+// Authentication is HTTP Basic: the business slug with an API token or an
+// app password of that business, or a staff login with its app password.
+type Handler struct {
+	Store *models.Store
+	Log   *slog.Logger
+	// Listing is the window of days a calendar lists (PROPFIND, sync and the
+	// feeds), around today: Back weeks before it, Ahead weeks after.
+	Back, Ahead int
+
+	mu        sync.Mutex
+	renderers map[int64]*renderer // by business, for its newest snapshot
+}
+
+// NewHandler returns a gateway listing 8 weeks back and 52 ahead.
+func NewHandler(store *models.Store, log *slog.Logger) *Handler {
+	return &Handler{Store: store, Log: log, Back: 8, Ahead: 52, renderers: map[int64]*renderer{}}
+}
+
+type userKey struct{}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Bodies are read whole, at most MaxBody of them, before anything else.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if strings.HasPrefix(r.URL.Path, "/ics/") {
+		h.serveFeed(w, r)
+		return
+	}
+	login, password, ok := r.BasicAuth()
+	if !ok {
+		unauthorized(w)
+		return
+	}
+	user, err := models.AuthenticateCalendar(r.Context(), h.Store.DB, login, password)
+	if errors.Is(err, models.ErrBadToken) {
+		unauthorized(w)
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	ctx := context.WithValue(r.Context(), userKey{}, user)
+	r = r.WithContext(ctx)
+	if err := h.serve(w, r, user); err != nil {
+		var he *httpError
+		if errors.As(err, &he) {
+			writeError(w, err)
+		} else {
+			h.internal(w, r, err)
+		}
+	}
+}
+
+func unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `Basic realm="Koredyne Schedule", charset="UTF-8"`)
+	http.Error(w, "sign in with your business or login and an app password or API token", http.StatusUnauthorized)
+}
+
+func (h *Handler) internal(w http.ResponseWriter, r *http.Request, err error) {
+	h.Log.ErrorContext(r.Context(), "caldav", "method", r.Method, "path", r.URL.Path, "err", err)
+	http.Error(w, "internal error", http.StatusInternalServerError)
+}
+
+// target is what a request path names.
+type target struct {
+	kind     int // kindRoot, kindPrincipal, kindHome, kindCalendar, kindObject
+	calendar string
+	object   string
+}
+
+const (
+	kindRoot = iota
+	kindPrincipal
+	kindHome
+	kindCalendar
+	kindObject
+)
+
+func (h *Handler) parse(p string, user models.CalendarUser) (target, error) {
+	p = path.Clean(p)
+	rest, ok := strings.CutPrefix(p, "/caldav")
+	if !ok {
+		return target{}, fail(http.StatusNotFound, "not found")
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
+	if parts[0] == "" {
+		return target{kind: kindRoot}, nil
+	}
+	if parts[0] != user.Login {
+		return target{}, fail(http.StatusNotFound, "not found")
+	}
+	switch {
+	case len(parts) == 1:
+		return target{kind: kindPrincipal}, nil
+	case parts[1] != "calendars":
+		return target{}, fail(http.StatusNotFound, "not found")
+	case len(parts) == 2:
+		return target{kind: kindHome}, nil
+	case len(parts) == 3:
+		return target{kind: kindCalendar, calendar: parts[2]}, nil
+	case len(parts) == 4:
+		return target{kind: kindObject, calendar: parts[2], object: parts[3]}, nil
+	}
+	return target{}, fail(http.StatusNotFound, "not found")
+}
+
+func homePath(user models.CalendarUser) string { return "/caldav/" + user.Login + "/calendars/" }
+
+func calendarPath(user models.CalendarUser, id string) string { return homePath(user) + id + "/" }
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.CalendarUser) error {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, "PROPFIND", "REPORT":
+	default:
+		// The gateway publishes computed sessions; nothing is written here.
+		return precondition(http.StatusForbidden, nsDAV, "need-privileges", "calendars here are read-only: change the schedule through the API")
+	}
+	if r.URL.Path == "/.well-known/caldav" || r.URL.Path == "/.well-known/caldav/" {
+		http.Redirect(w, r, "/caldav/"+user.Login+"/", http.StatusMovedPermanently)
+		return nil
+	}
+	t, err := h.parse(r.URL.Path, user)
+	if err != nil {
+		return err
+	}
+	if r.Method == http.MethodOptions {
+		w.Header().Set("DAV", "1, 3, calendar-access")
+		w.Header().Set("Allow", "OPTIONS, GET, HEAD, PROPFIND, REPORT")
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	if r.Method == "PROPFIND" && (t.kind == kindRoot || t.kind == kindPrincipal) {
+		if err := checkDepth(r); err != nil {
+			return err
+		}
+		(&webcaldav.Handler{Backend: &discovery{h: h, user: user}, Prefix: "/caldav"}).ServeHTTP(w, r)
+		return nil
+	}
+	rd, err := h.renderer(r.Context(), user.BusinessID, user.Revision)
+	if err != nil {
+		return err
+	}
+	var cal calendar
+	if t.kind >= kindCalendar {
+		var ok bool
+		if cal, ok = findCalendar(rd.sn, user, t.calendar); !ok {
+			return fail(http.StatusNotFound, "no such calendar")
+		}
+	}
+	switch {
+	case r.Method == "PROPFIND":
+		return h.propfind(w, r, rd, user, t, cal)
+	case r.Method == "REPORT":
+		if t.kind != kindCalendar {
+			return precondition(http.StatusForbidden, nsDAV, "supported-report", "reports are answered on calendars")
+		}
+		return h.report(w, r, rd, user, cal)
+	case t.kind == kindObject:
+		e, ok := rd.byName(t.object)
+		if !ok || !cal.keep(&e.session) {
+			return fail(http.StatusNotFound, "no such event")
+		}
+		serveBody(w, r, "text/calendar; charset=utf-8", e.object, `"`+e.etag+`"`, e.modified)
+		return nil
+	case t.kind == kindCalendar:
+		events, from, to := h.listing(rd, cal)
+		body := rd.feed(cal.name, events, from, to)
+		serveBody(w, r, "text/calendar; charset=utf-8", body, strongETag(body), time.Time{})
+		return nil
+	}
+	return fail(http.StatusMethodNotAllowed, "not here")
+}
+
+// checkDepth refuses Depth: infinity (RFC 4918 §9.1: propfind-finite-depth).
+func checkDepth(r *http.Request) error {
+	switch strings.ToLower(r.Header.Get("Depth")) {
+	case "", "0", "1":
+		return nil
+	case "infinity":
+		return precondition(http.StatusForbidden, nsDAV, "propfind-finite-depth", "Depth: infinity is not served; use 0 or 1")
+	}
+	return fail(http.StatusBadRequest, "Depth must be 0 or 1")
+}
+
+// serveBody writes a body with a strong content ETag, and 304 when the
+// client already has it (go-webdav ignores If-None-Match).
+func serveBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte, etag string, modified time.Time) {
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Cache-Control", "private, no-cache")
+	if !modified.IsZero() {
+		w.Header().Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	}
+	if inm := r.Header.Get("If-None-Match"); inm != "" && matchesETag(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+func matchesETag(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || t == etag || strings.TrimPrefix(t, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+func strongETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+// renderer returns the renderer of a business at a revision, keeping the
+// newest one so that events are rendered once per revision.
+func (h *Handler) renderer(ctx context.Context, business, revision int64) (*renderer, error) {
+	sn, err := h.Store.Snapshot(ctx, business, revision)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if rd := h.renderers[business]; rd != nil && rd.sn == sn {
+		return rd, nil
+	}
+	rd := newRenderer(sn)
+	if old := h.renderers[business]; old == nil || old.sn.Business.Revision <= sn.Business.Revision {
+		h.renderers[business] = rd
+	}
+	return rd, nil
+}
+
+// window is the listing window around today, as dates and instants.
+func (h *Handler) window(rd *renderer) (from, to engine.Date) {
+	today := rd.sn.Today(h.Store.Now())
+	ws := rd.sn.State.Business.WeekStart
+	return today.WeekStart(ws).AddDays(-7 * h.Back), today.WeekStart(ws).AddDays(7 * (h.Ahead + 1))
+}
+
+// listing is what a calendar lists: its events in the window.
+func (h *Handler) listing(rd *renderer, cal calendar) ([]*event, time.Time, time.Time) {
+	from, to := h.window(rd)
+	return rd.sessions(from, to, cal.keep), from.At(0, rd.loc), to.At(0, rd.loc)
+}
+
+// serveFeed answers /ics/<token>.ics: the calendar the token opens, as one
+// file, with ETag and 304.
+func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "feeds are read-only", http.StatusMethodNotAllowed)
+		return
+	}
+	token, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/ics/"), ".ics")
+	if !ok || token == "" || strings.Contains(token, "/") {
+		http.NotFound(w, r)
+		return
+	}
+	feed, err := models.FeedByToken(r.Context(), h.Store.DB, token)
+	if errors.Is(err, models.ErrBadToken) {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	rd, err := h.renderer(r.Context(), feed.BusinessID, -1)
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	cal, ok := findCalendar(rd.sn, models.CalendarUser{}, feed.Calendar)
+	if !ok {
+		http.NotFound(w, r) // the staff member or room is gone
+		return
+	}
+	events, from, to := h.listing(rd, cal)
+	body := rd.feed(cal.name, events, from, to)
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename=%q`, url.PathEscape(cal.id)+".ics"))
+	serveBody(w, r, "text/calendar; charset=utf-8", body, strongETag(body), time.Time{})
+}
+
+// discovery is the go-webdav backend for what go-webdav answers itself: the
+// root and the principal (current-user-principal, calendar-home-set).
+type discovery struct {
+	h    *Handler
+	user models.CalendarUser
+}
+
+var errReadOnly = webdav.NewHTTPError(http.StatusForbidden, errors.New("read-only"))
+
+func (d *discovery) CurrentUserPrincipal(ctx context.Context) (string, error) {
+	return "/caldav/" + d.user.Login + "/", nil
+}
+
+func (d *discovery) CalendarHomeSetPath(ctx context.Context) (string, error) {
+	return homePath(d.user), nil
+}
+
+func (d *discovery) CreateCalendar(ctx context.Context, c *webcaldav.Calendar) error {
+	return errReadOnly
+}
+
+func (d *discovery) ListCalendars(ctx context.Context) ([]webcaldav.Calendar, error) {
+	rd, err := d.h.renderer(ctx, d.user.BusinessID, d.user.Revision)
+	if err != nil {
+		return nil, err
+	}
+	var out []webcaldav.Calendar
+	for _, c := range calendars(rd.sn, d.user) {
+		out = append(out, webcaldav.Calendar{Path: calendarPath(d.user, c.id), Name: c.name, SupportedComponentSet: []string{"VEVENT"}, ReadOnly: true})
+	}
+	return out, nil
+}
+
+func (d *discovery) GetCalendar(ctx context.Context, p string) (*webcaldav.Calendar, error) {
+	cals, err := d.ListCalendars(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if i := slices.IndexFunc(cals, func(c webcaldav.Calendar) bool { return c.Path == p }); i >= 0 {
+		return &cals[i], nil
+	}
+	return nil, webdav.NewHTTPError(http.StatusNotFound, errors.New("no such calendar"))
+}
+
+func (d *discovery) GetCalendarObject(ctx context.Context, p string, req *webcaldav.CalendarCompRequest) (*webcaldav.CalendarObject, error) {
+	return nil, webdav.NewHTTPError(http.StatusNotFound, errors.New("not here"))
+}
+
+func (d *discovery) ListCalendarObjects(ctx context.Context, p string, req *webcaldav.CalendarCompRequest) ([]webcaldav.CalendarObject, error) {
+	return nil, nil
+}
+
+func (d *discovery) QueryCalendarObjects(ctx context.Context, p string, q *webcaldav.CalendarQuery) ([]webcaldav.CalendarObject, error) {
+	return nil, nil
+}
+
+func (d *discovery) PutCalendarObject(ctx context.Context, p string, c *ical.Calendar, opts *webcaldav.PutCalendarObjectOptions) (*webcaldav.CalendarObject, error) {
+	return nil, errReadOnly
+}
+
+func (d *discovery) DeleteCalendarObject(ctx context.Context, p string) error { return errReadOnly }

@@ -1,0 +1,54 @@
+package graph
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/koredyne/schedule/graph/model"
+	"github.com/koredyne/schedule/models"
+)
+
+// baseURL is where the server is reached, for the URLs the API hands out:
+// the configured public URL, else what the request came to.
+func (r *Resolver) baseURL(req *http.Request) string {
+	if r.PublicURL != "" {
+		return strings.TrimSuffix(r.PublicURL, "/")
+	}
+	scheme := "http"
+	if req.TLS != nil || strings.EqualFold(req.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + req.Host
+}
+
+// feedURL is the .ics URL of a calendar of the request's business. Feed
+// tokens change outside the guarded write, so the answer is not cached.
+func (r *Resolver) feedURL(ctx context.Context, calendar string) (string, error) {
+	noCache(ctx)
+	token, err := models.Feed(ctx, r.Store.DB, principal(ctx).BusinessID, calendar)
+	if err != nil {
+		return "", err
+	}
+	return requestFrom(ctx).base + "/ics/" + token + ".ics", nil
+}
+
+// calendarOf names the calendar an input picks, checking that its staff
+// member or room exists.
+func (r *Resolver) calendarOf(ctx context.Context, in model.CalendarInput) (string, error) {
+	switch {
+	case in.StaffID != nil && in.RoomID != nil:
+		return "", badInput("calendar", "Pick a staff member or a room, not both")
+	case in.StaffID != nil:
+		if _, err := r.staffMember(ctx, *in.StaffID); err != nil {
+			return "", err
+		}
+		return models.CalendarOf("staff", *in.StaffID), nil
+	case in.RoomID != nil:
+		if _, err := r.room(ctx, *in.RoomID); err != nil {
+			return "", err
+		}
+		return models.CalendarOf("room", *in.RoomID), nil
+	}
+	return models.CalendarOf("", 0), nil
+}
