@@ -284,7 +284,7 @@ func TestReadOnlyAndBadInput(t *testing.T) {
 	}
 	tests := []struct {
 		name, method, path, body, depth string
-		status                           int
+		status                          int
 	}{
 		{"malformed XML", "PROPFIND", cal, "<D:propfind xmlns:D=\"DAV:\"><D:prop>", "0", 400},
 		{"Depth infinity", "PROPFIND", cal, "", "infinity", 403},

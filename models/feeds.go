@@ -31,7 +31,7 @@ func CalendarOf(kind string, id int64) string {
 type FeedToken struct {
 	bun.BaseModel `bun:"table:feed_tokens"`
 
-	BusinessID int64 `bun:",pk"`
+	BusinessID int64  `bun:",pk"`
 	Calendar   string `bun:",pk"`
 	Token      string
 }
