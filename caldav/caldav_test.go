@@ -35,7 +35,7 @@ var now = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 
 // gateway is a running gateway over a business with a demo.
 type gateway struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	store *models.Store
 	h     *caldav.Handler
@@ -43,7 +43,7 @@ type gateway struct {
 	token string // an API token of the business
 }
 
-func newGateway(t *testing.T, d modelstest.Database, slug string, kind engine.Kind, back, ahead int) *gateway {
+func newGateway(t testing.TB, d modelstest.Database, slug string, kind engine.Kind, back, ahead int) *gateway {
 	t.Helper()
 	ctx := context.Background()
 	store := models.NewStore(d.DB, func() time.Time { return now })
@@ -92,7 +92,7 @@ func (g *gateway) do(method, path, body string, header ...string) *http.Response
 	return resp
 }
 
-func read(t *testing.T, resp *http.Response) string {
+func read(t testing.TB, resp *http.Response) string {
 	t.Helper()
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)

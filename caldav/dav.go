@@ -216,7 +216,7 @@ func objectResponse(base string, e *event, p *propReq, all, names bool) response
 		dav("getcontentlength"): func() string { return strconv.Itoa(len(e.object)) },
 		dav("getlastmodified"):  func() string { return e.modified.UTC().Format(http.TimeFormat) },
 		dav("resourcetype"):     func() string { return "" },
-		cal("calendar-data"):    func() string { return escape(string(e.object)) },
+		cal("calendar-data"):    func() string { return e.escaped },
 	}
 	order := []xml.Name{dav("getetag"), dav("getcontenttype"), dav("getcontentlength"), dav("getlastmodified"), dav("resourcetype")}
 	req := &propfindReq{Prop: p}

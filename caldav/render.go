@@ -44,6 +44,7 @@ type event struct {
 	session    engine.Session
 	vevent     string // the VEVENT, CRLF-terminated lines
 	object     []byte // the CalDAV resource: VCALENDAR with its VTIMEZONE and the VEVENT
+	escaped    string // object as XML text, for calendar-data
 	etag       string // strong, of object
 	modified   time.Time
 }
@@ -243,7 +244,7 @@ func (r *renderer) render(s *engine.Session) *event {
 	sum := sha256.Sum256([]byte(object))
 	return &event{
 		name: eventName(s), start: start, end: end, session: *s,
-		vevent: vevent, object: []byte(object), etag: hex.EncodeToString(sum[:16]), modified: modified,
+		vevent: vevent, object: []byte(object), escaped: escape(object), etag: hex.EncodeToString(sum[:16]), modified: modified,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // business time zones load on machines without a zone database
@@ -83,6 +84,10 @@ type Config struct {
 	DatabaseURL    string
 	BootstrapToken string
 	LogFormat      string
+	PublicURL      string
+	// WeeksBack and WeeksAhead are the window calendars list (CalDAV
+	// listings, sync, .ics feeds) around today.
+	WeeksBack, WeeksAhead int
 }
 
 func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
@@ -90,6 +95,9 @@ func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.Addr, "addr", envOr(getenv, "KOREDYNE_ADDR", "127.0.0.1:8080"), "address to listen on")
 	fs.StringVar(&c.Data, "data", envOr(getenv, "KOREDYNE_DATA", "data"), "directory of the SQLite database")
+	fs.StringVar(&c.PublicURL, "public-url", getenv("KOREDYNE_PUBLIC_URL"), "where clients reach the server, for feed URLs")
+	fs.IntVar(&c.WeeksBack, "calendar-weeks-back", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_BACK", 8), "weeks before today that calendars list")
+	fs.IntVar(&c.WeeksAhead, "calendar-weeks-ahead", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_AHEAD", 52), "weeks after today that calendars list")
 	c.DatabaseURL = getenv("DATABASE_URL")
 	c.BootstrapToken = getenv("KOREDYNE_BOOTSTRAP_TOKEN")
 	c.LogFormat = getenv("KOREDYNE_LOG_FORMAT")
@@ -104,10 +112,23 @@ func (c *Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q: %w", c.Addr, err)
 	}
+	if c.WeeksBack < 0 || c.WeeksAhead < 1 || c.WeeksBack+c.WeeksAhead > 104 {
+		return fmt.Errorf("calendars list 0 or more weeks back and 1 or more ahead, 104 in all at most")
+	}
+	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
+		return fmt.Errorf("--public-url must start with http:// or https://")
+	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
 	}
 	return nil
+}
+
+func envInt(getenv func(string) string, key string, def int) int {
+	if v, err := strconv.Atoi(getenv(key)); err == nil {
+		return v
+	}
+	return def
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -191,8 +212,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 
-	api := &graph.Resolver{Store: store, Log: log}
+	api := &graph.Resolver{Store: store, Log: log, PublicURL: c.PublicURL}
 	calendars := caldav.NewHandler(store, log)
+	calendars.Back, calendars.Ahead = c.WeeksBack, c.WeeksAhead
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", api.Handler())
 	mux.Handle("/caldav/", calendars)

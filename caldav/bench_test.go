@@ -1,0 +1,91 @@
+package caldav_test
+
+import (
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/modelstest"
+)
+
+// A month of calendar-query, as a calendar app asks when it opens a month.
+const monthQuery = `<?xml version="1.0" encoding="utf-8"?>
+<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+ <D:prop><D:getetag/><C:calendar-data/></D:prop>
+ <C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT">
+  <C:time-range start="20261129T000000Z" end="20261227T000000Z"/>
+ </C:comp-filter></C:comp-filter></C:filter>
+</C:calendar-query>`
+
+// benchmarkReport sends the month's REPORT to a calendar of the gym from
+// parallel clients over loopback and reports requests per second and
+// latency percentiles.
+func benchmarkReport(b *testing.B, calendar func(sn *models.Snapshot) string) {
+	g := newGateway(b, modelstest.SQLite(b), "harbor", engine.Gym, 8, 52)
+	sn, err := g.store.Snapshot(b.Context(), g.biz.ID, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := g.srv.URL + "/caldav/harbor/calendars/" + calendar(sn) + "/"
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	send := func() (int, int) {
+		req, _ := http.NewRequest("REPORT", url, strings.NewReader(monthQuery))
+		req.SetBasicAuth("harbor", g.token)
+		req.Header.Set("Depth", "1")
+		req.Header.Set("Content-Type", "application/xml")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, strings.Count(string(body), "<D:response>")
+	}
+	status, events := send() // warms the revision's rendering
+	if status != http.StatusMultiStatus || events == 0 {
+		b.Fatalf("status %d, %d events", status, events)
+	}
+	lat := make(chan time.Duration, 1<<20)
+	b.SetParallelism(4)
+	start := time.Now()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			t0 := time.Now()
+			if status, _ := send(); status != http.StatusMultiStatus {
+				b.Errorf("status %d", status)
+				return
+			}
+			select {
+			case lat <- time.Since(t0):
+			default:
+			}
+		}
+	})
+	elapsed := time.Since(start)
+	close(lat)
+	var all []time.Duration
+	for d := range lat {
+		all = append(all, d)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkReportMonthGym is a month of the whole gym (~450 events).
+func BenchmarkReportMonthGym(b *testing.B) {
+	benchmarkReport(b, func(*models.Snapshot) string { return "all" })
+}
+
+// BenchmarkReportMonthStaff is a month of one coach.
+func BenchmarkReportMonthStaff(b *testing.B) {
+	benchmarkReport(b, func(sn *models.Snapshot) string { return models.CalendarOf("staff", sn.State.Staff[0].ID) })
+}
