@@ -158,10 +158,16 @@ func (r *renderer) event(s *engine.Session) *event {
 	}
 	e = r.render(s)
 	r.mu.Lock()
-	r.events[key] = e
+	if len(r.events) < maxCached {
+		r.events[key] = e
+	}
 	r.mu.Unlock()
 	return e
 }
+
+// maxCached bounds the events a renderer keeps: a client asking for range
+// after range of years ahead renders them again rather than filling memory.
+const maxCached = 50000
 
 // render writes one session as a VEVENT. DTSTART and DTEND are wall-clock
 // times in the business's zone; a time that does not exist (the
