@@ -45,6 +45,22 @@ type collected struct {
 }
 
 func (h *Handler) collect(rd *renderer, c calendar) *collected {
+	from, _ := h.window(rd)
+	key := c.id + "@" + from.String()
+	rd.mu.Lock()
+	col, ok := rd.listings[key]
+	rd.mu.Unlock()
+	if ok {
+		return col
+	}
+	col = h.collectNow(rd, c)
+	rd.mu.Lock()
+	rd.listings[key] = col
+	rd.mu.Unlock()
+	return col
+}
+
+func (h *Handler) collectNow(rd *renderer, c calendar) *collected {
 	events, _, _ := h.listing(rd, c)
 	sortEvents(events)
 	items := make(map[string]string, len(events))

@@ -56,14 +56,15 @@ type renderer struct {
 	loc   *time.Location
 	words engine.Vocabulary
 
-	mu     sync.Mutex
-	events map[string]*event
-	zones  map[int64]string // VTIMEZONE of one zone period, by its start
+	mu       sync.Mutex
+	events   map[string]*event
+	zones    map[int64]string      // VTIMEZONE of one zone period, by its start
+	listings map[string]*collected // by calendar and window start
 }
 
 func newRenderer(sn *models.Snapshot) *renderer {
 	return &renderer{sn: sn, loc: sn.State.Business.Location, words: engine.Words(sn.State.Business.Kind),
-		events: map[string]*event{}, zones: map[int64]string{}}
+		events: map[string]*event{}, zones: map[int64]string{}, listings: map[string]*collected{}}
 }
 
 // eventName is the file name of a session: its identity, so a moved or
