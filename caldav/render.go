@@ -171,12 +171,14 @@ func (r *renderer) event(s *engine.Session) *event {
 const maxCached = 50000
 
 // render writes one session as a VEVENT. DTSTART and DTEND are wall-clock
-// times in the business's zone; a time that does not exist (the
-// spring-forward gap) is the instant RFC 5545 gives it, written with the
-// local time that instant has; a repeated one is the first.
+// times in the business's zone (engine.Session.Instants): a time that does
+// not exist (the spring-forward gap) is the instant RFC 5545 gives it,
+// written with the local time that instant has; a time the clocks show
+// twice is the first, written in UTC, since some readers (ical.js, libical)
+// take the second.
 func (r *renderer) render(s *engine.Session) *event {
 	tt := r.sn.Timetable
-	start, end := s.Date.At(s.Start, r.loc), s.Date.At(s.End, r.loc)
+	start, end := s.Instants(r.loc)
 	version := r.sn.Versions.Session(tt, s)
 	modified := r.sn.Versions.Time(version)
 	if modified.IsZero() {
@@ -195,8 +197,8 @@ func (r *renderer) render(s *engine.Session) *event {
 
 	ev := ics.NewEvent(r.uid(s))
 	ev.SetDtStampTime(modified)
-	ev.SetProperty(ics.ComponentPropertyDtStart, start.In(r.loc).Format("20060102T150405"), ics.WithTZID(r.loc.String()))
-	ev.SetProperty(ics.ComponentPropertyDtEnd, end.In(r.loc).Format("20060102T150405"), ics.WithTZID(r.loc.String()))
+	r.setTime(ev, ics.ComponentPropertyDtStart, start)
+	r.setTime(ev, ics.ComponentPropertyDtEnd, end)
 	summary := activity.Name
 	if s.Label != "" && !strings.EqualFold(s.Label, activity.Name) {
 		summary += " · " + s.Label
@@ -253,6 +255,18 @@ func (r *renderer) render(s *engine.Session) *event {
 		name: eventName(s), start: start, end: end, session: *s,
 		vevent: vevent, object: []byte(object), escaped: escape(object), etag: hex.EncodeToString(sum[:16]), modified: modified,
 	}
+}
+
+// setTime writes an instant as the local time with TZID, or in UTC when
+// that local time occurs twice.
+func (r *renderer) setTime(ev *ics.VEvent, p ics.ComponentProperty, at time.Time) {
+	local := at.In(r.loc)
+	wall, _ := engine.NewLocalTime(local.Hour(), local.Minute())
+	if engine.DateOf(local).Ambiguous(wall, r.loc) {
+		ev.SetProperty(p, at.UTC().Format("20060102T150405Z"))
+		return
+	}
+	ev.SetProperty(p, local.Format("20060102T150405"), ics.WithTZID(r.loc.String()))
 }
 
 // zone is the VTIMEZONE for an event: the zone period in force at its start

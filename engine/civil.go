@@ -258,6 +258,18 @@ func Span(start, end LocalTime) string { return start.Clock12() + " – " + end.
 // Berlin spring-forward day is 03:30 CEST); a time that occurs twice when the
 // clocks fall back is the first of the two. 24:00 is midnight of the next day.
 func (d Date) At(t LocalTime, loc *time.Location) time.Time {
+	at, _ := d.resolve(t, loc)
+	return at
+}
+
+// Ambiguous reports whether the wall clock in loc shows t twice on d (the
+// hour repeated when the clocks fall back).
+func (d Date) Ambiguous(t LocalTime, loc *time.Location) bool {
+	_, twice := d.resolve(t, loc)
+	return twice
+}
+
+func (d Date) resolve(t LocalTime, loc *time.Location) (time.Time, bool) {
 	if t == EndOfDay {
 		d, t = d+1, 0
 	}
@@ -271,13 +283,11 @@ func (d Date) At(t LocalTime, loc *time.Location) time.Time {
 	okSecond := offsetAt(second, loc) == after
 	switch {
 	case okFirst && okSecond:
-		return time.Unix(min(first, second), 0).In(loc)
-	case okFirst:
-		return time.Unix(first, 0).In(loc)
+		return time.Unix(min(first, second), 0).In(loc), first != second
 	case okSecond:
-		return time.Unix(second, 0).In(loc)
-	default: // in the gap
-		return time.Unix(first, 0).In(loc)
+		return time.Unix(second, 0).In(loc), false
+	default: // valid with the earlier offset, or in the gap: read with it
+		return time.Unix(first, 0).In(loc), false
 	}
 }
 

@@ -208,3 +208,35 @@ func mustParse(t testing.TB, s string) Date {
 	}
 	return d
 }
+
+func TestAmbiguousAndInstants(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	newYork, _ := time.LoadLocation("America/New_York")
+	tests := []struct {
+		name             string
+		date, start, end string
+		loc              *time.Location
+		ambiguous        bool
+		from, to         string // UTC
+	}{
+		{"an ordinary evening", "2026-10-24", "18:00", "19:00", berlin, false, "2026-10-24T16:00:00Z", "2026-10-24T17:00:00Z"},
+		{"berlin fall-back: the first 02:30", "2026-10-25", "02:30", "03:30", berlin, true, "2026-10-25T00:30:00Z", "2026-10-25T02:30:00Z"},
+		{"berlin gap keeps its hour", "2027-03-28", "02:30", "03:30", berlin, false, "2027-03-28T01:30:00Z", "2027-03-28T02:30:00Z"},
+		{"berlin gap to after the gap", "2027-03-28", "02:30", "04:00", berlin, false, "2027-03-28T01:30:00Z", "2027-03-28T02:00:00Z"},
+		{"new york fall-back 01:15", "2026-11-01", "01:15", "01:45", newYork, true, "2026-11-01T05:15:00Z", "2026-11-01T05:45:00Z"},
+		{"new york gap", "2027-03-14", "02:00", "02:30", newYork, false, "2027-03-14T07:00:00Z", "2027-03-14T07:30:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustParse(t, tt.date)
+			if got := d.Ambiguous(MustTime(tt.start), tt.loc); got != tt.ambiguous {
+				t.Errorf("ambiguous: got %v, want %v", got, tt.ambiguous)
+			}
+			s := Session{Date: d, Start: MustTime(tt.start), End: MustTime(tt.end)}
+			from, to := s.Instants(tt.loc)
+			if got := from.UTC().Format(time.RFC3339) + " " + to.UTC().Format(time.RFC3339); got != tt.from+" "+tt.to {
+				t.Errorf("got %s, want %s %s", got, tt.from, tt.to)
+			}
+		})
+	}
+}

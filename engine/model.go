@@ -255,3 +255,15 @@ func (s *Session) IsOneOff() bool { return s.OneOffID != 0 }
 // Moved reports whether the session happens on another date than it
 // normally does.
 func (s *Session) Moved() bool { return s.Origin != nil && s.Origin.Date != s.Date }
+
+// Instants returns when the session starts and ends in loc (see Date.At). A
+// session whose start falls in a spring-forward gap keeps its length: 02:30
+// to 03:30 on the Berlin spring-forward day runs 03:30 to 04:30 CEST, never
+// ending as it starts.
+func (s *Session) Instants(loc *time.Location) (start, end time.Time) {
+	start, end = s.Date.At(s.Start, loc), s.Date.At(s.End, loc)
+	if !end.After(start) {
+		end = start.Add(time.Duration(s.End-s.Start) * time.Minute)
+	}
+	return start, end
+}

@@ -74,12 +74,13 @@ func (v *views) staff(ids []int64) []engine.Staff {
 }
 
 func (v *views) session(s *engine.Session) model.Session {
-	tt, loc := v.sn.Timetable, v.sn.State.Business.Location
+	tt := v.sn.Timetable
 	room, _ := tt.Room(s.RoomID)
 	class, _ := v.class(s.ClassID)
+	startsAt, endsAt := s.Instants(v.sn.State.Business.Location)
 	out := model.Session{
 		ID: s.Key(), Date: s.Date, Start: s.Start, End: s.End,
-		StartsAt: s.Date.At(s.Start, loc), EndsAt: s.Date.At(s.End, loc),
+		StartsAt: startsAt, EndsAt: endsAt,
 		Room: room, Class: class, Staff: v.staff(s.StaffIDs),
 		Label: optString(s.Label), Capacity: optInt(s.Capacity), Series: make([]model.SeriesWeek, len(s.Series)),
 		Cancelled: s.Cancelled, Changed: s.Changed, Origin: s.Origin, Note: optString(s.Note),
