@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/koredyne/schedule/engine"
@@ -79,4 +80,31 @@ func BenchmarkCoprimeClashProof(b *testing.B) {
 		n = len(r.Clashes)
 	}
 	b.ReportMetric(float64(n), "clashes")
+}
+
+// BenchmarkAvailabilityWeek asks when 2 lanes are free for 45 minutes in a
+// week of a pool with two levels a day and 500 sessions and bookings, at
+// second resolution.
+func BenchmarkAvailabilityWeek(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const day = 24 * 3600
+	var levels []engine.Level
+	for d := int64(0); d < 7; d++ {
+		levels = append(levels,
+			engine.Level{From: d*day + 6*3600, To: d*day + 9*3600, Units: 6},
+			engine.Level{From: d*day + 9*3600, To: d*day + 22*3600, Units: 4})
+	}
+	uses := make([]engine.Use, 500)
+	for i := range uses {
+		start := r.Int64N(7*day - 3600)
+		uses[i] = engine.Use{From: start, To: start + 1800 + r.Int64N(5400), Units: 1 + r.IntN(2)}
+	}
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		n += len(engine.Availability(levels, uses, 0, 7*day, 2, 45*60))
+	}
+	if n == 0 {
+		b.Fatal("no windows")
+	}
 }
