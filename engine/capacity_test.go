@@ -2,7 +2,9 @@ package engine
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 )
 
 func mins(hhmm string) int64 { return int64(MustTime(hhmm)) }
@@ -191,4 +193,116 @@ func TestAvailabilityAgainstBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("%d assertions over 500 minute calendars and 100 second calendars", assertions)
+}
+
+// poolFx is a business with a pool whose lanes change over the day: 6 lanes
+// 06:00–09:00 and 4 lanes 09:00–22:00 on Tuesdays and Thursdays, none
+// otherwise.
+func poolFx() *fx {
+	f := newFx()
+	f.Capacity = []CapacityRule{
+		{ID: 1, RoomID: pool, Weekdays: []time.Weekday{time.Tuesday, time.Thursday}, Start: MustTime("06:00"), End: MustTime("09:00"), Units: 6},
+		{ID: 2, RoomID: pool, Weekdays: []time.Weekday{time.Tuesday, time.Thursday}, Start: MustTime("09:00"), End: MustTime("22:00"), Units: 4},
+	}
+	return f
+}
+
+func TestCapacityProfileClashes(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(f *fx)
+		want  []string
+	}{
+		{"5 lanes fit before 9", func(f *fx) {
+			f.weekly("A", pool, "Tue 07:00-08:00", f.class(swim, mei), units(3))
+			f.weekly("B", pool, "Tue 07:00-08:00", f.class(swim, ahmed), units(2))
+		}, nil},
+		{"5 lanes do not fit after 9", func(f *fx) {
+			f.weekly("A", pool, "Tue 10:00-11:00", f.class(swim, mei), units(3))
+			f.weekly("B", pool, "Tue 10:00-11:00", f.class(swim, ahmed), units(2))
+		}, []string{"ROOM 2026-10-06 every 1 forever"}},
+		{"crossing the change of level", func(f *fx) {
+			f.weekly("A", pool, "Tue 08:00-10:00", f.class(swim, mei), units(5))
+		}, []string{"ROOM 2026-10-06 every 1 forever"}},
+		{"a session when the pool has no lanes", func(f *fx) {
+			f.weekly("A", pool, "Wed 10:00-11:00", f.class(swim, mei), units(1))
+		}, []string{"ROOM 2026-10-07 every 1 forever"}},
+		{"the whole room takes what there is", func(f *fx) {
+			f.weekly("A", pool, "Tue 07:00-08:00", f.class(swim, mei))
+			f.weekly("B", pool, "Tue 10:00-11:00", f.class(swim, ahmed))
+		}, nil},
+		{"an override lowers one date", func(f *fx) {
+			f.weekly("A", pool, "Tue 10:00-11:00", f.class(swim, mei), units(3))
+			f.Capacity = append(f.Capacity, CapacityRule{ID: 3, RoomID: pool, From: MustParse("2026-10-13"), To: MustParse("2026-10-13"),
+				Start: MustTime("08:00"), End: MustTime("20:00"), Units: 2})
+		}, []string{"ROOM 2026-10-13 once"}},
+		{"a room booking counts", func(f *fx) {
+			f.weekly("A", pool, "Tue 10:00-11:00", f.class(swim, mei), units(3))
+			f.RoomBookings = []RoomBooking{{ID: 1, RoomID: pool, Date: MustParse("2026-10-20"), Start: MustTime("10:30"), End: MustTime("11:30"), Units: 2}}
+		}, []string{"ROOM 2026-10-20 once"}},
+		{"a cancelled booking does not", func(f *fx) {
+			f.weekly("A", pool, "Tue 10:00-11:00", f.class(swim, mei), units(3))
+			f.RoomBookings = []RoomBooking{{ID: 1, RoomID: pool, Date: MustParse("2026-10-20"), Start: MustTime("10:30"), End: MustTime("11:30"), Units: 2, Cancelled: true}}
+		}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := poolFx()
+			tc.build(f)
+			r := f.timetable(t).Clashes(MustParse("2026-10-05"))
+			var got []string
+			for _, c := range r.Clashes {
+				got = append(got, describeClash(c))
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				var msgs []string
+				for _, c := range r.Clashes {
+					msgs = append(msgs, c.Message)
+				}
+				t.Errorf("got %q, want %q\n%s", got, tc.want, strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}
+
+func TestCapacityRuleValidation(t *testing.T) {
+	f := poolFx()
+	f.Capacity = append(f.Capacity,
+		CapacityRule{ID: 3, RoomID: pool, Weekdays: []time.Weekday{time.Thursday}, Start: MustTime("21:00"), End: MustTime("23:00"), Units: 2},
+		CapacityRule{ID: 4, RoomID: pool, Start: MustTime("10:00"), End: MustTime("11:00"), Units: 1})
+	err := Validate(f.State)
+	if err == nil || !strings.Contains(err.Error(), "capacity rules may not overlap") || !strings.Contains(err.Error(), "a weekly rule needs at least one day") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestRoomAvailabilityAcrossDST asks a Berlin pool for 2 lanes on the day
+// the clocks spring forward: the levels and sessions are wall-clock times,
+// the answer is instants.
+func TestRoomAvailabilityAcrossDST(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	f := newFx()
+	f.Business.Location = berlin
+	f.Capacity = []CapacityRule{{ID: 1, RoomID: pool, Weekdays: []time.Weekday{time.Sunday}, Start: MustTime("01:00"), End: MustTime("05:00"), Units: 3}}
+	f.weekly("A", pool, "Sun 03:00-04:00", f.class(swim, mei), units(2))
+	tt := f.timetable(t)
+	day := MustParse("2027-03-28")
+	from, to := day.At(0, berlin), day.AddDays(1).At(0, berlin)
+	got := tt.RoomAvailability(pool, from, to, berlin, 2, 30*time.Minute)
+	// 01:00 CET = 00:00Z; the clocks jump at 01:00Z (02:00 → 03:00); the
+	// session 03:00–04:00 CEST is 01:00Z–02:00Z; 05:00 CEST is 03:00Z.
+	want := []Window{
+		{From: time.Date(2027, 3, 28, 0, 0, 0, 0, time.UTC).Unix(), To: time.Date(2027, 3, 28, 1, 0, 0, 0, time.UTC).Unix()},
+		{From: time.Date(2027, 3, 28, 2, 0, 0, 0, time.UTC).Unix(), To: time.Date(2027, 3, 28, 3, 0, 0, 0, time.UTC).Unix()},
+	}
+	for i := range want {
+		want[i].LatestStart = want[i].To - 1800
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	tl := tt.RoomTimeline(pool, from, to, berlin)
+	if len(tl) != 5 || tl[2].Used != 2 || tl[2].Capacity != 3 {
+		t.Errorf("timeline %+v", tl)
+	}
 }

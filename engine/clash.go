@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ClashKind says what is double-booked.
@@ -38,6 +40,8 @@ type Clash struct {
 	RoomID   int64  // room clashes
 	Staff    string // staff clashes: the person's name
 	Sessions []Session
+	// Bookings are the room bookings a room clash involves.
+	Bookings []RoomBooking
 	First    Date
 	Every    int
 	Until    Date
@@ -179,16 +183,25 @@ func (p *prover) segmentEntries() {
 		if g.ct.Inactive {
 			continue
 		}
-		for _, c := range t.closures {
-			if !closesRoom(c, g.ct.RoomID) {
-				continue
-			}
-			// Weeks whose day g.ct.Weekday lies in c.From..c.To.
+		// Weeks whose day g.ct.Weekday lies in a..b.
+		cut := func(a, b Date) {
 			off := int(dayIn(0, g.ct.Weekday, t.ws) - weekStartDay(0, t.ws))
-			from := ceilDiv(int(c.From)-int(t.ws)-off, 7)
-			to := floorDiv(int(c.To)-int(t.ws)-off, 7) + 1
+			from := ceilDiv(int(a)-int(t.ws)-off, 7)
+			to := floorDiv(int(b)-int(t.ws)-off, 7) + 1
 			if from < to {
 				removed[gi] = append(removed[gi], segment{from: from, to: to})
+			}
+		}
+		for _, c := range t.closures {
+			if closesRoom(c, g.ct.RoomID) {
+				cut(c.From, c.To)
+			}
+		}
+		// On dates the room's capacity is overridden, its sessions are
+		// the dated part's.
+		for _, r := range t.rules[g.ct.RoomID] {
+			if r.Override() {
+				cut(r.From, r.To)
 			}
 		}
 		cuts := mergeRanges(removed[gi])
@@ -256,7 +269,7 @@ func (p *prover) periodic() {
 				live = append(live, gi)
 			}
 		}
-		p.roomCandidates(live)
+		p.roomCandidates(time.Weekday(wd), live)
 		p.staffCandidates(live)
 	}
 	keys := make([]string, 0, len(p.found))
@@ -278,18 +291,18 @@ func (p *prover) hasWeeks(gi int) bool {
 	return false
 }
 
-func (p *prover) roomCandidates(live []int) {
+func (p *prover) roomCandidates(wd time.Weekday, live []int) {
 	t := p.t
 	byRoom := map[int64][]span{}
 	for _, gi := range live {
 		ct := t.groups[gi].ct
 		byRoom[ct.RoomID] = append(byRoom[ct.RoomID], span{
 			start: ct.Start, end: occupiedUntil(ct.End, ct.Buffer),
-			units: t.units(ct.Units, ct.RoomID), id: gi,
+			units: t.units(ct.Units, ct.RoomID), whole: ct.Units == 0, id: gi,
 		})
 	}
 	for room, spans := range byRoom {
-		overloads(spans, t.rooms[room].Units(), func(members []int) {
+		overloads(spans, t.weeklyLevels(room, wd), func(members []int) {
 			p.add(&candidate{kind: RoomClash, resource: strconv.FormatInt(room, 10), room: room, members: members})
 		})
 	}
@@ -478,9 +491,11 @@ func (p *prover) emitPeriodic(c *candidate, o occurrence) {
 	p.clashes = append(p.clashes, cl)
 }
 
-// dated resolves each date on which a day change or a one-off puts a session
-// and reports the clashes that involve such a session. Clashes among series
-// sessions as their rules make them are the periodic part's.
+// dated resolves each date on which something is dated — a day change, a
+// one-off, a room booking, an override of a room's capacity — and reports
+// the clashes that involve it. Clashes among series sessions as their rules
+// make them, in rooms as their weekly rules make them, are the periodic
+// part's.
 func (p *prover) dated() {
 	t := p.t
 	from := weekStartDay(p.w0, t.ws)
@@ -506,26 +521,49 @@ func (p *prover) dated() {
 			note(o.Date)
 		}
 	}
+	for _, b := range t.state.RoomBookings {
+		if !b.Cancelled {
+			note(b.Date)
+		}
+	}
+	for _, r := range t.state.Capacity {
+		if r.Override() {
+			for d := max(r.From, from); d <= r.To; d++ {
+				note(d)
+			}
+		}
+	}
 	sort.Slice(dates, func(i, j int) bool { return dates[i] < dates[j] })
 	for _, d := range dates {
 		sessions := t.Day(d)
-		dayClashes(t, sessions, func(kind ClashKind, resource, staff string, members []int) {
-			irregular := false
-			for _, m := range members {
-				irregular = irregular || sessions[m].IsOneOff() || sessions[m].Changed
+		bookings := t.bookings[d]
+		dated := func(m int) bool {
+			if m >= len(sessions) {
+				return true // a room booking
 			}
-			if !irregular {
+			s := &sessions[m]
+			return s.IsOneOff() || s.Changed || t.overridden(s.RoomID, d)
+		}
+		dayClashes(t, d, sessions, bookings, func(kind ClashKind, resource, staff string, members []int) {
+			if !slices.ContainsFunc(members, dated) {
 				return
 			}
 			cl := Clash{Kind: kind, Staff: staff, First: d, Until: d}
 			parts := make([]string, len(members))
 			for i, m := range members {
+				if m >= len(sessions) {
+					b := *bookings[m-len(sessions)]
+					cl.Bookings = append(cl.Bookings, b)
+					parts[i] = fmt.Sprintf("booking/%s/%s-%s/%d/%d", personKey(t.rooms[b.RoomID].Name), b.Start, b.End, b.Units, b.ClientID)
+					cl.RoomID = b.RoomID
+					continue
+				}
 				s := sessions[m]
 				cl.Sessions = append(cl.Sessions, s)
 				parts[i] = p.sessionContent(&s)
-			}
-			if kind == RoomClash {
-				cl.RoomID = sessions[members[0]].RoomID
+				if kind == RoomClash {
+					cl.RoomID = s.RoomID
+				}
 			}
 			resKey := "staff|" + resource
 			if kind == RoomClash {
@@ -547,9 +585,10 @@ func (p *prover) sessionContent(s *Session) string {
 	return k + "|from:" + s.Ref.Date.String() + ":" + p.groupContent(g)
 }
 
-// dayClashes finds the clashes among the sessions of one date that are not
-// cancelled, calling found with indices into sessions.
-func dayClashes(t *Timetable, sessions []Session, found func(kind ClashKind, resource, staff string, members []int)) {
+// dayClashes finds the clashes among the sessions and room bookings of date
+// d that are not cancelled, calling found with indices into sessions, or
+// len(sessions)+i for bookings[i].
+func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBooking, found func(kind ClashKind, resource, staff string, members []int)) {
 	byRoom := map[int64][]span{}
 	byPerson := map[string][]span{}
 	names := map[string]string{}
@@ -558,7 +597,7 @@ func dayClashes(t *Timetable, sessions []Session, found func(kind ClashKind, res
 		if s.Cancelled {
 			continue
 		}
-		byRoom[s.RoomID] = append(byRoom[s.RoomID], span{start: s.Start, end: occupiedUntil(s.End, s.Buffer), units: s.Units, id: i})
+		byRoom[s.RoomID] = append(byRoom[s.RoomID], span{start: s.Start, end: occupiedUntil(s.End, s.Buffer), units: s.Units, whole: t.takesWholeRoom(s), id: i})
 		var keys []string
 		for _, id := range s.StaffIDs {
 			name := t.staff[id].Name
@@ -573,13 +612,18 @@ func dayClashes(t *Timetable, sessions []Session, found func(kind ClashKind, res
 			byPerson[k] = append(byPerson[k], span{start: s.Start, end: s.End, id: i})
 		}
 	}
+	for i, b := range bookings {
+		if !b.Cancelled {
+			byRoom[b.RoomID] = append(byRoom[b.RoomID], span{start: b.Start, end: b.End, units: t.units(b.Units, b.RoomID), whole: b.Units == 0, id: len(sessions) + i})
+		}
+	}
 	rooms := make([]int64, 0, len(byRoom))
 	for r := range byRoom {
 		rooms = append(rooms, r)
 	}
 	sort.Slice(rooms, func(i, j int) bool { return rooms[i] < rooms[j] })
 	for _, r := range rooms {
-		overloads(byRoom[r], t.rooms[r].Units(), func(members []int) {
+		overloads(byRoom[r], t.dayLevels(r, d), func(members []int) {
 			found(RoomClash, strconv.FormatInt(r, 10), "", members)
 		})
 	}
@@ -606,6 +650,7 @@ func occupiedUntil(end LocalTime, buffer int) LocalTime {
 type span struct {
 	start, end LocalTime
 	units      int
+	whole      bool // takes the whole room: the level of the moment
 	id         int
 }
 
@@ -623,81 +668,100 @@ func overlappingPairs(spans []span, found func(a, b int)) {
 }
 
 // overloads calls found once for each minimal set of spans that share an
-// instant and together need more than capacity units. Spans that share an
-// instant form a clique of the interval graph; a sweep lists the maximal
-// cliques (at most one per span), and each minimal overloaded set lies in one.
-func overloads(spans []span, capacity int, found func(ids []int)) {
-	type event struct {
-		at    LocalTime
-		start bool
-		i     int
+// instant at which they need more units than the room's level then: the
+// set is over capacity and no smaller one within it is, anywhere. levels
+// are the room's units over the day, in minutes. A span that takes the whole
+// room needs the level of the moment, and at least one unit.
+//
+// The day is cut at every start, end and change of level; in each piece the
+// spans present are fixed, and the subsets of them that first go over the
+// level are found by minimalOverloads. A set can be minimal in one piece
+// yet hold a set that is over capacity in another, so what is kept are the
+// minimal sets among all pieces'.
+func overloads(spans []span, levels []Level, found func(ids []int)) {
+	cuts := make([]int64, 0, 2*len(spans)+2*len(levels))
+	for _, s := range spans {
+		cuts = append(cuts, int64(s.start), int64(s.end))
 	}
-	events := make([]event, 0, 2*len(spans))
-	for i, s := range spans {
-		if s.end > s.start {
-			events = append(events, event{s.start, true, i}, event{s.end, false, i})
-		}
+	for _, l := range levels {
+		cuts = append(cuts, l.From, l.To)
 	}
-	sort.Slice(events, func(i, j int) bool {
-		if events[i].at != events[j].at {
-			return events[i].at < events[j].at
-		}
-		return !events[i].start && events[j].start // ends first: [start, end)
-	})
-	seen := map[string]bool{}
-	var active []int
-	grew := false
-	for _, e := range events {
-		if e.start {
-			active = append(active, e.i)
-			grew = true
-			continue
-		}
-		if grew {
-			minimalOverloads(spans, active, capacity, func(set []int) {
-				ids := make([]int, len(set))
-				for k, i := range set {
-					ids[k] = spans[i].id
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	seen := map[string][]int{}
+	var present []int
+	need := make([]int, len(spans))
+	for i := 0; i+1 < len(cuts); i++ {
+		a := cuts[i]
+		level := levelAt(levels, a)
+		present = present[:0]
+		total := 0
+		for k, s := range spans {
+			if int64(s.start) <= a && a < int64(s.end) {
+				present = append(present, k)
+				need[k] = s.units
+				if s.whole {
+					need[k] = max(level, 1)
 				}
-				sort.Ints(ids)
-				key := intsKey(ids)
-				if !seen[key] {
-					seen[key] = true
-					found(ids)
-				}
-			})
-			grew = false
-		}
-		for k, i := range active {
-			if i == e.i {
-				active = append(active[:k], active[k+1:]...)
-				break
+				total += need[k]
 			}
 		}
+		if total <= level {
+			continue
+		}
+		minimalOverloads(need, present, level, func(set []int) {
+			ids := make([]int, len(set))
+			for k, i := range set {
+				ids[k] = spans[i].id
+			}
+			sort.Ints(ids)
+			seen[intsKey(ids)] = ids
+		})
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+next:
+	for _, k := range keys {
+		for k2, other := range seen {
+			if k2 != k && len(other) < len(seen[k]) && subset(other, seen[k]) {
+				continue next
+			}
+		}
+		found(seen[k])
 	}
 }
 
-// minimalOverloads enumerates the subsets of clique that need more than
-// capacity units and fit once any member is taken away. Taking the members in
-// falling order of units, a subset is minimal exactly when it first goes over
-// capacity with its last (smallest) member, so each is found once.
-func minimalOverloads(spans []span, clique []int, capacity int, found func([]int)) {
-	total := 0
-	for _, i := range clique {
-		total += spans[i].units
+// subset reports whether every id of a (sorted) is in b (sorted).
+func subset(a, b []int) bool {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			return false
+		}
 	}
-	if total <= capacity {
-		return
-	}
-	order := append([]int(nil), clique...)
-	sort.SliceStable(order, func(a, b int) bool { return spans[order[a]].units > spans[order[b]].units })
+	return true
+}
+
+// minimalOverloads enumerates the subsets of members that need more than
+// level units and fit once any member is taken away. Taking the members in
+// falling order of need, a subset is minimal exactly when it first goes over
+// the level with its last (smallest) member, so each is found once.
+func minimalOverloads(need []int, members []int, level int, found func([]int)) {
+	order := append([]int(nil), members...)
+	sort.SliceStable(order, func(a, b int) bool { return need[order[a]] > need[order[b]] })
 	set := make([]int, 0, len(order))
 	var walk func(from, sum int)
 	walk = func(from, sum int) {
 		for j := from; j < len(order); j++ {
-			u := spans[order[j]].units
+			u := need[order[j]]
 			set = append(set, order[j])
-			if sum+u > capacity {
+			if sum+u > level {
 				found(set)
 			} else {
 				walk(j+1, sum+u)

@@ -25,17 +25,31 @@ func (t *Timetable) clashMessage(c *Clash, today Date) string {
 		need, whole := 0, true
 		for i := range c.Sessions {
 			need += c.Sessions[i].Units
-			whole = whole && c.Sessions[i].Units == room.Units()
+			whole = whole && t.takesWholeRoom(&c.Sessions[i])
 		}
-		if len(c.Sessions) == 2 && whole {
+		for _, bk := range c.Bookings {
+			need += t.units(bk.Units, bk.RoomID)
+			whole = whole && bk.Units == 0
+		}
+		switch {
+		case len(c.Sessions)+len(c.Bookings) == 2 && whole:
 			b.WriteString(name + " double-booked: ")
-		} else {
+		case len(t.rules[c.RoomID]) == 0:
 			b.WriteString(name + " over capacity (" + strconv.Itoa(need) + " of " + strconv.Itoa(room.Units()) + " units): ")
+		default: // the capacity varies over the day
+			b.WriteString(name + " over capacity: ")
 		}
 	}
-	parts := make([]string, len(c.Sessions))
+	parts := make([]string, 0, len(c.Sessions)+len(c.Bookings))
 	for i := range c.Sessions {
-		parts[i] = t.describe(&c.Sessions[i], today)
+		parts = append(parts, t.describe(&c.Sessions[i], today))
+	}
+	for _, bk := range c.Bookings {
+		units := "the whole room"
+		if bk.Units > 0 {
+			units = Word{"unit", "units"}.N(bk.Units)
+		}
+		parts = append(parts, "Booking ("+t.rooms[bk.RoomID].Name+", "+Span(bk.Start, bk.End)+", "+units+")")
 	}
 	b.WriteString(joinAnd(parts))
 	if c.Every == 0 {

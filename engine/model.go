@@ -185,6 +185,38 @@ type Closure struct {
 	Pause   bool
 }
 
+// CapacityRule declares how many units a room has over a wall-clock span.
+// A weekly rule holds on its weekdays every week; an override (From..To set)
+// holds on every day of that range, where the room's overrides replace its
+// weekly rules. Levels are absolute, not added; time a room with rules has
+// no rule for has no capacity. A room without rules has its plain capacity
+// all day.
+type CapacityRule struct {
+	ID         int64
+	RoomID     int64
+	Weekdays   []time.Weekday // weekly rules
+	From, To   Date           // overrides: inclusive range
+	Start, End LocalTime
+	Units      int
+}
+
+// Override reports whether the rule holds on a date range rather than weekly.
+func (r *CapacityRule) Override() bool { return r.From != 0 }
+
+// RoomBooking takes units of a room for a span of one date: a lane, a desk,
+// a meeting room rented by the hour. It counts against the room's capacity
+// like a session.
+type RoomBooking struct {
+	ID         int64
+	RoomID     int64
+	Date       Date
+	Start, End LocalTime
+	Units      int   // zero: all of the room
+	ClientID   int64 // who booked, if a client
+	Note       string
+	Cancelled  bool
+}
+
 // State is everything the engine knows about one business: the rules and the
 // exceptions, never the sessions they produce.
 type State struct {
@@ -202,6 +234,8 @@ type State struct {
 	OneOffs       []OneOff
 	Changes       []DayChange
 	Closures      []Closure
+	Capacity      []CapacityRule
+	RoomBookings  []RoomBooking
 }
 
 // Session is computed: one occurrence on a real date.

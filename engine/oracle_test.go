@@ -117,12 +117,21 @@ type oracleSession struct {
 	class      int64
 	staff      []int64
 	units      int
+	whole      bool // asks for all of the room
 	buffer     int
 	series     []SeriesWeek
 	cancelled  bool
 	reason     string
 	changed    bool
 	note       string
+}
+
+// unitsOr0 keeps zero ("the whole room") and clamps the rest to the room.
+func unitsOr0(want int, r Room) int {
+	if want == 0 {
+		return 0
+	}
+	return unitsIn(want, r)
 }
 
 func unitsIn(want int, r Room) int {
@@ -158,7 +167,7 @@ func (o *oracle) ruleSessions(d Date) []oracleSession {
 		idx[key] = len(out)
 		out = append(out, oracleSession{
 			key: key, date: d, start: ct.Start, end: ct.End, room: ct.RoomID, class: e.ClassID,
-			staff: o.class(e.ClassID).StaffIDs, units: unitsIn(ct.Units, o.room(ct.RoomID)), buffer: ct.Buffer,
+			staff: o.class(e.ClassID).StaffIDs, units: unitsIn(ct.Units, o.room(ct.RoomID)), whole: ct.Units == 0, buffer: ct.Buffer,
 			series: []SeriesWeek{{sr.ID, e.Week, sr.Cycle}},
 		})
 	}
@@ -234,7 +243,7 @@ func (o *oracle) day(d Date) []oracleSession {
 		}
 		out = append(out, oracleSession{
 			key: fmt.Sprintf("o/%d", x.ID), date: d, start: x.Start, end: x.End, room: x.RoomID, class: x.ClassID,
-			staff: o.class(x.ClassID).StaffIDs, units: unitsIn(x.Units, o.room(x.RoomID)), buffer: x.Buffer,
+			staff: o.class(x.ClassID).StaffIDs, units: unitsIn(x.Units, o.room(x.RoomID)), whole: x.Units == 0, buffer: x.Buffer,
 			cancelled: x.Cancelled, reason: x.Note, note: x.Note,
 		})
 	}
@@ -256,6 +265,46 @@ func (o *oracle) day(d Date) []oracleSession {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out
+}
+
+// level is the units a room has at minute m of date d, read from its rules
+// one by one: overrides holding on d, else weekly rules of the weekday, else
+// the room's plain capacity.
+func (o *oracle) level(room int64, d Date, m int64) int {
+	var rules, overrides []CapacityRule
+	for _, r := range o.s.Capacity {
+		if r.RoomID != room {
+			continue
+		}
+		rules = append(rules, r)
+		if r.From != 0 && r.From <= d && d <= r.To {
+			overrides = append(overrides, r)
+		}
+	}
+	if len(rules) == 0 {
+		return unitsIn(0, o.room(room))
+	}
+	for _, r := range rules {
+		applies := false
+		if len(overrides) > 0 {
+			applies = r.From != 0 && r.From <= d && d <= r.To
+		} else if r.From == 0 {
+			for _, wd := range r.Weekdays {
+				applies = applies || wd == d.Weekday()
+			}
+		}
+		if applies && int64(r.Start) <= m && m < int64(r.End) {
+			return r.Units
+		}
+	}
+	return 0
+}
+
+// occupant is what takes units of a room on a date.
+type occupant struct {
+	key        string
+	start, end int64 // minutes, end including the cleaning buffer
+	units      int   // 0: the whole room
 }
 
 // clashKey is one clash on one date, as the oracle and the tests name it.
@@ -281,34 +330,79 @@ func (o *oracle) clashes(d Date) []clashKey {
 	}
 	var out []clashKey
 	for _, r := range o.s.Rooms {
-		var in []oracleSession
+		var in []occupant
 		for _, s := range live {
 			if s.room == r.ID {
-				in = append(in, s)
+				until := int64(s.end) + int64(s.buffer)
+				if until > int64(EndOfDay) {
+					until = int64(EndOfDay)
+				}
+				u := s.units
+				if s.whole {
+					u = 0
+				}
+				in = append(in, occupant{s.key, int64(s.start), until, u})
 			}
 		}
-		capacity := unitsIn(0, r)
+		for _, b := range o.s.RoomBookings {
+			if b.RoomID == r.ID && b.Date == d && !b.Cancelled {
+				in = append(in, occupant{fmt.Sprintf("b/%d", b.ID), int64(b.Start), int64(b.End), unitsOr0(b.Units, r)})
+			}
+		}
+		// Every subset, tried at every moment anything changes.
+		var cuts []int64
+		for _, x := range in {
+			cuts = append(cuts, x.start, x.end)
+		}
+		for _, rule := range o.s.Capacity {
+			if rule.RoomID == r.ID {
+				cuts = append(cuts, int64(rule.Start), int64(rule.End))
+			}
+		}
+		over := make([]bool, 1<<len(in))
 		for mask := 1; mask < 1<<len(in); mask++ {
-			var start, end LocalTime = 0, EndOfDay
-			sum, least := 0, 1<<30
+			for _, m := range cuts {
+				sum, all := 0, true
+				lvl := o.level(r.ID, d, m)
+				for i, x := range in {
+					if mask&(1<<i) == 0 {
+						continue
+					}
+					if m < x.start || m >= x.end {
+						all = false
+						break
+					}
+					if x.units == 0 {
+						sum += max(lvl, 1)
+					} else {
+						sum += x.units
+					}
+				}
+				if all && sum > lvl {
+					over[mask] = true
+					break
+				}
+			}
+		}
+		for mask := 1; mask < 1<<len(in); mask++ {
+			if !over[mask] {
+				continue
+			}
+			minimal := true
+			for sub := (mask - 1) & mask; sub > 0; sub = (sub - 1) & mask {
+				minimal = minimal && !over[sub]
+			}
+			if !minimal {
+				continue
+			}
 			var keys []string
-			for i, s := range in {
-				if mask&(1<<i) == 0 {
-					continue
+			for i, x := range in {
+				if mask&(1<<i) != 0 {
+					keys = append(keys, x.key)
 				}
-				until := s.end + LocalTime(s.buffer)
-				if until > EndOfDay {
-					until = EndOfDay
-				}
-				start, end = max(start, s.start), min(end, until)
-				sum += s.units
-				least = min(least, s.units)
-				keys = append(keys, s.key)
 			}
-			if start < end && sum > capacity && sum-least <= capacity {
-				sort.Strings(keys)
-				out = append(out, clashKey{RoomClash, fmt.Sprint(r.ID), strings.Join(keys, " & "), d})
-			}
+			sort.Strings(keys)
+			out = append(out, clashKey{RoomClash, fmt.Sprint(r.ID), strings.Join(keys, " & "), d})
 		}
 	}
 	for i := range live {
@@ -343,12 +437,15 @@ func expand(c Clash, from, to Date) []clashKey {
 		res = strings.ToLower(c.Staff)
 	}
 	for _, d := range c.Dates(from, to) {
-		keys := make([]string, len(c.Sessions))
-		for i, s := range c.Sessions {
+		keys := make([]string, 0, len(c.Sessions)+len(c.Bookings))
+		for _, s := range c.Sessions {
 			if !s.IsOneOff() && s.Ref.Date == c.First {
 				s.Ref.Date = d // a repeating clash names the same rule sessions each time
 			}
-			keys[i] = s.Key()
+			keys = append(keys, s.Key())
+		}
+		for _, b := range c.Bookings {
+			keys = append(keys, fmt.Sprintf("b/%d", b.ID))
 		}
 		sort.Strings(keys)
 		out = append(out, clashKey{c.Kind, res, strings.Join(keys, " & "), d})

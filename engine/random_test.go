@@ -168,6 +168,41 @@ func randomState(r *rand.Rand) (State, Date, Date, Date) {
 		}
 		s.Closures = append(s.Closures, c)
 	}
+	// Capacity that varies: weekly levels for some rooms, an override for
+	// some, and room bookings.
+	for _, room := range s.Rooms {
+		if r.IntN(3) != 0 {
+			continue
+		}
+		rule := func(start LocalTime) CapacityRule {
+			return CapacityRule{ID: int64(len(s.Capacity) + 1), RoomID: room.ID, Start: start,
+				End: start + LocalTime(60+15*r.IntN(12)), Units: r.IntN(room.Units() + 2)}
+		}
+		a := rule(LocalTime(7*60 + 15*r.IntN(8)))
+		a.Weekdays = []time.Weekday{days[r.IntN(len(days))], days[r.IntN(len(days))]}
+		s.Capacity = append(s.Capacity, a)
+		if r.IntN(2) == 0 {
+			b := rule(a.End)
+			b.Weekdays = a.Weekdays
+			s.Capacity = append(s.Capacity, b)
+		}
+		if r.IntN(3) == 0 {
+			o := rule(LocalTime(8*60 + 15*r.IntN(8)))
+			o.From = from + Date(r.IntN(7*weeks))
+			o.To = o.From + Date(r.IntN(20))
+			s.Capacity = append(s.Capacity, o)
+		}
+	}
+	for i := 1; i <= r.IntN(4); i++ {
+		room := s.Rooms[r.IntN(len(s.Rooms))]
+		start := LocalTime(8*60 + 15*r.IntN(13))
+		b := RoomBooking{ID: int64(i), RoomID: room.ID, Date: from + Date(r.IntN(7*weeks)), Start: start,
+			End: start + LocalTime(15+15*r.IntN(6)), Cancelled: r.IntN(8) == 0}
+		if r.IntN(2) == 0 {
+			b.Units = 1 + r.IntN(room.Units())
+		}
+		s.RoomBookings = append(s.RoomBookings, b)
+	}
 	return s, today, from, to
 }
 

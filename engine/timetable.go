@@ -32,6 +32,8 @@ type Timetable struct {
 	movedIn  map[Date][]*DayChange // changes that move a session onto a date
 	oneOffs  map[Date][]*OneOff
 	closures []*Closure // by From
+	rules    map[int64][]*CapacityRule // by room
+	bookings map[Date][]*RoomBooking
 }
 
 type groupKey struct{ classTime, class int64 }
@@ -73,6 +75,16 @@ func compile(s State) *Timetable {
 		byOrigin:   make(map[Date][]*DayChange),
 		movedIn:    make(map[Date][]*DayChange),
 		oneOffs:    make(map[Date][]*OneOff),
+		rules:      make(map[int64][]*CapacityRule),
+		bookings:   make(map[Date][]*RoomBooking),
+	}
+	for i := range s.Capacity {
+		r := &s.Capacity[i]
+		t.rules[r.RoomID] = append(t.rules[r.RoomID], r)
+	}
+	for i := range s.RoomBookings {
+		b := &s.RoomBookings[i]
+		t.bookings[b.Date] = append(t.bookings[b.Date], b)
 	}
 	for i := range s.Rooms {
 		t.rooms[s.Rooms[i].ID] = &s.Rooms[i]

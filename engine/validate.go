@@ -50,6 +50,7 @@ func Validate(s State) error {
 	v.checkOneOffs()
 	v.checkChanges()
 	v.checkClosures()
+	v.checkCapacity()
 	if len(v.problems) == 0 {
 		return nil
 	}
@@ -107,6 +108,8 @@ func (v *validator) index() {
 	v.clients = indexByID(v, "clients", v.s.Clients, func(r *Client) int64 { return r.ID })
 	indexByID(v, "oneOffs", v.s.OneOffs, func(r *OneOff) int64 { return r.ID })
 	indexByID(v, "closures", v.s.Closures, func(r *Closure) int64 { return r.ID })
+	indexByID(v, "capacityRules", v.s.Capacity, func(r *CapacityRule) int64 { return r.ID })
+	indexByID(v, "roomBookings", v.s.RoomBookings, func(r *RoomBooking) int64 { return r.ID })
 	indexByID(v, "subscriptions", v.s.Subscriptions, func(r *Subscription) int64 { return r.ID })
 	indexByID(v, "entries", v.s.Entries, func(r *Entry) int64 { return r.ID })
 }
@@ -463,6 +466,67 @@ func (v *validator) checkClosures() {
 			}
 		}
 	}
+}
+
+func (v *validator) checkCapacity() {
+	byRoom := map[int64][]*CapacityRule{}
+	for i := range v.s.Capacity {
+		c := &v.s.Capacity[i]
+		r, ok := v.rooms[c.RoomID]
+		if !ok {
+			v.add("capacityRules", c.ID, "roomId", "A capacity rule names a room that does not exist")
+			continue
+		}
+		v.span("capacityRules", c.ID, c.Start, c.End)
+		if c.Units < 0 {
+			v.add("capacityRules", c.ID, "units", "Room %q cannot have %d units", r.Name, c.Units)
+		}
+		switch {
+		case c.Override() && (!c.From.Valid() || !c.To.Valid() || c.To < c.From):
+			v.add("capacityRules", c.ID, "to", "Room %q: an override needs a first and a last date, in order", r.Name)
+		case c.Override() && len(c.Weekdays) > 0:
+			v.add("capacityRules", c.ID, "weekdays", "Room %q: a rule holds on weekdays or on a date range, not both", r.Name)
+		case !c.Override() && len(c.Weekdays) == 0:
+			v.add("capacityRules", c.ID, "weekdays", "Room %q: a weekly rule needs at least one day of the week", r.Name)
+		}
+		for _, other := range byRoom[c.RoomID] {
+			if overlaps(c, other) {
+				v.add("capacityRules", c.ID, "start", "Room %q already has %s for %s: capacity rules may not overlap",
+					r.Name, Word{"unit", "units"}.N(other.Units), Span(other.Start, other.End))
+				break
+			}
+		}
+		byRoom[c.RoomID] = append(byRoom[c.RoomID], c)
+	}
+	for _, b := range v.s.RoomBookings {
+		r, ok := v.rooms[b.RoomID]
+		if !ok {
+			v.add("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
+		}
+		if !b.Date.Valid() {
+			v.add("roomBookings", b.ID, "date", "A booking needs a date")
+		}
+		v.span("roomBookings", b.ID, b.Start, b.End)
+		v.units("roomBookings", b.ID, b.Units, r, ok)
+	}
+}
+
+// overlaps reports whether two rules of a room declare the same time: both
+// weekly on a shared weekday, or both overrides on a shared date, with
+// overlapping spans.
+func overlaps(a, b *CapacityRule) bool {
+	if a.Start >= b.End || b.Start >= a.End || a.Override() != b.Override() {
+		return false
+	}
+	if a.Override() {
+		return a.From <= b.To && b.From <= a.To
+	}
+	for _, d := range a.Weekdays {
+		if slices.Contains(b.Weekdays, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // joinAnd joins names as people list them: "A", "A & B", "A, B & C".
