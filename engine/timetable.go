@@ -31,7 +31,7 @@ type Timetable struct {
 	byOrigin map[Date][]*DayChange // changes by their original date
 	movedIn  map[Date][]*DayChange // changes that move a session onto a date
 	oneOffs  map[Date][]*OneOff
-	closures []*Closure // by From
+	closures []*Closure                // by From
 	rules    map[int64][]*CapacityRule // by room
 	bookings map[Date][]*RoomBooking
 }
