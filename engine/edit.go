@@ -21,6 +21,7 @@ func (s *State) inUse(what string, u uses) error {
 		{"class time", Word{"class time", "class times"}}, {"class", Words(s.Business.Kind).Class},
 		{"series entry", Word{"series entry", "series entries"}}, {"one-off", Word{"one-off", "one-offs"}},
 		{"day change", Word{"day change", "day changes"}}, {"closure", Word{"closure", "closures"}}, {"cover", Word{"cover", "covers"}},
+		{"room booking", Word{"room booking", "room bookings"}},
 	}
 	var parts []string
 	for _, k := range kinds {
@@ -61,10 +62,16 @@ func (s *State) RemoveRoom(id int64) error {
 			u["closure"]++
 		}
 	}
+	for _, b := range s.RoomBookings {
+		if b.RoomID == id {
+			u["room booking"]++
+		}
+	}
 	if err := s.inUse(fmt.Sprintf("room %q", s.Rooms[i].Name), u); err != nil {
 		return err
 	}
 	s.Rooms = slices.Delete(s.Rooms, i, i+1)
+	s.Capacity = slices.DeleteFunc(s.Capacity, func(c CapacityRule) bool { return c.RoomID == id }) // the room's own rules go with it
 	return nil
 }
 

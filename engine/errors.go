@@ -14,6 +14,8 @@ const (
 	NotFound Code = "not found" // the thing named does not exist (in this business)
 	InUse    Code = "in use"    // it cannot be removed while something uses it
 	Conflict Code = "conflict"  // the write would add a clash
+	Full     Code = "full"      // no places or units left
+	OverPlan Code = "over plan" // the client's plan has no sessions left this month
 )
 
 // Error is an error with a code, the field it is about (API names, such as
@@ -22,6 +24,8 @@ type Error struct {
 	Code    Code
 	Field   string
 	Message string
+	// Details are facts a client can act on ("placesLeft", "used").
+	Details map[string]any
 }
 
 func (e *Error) Error() string { return e.Message }

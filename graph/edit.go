@@ -19,6 +19,15 @@ func (r *Resolver) write(ctx context.Context, need models.Permission, dryRun *bo
 	if err := can(ctx, need); err != nil {
 		return nil, err
 	}
+	return r.writeAs(ctx, dryRun, fn)
+}
+
+// writeAs is write for callers that check access themselves (a client
+// token books for itself).
+func (r *Resolver) writeAs(ctx context.Context, dryRun *bool, fn func(*models.Edit) error) (*models.Result, error) {
+	if requestFrom(ctx) == nil {
+		return nil, errUnauthenticated
+	}
 	res, err := r.Store.Write(ctx, principal(ctx).BusinessID, dryRun != nil && *dryRun, fn)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,8 @@ var codes = map[engine.Code]string{
 	engine.NotFound: "NOT_FOUND",
 	engine.InUse:    "IN_USE",
 	engine.Conflict: "CLASH",
+	engine.Full:     "CAPACITY_FULL",
+	engine.OverPlan: "PLAN_LIMIT",
 }
 
 // presentError gives every error an extensions.code. Errors the API does not
@@ -70,6 +72,9 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		gerr.Message, gerr.Extensions["code"] = eerr.Message, codes[eerr.Code]
 		if eerr.Field != "" {
 			gerr.Extensions["field"] = eerr.Field
+		}
+		for k, v := range eerr.Details {
+			gerr.Extensions[k] = v
 		}
 	default:
 		r.Log.ErrorContext(ctx, "internal error", "err", err, "path", gerr.Path.String())

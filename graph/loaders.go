@@ -18,6 +18,7 @@ type loaders struct {
 	clientSubs      *dataloadgen.Loader[int64, []engine.Subscription]
 	seriesSubs      *dataloadgen.Loader[int64, []engine.Subscription]
 	oneOffAttendees *dataloadgen.Loader[int64, []engine.Client]
+	sessionBookings *dataloadgen.Loader[string, []models.SessionBooking]
 }
 
 func newLoaders(store *models.Store, business int64) *loaders {
@@ -35,6 +36,15 @@ func newLoaders(store *models.Store, business int64) *loaders {
 		}, wait),
 		oneOffAttendees: dataloadgen.NewMappedLoader(func(ctx context.Context, ids []int64) (map[int64][]engine.Client, error) {
 			return orEmpty(models.OneOffClients(ctx, db, business, ids))(ids)
+		}, wait),
+		sessionBookings: dataloadgen.NewMappedLoader(func(ctx context.Context, keys []string) (map[string][]models.SessionBooking, error) {
+			m, err := models.BookingsOf(ctx, db, business, keys)
+			for _, k := range keys {
+				if _, ok := m[k]; !ok && err == nil {
+					m[k] = []models.SessionBooking{}
+				}
+			}
+			return m, err
 		}, wait),
 	}
 }

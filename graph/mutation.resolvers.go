@@ -570,12 +570,199 @@ func (r *mutationResolver) ClearData(ctx context.Context, dryRun *bool) (*model.
 	return &model.BusinessPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Business: &b}, nil
 }
 
+// BookSession is the resolver for the bookSession field.
+func (r *mutationResolver) BookSession(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
+	client, err := bookingClient(ctx, clientID)
+	if err != nil {
+		return nil, err
+	}
+	var b *models.SessionBooking
+	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
+		s, err := bookable(e.Before.Timetable, &e.Before.State, ref, oneOffID)
+		if err != nil {
+			return err
+		}
+		b, err = e.BookSession(ctx, s, client, waitlist != nil && *waitlist, r.Store.Now())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.bookingPayload(res, b, nil), nil
+}
+
+// CancelBooking is the resolver for the cancelBooking field.
+func (r *mutationResolver) CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error) {
+	var b *models.SessionBooking
+	var promoted []*models.SessionBooking
+	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
+		found, err := e.Booking(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := mayActOn(ctx, found.ClientID, models.EditClients); err != nil {
+			return err
+		}
+		b, promoted, err = e.CancelBooking(ctx, id, r.Store.Now())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.bookingPayload(res, b, promoted), nil
+}
+
+// MarkAttendance is the resolver for the markAttendance field.
+func (r *mutationResolver) MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error) {
+	var b *models.SessionBooking
+	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
+		found, err := e.Booking(ctx, id)
+		if err != nil {
+			return err
+		}
+		p := principal(ctx)
+		var staff []int64
+		if s, err := bookable(e.Before.Timetable, &e.Before.State, refOf(found), oneOffOf(found)); err == nil {
+			staff = s.StaffIDs
+		}
+		if !p.Role.Can(models.EditDays) && (p.StaffID == 0 || !slices.Contains(staff, p.StaffID)) {
+			return errForbidden
+		}
+		b, err = e.MarkAttendance(ctx, id, status, r.Store.Now())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.bookingPayload(res, b, nil), nil
+}
+
+// BookRoom is the resolver for the bookRoom field.
+func (r *mutationResolver) BookRoom(ctx context.Context, input model.RoomBookingInput, dryRun *bool) (*model.RoomBookingPayload, error) {
+	client := deref(input.ClientID)
+	if p := principal(ctx); p.Role == models.ClientRole {
+		if p.ClientID == 0 || (input.ClientID != nil && *input.ClientID != p.ClientID) {
+			return nil, errForbidden
+		}
+		client = p.ClientID
+	} else if err := can(ctx, models.EditDays); err != nil {
+		return nil, err
+	}
+	var id int64
+	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
+		if client != 0 {
+			if _, err := e.Client(ctx, client); err != nil {
+				return err
+			}
+		}
+		id = e.NewID()
+		b := engine.RoomBooking{ID: id, ClientID: client}
+		set(&b.RoomID, input.RoomID)
+		set(&b.Date, input.Date)
+		set(&b.Start, input.Start)
+		set(&b.End, input.End)
+		set(&b.Units, input.Units)
+		set(&b.Note, input.Note)
+		if err := roomHas(e, b); err != nil {
+			return err
+		}
+		e.State.RoomBookings = append(e.State.RoomBookings, b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b, _ := rowByID(res.After.State.RoomBookings, res.ID(id), func(b *engine.RoomBooking) int64 { return b.ID })
+	return &model.RoomBookingPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, RoomBooking: b}, nil
+}
+
+// CancelRoomBooking is the resolver for the cancelRoomBooking field.
+func (r *mutationResolver) CancelRoomBooking(ctx context.Context, id int64, dryRun *bool) (*model.RoomBookingPayload, error) {
+	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
+		b, err := row(e.State.RoomBookings, id, func(x *engine.RoomBooking) int64 { return x.ID }, "room booking")
+		if err != nil {
+			return err
+		}
+		if err := mayActOn(ctx, b.ClientID, models.EditDays); err != nil {
+			return err
+		}
+		b.Cancelled = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b, _ := rowByID(res.After.State.RoomBookings, id, func(b *engine.RoomBooking) int64 { return b.ID })
+	return &model.RoomBookingPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, RoomBooking: b}, nil
+}
+
+// CreateCapacityRule is the resolver for the createCapacityRule field.
+func (r *mutationResolver) CreateCapacityRule(ctx context.Context, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
+	var id int64
+	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		id = e.NewID()
+		c := engine.CapacityRule{ID: id}
+		applyCapacityRule(&c, input)
+		e.State.Capacity = append(e.State.Capacity, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, _ := rowByID(res.After.State.Capacity, res.ID(id), func(c *engine.CapacityRule) int64 { return c.ID })
+	return &model.CapacityRulePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, CapacityRule: c}, nil
+}
+
+// UpdateCapacityRule is the resolver for the updateCapacityRule field.
+func (r *mutationResolver) UpdateCapacityRule(ctx context.Context, id int64, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
+	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		c, err := row(e.State.Capacity, id, func(x *engine.CapacityRule) int64 { return x.ID }, "capacity rule")
+		if err == nil {
+			applyCapacityRule(c, input)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, _ := rowByID(res.After.State.Capacity, id, func(c *engine.CapacityRule) int64 { return c.ID })
+	return &model.CapacityRulePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, CapacityRule: c}, nil
+}
+
+// DeleteCapacityRule is the resolver for the deleteCapacityRule field.
+func (r *mutationResolver) DeleteCapacityRule(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error) {
+	return r.remove(ctx, id, dryRun, func(e *models.Edit) error {
+		if _, err := row(e.State.Capacity, id, func(x *engine.CapacityRule) int64 { return x.ID }, "capacity rule"); err != nil {
+			return err
+		}
+		e.State.Capacity = slices.DeleteFunc(e.State.Capacity, func(c engine.CapacityRule) bool { return c.ID == id })
+		return nil
+	})
+}
+
 // CreateToken is the resolver for the createToken field.
-func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, name *string) (*model.TokenPayload, error) {
+func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64) (*model.TokenPayload, error) {
 	if err := can(ctx, models.ManageTokens); err != nil {
 		return nil, err
 	}
-	token, row, err := models.CreateToken(ctx, r.Store.DB, principal(ctx).BusinessID, role, deref(name), "")
+	if role == models.ClientRole && clientID == nil {
+		return nil, badInput("clientId", "A client token needs the client it books for")
+	}
+	if clientID != nil {
+		found, err := models.ClientsByID(ctx, r.Store.DB, principal(ctx).BusinessID, []int64{*clientID})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, notFound(r.words(ctx).Client.One, *clientID)
+		}
+	}
+	if staffID != nil {
+		if _, err := r.staffMember(ctx, *staffID); err != nil {
+			return nil, err
+		}
+	}
+	token, row, err := models.CreateScopedToken(ctx, r.Store.DB, principal(ctx).BusinessID, role, deref(name), "", deref(clientID), deref(staffID))
 	if err != nil {
 		return nil, err
 	}

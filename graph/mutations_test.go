@@ -1,6 +1,8 @@
 package graph_test
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -517,6 +519,104 @@ var mutationCases = []mutationCase{
 		dry:   `mutation { clearData(dryRun: true) { ...write business { name } } }`,
 		shows: "business.name", want: "Meridian Business Centre",
 	},
+
+	{
+		name: "bookSession",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{
+				"ref":   sessionRefOf(a, tok, "2026-12-08", "Daily standup"),
+				"orbit": idOf(a, tok, "clients", "name", "Orbit Analytics"),
+				"cedar": idOf(a, tok, "clients", "name", "Cedar & Pine Architects"),
+			}
+		},
+		// Cedar & Pine has no subscription to the standup.
+		bad:   `mutation($ref: SessionRefInput!, $cedar: ID!) { bookSession(ref: $ref, clientId: $cedar) { booking { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($ref: SessionRefInput!, $orbit: ID!) { bookSession(ref: $ref, clientId: $orbit, dryRun: true) { ...write booking { status } } }`,
+		shows: "booking.status", want: "BOOKED",
+	},
+	{
+		name: "cancelBooking",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"ref": sessionRefOf(a, tok, "2026-12-08", "Daily standup"), "orbit": idOf(a, tok, "clients", "name", "Orbit Analytics")}
+			vars["id"] = created(a, tok, `mutation($ref: SessionRefInput!, $orbit: ID!) { bookSession(ref: $ref, clientId: $orbit) { booking { id } } }`, "bookSession", "booking", vars)
+			return vars
+		},
+		bad:   `mutation { cancelBooking(id: "999999") { booking { id } } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { cancelBooking(id: $id, dryRun: true) { ...write booking { status } } }`,
+		shows: "booking.status", want: "CANCELLED",
+	},
+	{
+		name: "markAttendance",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"ref": sessionRefOf(a, tok, "2026-12-08", "Daily standup"), "orbit": idOf(a, tok, "clients", "name", "Orbit Analytics")}
+			vars["future"] = created(a, tok, `mutation($ref: SessionRefInput!, $orbit: ID!) { bookSession(ref: $ref, clientId: $orbit) { booking { id } } }`, "bookSession", "booking", vars)
+			vars["past"] = pastBooking(a, tok, vars["orbit"].(string))
+			return vars
+		},
+		// A session that has not started yet cannot be attended.
+		bad:   `mutation($future: ID!) { markAttendance(id: $future, status: ATTENDED) { booking { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($past: ID!) { markAttendance(id: $past, status: NO_SHOW, dryRun: true) { ...write booking { status } } }`,
+		shows: "booking.status", want: "NO_SHOW",
+	},
+	{
+		name: "bookRoom",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"room": idOf(a, tok, "rooms", "name", "Room B")}
+		},
+		bad:   `mutation($room: ID!) { bookRoom(input: {roomId: $room, date: "2026-12-02", start: "19:00", end: "18:00"}) { roomBooking { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($room: ID!) { bookRoom(input: {roomId: $room, date: "2026-12-02", start: "18:00", end: "19:00", note: "Evening workshop"}, dryRun: true) { ...write roomBooking { start note } } }`,
+		shows: "roomBooking.note", want: "Evening workshop",
+	},
+	{
+		name: "cancelRoomBooking",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"room": idOf(a, tok, "rooms", "name", "Room B")}
+			vars["id"] = created(a, tok, `mutation($room: ID!) { bookRoom(input: {roomId: $room, date: "2026-12-02", start: "18:00", end: "19:00"}) { roomBooking { id } } }`, "bookRoom", "roomBooking", vars)
+			return vars
+		},
+		bad:   `mutation { cancelRoomBooking(id: "999999") { roomBooking { id } } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { cancelRoomBooking(id: $id, dryRun: true) { ...write roomBooking { cancelled } } }`,
+		shows: "roomBooking.cancelled", want: true,
+	},
+	{
+		name: "createCapacityRule",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"room": idOf(a, tok, "rooms", "name", "Room B")}
+		},
+		bad:   `mutation($room: ID!) { createCapacityRule(input: {roomId: $room, start: "08:00", end: "20:00", units: 1}) { capacityRule { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($room: ID!) { createCapacityRule(input: {roomId: $room, weekdays: [SUNDAY, MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY, SATURDAY], start: "00:00", end: "24:00", units: 1}, dryRun: true) { ...write capacityRule { units } } }`,
+		shows: "capacityRule.units", want: float64(1),
+	},
+	{
+		name: "updateCapacityRule",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"room": idOf(a, tok, "rooms", "name", "Room B")}
+			vars["id"] = created(a, tok, allDayRule, "createCapacityRule", "capacityRule", vars)
+			return vars
+		},
+		bad:   `mutation($id: ID!) { updateCapacityRule(id: $id, input: {units: -1}) { capacityRule { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($id: ID!) { updateCapacityRule(id: $id, input: {units: 2}, dryRun: true) { ...write capacityRule { units } } }`,
+		shows: "capacityRule.units", want: float64(2),
+	},
+	{
+		name: "deleteCapacityRule",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"room": idOf(a, tok, "rooms", "name", "Room B")}
+			vars["id"] = created(a, tok, allDayRule, "createCapacityRule", "capacityRule", vars)
+			return vars
+		},
+		bad:   `mutation { deleteCapacityRule(id: "999999") { id } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { deleteCapacityRule(id: $id, dryRun: true) { ...write id } }`,
+		shows: "id", want: fromVar("id"),
+	},
 }
 
 // TestMutations tries every mutation with bad input, which must fail in
@@ -902,4 +1002,27 @@ func created(a *api, tok, query, field, object string, vars ...map[string]any) s
 		a.t.Fatalf("%s: no id", firstLine(query))
 	}
 	return id
+}
+
+// allDayRule gives $room one unit all day, every day: no session changes.
+const allDayRule = `mutation($room: ID!) { createCapacityRule(input: {roomId: $room, weekdays: [SUNDAY, MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY, SATURDAY], start: "00:00", end: "24:00", units: 1}) { capacityRule { id } } }`
+
+// pastBooking stores a booking of a session that has already started, as
+// the past is stored: a row, not a rule.
+func pastBooking(a *api, tok, client string) string {
+	a.t.Helper()
+	ctx := context.Background()
+	b, err := models.Authenticate(ctx, a.db.DB, tok)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	var cid int64
+	fmt.Sscan(client, &cid)
+	row := &models.SessionBooking{BusinessID: b.BusinessID, ClientID: cid, Status: models.Booked, OneOffID: 999, CreatedUnix: now.Unix() - 86400,
+		ChangedUnix: now.Unix() - 86400, SessionDate: models.Day(engine.DateOf(now)), StartMinute: 0, EndMinute: 60,
+		StartsUnix: now.Unix() - 3600, Activity: "Standup", Room: "Room A", Staff: "Mei Chen"}
+	if _, err := a.db.DB.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
+		a.t.Fatal(err)
+	}
+	return fmt.Sprint(row.ID)
 }

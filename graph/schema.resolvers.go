@@ -23,6 +23,61 @@ func (r *appPasswordResolver) Staff(ctx context.Context, obj *models.AppPassword
 	return r.staffMember(ctx, obj.StaffID)
 }
 
+// Client is the resolver for the client field.
+func (r *bookingResolver) Client(ctx context.Context, obj *models.SessionBooking) (*engine.Client, error) {
+	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
+	return &c, err
+}
+
+// Status is the resolver for the status field.
+func (r *bookingResolver) Status(ctx context.Context, obj *models.SessionBooking) (models.BookingStatus, error) {
+	return obj.Status, nil
+}
+
+// Position is the resolver for the position field.
+func (r *bookingResolver) Position(ctx context.Context, obj *models.SessionBooking) (*int, error) {
+	if obj.Status != models.Waitlisted {
+		return nil, nil
+	}
+	return &obj.Position, nil
+}
+
+// CreatedAt is the resolver for the createdAt field.
+func (r *bookingResolver) CreatedAt(ctx context.Context, obj *models.SessionBooking) (*time.Time, error) {
+	t := time.Unix(obj.CreatedUnix, 0).UTC()
+	return &t, nil
+}
+
+// Session is the resolver for the session field.
+func (r *bookingResolver) Session(ctx context.Context, obj *models.SessionBooking) (*model.Session, error) {
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ref *model.SessionRefInput
+	var oneOff *int64
+	if obj.OneOffID != 0 {
+		oneOff = &obj.OneOffID
+	} else {
+		ref = &model.SessionRefInput{Date: engine.Date(obj.OrigDate), ClassTimeID: obj.ClassTimeID, ClassID: obj.ClassID}
+	}
+	s, err := bookable(v.sn.Timetable, &v.sn.State, ref, oneOff)
+	if err != nil {
+		return nil, nil // the session no longer happens
+	}
+	view := v.session(&s)
+	return &view, nil
+}
+
+// Booked is the resolver for the booked field.
+func (r *bookingResolver) Booked(ctx context.Context, obj *models.SessionBooking) (*model.BookingSnapshot, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return snapshotOf(obj, sn.State.Business.Location), nil
+}
+
 // FeedURL is the resolver for the feedUrl field.
 func (r *businessResolver) FeedURL(ctx context.Context, obj *models.Business) (string, error) {
 	return r.feedURL(ctx, models.CalendarOf("", 0))
@@ -36,6 +91,11 @@ func (r *businessResolver) Kind(ctx context.Context, obj *models.Business) (engi
 // WeekStart is the resolver for the weekStart field.
 func (r *businessResolver) WeekStart(ctx context.Context, obj *models.Business) (time.Weekday, error) {
 	return time.Weekday(obj.WeekStart), nil
+}
+
+// Room is the resolver for the room field.
+func (r *capacityRuleResolver) Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error) {
+	return r.room(ctx, obj.RoomID)
 }
 
 // FirstDate is the resolver for the firstDate field.
@@ -456,9 +516,127 @@ func (r *queryResolver) AppPasswords(ctx context.Context) ([]models.AppPassword,
 	return models.AppPasswords(ctx, r.Store.DB, principal(ctx).BusinessID)
 }
 
+// Availability is the resolver for the availability field.
+func (r *queryResolver) Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error) {
+	if err := checkInstants(from, to); err != nil {
+		return nil, err
+	}
+	if units < 1 || minutes < 1 {
+		return nil, badInput("units", "Ask for at least 1 unit for at least 1 minute")
+	}
+	if _, err := r.room(ctx, roomID); err != nil {
+		return nil, err
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loc := sn.State.Business.Location
+	out := []model.AvailabilityWindow{}
+	for _, w := range sn.Timetable.RoomAvailability(roomID, from, to, loc, units, time.Duration(minutes)*time.Minute) {
+		out = append(out, model.AvailabilityWindow{Start: time.Unix(w.From, 0).In(loc), End: time.Unix(w.To, 0).In(loc), LatestStart: time.Unix(w.LatestStart, 0).In(loc)})
+	}
+	return out, nil
+}
+
+// Timeline is the resolver for the timeline field.
+func (r *queryResolver) Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error) {
+	if err := checkInstants(from, to); err != nil {
+		return nil, err
+	}
+	if _, err := r.room(ctx, roomID); err != nil {
+		return nil, err
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loc := sn.State.Business.Location
+	out := []model.TimelineStretch{}
+	for _, s := range sn.Timetable.RoomTimeline(roomID, from, to, loc) {
+		out = append(out, model.TimelineStretch{Start: time.Unix(s.From, 0).In(loc), End: time.Unix(s.To, 0).In(loc), Capacity: s.Capacity, Used: s.Used, Free: s.Free})
+	}
+	return out, nil
+}
+
+// CapacityRules is the resolver for the capacityRules field.
+func (r *queryResolver) CapacityRules(ctx context.Context, roomID *int64) ([]engine.CapacityRule, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []engine.CapacityRule{}
+	for _, c := range sn.State.Capacity {
+		if roomID == nil || c.RoomID == *roomID {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// RoomBookings is the resolver for the roomBookings field.
+func (r *queryResolver) RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date) ([]engine.RoomBooking, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := principal(ctx)
+	out := []engine.RoomBooking{}
+	for _, b := range sn.State.RoomBookings {
+		switch {
+		case roomID != nil && b.RoomID != *roomID, from != nil && b.Date < *from, to != nil && b.Date >= *to:
+		case p.Role == models.ClientRole && b.ClientID != p.ClientID:
+		default:
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// Bookings is the resolver for the bookings field.
+func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date) ([]models.SessionBooking, error) {
+	var client int64
+	if p := principal(ctx); p.Role == models.ClientRole {
+		if p.ClientID == 0 || (clientID != nil && *clientID != p.ClientID) {
+			return nil, errForbidden
+		}
+		client = p.ClientID
+	} else if clientID != nil {
+		client = *clientID
+	}
+	if err := checkRange(from, to); err != nil {
+		return nil, err
+	}
+	return models.ClientBookings(ctx, r.Store.DB, principal(ctx).BusinessID, client, from, to)
+}
+
 // FeedURL is the resolver for the feedUrl field.
 func (r *roomResolver) FeedURL(ctx context.Context, obj *engine.Room) (string, error) {
 	return r.feedURL(ctx, models.CalendarOf("room", obj.ID))
+}
+
+// Room is the resolver for the room field.
+func (r *roomBookingResolver) Room(ctx context.Context, obj *engine.RoomBooking) (*engine.Room, error) {
+	return r.room(ctx, obj.RoomID)
+}
+
+// Units is the resolver for the units field.
+func (r *roomBookingResolver) Units(ctx context.Context, obj *engine.RoomBooking) (*int, error) {
+	return optInt(obj.Units), nil
+}
+
+// Client is the resolver for the client field.
+func (r *roomBookingResolver) Client(ctx context.Context, obj *engine.RoomBooking) (*engine.Client, error) {
+	if obj.ClientID == 0 {
+		return nil, nil
+	}
+	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
+	return &c, err
+}
+
+// Note is the resolver for the note field.
+func (r *roomBookingResolver) Note(ctx context.Context, obj *engine.RoomBooking) (*string, error) {
+	return optString(obj.Note), nil
 }
 
 // AnchorDate is the resolver for the anchorDate field.
@@ -518,6 +696,48 @@ func (r *seriesEntryResolver) ClassTime(ctx context.Context, obj *engine.Entry) 
 // Class is the resolver for the class field.
 func (r *seriesEntryResolver) Class(ctx context.Context, obj *engine.Entry) (*model.Class, error) {
 	return r.class(ctx, obj.ClassID)
+}
+
+// Booked is the resolver for the booked field.
+func (r *sessionResolver) Booked(ctx context.Context, obj *model.Session) (int, error) {
+	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
+	return countStatus(bs, models.Booked, models.Attended, models.NoShow), err
+}
+
+// PlacesLeft is the resolver for the placesLeft field.
+func (r *sessionResolver) PlacesLeft(ctx context.Context, obj *model.Session) (*int, error) {
+	if obj.Capacity == nil {
+		return nil, nil
+	}
+	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
+	left := max(*obj.Capacity-countStatus(bs, models.Booked, models.Attended, models.NoShow), 0)
+	return &left, err
+}
+
+// Waitlist is the resolver for the waitlist field.
+func (r *sessionResolver) Waitlist(ctx context.Context, obj *model.Session) (int, error) {
+	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
+	return countStatus(bs, models.Waitlisted), err
+}
+
+// Bookings is the resolver for the bookings field.
+func (r *sessionResolver) Bookings(ctx context.Context, obj *model.Session) ([]models.SessionBooking, error) {
+	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	staff := make([]int64, len(obj.Staff))
+	for i, s := range obj.Staff {
+		staff[i] = s.ID
+	}
+	sees := seesBookings(ctx, staff)
+	out := []models.SessionBooking{}
+	for i := range bs {
+		if sees(&bs[i]) {
+			out = append(out, bs[i])
+		}
+	}
+	return out, nil
 }
 
 // Room is the resolver for the room field.
@@ -587,8 +807,14 @@ func (r *subscriptionResolver) EndDate(ctx context.Context, obj *engine.Subscrip
 // AppPassword returns generated.AppPasswordResolver implementation.
 func (r *Resolver) AppPassword() generated.AppPasswordResolver { return &appPasswordResolver{r} }
 
+// Booking returns generated.BookingResolver implementation.
+func (r *Resolver) Booking() generated.BookingResolver { return &bookingResolver{r} }
+
 // Business returns generated.BusinessResolver implementation.
 func (r *Resolver) Business() generated.BusinessResolver { return &businessResolver{r} }
+
+// CapacityRule returns generated.CapacityRuleResolver implementation.
+func (r *Resolver) CapacityRule() generated.CapacityRuleResolver { return &capacityRuleResolver{r} }
 
 // Clash returns generated.ClashResolver implementation.
 func (r *Resolver) Clash() generated.ClashResolver { return &clashResolver{r} }
@@ -617,11 +843,17 @@ func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 // Room returns generated.RoomResolver implementation.
 func (r *Resolver) Room() generated.RoomResolver { return &roomResolver{r} }
 
+// RoomBooking returns generated.RoomBookingResolver implementation.
+func (r *Resolver) RoomBooking() generated.RoomBookingResolver { return &roomBookingResolver{r} }
+
 // Series returns generated.SeriesResolver implementation.
 func (r *Resolver) Series() generated.SeriesResolver { return &seriesResolver{r} }
 
 // SeriesEntry returns generated.SeriesEntryResolver implementation.
 func (r *Resolver) SeriesEntry() generated.SeriesEntryResolver { return &seriesEntryResolver{r} }
+
+// Session returns generated.SessionResolver implementation.
+func (r *Resolver) Session() generated.SessionResolver { return &sessionResolver{r} }
 
 // SessionOrigin returns generated.SessionOriginResolver implementation.
 func (r *Resolver) SessionOrigin() generated.SessionOriginResolver { return &sessionOriginResolver{r} }
@@ -637,7 +869,9 @@ func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subsc
 
 type (
 	appPasswordResolver   struct{ *Resolver }
+	bookingResolver       struct{ *Resolver }
 	businessResolver      struct{ *Resolver }
+	capacityRuleResolver  struct{ *Resolver }
 	clashResolver         struct{ *Resolver }
 	clashReportResolver   struct{ *Resolver }
 	classTimeResolver     struct{ *Resolver }
@@ -647,8 +881,10 @@ type (
 	planResolver          struct{ *Resolver }
 	queryResolver         struct{ *Resolver }
 	roomResolver          struct{ *Resolver }
+	roomBookingResolver   struct{ *Resolver }
 	seriesResolver        struct{ *Resolver }
 	seriesEntryResolver   struct{ *Resolver }
+	sessionResolver       struct{ *Resolver }
 	sessionOriginResolver struct{ *Resolver }
 	sessionRefResolver    struct{ *Resolver }
 	staffResolver         struct{ *Resolver }

@@ -3,6 +3,8 @@ package models
 import (
 	"database/sql/driver"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -99,6 +101,8 @@ type APIToken struct {
 	Name       string
 	Role       Role
 	Hash       string
+	ClientID   int64 `bun:",nullzero"` // the client role: booking for this client
+	StaffID    int64 `bun:",nullzero"` // a staff member the token acts for
 }
 
 type Room struct {
@@ -465,4 +469,65 @@ type Tombstone struct {
 	OrigDate    Day
 	FromDate    Day
 	ToDate      Day
+}
+
+type CapacityRule struct {
+	bun.BaseModel `bun:"table:capacity_rules"`
+	versioned
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64
+	RoomID      int64
+	Weekdays    string // comma-separated, 0 = Sunday
+	FromDate    Day
+	ToDate      Day
+	StartMinute int
+	EndMinute   int
+	Units       int
+}
+
+func (r *CapacityRule) Engine() engine.CapacityRule {
+	c := engine.CapacityRule{ID: r.ID, RoomID: r.RoomID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate),
+		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute), Units: r.Units}
+	for _, f := range strings.Split(r.Weekdays, ",") {
+		if n, err := strconv.Atoi(f); err == nil {
+			c.Weekdays = append(c.Weekdays, time.Weekday(n))
+		}
+	}
+	return c
+}
+
+func capacityRow(b int64, c engine.CapacityRule) *CapacityRule {
+	days := make([]string, len(c.Weekdays))
+	for i, d := range c.Weekdays {
+		days[i] = strconv.Itoa(int(d))
+	}
+	return &CapacityRule{ID: c.ID, BusinessID: b, RoomID: c.RoomID, Weekdays: strings.Join(days, ","), FromDate: Day(c.From), ToDate: Day(c.To),
+		StartMinute: c.Start.Minutes(), EndMinute: c.End.Minutes(), Units: c.Units}
+}
+
+type RoomBooking struct {
+	bun.BaseModel `bun:"table:room_bookings"`
+	versioned
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64
+	RoomID      int64
+	Date        Day
+	StartMinute int
+	EndMinute   int
+	Units       int
+	ClientID    int64 `bun:",nullzero"`
+	Note        string
+	Cancelled   bool
+}
+
+func (r *RoomBooking) Engine() engine.RoomBooking {
+	return engine.RoomBooking{ID: r.ID, RoomID: r.RoomID, Date: engine.Date(r.Date), Start: engine.LocalTime(r.StartMinute),
+		End: engine.LocalTime(r.EndMinute), Units: r.Units, ClientID: r.ClientID, Note: r.Note, Cancelled: r.Cancelled}
+}
+
+func roomBookingRow(b int64, r engine.RoomBooking) *RoomBooking {
+	return &RoomBooking{ID: r.ID, BusinessID: b, RoomID: r.RoomID, Date: Day(r.Date), StartMinute: r.Start.Minutes(), EndMinute: r.End.Minutes(),
+		Units: r.Units, ClientID: r.ClientID, Note: r.Note, Cancelled: r.Cancelled}
 }

@@ -191,6 +191,18 @@ var tables = []tableSaver{
 			w.tombstone(Tombstone{Kind: kind, FromDate: Day(c.From), ToDate: Day(c.To)})
 		},
 	},
+	// Capacity and room bookings change no session's content: nothing to
+	// note in the versions.
+	table[engine.CapacityRule, CapacityRule]{kind: CapacityTable,
+		list: func(s *engine.State) []engine.CapacityRule { return s.Capacity }, id: func(v *engine.CapacityRule) *int64 { return &v.ID },
+		row: func(b int64, v engine.CapacityRule) CapacityRule { return *capacityRow(b, v) }, rowID: func(r *CapacityRule) int64 { return r.ID },
+		wrote: func(*saver, engine.CapacityRule) {},
+	},
+	table[engine.RoomBooking, RoomBooking]{kind: RoomBookingsTable,
+		list: func(s *engine.State) []engine.RoomBooking { return s.RoomBookings }, id: func(v *engine.RoomBooking) *int64 { return &v.ID },
+		row: func(b int64, v engine.RoomBooking) RoomBooking { return *roomBookingRow(b, v) }, rowID: func(r *RoomBooking) int64 { return r.ID },
+		wrote: func(*saver, engine.RoomBooking) {},
+	},
 }
 
 func (t table[T, R]) insert(w *saver, after *engine.State) error {
@@ -375,6 +387,8 @@ const (
 	OneOffsTable
 	ClosuresTable
 	ClientsTable
+	CapacityTable
+	RoomBookingsTable
 )
 
 // Remap rewrites ids in s through m (temporary to real; temporary ids are
@@ -483,5 +497,15 @@ func remap(s *engine.State, f func(Table, int64) int64) {
 		id(ClosuresTable, &c.ID)
 		ids(RoomsTable, c.RoomIDs)
 		slices.Sort(c.RoomIDs)
+	}
+	for i := range s.Capacity {
+		id(CapacityTable, &s.Capacity[i].ID)
+		id(RoomsTable, &s.Capacity[i].RoomID)
+	}
+	for i := range s.RoomBookings {
+		b := &s.RoomBookings[i]
+		id(RoomBookingsTable, &b.ID)
+		id(RoomsTable, &b.RoomID)
+		id(ClientsTable, &b.ClientID)
 	}
 }

@@ -40,6 +40,8 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, *Ve
 		cover      []DayChangeStaff
 		closures   []Closure
 		closed     []ClosureRoom
+		capacity   []CapacityRule
+		bookings   []RoomBooking
 	)
 	for _, q := range []struct {
 		dest  any
@@ -49,6 +51,7 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, *Ve
 		{&classStaff, "class_id, position"}, {&classTimes, "id"}, {&series, "id"}, {&entries, "id"},
 		{&plans, "id"}, {&oneOffs, "id"}, {&changes, "orig_date, class_time_id, class_id"},
 		{&cover, "day_change_id, position"}, {&closures, "id"}, {&closed, "closure_id, room_id"},
+		{&capacity, "id"}, {&bookings, "id"},
 	} {
 		if err := db.NewSelect().Model(q.dest).Where("business_id = ?", id).OrderExpr(q.order).Scan(ctx); err != nil {
 			return engine.State{}, nil, fmt.Errorf("loading %T: %w", q.dest, err)
@@ -115,6 +118,12 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, *Ve
 		s.Closures = append(s.Closures, c)
 		v.addClosure(c, closures[i].Revision)
 	}
+	for i := range capacity {
+		s.Capacity = append(s.Capacity, capacity[i].Engine())
+	}
+	for i := range bookings {
+		s.RoomBookings = append(s.RoomBookings, bookings[i].Engine())
+	}
 	if err := loadVersions(ctx, db, v, id); err != nil {
 		return engine.State{}, nil, err
 	}
@@ -135,6 +144,13 @@ func Canonical(s *engine.State) {
 	slices.SortFunc(s.Plans, func(a, b engine.Plan) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(s.OneOffs, func(a, b engine.OneOff) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(s.Closures, func(a, b engine.Closure) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.Capacity, func(a, b engine.CapacityRule) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.RoomBookings, func(a, b engine.RoomBooking) int { return cmp.Compare(a.ID, b.ID) })
+	for i := range s.Capacity {
+		c := &s.Capacity[i]
+		slices.Sort(c.Weekdays)
+		c.Weekdays = nilIfEmpty(slices.Compact(c.Weekdays))
+	}
 	slices.SortFunc(s.Changes, func(a, b engine.DayChange) int {
 		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 	})
@@ -159,6 +175,7 @@ func Canonical(s *engine.State) {
 	s.Classes, s.ClassTimes, s.Series = nilIfEmpty(s.Classes), nilIfEmpty(s.ClassTimes), nilIfEmpty(s.Series)
 	s.Entries, s.Plans, s.OneOffs = nilIfEmpty(s.Entries), nilIfEmpty(s.Plans), nilIfEmpty(s.OneOffs)
 	s.Changes, s.Closures = nilIfEmpty(s.Changes), nilIfEmpty(s.Closures)
+	s.Capacity, s.RoomBookings = nilIfEmpty(s.Capacity), nilIfEmpty(s.RoomBookings)
 	s.Clients, s.Subscriptions = nil, nil
 }
 
@@ -207,5 +224,10 @@ func Clone(s engine.State) engine.State {
 	for i := range c.Closures {
 		c.Closures[i].RoomIDs = slices.Clone(c.Closures[i].RoomIDs)
 	}
+	c.Capacity = slices.Clone(s.Capacity)
+	for i := range c.Capacity {
+		c.Capacity[i].Weekdays = slices.Clone(c.Capacity[i].Weekdays)
+	}
+	c.RoomBookings = slices.Clone(s.RoomBookings)
 	return c
 }

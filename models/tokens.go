@@ -20,15 +20,16 @@ import (
 type Role string
 
 const (
-	Owner     Role = "owner"      // everything, including tokens
-	Manager   Role = "manager"    // everything but tokens
-	FrontDesk Role = "front_desk" // day changes, one-offs, clients, subscriptions
-	StaffRole Role = "staff"      // reads
-	ReadOnly  Role = "read_only"  // reads
+	Owner      Role = "owner"      // everything, including tokens
+	Manager    Role = "manager"    // everything but tokens
+	FrontDesk  Role = "front_desk" // day changes, one-offs, clients, subscriptions
+	StaffRole  Role = "staff"      // reads; with a staff member, who is booked into their sessions
+	ReadOnly   Role = "read_only"  // reads
+	ClientRole Role = "client"     // the schedule, and booking for one client
 )
 
 // Roles lists every role, most powerful first.
-var Roles = []Role{Owner, Manager, FrontDesk, StaffRole, ReadOnly}
+var Roles = []Role{Owner, Manager, FrontDesk, StaffRole, ReadOnly, ClientRole}
 
 // ParseRole reads a role name ("front_desk" or "front-desk").
 func ParseRole(s string) (Role, error) {
@@ -61,7 +62,7 @@ func (r Role) Can(p Permission) bool {
 		return p != ManageTokens
 	case FrontDesk:
 		return p == Read || p == EditDays || p == EditClients
-	case StaffRole, ReadOnly:
+	case StaffRole, ReadOnly, ClientRole:
 		return p == Read
 	}
 	return false
@@ -72,6 +73,10 @@ type Principal struct {
 	BusinessID int64
 	Role       Role
 	TokenID    int64
+	// ClientID and StaffID, when set, are the client or staff member the
+	// token acts for.
+	ClientID int64
+	StaffID  int64
 	// Revision is the business's revision when the token was checked, so a
 	// request can pick its snapshot without asking again.
 	Revision int64
@@ -99,11 +104,17 @@ func HashToken(token string) string {
 // CreateToken stores a token for a business and returns it; the token itself
 // is shown once and never stored. If token is empty a random one is made.
 func CreateToken(ctx context.Context, db bun.IDB, businessID int64, role Role, name, token string) (string, *APIToken, error) {
+	return CreateScopedToken(ctx, db, businessID, role, name, token, 0, 0)
+}
+
+// CreateScopedToken is CreateToken for a token that acts for one client or
+// one staff member.
+func CreateScopedToken(ctx context.Context, db bun.IDB, businessID int64, role Role, name, token string, client, staff int64) (string, *APIToken, error) {
 	hash := HashToken(token)
 	if token == "" {
 		token, hash = NewToken()
 	}
-	row := &APIToken{BusinessID: businessID, Role: role, Name: name, Hash: hash}
+	row := &APIToken{BusinessID: businessID, Role: role, Name: name, Hash: hash, ClientID: client, StaffID: staff}
 	if _, err := db.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 		return "", nil, fmt.Errorf("storing the token: %w", err)
 	}
@@ -116,9 +127,9 @@ func Authenticate(ctx context.Context, db bun.IDB, token string) (Principal, err
 	var p Principal
 	err := db.NewSelect().TableExpr("api_tokens AS t").
 		Join("JOIN businesses AS b ON b.id = t.business_id").
-		ColumnExpr("t.business_id, t.role, t.id, b.revision").
+		ColumnExpr("t.business_id, t.role, t.id, coalesce(t.client_id, 0), coalesce(t.staff_id, 0), b.revision").
 		Where("t.hash = ?", HashToken(token)).
-		Scan(ctx, &p.BusinessID, &p.Role, &p.TokenID, &p.Revision)
+		Scan(ctx, &p.BusinessID, &p.Role, &p.TokenID, &p.ClientID, &p.StaffID, &p.Revision)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, ErrBadToken
 	}

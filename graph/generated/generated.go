@@ -32,7 +32,9 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	AppPassword() AppPasswordResolver
+	Booking() BookingResolver
 	Business() BusinessResolver
+	CapacityRule() CapacityRuleResolver
 	Clash() ClashResolver
 	ClashReport() ClashReportResolver
 	ClassTime() ClassTimeResolver
@@ -43,8 +45,10 @@ type ResolverRoot interface {
 	Plan() PlanResolver
 	Query() QueryResolver
 	Room() RoomResolver
+	RoomBooking() RoomBookingResolver
 	Series() SeriesResolver
 	SeriesEntry() SeriesEntryResolver
+	Session() SessionResolver
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
@@ -80,6 +84,41 @@ type ComplexityRoot struct {
 		Password func(childComplexity int) int
 	}
 
+	AvailabilityWindow struct {
+		End         func(childComplexity int) int
+		LatestStart func(childComplexity int) int
+		Start       func(childComplexity int) int
+	}
+
+	Booking struct {
+		Booked    func(childComplexity int) int
+		Client    func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Position  func(childComplexity int) int
+		Session   func(childComplexity int) int
+		Status    func(childComplexity int) int
+	}
+
+	BookingPayload struct {
+		Booking  func(childComplexity int) int
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Promoted func(childComplexity int) int
+		Revision func(childComplexity int) int
+	}
+
+	BookingSnapshot struct {
+		Activity func(childComplexity int) int
+		Date     func(childComplexity int) int
+		End      func(childComplexity int) int
+		Label    func(childComplexity int) int
+		Room     func(childComplexity int) int
+		Staff    func(childComplexity int) int
+		Start    func(childComplexity int) int
+		StartsAt func(childComplexity int) int
+	}
+
 	Business struct {
 		Currency  func(childComplexity int) int
 		FeedURL   func(childComplexity int) int
@@ -97,6 +136,24 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
+	}
+
+	CapacityRule struct {
+		End      func(childComplexity int) int
+		From     func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Room     func(childComplexity int) int
+		Start    func(childComplexity int) int
+		To       func(childComplexity int) int
+		Units    func(childComplexity int) int
+		Weekdays func(childComplexity int) int
+	}
+
+	CapacityRulePayload struct {
+		CapacityRule func(childComplexity int) int
+		Clashes      func(childComplexity int) int
+		DryRun       func(childComplexity int) int
+		Revision     func(childComplexity int) int
 	}
 
 	Clash struct {
@@ -194,12 +251,17 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		BookRoom           func(childComplexity int, input model.RoomBookingInput, dryRun *bool) int
+		BookSession        func(childComplexity int, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
+		CancelBooking      func(childComplexity int, id int64, dryRun *bool) int
 		CancelOneOff       func(childComplexity int, id int64, note *string, dryRun *bool) int
+		CancelRoomBooking  func(childComplexity int, id int64, dryRun *bool) int
 		CancelSession      func(childComplexity int, ref model.SessionRefInput, note *string, dryRun *bool) int
 		ChangeSession      func(childComplexity int, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
 		ClearData          func(childComplexity int, dryRun *bool) int
 		CreateActivity     func(childComplexity int, input model.ActivityInput, dryRun *bool) int
 		CreateAppPassword  func(childComplexity int, login string, role models.Role, staffID *int64) int
+		CreateCapacityRule func(childComplexity int, input model.CapacityRuleInput, dryRun *bool) int
 		CreateClass        func(childComplexity int, input model.ClassInput, dryRun *bool) int
 		CreateClassTime    func(childComplexity int, input model.ClassTimeInput, dryRun *bool) int
 		CreateClient       func(childComplexity int, input model.ClientInput, dryRun *bool) int
@@ -210,8 +272,9 @@ type ComplexityRoot struct {
 		CreateSeries       func(childComplexity int, input model.SeriesInput, dryRun *bool) int
 		CreateStaff        func(childComplexity int, input model.StaffInput, dryRun *bool) int
 		CreateSubscription func(childComplexity int, input model.SubscriptionInput, dryRun *bool) int
-		CreateToken        func(childComplexity int, role models.Role, name *string) int
+		CreateToken        func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64) int
 		DeleteActivity     func(childComplexity int, id int64, dryRun *bool) int
+		DeleteCapacityRule func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClass        func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClassTime    func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClient       func(childComplexity int, id int64, dryRun *bool) int
@@ -223,6 +286,7 @@ type ComplexityRoot struct {
 		DeleteStaff        func(childComplexity int, id int64, dryRun *bool) int
 		DeleteSubscription func(childComplexity int, id int64, dryRun *bool) int
 		LoadDemo           func(childComplexity int, kind engine.Kind, dryRun *bool) int
+		MarkAttendance     func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
 		ReplaceSeriesFrom  func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
 		RestoreSession     func(childComplexity int, ref model.SessionRefInput, dryRun *bool) int
 		RevokeAppPassword  func(childComplexity int, id int64) int
@@ -230,6 +294,7 @@ type ComplexityRoot struct {
 		RotateFeedToken    func(childComplexity int, calendar model.CalendarInput) int
 		UpdateActivity     func(childComplexity int, id int64, input model.ActivityInput, dryRun *bool) int
 		UpdateBusiness     func(childComplexity int, input model.BusinessInput, dryRun *bool) int
+		UpdateCapacityRule func(childComplexity int, id int64, input model.CapacityRuleInput, dryRun *bool) int
 		UpdateClass        func(childComplexity int, id int64, input model.ClassInput, dryRun *bool) int
 		UpdateClassTime    func(childComplexity int, id int64, input model.ClassTimeInput, dryRun *bool) int
 		UpdateClient       func(childComplexity int, id int64, input model.ClientInput, dryRun *bool) int
@@ -284,7 +349,10 @@ type ComplexityRoot struct {
 	Query struct {
 		Activities    func(childComplexity int) int
 		AppPasswords  func(childComplexity int) int
+		Availability  func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
+		Bookings      func(childComplexity int, clientID *int64, from engine.Date, to engine.Date) int
 		Business      func(childComplexity int) int
+		CapacityRules func(childComplexity int, roomID *int64) int
 		Clashes       func(childComplexity int) int
 		ClassTimes    func(childComplexity int, roomID *int64) int
 		Classes       func(childComplexity int) int
@@ -294,11 +362,13 @@ type ComplexityRoot struct {
 		Days          func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
 		OneOffs       func(childComplexity int, from *engine.Date, to *engine.Date) int
 		Plans         func(childComplexity int, seriesID *int64) int
+		RoomBookings  func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date) int
 		Rooms         func(childComplexity int) int
 		Series        func(childComplexity int) int
 		Sessions      func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
 		Staff         func(childComplexity int) int
 		Subscriptions func(childComplexity int, clientID *int64, seriesID *int64) int
+		Timeline      func(childComplexity int, roomID int64, from time.Time, to time.Time) int
 		Tokens        func(childComplexity int) int
 		Vocabulary    func(childComplexity int) int
 	}
@@ -308,6 +378,25 @@ type ComplexityRoot struct {
 		ID      func(childComplexity int) int
 		Name    func(childComplexity int) int
 		Units   func(childComplexity int) int
+	}
+
+	RoomBooking struct {
+		Cancelled func(childComplexity int) int
+		Client    func(childComplexity int) int
+		Date      func(childComplexity int) int
+		End       func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Note      func(childComplexity int) int
+		Room      func(childComplexity int) int
+		Start     func(childComplexity int) int
+		Units     func(childComplexity int) int
+	}
+
+	RoomBookingPayload struct {
+		Clashes     func(childComplexity int) int
+		DryRun      func(childComplexity int) int
+		Revision    func(childComplexity int) int
+		RoomBooking func(childComplexity int) int
 	}
 
 	RoomPayload struct {
@@ -350,6 +439,8 @@ type ComplexityRoot struct {
 	}
 
 	Session struct {
+		Booked       func(childComplexity int) int
+		Bookings     func(childComplexity int) int
 		CancelReason func(childComplexity int) int
 		Cancelled    func(childComplexity int) int
 		Capacity     func(childComplexity int) int
@@ -363,12 +454,14 @@ type ComplexityRoot struct {
 		Note         func(childComplexity int) int
 		OneOff       func(childComplexity int) int
 		Origin       func(childComplexity int) int
+		PlacesLeft   func(childComplexity int) int
 		Ref          func(childComplexity int) int
 		Room         func(childComplexity int) int
 		Series       func(childComplexity int) int
 		Staff        func(childComplexity int) int
 		Start        func(childComplexity int) int
 		StartsAt     func(childComplexity int) int
+		Waitlist     func(childComplexity int) int
 	}
 
 	SessionOrigin struct {
@@ -422,6 +515,14 @@ type ComplexityRoot struct {
 		Subscription func(childComplexity int) int
 	}
 
+	TimelineStretch struct {
+		Capacity func(childComplexity int) int
+		End      func(childComplexity int) int
+		Free     func(childComplexity int) int
+		Start    func(childComplexity int) int
+		Used     func(childComplexity int) int
+	}
+
 	Token struct {
 		ID   func(childComplexity int) int
 		Name func(childComplexity int) int
@@ -456,12 +557,23 @@ type ComplexityRoot struct {
 type AppPasswordResolver interface {
 	Staff(ctx context.Context, obj *models.AppPassword) (*engine.Staff, error)
 }
+type BookingResolver interface {
+	Client(ctx context.Context, obj *models.SessionBooking) (*engine.Client, error)
+	Status(ctx context.Context, obj *models.SessionBooking) (models.BookingStatus, error)
+	Position(ctx context.Context, obj *models.SessionBooking) (*int, error)
+	CreatedAt(ctx context.Context, obj *models.SessionBooking) (*time.Time, error)
+	Session(ctx context.Context, obj *models.SessionBooking) (*model.Session, error)
+	Booked(ctx context.Context, obj *models.SessionBooking) (*model.BookingSnapshot, error)
+}
 type BusinessResolver interface {
 	FeedURL(ctx context.Context, obj *models.Business) (string, error)
 
 	Kind(ctx context.Context, obj *models.Business) (engine.Kind, error)
 
 	WeekStart(ctx context.Context, obj *models.Business) (time.Weekday, error)
+}
+type CapacityRuleResolver interface {
+	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
 }
 type ClashResolver interface {
 	FirstDate(ctx context.Context, obj *engine.Clash) (engine.Date, error)
@@ -535,7 +647,15 @@ type MutationResolver interface {
 	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	LoadDemo(ctx context.Context, kind engine.Kind, dryRun *bool) (*model.BusinessPayload, error)
 	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
-	CreateToken(ctx context.Context, role models.Role, name *string) (*model.TokenPayload, error)
+	BookSession(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
+	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
+	MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error)
+	BookRoom(ctx context.Context, input model.RoomBookingInput, dryRun *bool) (*model.RoomBookingPayload, error)
+	CancelRoomBooking(ctx context.Context, id int64, dryRun *bool) (*model.RoomBookingPayload, error)
+	CreateCapacityRule(ctx context.Context, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
+	UpdateCapacityRule(ctx context.Context, id int64, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
+	DeleteCapacityRule(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64) (*model.TokenPayload, error)
 	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
 	RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error)
 	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error)
@@ -581,9 +701,21 @@ type QueryResolver interface {
 	Clashes(ctx context.Context) (*engine.Report, error)
 	Tokens(ctx context.Context) ([]models.APIToken, error)
 	AppPasswords(ctx context.Context) ([]models.AppPassword, error)
+	Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error)
+	Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error)
+	CapacityRules(ctx context.Context, roomID *int64) ([]engine.CapacityRule, error)
+	RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date) ([]engine.RoomBooking, error)
+	Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date) ([]models.SessionBooking, error)
 }
 type RoomResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Room) (string, error)
+}
+type RoomBookingResolver interface {
+	Room(ctx context.Context, obj *engine.RoomBooking) (*engine.Room, error)
+
+	Units(ctx context.Context, obj *engine.RoomBooking) (*int, error)
+	Client(ctx context.Context, obj *engine.RoomBooking) (*engine.Client, error)
+	Note(ctx context.Context, obj *engine.RoomBooking) (*string, error)
 }
 type SeriesResolver interface {
 	AnchorDate(ctx context.Context, obj *engine.Series) (engine.Date, error)
@@ -597,6 +729,12 @@ type SeriesEntryResolver interface {
 	Series(ctx context.Context, obj *engine.Entry) (*engine.Series, error)
 	ClassTime(ctx context.Context, obj *engine.Entry) (*engine.ClassTime, error)
 	Class(ctx context.Context, obj *engine.Entry) (*model.Class, error)
+}
+type SessionResolver interface {
+	Booked(ctx context.Context, obj *model.Session) (int, error)
+	PlacesLeft(ctx context.Context, obj *model.Session) (*int, error)
+	Waitlist(ctx context.Context, obj *model.Session) (int, error)
+	Bookings(ctx context.Context, obj *model.Session) ([]models.SessionBooking, error)
 }
 type SessionOriginResolver interface {
 	Room(ctx context.Context, obj *engine.Origin) (*engine.Room, error)
@@ -718,6 +856,148 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AppPasswordPayload.Password(childComplexity), true
 
+	case "AvailabilityWindow.end":
+		if e.ComplexityRoot.AvailabilityWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityWindow.End(childComplexity), true
+	case "AvailabilityWindow.latestStart":
+		if e.ComplexityRoot.AvailabilityWindow.LatestStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityWindow.LatestStart(childComplexity), true
+	case "AvailabilityWindow.start":
+		if e.ComplexityRoot.AvailabilityWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityWindow.Start(childComplexity), true
+
+	case "Booking.booked":
+		if e.ComplexityRoot.Booking.Booked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Booking.Booked(childComplexity), true
+	case "Booking.client":
+		if e.ComplexityRoot.Booking.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Booking.Client(childComplexity), true
+	case "Booking.createdAt":
+		if e.ComplexityRoot.Booking.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Booking.CreatedAt(childComplexity), true
+	case "Booking.id":
+		if e.ComplexityRoot.Booking.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Booking.ID(childComplexity), true
+	case "Booking.position":
+		if e.ComplexityRoot.Booking.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Booking.Position(childComplexity), true
+	case "Booking.session":
+		if e.ComplexityRoot.Booking.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Booking.Session(childComplexity), true
+	case "Booking.status":
+		if e.ComplexityRoot.Booking.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Booking.Status(childComplexity), true
+
+	case "BookingPayload.booking":
+		if e.ComplexityRoot.BookingPayload.Booking == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingPayload.Booking(childComplexity), true
+	case "BookingPayload.clashes":
+		if e.ComplexityRoot.BookingPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingPayload.Clashes(childComplexity), true
+	case "BookingPayload.dryRun":
+		if e.ComplexityRoot.BookingPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingPayload.DryRun(childComplexity), true
+	case "BookingPayload.promoted":
+		if e.ComplexityRoot.BookingPayload.Promoted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingPayload.Promoted(childComplexity), true
+	case "BookingPayload.revision":
+		if e.ComplexityRoot.BookingPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingPayload.Revision(childComplexity), true
+
+	case "BookingSnapshot.activity":
+		if e.ComplexityRoot.BookingSnapshot.Activity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.Activity(childComplexity), true
+	case "BookingSnapshot.date":
+		if e.ComplexityRoot.BookingSnapshot.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.Date(childComplexity), true
+	case "BookingSnapshot.end":
+		if e.ComplexityRoot.BookingSnapshot.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.End(childComplexity), true
+	case "BookingSnapshot.label":
+		if e.ComplexityRoot.BookingSnapshot.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.Label(childComplexity), true
+	case "BookingSnapshot.room":
+		if e.ComplexityRoot.BookingSnapshot.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.Room(childComplexity), true
+	case "BookingSnapshot.staff":
+		if e.ComplexityRoot.BookingSnapshot.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.Staff(childComplexity), true
+	case "BookingSnapshot.start":
+		if e.ComplexityRoot.BookingSnapshot.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.Start(childComplexity), true
+	case "BookingSnapshot.startsAt":
+		if e.ComplexityRoot.BookingSnapshot.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingSnapshot.StartsAt(childComplexity), true
+
 	case "Business.currency":
 		if e.ComplexityRoot.Business.Currency == nil {
 			break
@@ -797,6 +1077,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BusinessPayload.Revision(childComplexity), true
+
+	case "CapacityRule.end":
+		if e.ComplexityRoot.CapacityRule.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.End(childComplexity), true
+	case "CapacityRule.from":
+		if e.ComplexityRoot.CapacityRule.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.From(childComplexity), true
+	case "CapacityRule.id":
+		if e.ComplexityRoot.CapacityRule.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.ID(childComplexity), true
+	case "CapacityRule.room":
+		if e.ComplexityRoot.CapacityRule.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.Room(childComplexity), true
+	case "CapacityRule.start":
+		if e.ComplexityRoot.CapacityRule.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.Start(childComplexity), true
+	case "CapacityRule.to":
+		if e.ComplexityRoot.CapacityRule.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.To(childComplexity), true
+	case "CapacityRule.units":
+		if e.ComplexityRoot.CapacityRule.Units == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.Units(childComplexity), true
+	case "CapacityRule.weekdays":
+		if e.ComplexityRoot.CapacityRule.Weekdays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRule.Weekdays(childComplexity), true
+
+	case "CapacityRulePayload.capacityRule":
+		if e.ComplexityRoot.CapacityRulePayload.CapacityRule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRulePayload.CapacityRule(childComplexity), true
+	case "CapacityRulePayload.clashes":
+		if e.ComplexityRoot.CapacityRulePayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRulePayload.Clashes(childComplexity), true
+	case "CapacityRulePayload.dryRun":
+		if e.ComplexityRoot.CapacityRulePayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRulePayload.DryRun(childComplexity), true
+	case "CapacityRulePayload.revision":
+		if e.ComplexityRoot.CapacityRulePayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRulePayload.Revision(childComplexity), true
 
 	case "Clash.firstDate":
 		if e.ComplexityRoot.Clash.FirstDate == nil {
@@ -1158,6 +1512,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeletePayload.Revision(childComplexity), true
 
+	case "Mutation.bookRoom":
+		if e.ComplexityRoot.Mutation.BookRoom == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_bookRoom_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BookRoom(childComplexity, args["input"].(model.RoomBookingInput), args["dryRun"].(*bool)), true
+	case "Mutation.bookSession":
+		if e.ComplexityRoot.Mutation.BookSession == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_bookSession_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
+	case "Mutation.cancelBooking":
+		if e.ComplexityRoot.Mutation.CancelBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelBooking(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.cancelOneOff":
 		if e.ComplexityRoot.Mutation.CancelOneOff == nil {
 			break
@@ -1169,6 +1556,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelOneOff(childComplexity, args["id"].(int64), args["note"].(*string), args["dryRun"].(*bool)), true
+	case "Mutation.cancelRoomBooking":
+		if e.ComplexityRoot.Mutation.CancelRoomBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelRoomBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelRoomBooking(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.cancelSession":
 		if e.ComplexityRoot.Mutation.CancelSession == nil {
 			break
@@ -1224,6 +1622,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["login"].(string), args["role"].(models.Role), args["staffId"].(*int64)), true
+	case "Mutation.createCapacityRule":
+		if e.ComplexityRoot.Mutation.CreateCapacityRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCapacityRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCapacityRule(childComplexity, args["input"].(model.CapacityRuleInput), args["dryRun"].(*bool)), true
 	case "Mutation.createClass":
 		if e.ComplexityRoot.Mutation.CreateClass == nil {
 			break
@@ -1344,7 +1753,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["role"].(models.Role), args["name"].(*string)), true
+		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["role"].(models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64)), true
 	case "Mutation.deleteActivity":
 		if e.ComplexityRoot.Mutation.DeleteActivity == nil {
 			break
@@ -1356,6 +1765,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteActivity(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteCapacityRule":
+		if e.ComplexityRoot.Mutation.DeleteCapacityRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCapacityRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCapacityRule(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.deleteClass":
 		if e.ComplexityRoot.Mutation.DeleteClass == nil {
 			break
@@ -1477,6 +1897,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.LoadDemo(childComplexity, args["kind"].(engine.Kind), args["dryRun"].(*bool)), true
+	case "Mutation.markAttendance":
+		if e.ComplexityRoot.Mutation.MarkAttendance == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markAttendance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkAttendance(childComplexity, args["id"].(int64), args["status"].(models.BookingStatus), args["dryRun"].(*bool)), true
 	case "Mutation.replaceSeriesFrom":
 		if e.ComplexityRoot.Mutation.ReplaceSeriesFrom == nil {
 			break
@@ -1554,6 +1985,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateBusiness(childComplexity, args["input"].(model.BusinessInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateCapacityRule":
+		if e.ComplexityRoot.Mutation.UpdateCapacityRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCapacityRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCapacityRule(childComplexity, args["id"].(int64), args["input"].(model.CapacityRuleInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateClass":
 		if e.ComplexityRoot.Mutation.UpdateClass == nil {
 			break
@@ -1838,12 +2280,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AppPasswords(childComplexity), true
+	case "Query.availability":
+		if e.ComplexityRoot.Query.Availability == nil {
+			break
+		}
+
+		args, err := ec.field_Query_availability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Availability(childComplexity, args["roomId"].(int64), args["from"].(time.Time), args["to"].(time.Time), args["units"].(int), args["minutes"].(int)), true
+	case "Query.bookings":
+		if e.ComplexityRoot.Query.Bookings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_bookings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Bookings(childComplexity, args["clientId"].(*int64), args["from"].(engine.Date), args["to"].(engine.Date)), true
 	case "Query.business":
 		if e.ComplexityRoot.Query.Business == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.Business(childComplexity), true
+	case "Query.capacityRules":
+		if e.ComplexityRoot.Query.CapacityRules == nil {
+			break
+		}
+
+		args, err := ec.field_Query_capacityRules_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CapacityRules(childComplexity, args["roomId"].(*int64)), true
 	case "Query.clashes":
 		if e.ComplexityRoot.Query.Clashes == nil {
 			break
@@ -1929,6 +2404,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Plans(childComplexity, args["seriesId"].(*int64)), true
+	case "Query.roomBookings":
+		if e.ComplexityRoot.Query.RoomBookings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_roomBookings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RoomBookings(childComplexity, args["roomId"].(*int64), args["from"].(*engine.Date), args["to"].(*engine.Date)), true
 	case "Query.rooms":
 		if e.ComplexityRoot.Query.Rooms == nil {
 			break
@@ -1969,6 +2455,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Subscriptions(childComplexity, args["clientId"].(*int64), args["seriesId"].(*int64)), true
+	case "Query.timeline":
+		if e.ComplexityRoot.Query.Timeline == nil {
+			break
+		}
+
+		args, err := ec.field_Query_timeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Timeline(childComplexity, args["roomId"].(int64), args["from"].(time.Time), args["to"].(time.Time)), true
 	case "Query.tokens":
 		if e.ComplexityRoot.Query.Tokens == nil {
 			break
@@ -2006,6 +2503,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Room.Units(childComplexity), true
+
+	case "RoomBooking.cancelled":
+		if e.ComplexityRoot.RoomBooking.Cancelled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.Cancelled(childComplexity), true
+	case "RoomBooking.client":
+		if e.ComplexityRoot.RoomBooking.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.Client(childComplexity), true
+	case "RoomBooking.date":
+		if e.ComplexityRoot.RoomBooking.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.Date(childComplexity), true
+	case "RoomBooking.end":
+		if e.ComplexityRoot.RoomBooking.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.End(childComplexity), true
+	case "RoomBooking.id":
+		if e.ComplexityRoot.RoomBooking.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.ID(childComplexity), true
+	case "RoomBooking.note":
+		if e.ComplexityRoot.RoomBooking.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.Note(childComplexity), true
+	case "RoomBooking.room":
+		if e.ComplexityRoot.RoomBooking.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.Room(childComplexity), true
+	case "RoomBooking.start":
+		if e.ComplexityRoot.RoomBooking.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.Start(childComplexity), true
+	case "RoomBooking.units":
+		if e.ComplexityRoot.RoomBooking.Units == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBooking.Units(childComplexity), true
+
+	case "RoomBookingPayload.clashes":
+		if e.ComplexityRoot.RoomBookingPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingPayload.Clashes(childComplexity), true
+	case "RoomBookingPayload.dryRun":
+		if e.ComplexityRoot.RoomBookingPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingPayload.DryRun(childComplexity), true
+	case "RoomBookingPayload.revision":
+		if e.ComplexityRoot.RoomBookingPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingPayload.Revision(childComplexity), true
+	case "RoomBookingPayload.roomBooking":
+		if e.ComplexityRoot.RoomBookingPayload.RoomBooking == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingPayload.RoomBooking(childComplexity), true
 
 	case "RoomPayload.clashes":
 		if e.ComplexityRoot.RoomPayload.Clashes == nil {
@@ -2156,6 +2733,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SeriesWeek.Week(childComplexity), true
 
+	case "Session.booked":
+		if e.ComplexityRoot.Session.Booked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.Booked(childComplexity), true
+	case "Session.bookings":
+		if e.ComplexityRoot.Session.Bookings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.Bookings(childComplexity), true
 	case "Session.cancelReason":
 		if e.ComplexityRoot.Session.CancelReason == nil {
 			break
@@ -2234,6 +2823,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.Origin(childComplexity), true
+	case "Session.placesLeft":
+		if e.ComplexityRoot.Session.PlacesLeft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.PlacesLeft(childComplexity), true
 	case "Session.ref":
 		if e.ComplexityRoot.Session.Ref == nil {
 			break
@@ -2270,6 +2865,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.StartsAt(childComplexity), true
+	case "Session.waitlist":
+		if e.ComplexityRoot.Session.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.Waitlist(childComplexity), true
 
 	case "SessionOrigin.class":
 		if e.ComplexityRoot.SessionOrigin.Class == nil {
@@ -2458,6 +3059,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SubscriptionPayload.Subscription(childComplexity), true
 
+	case "TimelineStretch.capacity":
+		if e.ComplexityRoot.TimelineStretch.Capacity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimelineStretch.Capacity(childComplexity), true
+	case "TimelineStretch.end":
+		if e.ComplexityRoot.TimelineStretch.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimelineStretch.End(childComplexity), true
+	case "TimelineStretch.free":
+		if e.ComplexityRoot.TimelineStretch.Free == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimelineStretch.Free(childComplexity), true
+	case "TimelineStretch.start":
+		if e.ComplexityRoot.TimelineStretch.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimelineStretch.Start(childComplexity), true
+	case "TimelineStretch.used":
+		if e.ComplexityRoot.TimelineStretch.Used == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimelineStretch.Used(childComplexity), true
+
 	case "Token.id":
 		if e.ComplexityRoot.Token.ID == nil {
 			break
@@ -2558,12 +3190,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ActivityInput", ec.unmarshalInputActivityInput),
 			graphql.NewInputUnmarshaler("BusinessInput", ec.unmarshalInputBusinessInput),
 			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
+			graphql.NewInputUnmarshaler("CapacityRuleInput", ec.unmarshalInputCapacityRuleInput),
 			graphql.NewInputUnmarshaler("ClassInput", ec.unmarshalInputClassInput),
 			graphql.NewInputUnmarshaler("ClassTimeInput", ec.unmarshalInputClassTimeInput),
 			graphql.NewInputUnmarshaler("ClientInput", ec.unmarshalInputClientInput),
 			graphql.NewInputUnmarshaler("ClosureInput", ec.unmarshalInputClosureInput),
 			graphql.NewInputUnmarshaler("OneOffInput", ec.unmarshalInputOneOffInput),
 			graphql.NewInputUnmarshaler("PlanInput", ec.unmarshalInputPlanInput),
+			graphql.NewInputUnmarshaler("RoomBookingInput", ec.unmarshalInputRoomBookingInput),
 			graphql.NewInputUnmarshaler("RoomInput", ec.unmarshalInputRoomInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesInput", ec.unmarshalInputSeriesInput),
@@ -2685,6 +3319,13 @@ type AppPasswordPayload {
 
 "Which calendar: a staff member's, a room's, or (neither) the whole business's."
 input CalendarInput { staffId: ID  roomId: ID }
+
+type BookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  booking: Booking!  "Bookings moved from the wait list to a place by this write." promoted: [Booking!]! }
+type RoomBookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  roomBooking: RoomBooking! }
+type CapacityRulePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  capacityRule: CapacityRule! }
+
+input RoomBookingInput { roomId: ID  date: Date  start: LocalTime  end: LocalTime  "Null or 0: the whole room." units: Int  clientId: ID  note: String }
+input CapacityRuleInput { roomId: ID  weekdays: [Weekday!]  from: Date  to: Date  start: LocalTime  end: LocalTime  units: Int }
 
 type TokenPayload {
   "The secret, shown this once."
@@ -2816,7 +3457,19 @@ type Mutation {
   "Remove every room, class, series, client… and keep the business settings."
   clearData(dryRun: Boolean): BusinessPayload!
 
-  createToken(role: Role!, name: String): TokenPayload!
+  "A place in a session (a series session by its ref, or a one-off) for a client; with waitlist, a place on the wait list when it is full. A client token books for itself."
+  bookSession(ref: SessionRefInput, oneOffId: ID, clientId: ID, waitlist: Boolean, dryRun: Boolean): BookingPayload!
+  "Gives up a place (late within 12 hours of the start); the first on the wait list takes it."
+  cancelBooking(id: ID!, dryRun: Boolean): BookingPayload!
+  markAttendance(id: ID!, status: AttendanceStatus!, dryRun: Boolean): BookingPayload!
+  bookRoom(input: RoomBookingInput!, dryRun: Boolean): RoomBookingPayload!
+  cancelRoomBooking(id: ID!, dryRun: Boolean): RoomBookingPayload!
+  createCapacityRule(input: CapacityRuleInput!, dryRun: Boolean): CapacityRulePayload!
+  updateCapacityRule(id: ID!, input: CapacityRuleInput!, dryRun: Boolean): CapacityRulePayload!
+  deleteCapacityRule(id: ID!, dryRun: Boolean): DeletePayload!
+
+  "clientId ties a CLIENT token to its client; staffId ties a token to a staff member."
+  createToken(role: Role!, name: String, clientId: ID, staffId: ID): TokenPayload!
   revokeToken(id: ID!): Token!
 
   "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL."
@@ -2841,7 +3494,9 @@ scalar DateTime
 enum BusinessKind { GYM CLINIC OFFICE }
 enum Weekday { SUNDAY MONDAY TUESDAY WEDNESDAY THURSDAY FRIDAY SATURDAY }
 enum ClashKind { ROOM STAFF }
-enum Role { OWNER MANAGER FRONT_DESK STAFF READ_ONLY }
+enum Role { OWNER MANAGER FRONT_DESK STAFF READ_ONLY CLIENT }
+enum BookingStatus { BOOKED WAITLISTED ATTENDED NO_SHOW CANCELLED LATE_CANCEL }
+enum AttendanceStatus { ATTENDED NO_SHOW }
 
 type Business {
   id: ID!
@@ -3018,7 +3673,43 @@ type Session {
   "What a changed session normally is."
   origin: SessionOrigin
   note: String
+  "Places taken (booked, attended, no-show)."
+  booked: Int!
+  "Places left; null when the session has no limit."
+  placesLeft: Int
+  "Clients waiting for a place."
+  waitlist: Int!
+  "Who is booked: everyone for the front desk and managers, the session's own staff, a client only themselves."
+  bookings: [Booking!]!
 }
+
+"A client's place in one session, with what the session was when booked."
+type Booking {
+  id: ID!
+  client: Client!
+  status: BookingStatus!
+  "Place on the wait list (1 is next); null when not waiting."
+  position: Int
+  createdAt: DateTime!
+  "The session as it is now; null when it no longer happens."
+  session: Session
+  "The session as it was when booked: later edits to the rules never change it."
+  booked: BookingSnapshot!
+}
+
+type BookingSnapshot { date: Date!  start: LocalTime!  end: LocalTime!  startsAt: DateTime!  activity: String!  room: String!  staff: [String!]!  label: String }
+
+"How many units a room has over a wall-clock span: weekly on weekdays, or (from..to) an override of those dates."
+type CapacityRule { id: ID!  room: Room!  weekdays: [Weekday!]!  from: Date  to: Date  start: LocalTime!  end: LocalTime!  units: Int! }
+
+"Units of a room taken for a span of one date."
+type RoomBooking { id: ID!  room: Room!  date: Date!  start: LocalTime!  end: LocalTime!  "Null: the whole room." units: Int  client: Client  note: String  cancelled: Boolean! }
+
+"A maximal interval in which the units asked for stay free for the minutes asked for."
+type AvailabilityWindow { start: DateTime!  end: DateTime!  latestStart: DateTime! }
+
+"A stretch of a room's day over which nothing changes."
+type TimelineStretch { start: DateTime!  end: DateTime!  capacity: Int!  used: Int!  free: Int! }
 
 type SeriesWeek { series: Series!  week: Int!  cycleWeeks: Int! }
 type SessionRef { date: Date!  classTime: ClassTime!  class: Class! }
@@ -3079,6 +3770,15 @@ type Query {
   tokens: [Token!]!
   "The business's CalDAV logins (owners and managers)."
   appPasswords: [AppPassword!]!
+  "Every maximal window in which units of the room stay free for minutes (exact to the second)."
+  availability(roomId: ID!, from: DateTime!, to: DateTime!, units: Int!, minutes: Int!): [AvailabilityWindow!]!
+  "The room's capacity and use over time."
+  timeline(roomId: ID!, from: DateTime!, to: DateTime!): [TimelineStretch!]!
+  capacityRules(roomId: ID): [CapacityRule!]!
+  "to is exclusive."
+  roomBookings(roomId: ID, from: Date, to: Date): [RoomBooking!]!
+  "A client's bookings of sessions from..to (to exclusive); a client token sees its own."
+  bookings(clientId: ID, from: Date!, to: Date!): [Booking!]!
 }
 `, BuiltIn: false},
 }
@@ -3138,6 +3838,76 @@ func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type AppPasswordPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_AvailabilityWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_AvailabilityWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_AvailabilityWindow_end(ctx, field)
+	case "latestStart":
+		return ec.fieldContext_AvailabilityWindow_latestStart(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvailabilityWindow", field.Name)
+}
+
+func (ec *executionContext) childFields_Booking(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Booking_id(ctx, field)
+	case "client":
+		return ec.fieldContext_Booking_client(ctx, field)
+	case "status":
+		return ec.fieldContext_Booking_status(ctx, field)
+	case "position":
+		return ec.fieldContext_Booking_position(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Booking_createdAt(ctx, field)
+	case "session":
+		return ec.fieldContext_Booking_session(ctx, field)
+	case "booked":
+		return ec.fieldContext_Booking_booked(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Booking", field.Name)
+}
+
+func (ec *executionContext) childFields_BookingPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_BookingPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_BookingPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_BookingPayload_clashes(ctx, field)
+	case "booking":
+		return ec.fieldContext_BookingPayload_booking(ctx, field)
+	case "promoted":
+		return ec.fieldContext_BookingPayload_promoted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookingPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_BookingSnapshot(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_BookingSnapshot_date(ctx, field)
+	case "start":
+		return ec.fieldContext_BookingSnapshot_start(ctx, field)
+	case "end":
+		return ec.fieldContext_BookingSnapshot_end(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_BookingSnapshot_startsAt(ctx, field)
+	case "activity":
+		return ec.fieldContext_BookingSnapshot_activity(ctx, field)
+	case "room":
+		return ec.fieldContext_BookingSnapshot_room(ctx, field)
+	case "staff":
+		return ec.fieldContext_BookingSnapshot_staff(ctx, field)
+	case "label":
+		return ec.fieldContext_BookingSnapshot_label(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookingSnapshot", field.Name)
+}
+
 func (ec *executionContext) childFields_Business(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3174,6 +3944,42 @@ func (ec *executionContext) childFields_BusinessPayload(ctx context.Context, fie
 		return ec.fieldContext_BusinessPayload_business(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BusinessPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CapacityRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CapacityRule_id(ctx, field)
+	case "room":
+		return ec.fieldContext_CapacityRule_room(ctx, field)
+	case "weekdays":
+		return ec.fieldContext_CapacityRule_weekdays(ctx, field)
+	case "from":
+		return ec.fieldContext_CapacityRule_from(ctx, field)
+	case "to":
+		return ec.fieldContext_CapacityRule_to(ctx, field)
+	case "start":
+		return ec.fieldContext_CapacityRule_start(ctx, field)
+	case "end":
+		return ec.fieldContext_CapacityRule_end(ctx, field)
+	case "units":
+		return ec.fieldContext_CapacityRule_units(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CapacityRule", field.Name)
+}
+
+func (ec *executionContext) childFields_CapacityRulePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_CapacityRulePayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_CapacityRulePayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_CapacityRulePayload_clashes(ctx, field)
+	case "capacityRule":
+		return ec.fieldContext_CapacityRulePayload_capacityRule(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CapacityRulePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Clash(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3458,6 +4264,44 @@ func (ec *executionContext) childFields_Room(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Room", field.Name)
 }
 
+func (ec *executionContext) childFields_RoomBooking(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RoomBooking_id(ctx, field)
+	case "room":
+		return ec.fieldContext_RoomBooking_room(ctx, field)
+	case "date":
+		return ec.fieldContext_RoomBooking_date(ctx, field)
+	case "start":
+		return ec.fieldContext_RoomBooking_start(ctx, field)
+	case "end":
+		return ec.fieldContext_RoomBooking_end(ctx, field)
+	case "units":
+		return ec.fieldContext_RoomBooking_units(ctx, field)
+	case "client":
+		return ec.fieldContext_RoomBooking_client(ctx, field)
+	case "note":
+		return ec.fieldContext_RoomBooking_note(ctx, field)
+	case "cancelled":
+		return ec.fieldContext_RoomBooking_cancelled(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RoomBooking", field.Name)
+}
+
+func (ec *executionContext) childFields_RoomBookingPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_RoomBookingPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_RoomBookingPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_RoomBookingPayload_clashes(ctx, field)
+	case "roomBooking":
+		return ec.fieldContext_RoomBookingPayload_roomBooking(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RoomBookingPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_RoomPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "dryRun":
@@ -3576,6 +4420,14 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_origin(ctx, field)
 	case "note":
 		return ec.fieldContext_Session_note(ctx, field)
+	case "booked":
+		return ec.fieldContext_Session_booked(ctx, field)
+	case "placesLeft":
+		return ec.fieldContext_Session_placesLeft(ctx, field)
+	case "waitlist":
+		return ec.fieldContext_Session_waitlist(ctx, field)
+	case "bookings":
+		return ec.fieldContext_Session_bookings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -3680,6 +4532,22 @@ func (ec *executionContext) childFields_SubscriptionPayload(ctx context.Context,
 		return ec.fieldContext_SubscriptionPayload_subscription(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SubscriptionPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_TimelineStretch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_TimelineStretch_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TimelineStretch_end(ctx, field)
+	case "capacity":
+		return ec.fieldContext_TimelineStretch_capacity(ctx, field)
+	case "used":
+		return ec.fieldContext_TimelineStretch_used(ctx, field)
+	case "free":
+		return ec.fieldContext_TimelineStretch_free(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimelineStretch", field.Name)
 }
 
 func (ec *executionContext) childFields_Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3850,6 +4718,96 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RoomBookingInput, error) {
+			return ec.unmarshalNRoomBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
+		func(ctx context.Context, v any) (*model.SessionRefInput, error) {
+			return ec.unmarshalOSessionRefInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ref"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "oneOffId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["oneOffId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "waitlist",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["waitlist"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_cancelOneOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3877,6 +4835,28 @@ func (ec *executionContext) field_Mutation_cancelOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelRoomBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
 	return args, nil
 }
 
@@ -4003,6 +4983,28 @@ func (ec *executionContext) field_Mutation_createAppPassword_args(ctx context.Co
 		return nil, err
 	}
 	args["staffId"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createCapacityRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CapacityRuleInput, error) {
+			return ec.unmarshalNCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRuleInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
 	return args, nil
 }
 
@@ -4245,10 +5247,48 @@ func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context,
 		return nil, err
 	}
 	args["name"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["staffId"] = arg3
 	return args, nil
 }
 
 func (ec *executionContext) field_Mutation_deleteActivity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCapacityRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -4512,6 +5552,36 @@ func (ec *executionContext) field_Mutation_loadDemo_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_markAttendance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (models.BookingStatus, error) {
+			return ec.unmarshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_replaceSeriesFrom_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4671,6 +5741,36 @@ func (ec *executionContext) field_Mutation_updateBusiness_args(ctx context.Conte
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCapacityRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CapacityRuleInput, error) {
+			return ec.unmarshalNCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRuleInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
 	return args, nil
 }
 
@@ -4958,6 +6058,96 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_availability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "roomId",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["roomId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "units",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["units"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "minutes",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minutes"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_bookings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_capacityRules_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "roomId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["roomId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_classTimes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5066,6 +6256,36 @@ func (ec *executionContext) field_Query_plans_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_roomBookings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "roomId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["roomId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5131,6 +6351,36 @@ func (ec *executionContext) field_Query_subscriptions_args(ctx context.Context, 
 		return nil, err
 	}
 	args["seriesId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_timeline_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "roomId",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["roomId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
 	return args, nil
 }
 
@@ -5543,6 +6793,589 @@ func (ec *executionContext) fieldContext_AppPasswordPayload_info(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _AvailabilityWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityWindow_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _AvailabilityWindow_end(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityWindow_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _AvailabilityWindow_latestStart(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityWindow_latestStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatestStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityWindow_latestStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityWindow", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Booking_id(ctx context.Context, field graphql.CollectedField, obj *models.SessionBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Booking_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Booking_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Booking", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Booking_client(ctx context.Context, field graphql.CollectedField, obj *models.SessionBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Booking_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Booking().Client(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Booking_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Booking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Booking_status(ctx context.Context, field graphql.CollectedField, obj *models.SessionBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Booking_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Booking().Status(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v models.BookingStatus) graphql.Marshaler {
+			return ec.marshalNBookingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Booking_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Booking", field, true, true, "BookingStatus")
+}
+
+func (ec *executionContext) _Booking_position(ctx context.Context, field graphql.CollectedField, obj *models.SessionBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Booking_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Booking().Position(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Booking_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Booking", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Booking_createdAt(ctx context.Context, field graphql.CollectedField, obj *models.SessionBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Booking_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Booking().CreatedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Booking_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Booking", field, true, true, "DateTime")
+}
+
+func (ec *executionContext) _Booking_session(ctx context.Context, field graphql.CollectedField, obj *models.SessionBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Booking_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Booking().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Booking_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Booking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Booking_booked(ctx context.Context, field graphql.CollectedField, obj *models.SessionBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Booking_booked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Booking().Booked(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingSnapshot) graphql.Marshaler {
+			return ec.marshalNBookingSnapshot2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingSnapshot(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Booking_booked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Booking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingSnapshot(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.BookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BookingPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.BookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BookingPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.BookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingPayload_booking(ctx context.Context, field graphql.CollectedField, obj *model.BookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingPayload_booking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Booking, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingPayload_booking(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingPayload_promoted(ctx context.Context, field graphql.CollectedField, obj *model.BookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingPayload_promoted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Promoted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingPayload_promoted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingSnapshot_date(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "Date")
+}
+
+func (ec *executionContext) _BookingSnapshot_start(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _BookingSnapshot_end(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _BookingSnapshot_startsAt(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _BookingSnapshot_activity(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_activity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Activity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_activity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "String")
+}
+
+func (ec *executionContext) _BookingSnapshot_room(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Room, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "String")
+}
+
+func (ec *executionContext) _BookingSnapshot_staff(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Staff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "String")
+}
+
+func (ec *executionContext) _BookingSnapshot_label(ctx context.Context, field graphql.CollectedField, obj *model.BookingSnapshot) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingSnapshot_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookingSnapshot_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingSnapshot", field, false, false, "String")
+}
+
 func (ec *executionContext) _Business_id(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5855,6 +7688,309 @@ func (ec *executionContext) fieldContext_BusinessPayload_business(_ context.Cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Business(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapacityRule_id(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "ID")
+}
+
+func (ec *executionContext) _CapacityRule_room(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CapacityRule().Room(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalNRoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapacityRule",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapacityRule_weekdays(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_weekdays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weekdays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2ᚕtimeᚐWeekdayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_weekdays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _CapacityRule_from(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Date")
+}
+
+func (ec *executionContext) _CapacityRule_to(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Date")
+}
+
+func (ec *executionContext) _CapacityRule_start(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _CapacityRule_end(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _CapacityRule_units(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRule_units(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Units, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRule_units(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CapacityRulePayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.CapacityRulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRulePayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRulePayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRulePayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _CapacityRulePayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.CapacityRulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRulePayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRulePayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapacityRulePayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CapacityRulePayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.CapacityRulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRulePayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRulePayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapacityRulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapacityRulePayload_capacityRule(ctx context.Context, field graphql.CollectedField, obj *model.CapacityRulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRulePayload_capacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapacityRule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.CapacityRule) graphql.Marshaler {
+			return ec.marshalNCapacityRule2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRulePayload_capacityRule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapacityRulePayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRule(ctx, field)
 		},
 	}
 	return fc, nil
@@ -9116,6 +11252,358 @@ func (ec *executionContext) fieldContext_Mutation_clearData(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_bookSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_bookSession(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_bookSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_bookSession_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelBooking(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markAttendance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markAttendance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkAttendance(ctx, fc.Args["id"].(int64), fc.Args["status"].(models.BookingStatus), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markAttendance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markAttendance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_bookRoom(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_bookRoom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BookRoom(ctx, fc.Args["input"].(model.RoomBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
+			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_bookRoom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_bookRoom_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelRoomBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelRoomBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelRoomBooking(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
+			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelRoomBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelRoomBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCapacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCapacityRule(ctx, fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
+			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCapacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
+			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCapacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9126,7 +11614,7 @@ func (ec *executionContext) _Mutation_createToken(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string))
+			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
@@ -10756,6 +13244,226 @@ func (ec *executionContext) fieldContext_Query_appPasswords(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_availability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Availability(ctx, fc.Args["roomId"].(int64), fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["units"].(int), fc.Args["minutes"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
+			return ec.marshalNAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_availability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityWindow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_availability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_timeline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Timeline(ctx, fc.Args["roomId"].(int64), fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
+			return ec.marshalNTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimelineStretch(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_capacityRules(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_capacityRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CapacityRules(ctx, fc.Args["roomId"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
+			return ec.marshalNCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_capacityRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRule(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_capacityRules_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_roomBookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_roomBookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().RoomBookings(ctx, fc.Args["roomId"].(*int64), fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.RoomBooking) graphql.Marshaler {
+			return ec.marshalNRoomBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_roomBookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBooking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_roomBookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_bookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_bookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Bookings(ctx, fc.Args["clientId"].(*int64), fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_bookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_bookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10922,6 +13630,341 @@ func (ec *executionContext) _Room_feedUrl(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Room_feedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Room", field, true, true, "String")
+}
+
+func (ec *executionContext) _RoomBooking_id(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBooking", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RoomBooking_room(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomBooking().Room(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalNRoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomBooking_date(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBooking", field, false, false, "Date")
+}
+
+func (ec *executionContext) _RoomBooking_start(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBooking", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _RoomBooking_end(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBooking", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _RoomBooking_units(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_units(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomBooking().Units(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_units(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBooking", field, true, true, "Int")
+}
+
+func (ec *executionContext) _RoomBooking_client(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomBooking().Client(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalOClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomBooking_note(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomBooking().Note(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBooking", field, true, true, "String")
+}
+
+func (ec *executionContext) _RoomBooking_cancelled(ctx context.Context, field graphql.CollectedField, obj *engine.RoomBooking) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBooking_cancelled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cancelled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBooking_cancelled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBooking", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RoomBookingPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBookingPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RoomBookingPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBookingPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RoomBookingPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomBookingPayload_roomBooking(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingPayload_roomBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RoomBooking, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.RoomBooking) graphql.Marshaler {
+			return ec.marshalNRoomBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBooking(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingPayload_roomBooking(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBooking(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _RoomPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.RoomPayload) (ret graphql.Marshaler) {
@@ -12075,6 +15118,107 @@ func (ec *executionContext) fieldContext_Session_note(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Session", field, false, false, "String")
 }
 
+func (ec *executionContext) _Session_booked(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_booked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().Booked(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_booked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Session_placesLeft(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_placesLeft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().PlacesLeft(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Session_placesLeft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Session_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().Waitlist(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Session_bookings(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_bookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().Bookings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_bookings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SessionOrigin_date(ctx context.Context, field graphql.CollectedField, obj *engine.Origin) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12889,6 +16033,121 @@ func (ec *executionContext) fieldContext_SubscriptionPayload_subscription(_ cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TimelineStretch_start(ctx context.Context, field graphql.CollectedField, obj *model.TimelineStretch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimelineStretch_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimelineStretch_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimelineStretch", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _TimelineStretch_end(ctx context.Context, field graphql.CollectedField, obj *model.TimelineStretch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimelineStretch_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimelineStretch_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimelineStretch", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _TimelineStretch_capacity(ctx context.Context, field graphql.CollectedField, obj *model.TimelineStretch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimelineStretch_capacity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Capacity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimelineStretch_capacity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimelineStretch", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TimelineStretch_used(ctx context.Context, field graphql.CollectedField, obj *model.TimelineStretch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimelineStretch_used(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Used, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimelineStretch_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimelineStretch", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TimelineStretch_free(ctx context.Context, field graphql.CollectedField, obj *model.TimelineStretch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimelineStretch_free(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Free, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimelineStretch_free(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimelineStretch", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Token_id(ctx context.Context, field graphql.CollectedField, obj *models.APIToken) (ret graphql.Marshaler) {
@@ -14517,6 +17776,90 @@ func UnmarshalCalendarInput(ctx context.Context, raw any) (model.CalendarInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCapacityRuleInput(ctx context.Context, obj any) (model.CapacityRuleInput, error) {
+	var it model.CapacityRuleInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roomId", "weekdays", "from", "to", "start", "end", "units"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = data
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekdays = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCapacityRuleInput unmarshals raw into the CapacityRuleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCapacityRuleInput(ctx context.Context, raw any) (model.CapacityRuleInput, error) {
+	var out model.CapacityRuleInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CapacityRuleInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputClassInput(ctx context.Context, obj any) (model.ClassInput, error) {
 	var it model.ClassInput
 	if obj == nil {
@@ -14990,6 +18333,90 @@ func (ec *executionContext) unmarshalInputPlanInput(ctx context.Context, obj any
 func UnmarshalPlanInput(ctx context.Context, raw any) (model.PlanInput, error) {
 	var out model.PlanInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "PlanInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRoomBookingInput(ctx context.Context, obj any) (model.RoomBookingInput, error) {
+	var it model.RoomBookingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roomId", "date", "start", "end", "units", "clientId", "note"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRoomBookingInput unmarshals raw into the RoomBookingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRoomBookingInput(ctx context.Context, raw any) (model.RoomBookingInput, error) {
+	var out model.RoomBookingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RoomBookingInput", raw, &out)
 	return out, err
 }
 
@@ -15561,6 +18988,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._RoomPayload(ctx, sel, obj)
+	case model.RoomBookingPayload:
+		return ec._RoomBookingPayload(ctx, sel, &obj)
+	case *model.RoomBookingPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RoomBookingPayload(ctx, sel, obj)
 	case model.PlanPayload:
 		return ec._PlanPayload(ctx, sel, &obj)
 	case *model.PlanPayload:
@@ -15610,6 +19044,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._ClassPayload(ctx, sel, obj)
+	case model.CapacityRulePayload:
+		return ec._CapacityRulePayload(ctx, sel, &obj)
+	case *model.CapacityRulePayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CapacityRulePayload(ctx, sel, obj)
 	case model.BusinessPayload:
 		return ec._BusinessPayload(ctx, sel, &obj)
 	case *model.BusinessPayload:
@@ -15617,6 +19058,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._BusinessPayload(ctx, sel, obj)
+	case model.BookingPayload:
+		return ec._BookingPayload(ctx, sel, &obj)
+	case *model.BookingPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BookingPayload(ctx, sel, obj)
 	case model.ActivityPayload:
 		return ec._ActivityPayload(ctx, sel, &obj)
 	case *model.ActivityPayload:
@@ -15815,6 +19263,239 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var availabilityWindowImplementors = []string{"AvailabilityWindow"}
+
+func (ec *executionContext) _AvailabilityWindow(ctx context.Context, sel ast.SelectionSet, obj *model.AvailabilityWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AvailabilityWindow")
+		case "start":
+			out.Values[i] = ec._AvailabilityWindow_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._AvailabilityWindow_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "latestStart":
+			out.Values[i] = ec._AvailabilityWindow_latestStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var bookingImplementors = []string{"Booking"}
+
+func (ec *executionContext) _Booking(ctx context.Context, sel ast.SelectionSet, obj *models.SessionBooking) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Booking")
+		case "id":
+			out.Values[i] = ec._Booking_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Booking_client(ctx, field, obj)
+				})
+		case "status":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Booking_status(ctx, field, obj)
+				})
+		case "position":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Booking_position(ctx, field, obj)
+				})
+		case "createdAt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Booking_createdAt(ctx, field, obj)
+				})
+		case "session":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Booking_session(ctx, field, obj)
+				})
+		case "booked":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Booking_booked(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var bookingPayloadImplementors = []string{"BookingPayload", "Write"}
+
+func (ec *executionContext) _BookingPayload(ctx context.Context, sel ast.SelectionSet, obj *model.BookingPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookingPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookingPayload")
+		case "dryRun":
+			out.Values[i] = ec._BookingPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._BookingPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._BookingPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "booking":
+			out.Values[i] = ec._BookingPayload_booking(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "promoted":
+			out.Values[i] = ec._BookingPayload_promoted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var bookingSnapshotImplementors = []string{"BookingSnapshot"}
+
+func (ec *executionContext) _BookingSnapshot(ctx context.Context, sel ast.SelectionSet, obj *model.BookingSnapshot) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookingSnapshotImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookingSnapshot")
+		case "date":
+			out.Values[i] = ec._BookingSnapshot_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._BookingSnapshot_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._BookingSnapshot_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startsAt":
+			out.Values[i] = ec._BookingSnapshot_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activity":
+			out.Values[i] = ec._BookingSnapshot_activity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "room":
+			out.Values[i] = ec._BookingSnapshot_room(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "staff":
+			out.Values[i] = ec._BookingSnapshot_staff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "label":
+			out.Values[i] = ec._BookingSnapshot_label(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var businessImplementors = []string{"Business"}
 
 func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet, obj *models.Business) graphql.Marshaler {
@@ -15919,6 +19600,123 @@ func (ec *executionContext) _BusinessPayload(ctx context.Context, sel ast.Select
 			}
 		case "business":
 			out.Values[i] = ec._BusinessPayload_business(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var capacityRuleImplementors = []string{"CapacityRule"}
+
+func (ec *executionContext) _CapacityRule(ctx context.Context, sel ast.SelectionSet, obj *engine.CapacityRule) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, capacityRuleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CapacityRule")
+		case "id":
+			out.Values[i] = ec._CapacityRule_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "room":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapacityRule_room(ctx, field, obj)
+				})
+		case "weekdays":
+			out.Values[i] = ec._CapacityRule_weekdays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "from":
+			out.Values[i] = ec._CapacityRule_from(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "to":
+			out.Values[i] = ec._CapacityRule_to(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._CapacityRule_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end":
+			out.Values[i] = ec._CapacityRule_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "units":
+			out.Values[i] = ec._CapacityRule_units(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var capacityRulePayloadImplementors = []string{"CapacityRulePayload", "Write"}
+
+func (ec *executionContext) _CapacityRulePayload(ctx context.Context, sel ast.SelectionSet, obj *model.CapacityRulePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, capacityRulePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CapacityRulePayload")
+		case "dryRun":
+			out.Values[i] = ec._CapacityRulePayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._CapacityRulePayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._CapacityRulePayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capacityRule":
+			out.Values[i] = ec._CapacityRulePayload_capacityRule(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16884,6 +20682,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "bookSession":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_bookSession(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markAttendance":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markAttendance(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bookRoom":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_bookRoom(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelRoomBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelRoomBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createCapacityRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCapacityRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCapacityRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCapacityRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCapacityRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCapacityRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createToken":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createToken(ctx, field)
@@ -17334,6 +21188,36 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_appPasswords(ctx, field)
 				})
+		case "availability":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_availability(ctx, field)
+				})
+		case "timeline":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_timeline(ctx, field)
+				})
+		case "capacityRules":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_capacityRules(ctx, field)
+				})
+		case "roomBookings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_roomBookings(ctx, field)
+				})
+		case "bookings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_bookings(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -17397,6 +21281,131 @@ func (ec *executionContext) _Room(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Room_feedUrl(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var roomBookingImplementors = []string{"RoomBooking"}
+
+func (ec *executionContext) _RoomBooking(ctx context.Context, sel ast.SelectionSet, obj *engine.RoomBooking) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, roomBookingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RoomBooking")
+		case "id":
+			out.Values[i] = ec._RoomBooking_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "room":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomBooking_room(ctx, field, obj)
+				})
+		case "date":
+			out.Values[i] = ec._RoomBooking_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._RoomBooking_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end":
+			out.Values[i] = ec._RoomBooking_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "units":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomBooking_units(ctx, field, obj)
+				})
+		case "client":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomBooking_client(ctx, field, obj)
+				})
+		case "note":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomBooking_note(ctx, field, obj)
+				})
+		case "cancelled":
+			out.Values[i] = ec._RoomBooking_cancelled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var roomBookingPayloadImplementors = []string{"RoomBookingPayload", "Write"}
+
+func (ec *executionContext) _RoomBookingPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RoomBookingPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, roomBookingPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RoomBookingPayload")
+		case "dryRun":
+			out.Values[i] = ec._RoomBookingPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._RoomBookingPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._RoomBookingPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roomBooking":
+			out.Values[i] = ec._RoomBookingPayload_roomBooking(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17697,98 +21706,122 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 		case "id":
 			out.Values[i] = ec._Session_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "date":
 			out.Values[i] = ec._Session_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "start":
 			out.Values[i] = ec._Session_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "end":
 			out.Values[i] = ec._Session_end(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "startsAt":
 			out.Values[i] = ec._Session_startsAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "endsAt":
 			out.Values[i] = ec._Session_endsAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "room":
 			out.Values[i] = ec._Session_room(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "class":
 			out.Values[i] = ec._Session_class(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "staff":
 			out.Values[i] = ec._Session_staff(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "label":
 			out.Values[i] = ec._Session_label(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "capacity":
 			out.Values[i] = ec._Session_capacity(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "series":
 			out.Values[i] = ec._Session_series(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ref":
 			out.Values[i] = ec._Session_ref(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "oneOff":
 			out.Values[i] = ec._Session_oneOff(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "cancelled":
 			out.Values[i] = ec._Session_cancelled(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "cancelReason":
 			out.Values[i] = ec._Session_cancelReason(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "changed":
 			out.Values[i] = ec._Session_changed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "origin":
 			out.Values[i] = ec._Session_origin(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "note":
 			out.Values[i] = ec._Session_note(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "booked":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_booked(ctx, field, obj)
+				})
+		case "placesLeft":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_placesLeft(ctx, field, obj)
+				})
+		case "waitlist":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_waitlist(ctx, field, obj)
+				})
+		case "bookings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_bookings(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18143,6 +22176,59 @@ func (ec *executionContext) _SubscriptionPayload(ctx context.Context, sel ast.Se
 			}
 		case "subscription":
 			out.Values[i] = ec._SubscriptionPayload_subscription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var timelineStretchImplementors = []string{"TimelineStretch"}
+
+func (ec *executionContext) _TimelineStretch(ctx context.Context, sel ast.SelectionSet, obj *model.TimelineStretch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timelineStretchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimelineStretch")
+		case "start":
+			out.Values[i] = ec._TimelineStretch_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TimelineStretch_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capacity":
+			out.Values[i] = ec._TimelineStretch_capacity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "used":
+			out.Values[i] = ec._TimelineStretch_used(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "free":
+			out.Values[i] = ec._TimelineStretch_free(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18784,6 +22870,130 @@ func (ec *executionContext) marshalNAppPasswordPayload2ᚖgithubᚗcomᚋkoredyn
 	return ec._AppPasswordPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx context.Context, v any) (models.BookingStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx context.Context, sel ast.SelectionSet, v models.BookingStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "AttendanceStatus!")
+	}
+	return res
+}
+
+var (
+	unmarshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus = map[string]models.BookingStatus{
+		"ATTENDED": models.Attended,
+		"NO_SHOW":  models.NoShow,
+	}
+	marshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus = map[models.BookingStatus]string{
+		models.Attended: "ATTENDED",
+		models.NoShow:   "NO_SHOW",
+	}
+)
+
+func (ec *executionContext) marshalNAvailabilityWindow2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindow(ctx context.Context, sel ast.SelectionSet, v model.AvailabilityWindow) graphql.Marshaler {
+	return ec._AvailabilityWindow(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAvailabilityWindow2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBooking2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx context.Context, sel ast.SelectionSet, v models.SessionBooking) graphql.Marshaler {
+	return ec._Booking(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx context.Context, sel ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBooking2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx context.Context, sel ast.SelectionSet, v *models.SessionBooking) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Booking!")
+		return graphql.Null
+	}
+	return ec._Booking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BookingPayload!")
+		return graphql.Null
+	}
+	return ec._BookingPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBookingSnapshot2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BookingSnapshot) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BookingSnapshot!")
+		return graphql.Null
+	}
+	return ec._BookingSnapshot(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBookingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx context.Context, v any) (models.BookingStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNBookingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBookingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx context.Context, sel ast.SelectionSet, v models.BookingStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNBookingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BookingStatus!")
+	}
+	return res
+}
+
+var (
+	unmarshalNBookingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus = map[string]models.BookingStatus{
+		"BOOKED":      models.Booked,
+		"WAITLISTED":  models.Waitlisted,
+		"ATTENDED":    models.Attended,
+		"NO_SHOW":     models.NoShow,
+		"CANCELLED":   models.Cancelled,
+		"LATE_CANCEL": models.LateCancel,
+	}
+	marshalNBookingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus = map[models.BookingStatus]string{
+		models.Booked:     "BOOKED",
+		models.Waitlisted: "WAITLISTED",
+		models.Attended:   "ATTENDED",
+		models.NoShow:     "NO_SHOW",
+		models.Cancelled:  "CANCELLED",
+		models.LateCancel: "LATE_CANCEL",
+	}
+)
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -18850,6 +23060,47 @@ func (ec *executionContext) marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyne�
 func (ec *executionContext) unmarshalNCalendarInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarInput(ctx context.Context, v any) (model.CalendarInput, error) {
 	res, err := ec.unmarshalInputCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCapacityRule2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx context.Context, sel ast.SelectionSet, v engine.CapacityRule) graphql.Marshaler {
+	return ec._CapacityRule(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCapacityRule2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCapacityRule2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx context.Context, sel ast.SelectionSet, v *engine.CapacityRule) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CapacityRule!")
+		return graphql.Null
+	}
+	return ec._CapacityRule(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRuleInput(ctx context.Context, v any) (model.CapacityRuleInput, error) {
+	res, err := ec.unmarshalInputCapacityRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx context.Context, sel ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CapacityRulePayload!")
+		return graphql.Null
+	}
+	return ec._CapacityRulePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNClash2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClash(ctx context.Context, sel ast.SelectionSet, v engine.Clash) graphql.Marshaler {
@@ -19098,6 +23349,24 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 	return res
 }
 
+func (ec *executionContext) unmarshalNDateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	res, err := graphql.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DateTime!")
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalTime(*v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "DateTime!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx context.Context, sel ast.SelectionSet, v model.Day) graphql.Marshaler {
 	return ec._Day(ctx, sel, &v)
 }
@@ -19308,13 +23577,15 @@ var (
 		"FRONT_DESK": models.FrontDesk,
 		"STAFF":      models.StaffRole,
 		"READ_ONLY":  models.ReadOnly,
+		"CLIENT":     models.ClientRole,
 	}
 	marshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole = map[models.Role]string{
-		models.Owner:     "OWNER",
-		models.Manager:   "MANAGER",
-		models.FrontDesk: "FRONT_DESK",
-		models.StaffRole: "STAFF",
-		models.ReadOnly:  "READ_ONLY",
+		models.Owner:      "OWNER",
+		models.Manager:    "MANAGER",
+		models.FrontDesk:  "FRONT_DESK",
+		models.StaffRole:  "STAFF",
+		models.ReadOnly:   "READ_ONLY",
+		models.ClientRole: "CLIENT",
 	}
 )
 
@@ -19344,6 +23615,47 @@ func (ec *executionContext) marshalNRoom2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Room(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRoomBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBooking(ctx context.Context, sel ast.SelectionSet, v engine.RoomBooking) graphql.Marshaler {
+	return ec._RoomBooking(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRoomBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBookingᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.RoomBooking) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRoomBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBooking(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRoomBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBooking(ctx context.Context, sel ast.SelectionSet, v *engine.RoomBooking) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RoomBooking!")
+		return graphql.Null
+	}
+	return ec._RoomBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRoomBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingInput(ctx context.Context, v any) (model.RoomBookingInput, error) {
+	res, err := ec.unmarshalInputRoomBookingInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RoomBookingPayload!")
+		return graphql.Null
+	}
+	return ec._RoomBookingPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomInput(ctx context.Context, v any) (model.RoomInput, error) {
@@ -19546,6 +23858,35 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNSubscription2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v engine.Subscription) graphql.Marshaler {
 	return ec._Subscription(ctx, sel, &v)
 }
@@ -19585,6 +23926,26 @@ func (ec *executionContext) marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredy
 		return graphql.Null
 	}
 	return ec._SubscriptionPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx context.Context, sel ast.SelectionSet, v model.TimelineStretch) graphql.Marshaler {
+	return ec._TimelineStretch(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNToken2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx context.Context, sel ast.SelectionSet, v models.APIToken) graphql.Marshaler {
@@ -19666,6 +24027,36 @@ var (
 		time.Saturday:  "SATURDAY",
 	}
 )
+
+func (ec *executionContext) unmarshalNWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Context, v any) ([]time.Weekday, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]time.Weekday, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWeekday2timeᚐWeekday(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Context, sel ast.SelectionSet, v []time.Weekday) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeekday2timeᚐWeekday(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
 
 func (ec *executionContext) marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx context.Context, sel ast.SelectionSet, v engine.Word) graphql.Marshaler {
 	return ec._Word(ctx, sel, &v)
@@ -19891,6 +24282,25 @@ func (ec *executionContext) unmarshalOClassTimeInput2ᚖgithubᚗcomᚋkoredyne�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx context.Context, sel ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Client(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (engine.Date, error) {
+	res, err := model.UnmarshalDate(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, sel ast.SelectionSet, v engine.Date) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := model.MarshalDate(v)
+	return res
+}
+
 func (ec *executionContext) unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (*engine.Date, error) {
 	if v == nil {
 		return nil, nil
@@ -20053,6 +24463,13 @@ func (ec *executionContext) unmarshalOSeriesEntryInput2ᚕgithubᚗcomᚋkoredyn
 	return res, nil
 }
 
+func (ec *executionContext) marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx context.Context, sel ast.SelectionSet, v *model.Session) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Session(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOSessionFilter2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionFilter(ctx context.Context, v any) (*model.SessionFilter, error) {
 	if v == nil {
 		return nil, nil
@@ -20073,6 +24490,14 @@ func (ec *executionContext) marshalOSessionRef2ᚖgithubᚗcomᚋkoredyneᚋsche
 		return graphql.Null
 	}
 	return ec._SessionRef(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSessionRefInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx context.Context, v any) (*model.SessionRefInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSessionRefInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx context.Context, sel ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
@@ -20098,6 +24523,42 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Context, v any) ([]time.Weekday, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]time.Weekday, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNWeekday2timeᚐWeekday(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Context, sel ast.SelectionSet, v []time.Weekday) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeekday2timeᚐWeekday(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOWeekday2ᚖtimeᚐWeekday(ctx context.Context, v any) (*time.Weekday, error) {

@@ -55,6 +55,51 @@ type AppPasswordPayload struct {
 	Info     *models.AppPassword `json:"info"`
 }
 
+// A maximal interval in which the units asked for stay free for the minutes asked for.
+type AvailabilityWindow struct {
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	LatestStart time.Time `json:"latestStart"`
+}
+
+type BookingPayload struct {
+	DryRun   bool                   `json:"dryRun"`
+	Revision int                    `json:"revision"`
+	Clashes  []engine.Clash         `json:"clashes"`
+	Booking  *models.SessionBooking `json:"booking"`
+	// Bookings moved from the wait list to a place by this write.
+	Promoted []models.SessionBooking `json:"promoted"`
+}
+
+func (BookingPayload) IsWrite()             {}
+func (this BookingPayload) GetDryRun() bool { return this.DryRun }
+
+// The revision after the write (unchanged for a dry run).
+func (this BookingPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any.
+func (this BookingPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+type BookingSnapshot struct {
+	Date     engine.Date      `json:"date"`
+	Start    engine.LocalTime `json:"start"`
+	End      engine.LocalTime `json:"end"`
+	StartsAt time.Time        `json:"startsAt"`
+	Activity string           `json:"activity"`
+	Room     string           `json:"room"`
+	Staff    []string         `json:"staff"`
+	Label    *string          `json:"label,omitempty"`
+}
+
 type BusinessInput struct {
 	Name      *string       `json:"name,omitempty"`
 	Kind      *engine.Kind  `json:"kind,omitempty"`
@@ -92,6 +137,41 @@ func (this BusinessPayload) GetClashes() []engine.Clash {
 type CalendarInput struct {
 	StaffID *int64 `json:"staffId,omitempty"`
 	RoomID  *int64 `json:"roomId,omitempty"`
+}
+
+type CapacityRuleInput struct {
+	RoomID   *int64            `json:"roomId,omitempty"`
+	Weekdays []time.Weekday    `json:"weekdays,omitempty"`
+	From     *engine.Date      `json:"from,omitempty"`
+	To       *engine.Date      `json:"to,omitempty"`
+	Start    *engine.LocalTime `json:"start,omitempty"`
+	End      *engine.LocalTime `json:"end,omitempty"`
+	Units    *int              `json:"units,omitempty"`
+}
+
+type CapacityRulePayload struct {
+	DryRun       bool                 `json:"dryRun"`
+	Revision     int                  `json:"revision"`
+	Clashes      []engine.Clash       `json:"clashes"`
+	CapacityRule *engine.CapacityRule `json:"capacityRule"`
+}
+
+func (CapacityRulePayload) IsWrite()             {}
+func (this CapacityRulePayload) GetDryRun() bool { return this.DryRun }
+
+// The revision after the write (unchanged for a dry run).
+func (this CapacityRulePayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any.
+func (this CapacityRulePayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
 }
 
 type ClassInput struct {
@@ -337,6 +417,42 @@ func (this PlanPayload) GetClashes() []engine.Clash {
 type Query struct {
 }
 
+type RoomBookingInput struct {
+	RoomID *int64            `json:"roomId,omitempty"`
+	Date   *engine.Date      `json:"date,omitempty"`
+	Start  *engine.LocalTime `json:"start,omitempty"`
+	End    *engine.LocalTime `json:"end,omitempty"`
+	// Null or 0: the whole room.
+	Units    *int    `json:"units,omitempty"`
+	ClientID *int64  `json:"clientId,omitempty"`
+	Note     *string `json:"note,omitempty"`
+}
+
+type RoomBookingPayload struct {
+	DryRun      bool                `json:"dryRun"`
+	Revision    int                 `json:"revision"`
+	Clashes     []engine.Clash      `json:"clashes"`
+	RoomBooking *engine.RoomBooking `json:"roomBooking"`
+}
+
+func (RoomBookingPayload) IsWrite()             {}
+func (this RoomBookingPayload) GetDryRun() bool { return this.DryRun }
+
+// The revision after the write (unchanged for a dry run).
+func (this RoomBookingPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any.
+func (this RoomBookingPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
 type RoomInput struct {
 	Name     *string `json:"name,omitempty"`
 	Capacity *int    `json:"capacity,omitempty"`
@@ -524,6 +640,15 @@ func (this SubscriptionPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// A stretch of a room's day over which nothing changes.
+type TimelineStretch struct {
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Capacity int       `json:"capacity"`
+	Used     int       `json:"used"`
+	Free     int       `json:"free"`
 }
 
 type TokenPayload struct {
