@@ -70,6 +70,10 @@ type validator struct {
 	series     map[int64]*Series
 	plans      map[int64]*Plan
 	clients    map[int64]*Client
+
+	// peak is the most units a room ever has: its plain capacity, or the
+	// highest level of its capacity rules when it has any.
+	peak map[int64]int
 }
 
 func (v *validator) add(table string, id int64, field, format string, args ...any) {
@@ -112,6 +116,21 @@ func (v *validator) index() {
 	indexByID(v, "roomBookings", v.s.RoomBookings, func(r *RoomBooking) int64 { return r.ID })
 	indexByID(v, "subscriptions", v.s.Subscriptions, func(r *Subscription) int64 { return r.ID })
 	indexByID(v, "entries", v.s.Entries, func(r *Entry) int64 { return r.ID })
+
+	v.peak = make(map[int64]int, len(v.s.Rooms))
+	profiled := map[int64]bool{}
+	for _, c := range v.s.Capacity {
+		if !profiled[c.RoomID] {
+			profiled[c.RoomID] = true
+			v.peak[c.RoomID] = 0
+		}
+		v.peak[c.RoomID] = max(v.peak[c.RoomID], c.Units)
+	}
+	for _, r := range v.s.Rooms {
+		if !profiled[r.ID] {
+			v.peak[r.ID] = r.Units()
+		}
+	}
 }
 
 func indexByID[T any](v *validator, table string, rows []T, id func(*T) int64) map[int64]*T {
@@ -266,11 +285,19 @@ func (v *validator) span(table string, id int64, start, end LocalTime) {
 	}
 }
 
+// units checks the units a session or a room booking takes against the
+// most its room ever has; whether they are free at the time is the clash
+// proof's question.
 func (v *validator) units(table string, id int64, units int, r *Room, roomOK bool) {
-	if units < 0 {
+	what := "a session"
+	if table == "roomBookings" {
+		what = "a booking"
+	}
+	switch {
+	case units < 0:
 		v.add(table, id, "units", "The units used cannot be negative")
-	} else if roomOK && units > r.Units() {
-		v.add(table, id, "units", "Room %q has %s; a session cannot use %d", r.Name, Word{"unit", "units"}.N(r.Units()), units)
+	case roomOK && units > v.peak[r.ID]:
+		v.add(table, id, "units", "Room %q has at most %s; %s cannot use %d", r.Name, Word{"unit", "units"}.N(v.peak[r.ID]), what, units)
 	}
 }
 

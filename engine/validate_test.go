@@ -55,7 +55,12 @@ func TestValidate(t *testing.T) {
 		{"references that exist", func(f *fx) { f.Entries[0].ClassID = 99 },
 			"entries", "classId", `An entry names a meeting that does not exist`},
 		{"units within the room", func(f *fx) { f.ClassTimes[0].Units = 2 },
-			"classTimes", "units", `Room "Room A" has 1 unit; a session cannot use 2`},
+			"classTimes", "units", `Room "Room A" has at most 1 unit; a session cannot use 2`},
+		{"units within the room's highest capacity rule", func(f *fx) {
+			f.Rooms[0].Capacity = 9
+			f.Capacity = []CapacityRule{{ID: 1, RoomID: f.Rooms[0].ID, Weekdays: []time.Weekday{time.Tuesday}, Start: MustTime("00:00"), End: EndOfDay, Units: 3}}
+			f.RoomBookings = []RoomBooking{{ID: 1, RoomID: f.Rooms[0].ID, Date: MustParse("2026-10-06"), Start: MustTime("12:00"), End: MustTime("13:00"), Units: 4}}
+		}, "roomBookings", "units", `Room "Room A" has at most 3 units; a booking cannot use 4`},
 		{"a plan of another series", func(f *fx) {
 			f.series("Other", "2026-10-05", 1, "")
 			f.Plans[0].SeriesID = 2

@@ -16,8 +16,10 @@ import (
 // revision of the business with the same response. Every write bumps the
 // revision, so a cached answer is exactly what executing the query again
 // would give; the key also holds the business's date (clashes are proven
-// from today) and the role. Resolvers that read anything a write does not
-// revision (tokens) mark their request uncacheable.
+// from today) and who asks: the role, and the client or staff member a
+// token speaks for, since those see different bookings. Resolvers that
+// read anything a write does not revision (tokens) mark their request
+// uncacheable.
 type responseCache struct {
 	r   *Resolver
 	lru *lru.LRU[*graphql.Response]
@@ -65,7 +67,8 @@ func (c *responseCache) key(req *request, oc *graphql.OperationContext, today st
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%d\x00%d\x00%s\x00%s\x00%s\x00", req.principal.BusinessID, req.principal.Revision, req.principal.Role, today, oc.OperationName)
+	p := req.principal
+	fmt.Fprintf(h, "%d\x00%d\x00%s\x00%d\x00%d\x00%s\x00%s\x00", p.BusinessID, p.Revision, p.Role, p.ClientID, p.StaffID, today, oc.OperationName)
 	h.Write([]byte(oc.RawQuery))
 	h.Write([]byte{0})
 	h.Write(vars)
