@@ -97,41 +97,47 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 	if err != nil {
 		return nil, err
 	}
-	base := e.Tx.NewSelect().Model((*SessionBooking)(nil)).Where("business_id = ?", e.Business.ID)
-	mine, err := sessionWhere(base, &s).Where("client_id = ?", client).Where("status IN (?)", bun.In([]BookingStatus{Booked, Waitlisted})).Count(ctx)
+	n, err := e.places(ctx, &s, client)
 	if err != nil {
 		return nil, err
 	}
-	if mine > 0 {
+	if n.mine > 0 {
 		return nil, engine.Errorf(engine.Invalid, "clientId", "%s is already booked into this %s", c.Name, w.Class.One)
 	}
 	sub, err := e.planAllows(ctx, &s, c)
 	if err != nil {
 		return nil, err
 	}
-	taken, err := sessionWhere(e.Tx.NewSelect().Model((*SessionBooking)(nil)).Where("business_id = ?", e.Business.ID), &s).
-		Where("status IN (?)", bun.In(holdsPlace)).Count(ctx)
-	if err != nil {
-		return nil, err
-	}
 	b := e.snapshot(&s, client, sub, now)
-	if s.Capacity > 0 && int(taken) >= s.Capacity {
-		queued, err := sessionWhere(e.Tx.NewSelect().Model((*SessionBooking)(nil)).Where("business_id = ?", e.Business.ID), &s).
-			Where("status = ?", Waitlisted).Count(ctx)
-		if err != nil {
-			return nil, err
-		}
+	if s.Capacity > 0 && n.taken >= s.Capacity {
 		if !waitlist {
-			err := engine.Errorf(engine.Full, "ref", "This %s is full: no places left of %d; %d waiting", w.Class.One, s.Capacity, queued)
-			err.Details = map[string]any{"placesLeft": 0, "capacity": s.Capacity, "waitlist": queued}
+			err := engine.Errorf(engine.Full, "ref", "This %s is full: no places left of %d; %d waiting", w.Class.One, s.Capacity, n.queued)
+			err.Details = map[string]any{"placesLeft": 0, "capacity": s.Capacity, "waitlist": n.queued}
 			return nil, err
 		}
-		b.Status, b.Position = Waitlisted, int(queued)+1
+		b.Status, b.Position = Waitlisted, n.queued+1
 	}
 	if _, err := e.Tx.NewInsert().Model(b).Returning("id").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("storing a booking: %w", err)
 	}
 	return b, nil
+}
+
+// placeCounts is what one session's bookings hold: the places taken, the
+// wait list, and whether one client is booked or waiting already.
+type placeCounts struct{ taken, queued, mine int }
+
+// places counts a session's bookings in one query.
+func (e *Edit) places(ctx context.Context, s *engine.Session, client int64) (placeCounts, error) {
+	var n placeCounts
+	q := e.Tx.NewSelect().Model((*SessionBooking)(nil)).Where("business_id = ?", e.Business.ID).
+		ColumnExpr("coalesce(sum(CASE WHEN status IN (?) THEN 1 ELSE 0 END), 0)", bun.In(holdsPlace)).
+		ColumnExpr("coalesce(sum(CASE WHEN status = ? THEN 1 ELSE 0 END), 0)", Waitlisted).
+		ColumnExpr("coalesce(sum(CASE WHEN client_id = ? AND status IN (?, ?) THEN 1 ELSE 0 END), 0)", client, Booked, Waitlisted)
+	if err := sessionWhere(q, s).Scan(ctx, &n.taken, &n.queued, &n.mine); err != nil {
+		return n, fmt.Errorf("counting the places: %w", err)
+	}
+	return n, nil
 }
 
 // snapshot is a new booking holding what the session is now.

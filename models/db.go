@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -36,10 +37,17 @@ type DB struct {
 // holds the database's write lock from its first statement.
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		sqldb, err := sql.Open("pgx", dsn)
+		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("opening PostgreSQL: %w", err)
 		}
+		if !strings.Contains(dsn, "default_query_exec_mode=") {
+			// bun writes the arguments into the SQL, so every statement
+			// is new to pgx: preparing and caching each one would cost a
+			// round trip and a deallocation per query for nothing.
+			cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		}
+		sqldb := stdlib.OpenDB(*cfg)
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)
 		db := &DB{DB: bun.NewDB(sqldb, pgdialect.New())}

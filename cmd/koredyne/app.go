@@ -88,6 +88,9 @@ type Config struct {
 	// WeeksBack and WeeksAhead are the window calendars list (CalDAV
 	// listings, sync, .ics feeds) around today.
 	WeeksBack, WeeksAhead int
+	// DBConns is the most PostgreSQL connections the process opens; every
+	// process on one database counts against the server's max_connections.
+	DBConns int
 }
 
 func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
@@ -98,6 +101,7 @@ func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
 	fs.StringVar(&c.PublicURL, "public-url", getenv("KOREDYNE_PUBLIC_URL"), "where clients reach the server, for feed URLs")
 	fs.IntVar(&c.WeeksBack, "calendar-weeks-back", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_BACK", 8), "weeks before today that calendars list")
 	fs.IntVar(&c.WeeksAhead, "calendar-weeks-ahead", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_AHEAD", 52), "weeks after today that calendars list")
+	fs.IntVar(&c.DBConns, "db-conns", envInt(getenv, "KOREDYNE_DB_CONNS", 20), "most PostgreSQL connections this process opens")
 	c.DatabaseURL = getenv("DATABASE_URL")
 	c.BootstrapToken = getenv("KOREDYNE_BOOTSTRAP_TOKEN")
 	c.LogFormat = getenv("KOREDYNE_LOG_FORMAT")
@@ -114,6 +118,9 @@ func (c *Config) Validate() error {
 	}
 	if c.WeeksBack < 0 || c.WeeksAhead < 1 || c.WeeksBack+c.WeeksAhead > 104 {
 		return fmt.Errorf("calendars list 0 or more weeks back and 1 or more ahead, 104 in all at most")
+	}
+	if c.DBConns < 1 {
+		return fmt.Errorf("--db-conns must be at least 1")
 	}
 	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
 		return fmt.Errorf("--public-url must start with http:// or https://")
@@ -176,6 +183,10 @@ func (c *Config) open(ctx context.Context) (*models.DB, error) {
 	db, err := models.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
+	}
+	if c.DatabaseURL != "" {
+		db.SetMaxOpenConns(c.DBConns)
+		db.SetMaxIdleConns(c.DBConns)
 	}
 	m, err := migrations.New(db.DB, db.LockFile())
 	if err != nil {

@@ -93,6 +93,45 @@ func post(t *testing.T, url, token, query string, vars map[string]any) (map[stri
 	return out.Data, out.Errors
 }
 
+// buildMain builds this command into a temporary directory, with the build
+// tags given.
+func buildMain(t *testing.T, tags ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "koredyne")
+	args := []string{"build", "-o", bin}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startProcesses runs n `koredyne serve` processes of bin on one
+// PostgreSQL database and returns their URLs. The first seeds the demo
+// business; each opens at most 6 connections, so many fit under the
+// server's max_connections.
+func startProcesses(t *testing.T, bin, dsn string, n int) []string {
+	t.Helper()
+	var urls []string
+	for range n {
+		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db-conns", "6")
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "KOREDYNE_BOOTSTRAP_TOKEN="+bootstrapToken)
+		stdout, _ := cmd.StdoutPipe()
+		cmd.Stderr = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+		})
+		urls = append(urls, waitListening(t, stdout))
+	}
+	return urls
+}
+
 // TestServeOnSQLite starts the server as `koredyne serve` does with no
 // configuration but a data directory, and runs the other commands against
 // the same database while it runs.
@@ -159,25 +198,7 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	if !ok {
 		t.Skip("needs PostgreSQL")
 	}
-	bin := filepath.Join(t.TempDir(), "koredyne")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	var servers []string
-	for i := 0; i < 2; i++ {
-		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+pg.DSN, "KOREDYNE_BOOTSTRAP_TOKEN="+bootstrapToken)
-		stdout, _ := cmd.StdoutPipe()
-		cmd.Stderr = io.Discard
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			cmd.Process.Signal(os.Interrupt)
-			cmd.Wait()
-		})
-		servers = append(servers, waitListening(t, stdout))
-	}
+	servers := startProcesses(t, buildMain(t), pg.DSN, 2)
 
 	data, errs := post(t, servers[0], bootstrapToken, `{ rooms { id name } classes { id } }`, nil)
 	if len(errs) > 0 {
