@@ -144,7 +144,9 @@ func prepareRace(t *testing.T, u string, round int) raceSetup {
 	}
 	day := time.Now().AddDate(0, 0, 10)
 	s := raceSetup{date: day.Format(time.DateOnly), next: day.AddDate(0, 0, 1).Format(time.DateOnly)}
-	name := func(what string) map[string]any { return map[string]any{"name": fmt.Sprintf("Race %s %d", what, round)} }
+	name := func(what string) map[string]any {
+		return map[string]any{"name": fmt.Sprintf("Race %s %d", what, round)}
+	}
 	coach := id(do(`mutation($name: String!) { createStaff(input: {name: $name}) { staff { id } } }`, name("Coach")), "createStaff", "staff", "id")
 	activity := id(do(`mutation($name: String!) { createActivity(input: {name: $name}) { activity { id } } }`, name("Day")), "createActivity", "activity", "id")
 	s.studio = id(do(`mutation($name: String!) { createRoom(input: {name: $name}) { room { id } } }`, name("Studio")), "createRoom", "room", "id")
