@@ -43,6 +43,19 @@ func mayActOn(ctx context.Context, client int64, need models.Permission) error {
 	return can(ctx, need)
 }
 
+// ownOnly narrows rows about clients to a client token's own; every other
+// role sees them all. A client never learns who else the business serves.
+func ownOnly[T any](ctx context.Context, rows []T, clientOf func(*T) int64) []T {
+	p := principal(ctx)
+	if p.Role != models.ClientRole {
+		return rows
+	}
+	return slices.DeleteFunc(slices.Clone(rows), func(v T) bool { return clientOf(&v) != p.ClientID })
+}
+
+func clientID(c *engine.Client) int64             { return c.ID }
+func subscriberID(sub *engine.Subscription) int64 { return sub.ClientID }
+
 // bookable finds the session a booking names: a series session by its ref,
 // or a one-off.
 func bookable(tt *engine.Timetable, st *engine.State, ref *model.SessionRefInput, oneOff *int64) (engine.Session, error) {

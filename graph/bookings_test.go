@@ -211,6 +211,33 @@ func TestWhoSeesBookings(t *testing.T) {
 		if n := seen(other); n != 0 {
 			t.Errorf("another staff token sees %d bookings, want 0", n)
 		}
+
+		// A client token sees no other client, in any list that names them.
+		data := a.ok(client, `{ clients { name } subscriptions { client { name } } series { subscriptions { client { name } } } oneOffs { clients { name } } }`, nil)
+		names := map[string]bool{}
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				if n, ok := v["name"].(string); ok {
+					names[n] = true
+				}
+				for _, x := range v {
+					walk(x)
+				}
+			case []any:
+				for _, x := range v {
+					walk(x)
+				}
+			}
+		}
+		walk(data)
+		if len(names) != 1 || !names["Orbit Analytics"] {
+			t.Errorf("a client token sees the clients %v, want only its own", names)
+		}
+		if all := a.ok(f.tok, `{ clients { name } }`, nil); len(path(all, "clients").([]any)) < 2 {
+			t.Errorf("the owner sees clients %v", all)
+		}
 	})
 }
 

@@ -252,7 +252,8 @@ func (r *oneOffResolver) Note(ctx context.Context, obj *engine.OneOff) (*string,
 
 // Clients is the resolver for the clients field.
 func (r *oneOffResolver) Clients(ctx context.Context, obj *engine.OneOff) ([]engine.Client, error) {
-	return loadersFrom(ctx).oneOffAttendees.Load(ctx, obj.ID)
+	clients, err := loadersFrom(ctx).oneOffAttendees.Load(ctx, obj.ID)
+	return ownOnly(ctx, clients, clientID), err
 }
 
 // Series is the resolver for the series field.
@@ -401,19 +402,25 @@ func (r *queryResolver) Clients(ctx context.Context, search *string) ([]engine.C
 	if search != nil {
 		q = *search
 	}
-	return models.SearchClients(ctx, r.Store.DB, principal(ctx).BusinessID, q)
+	clients, err := models.SearchClients(ctx, r.Store.DB, principal(ctx).BusinessID, q)
+	return ownOnly(ctx, clients, clientID), err
 }
 
 // Subscriptions is the resolver for the subscriptions field.
 func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seriesID *int64) ([]engine.Subscription, error) {
+	var subs []engine.Subscription
+	var err error
 	switch {
 	case clientID != nil:
-		return loadersFrom(ctx).clientSubs.Load(ctx, *clientID)
+		subs, err = loadersFrom(ctx).clientSubs.Load(ctx, *clientID)
 	case seriesID != nil:
-		return loadersFrom(ctx).seriesSubs.Load(ctx, *seriesID)
+		subs, err = loadersFrom(ctx).seriesSubs.Load(ctx, *seriesID)
+	default:
+		var all map[int64][]engine.Subscription
+		all, err = models.SubscriptionsOf(ctx, r.Store.DB, principal(ctx).BusinessID, "", nil)
+		subs = all[0]
 	}
-	all, err := models.SubscriptionsOf(ctx, r.Store.DB, principal(ctx).BusinessID, "", nil)
-	return all[0], err
+	return ownOnly(ctx, subs, subscriberID), err
 }
 
 // OneOffs is the resolver for the oneOffs field.
@@ -680,7 +687,8 @@ func (r *seriesResolver) Plans(ctx context.Context, obj *engine.Series) ([]engin
 
 // Subscriptions is the resolver for the subscriptions field.
 func (r *seriesResolver) Subscriptions(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error) {
-	return loadersFrom(ctx).seriesSubs.Load(ctx, obj.ID)
+	subs, err := loadersFrom(ctx).seriesSubs.Load(ctx, obj.ID)
+	return ownOnly(ctx, subs, subscriberID), err
 }
 
 // Series is the resolver for the series field.

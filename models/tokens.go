@@ -25,7 +25,7 @@ const (
 	FrontDesk  Role = "front_desk" // day changes, one-offs, clients, subscriptions
 	StaffRole  Role = "staff"      // reads; with a staff member, who is booked into their sessions
 	ReadOnly   Role = "read_only"  // reads
-	ClientRole Role = "client"     // the schedule, and booking for one client
+	ClientRole Role = "client"     // the schedule, and booking for one client, who sees no other
 )
 
 // Roles lists every role, most powerful first.
@@ -39,7 +39,7 @@ func ParseRole(s string) (Role, error) {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("%q is not a role: use owner, manager, front_desk, staff or read_only", s)
+	return "", fmt.Errorf("%q is not a role: use owner, manager, front_desk, staff, read_only or client", s)
 }
 
 // Permission is a kind of access a request needs.
