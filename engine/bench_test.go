@@ -3,6 +3,7 @@ package engine_test
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/demo"
@@ -103,6 +104,58 @@ func BenchmarkAvailabilityWeek(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		n += len(engine.Availability(levels, uses, 0, 7*day, 2, 45*60))
+	}
+	if n == 0 {
+		b.Fatal("no windows")
+	}
+}
+
+// BenchmarkRoomAvailabilityWeek is the whole question from a compiled
+// timetable: a pool with a capacity profile (6 lanes early, 4 by day), 100
+// weekly class times and 400 lane bookings in one week of the gym demo;
+// when are 2 lanes free for 45 minutes that week? It includes expanding the
+// sessions, the profile and the bookings into the sweep.
+func BenchmarkRoomAvailabilityWeek(b *testing.B) {
+	st := demo.Gym(benchWeek)
+	const pool = 9000
+	r := rand.New(rand.NewPCG(5, 6))
+	all := []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday}
+	st.Rooms = append(st.Rooms, engine.Room{ID: pool, Name: "Pool"})
+	st.Capacity = append(st.Capacity,
+		engine.CapacityRule{ID: 1, RoomID: pool, Weekdays: all, Start: engine.MustTime("06:00"), End: engine.MustTime("09:00"), Units: 6},
+		engine.CapacityRule{ID: 2, RoomID: pool, Weekdays: all, Start: engine.MustTime("09:00"), End: engine.MustTime("22:00"), Units: 4})
+	st.Series = append(st.Series, engine.Series{ID: 9000, Name: "Swim school", Anchor: benchWeek.AddDays(-7 * 10), Cycle: 1})
+	class := st.Classes[0].ID
+	for i := range 100 {
+		start := engine.LocalTime(6*60 + r.IntN(15*60))
+		st.ClassTimes = append(st.ClassTimes, engine.ClassTime{ID: int64(9000 + i), RoomID: pool, Weekday: all[i%7],
+			Start: start, End: start + 45, Units: 1})
+		st.Entries = append(st.Entries, engine.Entry{ID: int64(9000 + i), SeriesID: 9000, ClassTimeID: int64(9000 + i), ClassID: class, Week: 1})
+	}
+	for i := range 400 {
+		start := engine.LocalTime(6*60 + r.IntN(15*60))
+		st.RoomBookings = append(st.RoomBookings, engine.RoomBooking{ID: int64(9000 + i), RoomID: pool,
+			Date: benchWeek.AddDays(r.IntN(7)), Start: start, End: start + 30 + engine.LocalTime(r.IntN(60)), Units: 1})
+	}
+	tt, err := engine.New(st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loc := st.Business.Location
+	from, to := benchWeek.At(0, loc), benchWeek.AddDays(7).At(0, loc)
+	_, uses := tt.RoomUsage(pool, from, to, loc)
+	inWeek := 0
+	for _, u := range uses {
+		if u.From < to.Unix() && u.To > from.Unix() {
+			inWeek++
+		}
+	}
+	if inWeek != 500 {
+		b.Fatalf("%d uses in the week, want 500", inWeek)
+	}
+	n := 0
+	for b.Loop() {
+		n += len(tt.RoomAvailability(pool, from, to, loc, 2, 45*time.Minute))
 	}
 	if n == 0 {
 		b.Fatal("no windows")
