@@ -149,6 +149,18 @@ func checkInstants(from, to time.Time) error {
 	return nil
 }
 
+// roomSpan checks a room and a range of instants to ask about it, and
+// returns the schedule to answer from.
+func (r *Resolver) roomSpan(ctx context.Context, roomID int64, from, to time.Time) (*models.Snapshot, error) {
+	if err := checkInstants(from, to); err != nil {
+		return nil, err
+	}
+	if _, err := r.room(ctx, roomID); err != nil {
+		return nil, err
+	}
+	return r.snapshot(ctx)
+}
+
 func refOf(b *models.SessionBooking) *model.SessionRefInput {
 	if b.OneOffID != 0 {
 		return nil

@@ -525,16 +525,10 @@ func (r *queryResolver) AppPasswords(ctx context.Context) ([]models.AppPassword,
 
 // Availability is the resolver for the availability field.
 func (r *queryResolver) Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error) {
-	if err := checkInstants(from, to); err != nil {
-		return nil, err
-	}
 	if units < 1 || minutes < 1 {
 		return nil, badInput("units", "Ask for at least 1 unit for at least 1 minute")
 	}
-	if _, err := r.room(ctx, roomID); err != nil {
-		return nil, err
-	}
-	sn, err := r.snapshot(ctx)
+	sn, err := r.roomSpan(ctx, roomID, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -548,13 +542,7 @@ func (r *queryResolver) Availability(ctx context.Context, roomID int64, from tim
 
 // Timeline is the resolver for the timeline field.
 func (r *queryResolver) Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error) {
-	if err := checkInstants(from, to); err != nil {
-		return nil, err
-	}
-	if _, err := r.room(ctx, roomID); err != nil {
-		return nil, err
-	}
-	sn, err := r.snapshot(ctx)
+	sn, err := r.roomSpan(ctx, roomID, from, to)
 	if err != nil {
 		return nil, err
 	}
