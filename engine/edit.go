@@ -203,28 +203,15 @@ func (s *State) SetCycle(series int64, weeks int) {
 // plans, its weeks shifted so that the same sessions go on happening;
 // without, it starts empty. It returns the successor's id (from newID).
 func (s *State) ReplaceSeriesFrom(id int64, date Date, name string, copyEntries bool, newID func() int64) (int64, error) {
-	w := Words(s.Business.Kind)
-	i := slices.IndexFunc(s.Series, func(x Series) bool { return x.ID == id })
-	if i < 0 {
-		return 0, Errorf(NotFound, "id", "There is no %s with id %d", w.Series.One, id)
+	i, from, err := s.handOverWeek(id, date)
+	if err != nil {
+		return 0, err
 	}
 	old := s.Series[i]
-	from := date.WeekStart(s.Business.WeekStart)
-	if from <= old.Anchor || (old.End != 0 && from >= old.End) {
-		runs := "from " + old.Anchor.String()
-		if old.End != 0 {
-			runs += " until " + old.End.AddDays(-1).String()
-		} else {
-			runs += " on"
-		}
-		return 0, Errorf(Invalid, "date", "%s %q runs %s; a hand-over must fall in one of its weeks after the first, not in the week of %s",
-			w.Series.Title(), old.Name, runs, from)
-	}
 	// The successor's week 1 is the week the series would have been in.
 	offset := 0
 	if copyEntries {
-		tt := compile(*s)
-		offset = tt.rot[id].position(weekOf(from, s.Business.WeekStart)) - 1
+		offset = s.position(id, from) - 1
 	}
 	if name == "" {
 		name = old.Name
@@ -238,7 +225,7 @@ func (s *State) ReplaceSeriesFrom(id int64, date Date, name string, copyEntries 
 	for _, e := range s.Entries {
 		if e.SeriesID == id {
 			e.ID, e.SeriesID = newID(), next.ID
-			e.Week = (e.Week-1-offset+old.Cycle)%old.Cycle + 1
+			e.Week = ShiftWeek(e.Week, offset, old.Cycle)
 			s.Entries = append(s.Entries, e)
 		}
 	}
@@ -249,4 +236,110 @@ func (s *State) ReplaceSeriesFrom(id int64, date Date, name string, copyEntries 
 		}
 	}
 	return next.ID, nil
+}
+
+// SplitSeries keeps what a series did before the week of date: a new series
+// with its name, rotation and entries (and no plans: it is no longer sold)
+// takes the weeks before, and the series itself starts in that week, its
+// entries' weeks shifted so that the same sessions go on happening (the
+// week of date is its week 1). Its plans and subscribers stay with it. It
+// returns the new series' id and the shift: the series' old week k is now
+// week k−shift (mod its cycle).
+func (s *State) SplitSeries(id int64, date Date, newID func() int64) (past int64, shift int, err error) {
+	i, from, err := s.handOverWeek(id, date)
+	if err != nil {
+		return 0, 0, err
+	}
+	old := s.Series[i]
+	shift = s.position(id, from) - 1
+	kept := Series{ID: newID(), Name: old.Name, Anchor: old.Anchor, End: from, Cycle: old.Cycle}
+	s.Series[i].Anchor = from
+	for j := range s.Entries {
+		if e := &s.Entries[j]; e.SeriesID == id {
+			s.Entries = append(s.Entries, Entry{ID: newID(), SeriesID: kept.ID, ClassTimeID: e.ClassTimeID, ClassID: e.ClassID, Week: e.Week})
+			s.Entries[j].Week = ShiftWeek(s.Entries[j].Week, shift, old.Cycle)
+		}
+	}
+	s.Series = append(s.Series, kept)
+	return kept.ID, shift, nil
+}
+
+// handOverWeek finds a series and the week start of date, which must be one
+// of its weeks after the first.
+func (s *State) handOverWeek(id int64, date Date) (int, Date, error) {
+	w := Words(s.Business.Kind)
+	i := slices.IndexFunc(s.Series, func(x Series) bool { return x.ID == id })
+	if i < 0 {
+		return 0, 0, Errorf(NotFound, "id", "There is no %s with id %d", w.Series.One, id)
+	}
+	old := s.Series[i]
+	from := date.WeekStart(s.Business.WeekStart)
+	if from <= old.Anchor || (old.End != 0 && from >= old.End) {
+		runs := "from " + old.Anchor.String()
+		if old.End != 0 {
+			runs += " until " + old.End.AddDays(-1).String()
+		} else {
+			runs += " on"
+		}
+		return 0, 0, Errorf(Invalid, "date", "%s %q runs %s; a hand-over must fall in one of its weeks after the first, not in the week of %s",
+			w.Series.Title(), old.Name, runs, from)
+	}
+	return i, from, nil
+}
+
+// position is the week of its rotation a series is in on date, pauses
+// counted.
+func (s *State) position(id int64, date Date) int {
+	return compile(*s).rot[id].position(weekOf(date, s.Business.WeekStart))
+}
+
+// ShiftWeek renumbers a week of a cycle so that week shift+1 becomes 1.
+// Weeks outside the cycle stay as they are, for validation to refuse.
+func ShiftWeek(week, shift, cycle int) int {
+	if week < 1 || week > cycle {
+		return week
+	}
+	return (week-1-shift+cycle)%cycle + 1
+}
+
+// LostChanges lists the day changes dated from date on that named a session
+// of a series in before and name no session in after: the edited rules no
+// longer make the session they change. With all, it lists every change of
+// the series' sessions from date on, made or not.
+func LostChanges(before, after State, series int64, from Date, all bool) []SessionRef {
+	was, is := compile(before), compile(after)
+	var lost []SessionRef
+	for _, c := range before.Changes {
+		if c.Ref.Date < from {
+			continue
+		}
+		s, ok := was.original(c.Ref)
+		if !ok || !slices.ContainsFunc(s.Series, func(sw SeriesWeek) bool { return sw.SeriesID == series }) {
+			continue
+		}
+		if _, ok := is.original(c.Ref); all || !ok {
+			lost = append(lost, c.Ref)
+		}
+	}
+	return lost
+}
+
+// FirstDifference returns the first date in [from, to) on which a and b
+// hold different sessions, comparing what happens (date, times, room,
+// class, staff, cancellation, the series listed) and not the week numbers
+// of rotations, which a split renumbers.
+func FirstDifference(a, b State, from, to Date) (Date, bool) {
+	ta, tb := compile(a), compile(b)
+	for d := from; d < to; d++ {
+		if !slices.EqualFunc(ta.Day(d), tb.Day(d), sameHappening) {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+func sameHappening(x, y Session) bool {
+	return x.Key() == y.Key() && x.Date == y.Date && x.Start == y.Start && x.End == y.End && x.RoomID == y.RoomID &&
+		x.ClassID == y.ClassID && slices.Equal(x.StaffIDs, y.StaffIDs) && x.Cancelled == y.Cancelled &&
+		slices.EqualFunc(x.Series, y.Series, func(p, q SeriesWeek) bool { return p.SeriesID == q.SeriesID })
 }

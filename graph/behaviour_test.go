@@ -57,7 +57,7 @@ func TestReferenceBehaviours(t *testing.T) {
 			entries = append(entries, map[string]any{"week": 1, "classId": a.classID(tok, "Retrospective with Daniel Okafor"),
 				"classTime": map[string]any{"roomId": rooms["Room A"], "weekday": "MONDAY", "start": "09:00", "end": "09:30"}})
 			e := a.fails(tok, "CLASH", `mutation($id: ID!, $entries: [SeriesEntryInput!]) {
-				updateSeries(id: $id, input: {name: "Renamed", entries: $entries}) { series { name } } }`,
+				updateSeries(id: $id, input: {name: "Renamed", entries: $entries}, from: "2026-12-07") { series { name } } }`,
 				map[string]any{"id": sprint, "entries": entries})
 			if clashes, _ := e.Extensions["clashes"].([]any); len(clashes) == 0 {
 				t.Errorf("no clashes in the error: %+v", e)

@@ -238,13 +238,26 @@ func (r *mutationResolver) CreateSeries(ctx context.Context, input model.SeriesI
 }
 
 // UpdateSeries is the resolver for the updateSeries field.
-func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input model.SeriesInput, dryRun *bool) (*model.SeriesPayload, error) {
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error { return applySeries(e, id, input) })
+func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error) {
+	var kept int64
+	var lost []engine.SessionRef
+	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		var err error
+		kept, lost, err = editSeries(e, id, input, from, carryChanges == nil || *carryChanges)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	s, err := r.seriesByID(ctx, id)
-	return &model.SeriesPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Series: s}, err
+	if err != nil {
+		return nil, err
+	}
+	out := &model.SeriesPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Series: s, ChangesNotCarried: lost}
+	if kept != 0 {
+		out.Kept, err = r.seriesByID(ctx, res.ID(kept))
+	}
+	return out, err
 }
 
 // DeleteSeries is the resolver for the deleteSeries field.

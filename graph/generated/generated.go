@@ -301,7 +301,7 @@ type ComplexityRoot struct {
 		UpdateOneOff       func(childComplexity int, id int64, input model.OneOffInput, dryRun *bool) int
 		UpdatePlan         func(childComplexity int, id int64, input model.PlanInput, dryRun *bool) int
 		UpdateRoom         func(childComplexity int, id int64, input model.RoomInput, dryRun *bool) int
-		UpdateSeries       func(childComplexity int, id int64, input model.SeriesInput, dryRun *bool) int
+		UpdateSeries       func(childComplexity int, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
 		UpdateStaff        func(childComplexity int, id int64, input model.StaffInput, dryRun *bool) int
 		UpdateSubscription func(childComplexity int, id int64, input model.SubscriptionInput, dryRun *bool) int
 	}
@@ -426,10 +426,12 @@ type ComplexityRoot struct {
 	}
 
 	SeriesPayload struct {
-		Clashes  func(childComplexity int) int
-		DryRun   func(childComplexity int) int
-		Revision func(childComplexity int) int
-		Series   func(childComplexity int) int
+		ChangesNotCarried func(childComplexity int) int
+		Clashes           func(childComplexity int) int
+		DryRun            func(childComplexity int) int
+		Kept              func(childComplexity int) int
+		Revision          func(childComplexity int) int
+		Series            func(childComplexity int) int
 	}
 
 	SeriesWeek struct {
@@ -624,7 +626,7 @@ type MutationResolver interface {
 	UpdateClassTime(ctx context.Context, id int64, input model.ClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateSeries(ctx context.Context, input model.SeriesInput, dryRun *bool) (*model.SeriesPayload, error)
-	UpdateSeries(ctx context.Context, id int64, input model.SeriesInput, dryRun *bool) (*model.SeriesPayload, error)
+	UpdateSeries(ctx context.Context, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error)
 	DeleteSeries(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) (*model.SeriesPayload, error)
 	CreatePlan(ctx context.Context, input model.PlanInput, dryRun *bool) (*model.PlanPayload, error)
@@ -2072,7 +2074,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.SeriesInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.SeriesInput), args["from"].(*engine.Date), args["carryChanges"].(*bool), args["dryRun"].(*bool)), true
 	case "Mutation.updateStaff":
 		if e.ComplexityRoot.Mutation.UpdateStaff == nil {
 			break
@@ -2689,6 +2691,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SeriesEntry.Week(childComplexity), true
 
+	case "SeriesPayload.changesNotCarried":
+		if e.ComplexityRoot.SeriesPayload.ChangesNotCarried == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SeriesPayload.ChangesNotCarried(childComplexity), true
 	case "SeriesPayload.clashes":
 		if e.ComplexityRoot.SeriesPayload.Clashes == nil {
 			break
@@ -2701,6 +2709,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SeriesPayload.DryRun(childComplexity), true
+	case "SeriesPayload.kept":
+		if e.ComplexityRoot.SeriesPayload.Kept == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SeriesPayload.Kept(childComplexity), true
 	case "SeriesPayload.revision":
 		if e.ComplexityRoot.SeriesPayload.Revision == nil {
 			break
@@ -3302,7 +3316,13 @@ type StaffPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: 
 type ActivityPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  activity: Activity! }
 type ClassPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  class: Class! }
 type ClassTimePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  classTime: ClassTime! }
-type SeriesPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  series: Series! }
+type SeriesPayload implements Write {
+  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  series: Series!
+  "When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were."
+  kept: Series
+  "Day changes on or after from whose session the edited rules no longer make; they were removed."
+  changesNotCarried: [SessionRef!]!
+}
 type PlanPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  plan: Plan! }
 type ClientPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  client: Client! }
 type SubscriptionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  subscription: Subscription! }
@@ -3422,7 +3442,16 @@ type Mutation {
 
   "A series with its entries and plans, all or nothing."
   createSeries(input: SeriesInput!, dryRun: Boolean): SeriesPayload!
-  updateSeries(id: ID!, input: SeriesInput!, dryRun: Boolean): SeriesPayload!
+  """
+  Edits a series without rewriting the weeks that already happened. An edit of its sessions (anchor, end, cycle, entries) from a week after its
+  first (from, or today when not given and the series has started) splits it: a new series keeps the weeks before, as they were, and this series
+  (its id, plans and subscribers) starts that week with the edit, counting its rotation from week 1 there. Entries given in the same request count
+  weeks as the series did before the edit (from week 1 in that week when the cycle changes too). The days of that week before today must stay as
+  they were. Day changes from then on stay when the edited rules still make
+  their session (carryChanges: false removes them all); the others are removed and listed in changesNotCarried. A name or plans-only edit, or an
+  edit of a series that has not started by from, applies in place.
+  """
+  updateSeries(id: ID!, input: SeriesInput!, from: Date, carryChanges: Boolean, dryRun: Boolean): SeriesPayload!
   deleteSeries(id: ID!, dryRun: Boolean): DeletePayload!
   "Hand-over: ends the series the week of date and starts a successor there."
   replaceSeriesFrom(id: ID!, date: Date!, name: String, copyEntries: Boolean, dryRun: Boolean): SeriesPayload!
@@ -4364,6 +4393,10 @@ func (ec *executionContext) childFields_SeriesPayload(ctx context.Context, field
 		return ec.fieldContext_SeriesPayload_clashes(ctx, field)
 	case "series":
 		return ec.fieldContext_SeriesPayload_series(ctx, field)
+	case "kept":
+		return ec.fieldContext_SeriesPayload_kept(ctx, field)
+	case "changesNotCarried":
+		return ec.fieldContext_SeriesPayload_changesNotCarried(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SeriesPayload", field.Name)
 }
@@ -5973,14 +6006,30 @@ func (ec *executionContext) field_Mutation_updateSeries_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "carryChanges",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg2
+	args["carryChanges"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg4
 	return args, nil
 }
 
@@ -10250,7 +10299,7 @@ func (ec *executionContext) _Mutation_updateSeries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.SeriesInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.SeriesInput), fc.Args["from"].(*engine.Date), fc.Args["carryChanges"].(*bool), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
@@ -14535,6 +14584,70 @@ func (ec *executionContext) fieldContext_SeriesPayload_series(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SeriesPayload_kept(ctx context.Context, field graphql.CollectedField, obj *model.SeriesPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SeriesPayload_kept(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kept, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Series) graphql.Marshaler {
+			return ec.marshalOSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SeriesPayload_kept(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SeriesPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SeriesPayload_changesNotCarried(ctx context.Context, field graphql.CollectedField, obj *model.SeriesPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SeriesPayload_changesNotCarried(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangesNotCarried, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.SessionRef) graphql.Marshaler {
+			return ec.marshalNSessionRef2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRefᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SeriesPayload_changesNotCarried(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SeriesPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SessionRef(ctx, field)
 		},
 	}
 	return fc, nil
@@ -21632,6 +21745,16 @@ func (ec *executionContext) _SeriesPayload(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "kept":
+			out.Values[i] = ec._SeriesPayload_kept(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "changesNotCarried":
+			out.Values[i] = ec._SeriesPayload_changesNotCarried(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23798,6 +23921,26 @@ func (ec *executionContext) marshalNSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋ
 	return ec._SessionPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
+	return ec._SessionRef(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSessionRef2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRefᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.SessionRef) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNSessionRefInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx context.Context, v any) (model.SessionRefInput, error) {
 	res, err := ec.unmarshalInputSessionRefInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -24444,6 +24587,13 @@ func (ec *executionContext) marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Room(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v *engine.Series) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Series(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOSeriesEntryInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesEntryInputᚄ(ctx context.Context, v any) ([]model.SeriesEntryInput, error) {

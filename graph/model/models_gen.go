@@ -509,6 +509,10 @@ type SeriesPayload struct {
 	Revision int            `json:"revision"`
 	Clashes  []engine.Clash `json:"clashes"`
 	Series   *engine.Series `json:"series"`
+	// When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were.
+	Kept *engine.Series `json:"kept,omitempty"`
+	// Day changes on or after from whose session the edited rules no longer make; they were removed.
+	ChangesNotCarried []engine.SessionRef `json:"changesNotCarried"`
 }
 
 func (SeriesPayload) IsWrite()             {}
