@@ -2,6 +2,7 @@ package models
 
 import (
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,6 +38,27 @@ func (d *Day) Scan(src any) error {
 		return d.parse(string(v))
 	}
 	return fmt.Errorf("cannot read %T as a date", src)
+}
+
+// MarshalJSON writes a Day as "YYYY-MM-DD", or null for the zero Date.
+func (d Day) MarshalJSON() ([]byte, error) {
+	if d == 0 {
+		return []byte("null"), nil
+	}
+	return json.Marshal(engine.Date(d).String())
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Day) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s == nil {
+		*d = 0
+		return nil
+	}
+	return d.parse(*s)
 }
 
 func (d *Day) parse(s string) error {

@@ -1,0 +1,203 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/uptrace/bun"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+// A backup is a business's own data as JSON: its settings and every row of
+// its tables, under their column names, ids kept. Secrets (tokens, app
+// passwords, feed tokens) and bookkeeping that a restore starts afresh
+// (revisions, tombstones, sync states) are left out; so are the revision
+// columns, which a restore sets to its own first revision.
+const (
+	BackupFormat  = "koredyne-backup"
+	BackupVersion = 1
+)
+
+// backupFile is the file: Tables maps a table's name to its rows, each row
+// a column → value object.
+type backupFile[Row any] struct {
+	Format   string           `json:"format"`
+	Version  int              `json:"version"`
+	Business *BackupBusiness  `json:"business"`
+	Tables   map[string][]Row `json:"tables"`
+}
+
+// BackupBusiness is the business's settings.
+type BackupBusiness struct {
+	Slug      string `json:"slug"`
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Currency  string `json:"currency"`
+	TimeZone  string `json:"timeZone"`
+	WeekStart int    `json:"weekStart"`
+}
+
+// backupTables are the tables a backup holds, parents before the rows that
+// refer to them, each with its order.
+var backupTables = []struct {
+	rows  func() any // a pointer to an empty slice of the row type
+	order string
+}{
+	{func() any { return &[]Room{} }, "id"},
+	{func() any { return &[]Staff{} }, "id"},
+	{func() any { return &[]Activity{} }, "id"},
+	{func() any { return &[]Class{} }, "id"},
+	{func() any { return &[]ClassStaff{} }, "class_id, position"},
+	{func() any { return &[]ClassTime{} }, "id"},
+	{func() any { return &[]Series{} }, "id"},
+	{func() any { return &[]SeriesEntry{} }, "id"},
+	{func() any { return &[]Plan{} }, "id"},
+	{func() any { return &[]Client{} }, "id"},
+	{func() any { return &[]Subscription{} }, "id"},
+	{func() any { return &[]OneOff{} }, "id"},
+	{func() any { return &[]OneOffClient{} }, "one_off_id, client_id"},
+	{func() any { return &[]DayChange{} }, "id"},
+	{func() any { return &[]DayChangeStaff{} }, "day_change_id, position"},
+	{func() any { return &[]Closure{} }, "id"},
+	{func() any { return &[]ClosureRoom{} }, "closure_id, room_id"},
+	{func() any { return &[]CapacityRule{} }, "id"},
+	{func() any { return &[]RoomBooking{} }, "id"},
+	{func() any { return &[]SessionBooking{} }, "id"},
+}
+
+// skipped columns: the tenant, which a restore sets, and revisions.
+var backupSkips = []string{"business_id", "revision", "settings_revision"}
+
+// ExportBackup reads a business's data in one consistent read.
+func ExportBackup(ctx context.Context, db *DB, b *Business) ([]byte, error) {
+	out := backupFile[map[string]any]{Format: BackupFormat, Version: BackupVersion,
+		Business: &BackupBusiness{b.Slug, b.Name, b.Kind, b.Currency, b.TimeZone, b.WeekStart}, Tables: map[string][]map[string]any{}}
+	err := db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
+		for _, t := range backupTables {
+			rows := t.rows()
+			if err := tx.NewSelect().Model(rows).Where("business_id = ?", b.ID).OrderExpr(t.order).Scan(ctx); err != nil {
+				return fmt.Errorf("reading %T: %w", rows, err)
+			}
+			table := db.Table(reflect.TypeOf(rows).Elem().Elem())
+			list := reflect.ValueOf(rows).Elem()
+			objects := make([]map[string]any, list.Len())
+			for i := range objects {
+				objects[i] = map[string]any{}
+				for _, f := range table.Fields {
+					if !slices.Contains(backupSkips, f.Name) {
+						objects[i][f.Name] = f.Value(list.Index(i)).Interface()
+					}
+				}
+			}
+			out.Tables[table.Name] = objects
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(out, "", "  ")
+}
+
+// RestoreBackup creates a business from a backup, under slug (the backup's
+// own when empty), every row with its id. The ids must be free: restore
+// into another database than the one the backup came from, or after
+// removing that business. Nothing is written unless all of it is.
+func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now int64) (*Business, error) {
+	var in backupFile[map[string]json.RawMessage]
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, engine.Errorf(engine.Invalid, "file", "This is not a backup file: %v", err)
+	}
+	switch {
+	case in.Format != BackupFormat:
+		return nil, engine.Errorf(engine.Invalid, "format", "This is not a Koredyne backup (format %q, want %q)", in.Format, BackupFormat)
+	case in.Version != BackupVersion:
+		return nil, engine.Errorf(engine.Invalid, "version", "This backup has version %d; this version of Koredyne reads version %d", in.Version, BackupVersion)
+	case in.Business == nil:
+		return nil, engine.Errorf(engine.Invalid, "business", "The backup names no business")
+	}
+	if slug == "" {
+		slug = in.Business.Slug
+	}
+	known := map[string]bool{}
+	for _, t := range backupTables {
+		known[db.Table(reflect.TypeOf(t.rows()).Elem().Elem()).Name] = true
+	}
+	for name := range in.Tables {
+		if !known[name] {
+			return nil, engine.Errorf(engine.Invalid, "tables", "The backup has a table %q this version does not know", name)
+		}
+	}
+	var b *Business
+	err := db.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+		settings := &Business{Name: in.Business.Name, Kind: in.Business.Kind, Currency: in.Business.Currency, TimeZone: in.Business.TimeZone, WeekStart: in.Business.WeekStart}
+		engineSettings, err := settings.Settings()
+		if err != nil {
+			return engine.Errorf(engine.Invalid, "timeZone", "%v", err)
+		}
+		if _, err := BusinessBySlug(ctx, tx, slug); err == nil {
+			return engine.Errorf(engine.Invalid, "slug", "There is a business %q already: restore under another name (--business) or remove it first", slug)
+		}
+		if b, err = CreateBusiness(ctx, tx, slug, engineSettings); err != nil {
+			return err
+		}
+		const rev = 1
+		for _, t := range backupTables {
+			rows := t.rows()
+			table := db.Table(reflect.TypeOf(rows).Elem().Elem())
+			objects := in.Tables[table.Name]
+			if len(objects) == 0 {
+				continue
+			}
+			list := reflect.ValueOf(rows).Elem()
+			list.Set(reflect.MakeSlice(list.Type(), len(objects), len(objects)))
+			for i, obj := range objects {
+				row := list.Index(i)
+				for col, raw := range obj {
+					f, ok := table.FieldMap[col]
+					if !ok || slices.Contains(backupSkips, col) {
+						return engine.Errorf(engine.Invalid, "tables", "Table %q, row %d: there is no column %q", table.Name, i+1, col)
+					}
+					if err := json.Unmarshal(raw, f.Value(row).Addr().Interface()); err != nil {
+						return engine.Errorf(engine.Invalid, "tables", "Table %q, row %d, column %q: %v", table.Name, i+1, col, err)
+					}
+				}
+				table.FieldMap["business_id"].Value(row).SetInt(b.ID)
+				if v, ok := row.Addr().Interface().(revisioned); ok {
+					v.setRevision(rev)
+				}
+			}
+			if _, err := tx.NewInsert().Model(rows).Exec(ctx); err != nil {
+				return fmt.Errorf("restoring %s: %w (are its ids in use by another business in this database?)", table.Name, err)
+			}
+			if pk := table.PKs; len(pk) == 1 && pk[0].AutoIncrement && tx.Dialect().Name().String() == "pg" {
+				// Rows came with their ids: move the sequence past them.
+				if _, err := tx.ExecContext(ctx, fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), (SELECT max(id) FROM %s))", table.Name, table.Name)); err != nil {
+					return fmt.Errorf("advancing the ids of %s: %w", table.Name, err)
+				}
+			}
+		}
+		b.Revision = rev
+		if _, err := tx.NewUpdate().Model(b).Column("revision").WherePK().Exec(ctx); err != nil {
+			return err
+		}
+		if _, err := tx.NewInsert().Model(&RevisionTime{BusinessID: b.ID, Revision: rev, CommittedUnix: now}).Exec(ctx); err != nil {
+			return err
+		}
+		// What was restored must be a schedule the engine accepts.
+		st, _, err := b.LoadState(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return engine.Validate(st)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("restoring %s: %w", slug, err)
+	}
+	return b, nil
+}
