@@ -59,6 +59,10 @@ type Report struct {
 	ProvenUntil Date
 }
 
+// Keys returns the clash's identities (what clashes with what), which
+// NewClashes compares; a store keeps them to remember clashes it accepted.
+func (c *Clash) Keys() []string { return c.keys }
+
 // Dates returns the dates of the clash in [from, to).
 func (c *Clash) Dates(from, to Date) []Date {
 	var out []Date

@@ -137,6 +137,15 @@ func (r *clashResolver) Sessions(ctx context.Context, obj *engine.Clash) ([]mode
 	return r.sessions(ctx, obj.Sessions)
 }
 
+// PreExisting is the resolver for the preExisting field.
+func (r *clashResolver) PreExisting(ctx context.Context, obj *engine.Clash) (bool, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return false, err
+	}
+	return sn.PreExisting(obj), nil
+}
+
 // ProvenUntil is the resolver for the provenUntil field.
 func (r *clashReportResolver) ProvenUntil(ctx context.Context, obj *engine.Report) (*engine.Date, error) {
 	return optDate(obj.ProvenUntil), nil

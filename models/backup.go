@@ -68,6 +68,7 @@ var backupTables = []struct {
 	{func() any { return &[]CapacityRule{} }, "id"},
 	{func() any { return &[]RoomBooking{} }, "id"},
 	{func() any { return &[]SessionBooking{} }, "id"},
+	{func() any { return &[]AcceptedClash{} }, "key"},
 }
 
 // skipped columns: the tenant, which a restore sets, and revisions.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,17 +42,38 @@ type Snapshot struct {
 	State     engine.State
 	Timetable *engine.Timetable
 	Versions  *Versions
+	// Accepted are the identities of clashes the business brought with it
+	// (see Edit.AcceptClashes).
+	Accepted map[string]bool
 
 	mu      sync.Mutex
 	reports map[engine.Date]engine.Report
 }
 
-func newSnapshot(b Business, s engine.State, v *Versions) (*Snapshot, error) {
+func newSnapshot(b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
 	tt, err := engine.New(s)
 	if err != nil {
 		return nil, fmt.Errorf("business %s at revision %d: %w", b.Slug, b.Revision, err)
 	}
-	return &Snapshot{Business: b, State: s, Timetable: tt, Versions: v}, nil
+	return &Snapshot{Business: b, State: s, Timetable: tt, Versions: v, Accepted: accepted}, nil
+}
+
+// loadSnapshot reads a business's schedule at its revision.
+func loadSnapshot(ctx context.Context, tx bun.IDB, b *Business) (*Snapshot, error) {
+	st, v, err := b.LoadState(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	accepted, err := acceptedClashes(ctx, tx, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	return newSnapshot(*b, st, v, accepted)
+}
+
+// PreExisting reports whether a clash is one the business brought with it.
+func (sn *Snapshot) PreExisting(c *engine.Clash) bool {
+	return slices.ContainsFunc(c.Keys(), func(k string) bool { return sn.Accepted[k] })
 }
 
 // Today is the date in the business's time zone at now.
@@ -94,11 +116,7 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 			sn = c
 			return nil
 		}
-		st, v, err := b.LoadState(ctx, tx)
-		if err != nil {
-			return err
-		}
-		sn, err = newSnapshot(*b, st, v)
+		sn, err = loadSnapshot(ctx, tx, b)
 		return err
 	})
 	if err != nil {
@@ -160,6 +178,11 @@ type Edit struct {
 	Business *Business
 	Tx       bun.Tx
 	Today    engine.Date
+	// AcceptClashes lets the write keep the clashes it adds, as ones the
+	// business brought with it: an import of data another system let
+	// through. They are remembered, reported as pre-existing, and never
+	// block a later write; a clash that differs from them is new.
+	AcceptClashes bool
 
 	next      int64
 	afterSave []func(ctx context.Context, id func(int64) int64) error
@@ -184,7 +207,8 @@ type Result struct {
 	DryRun   bool
 	Revision int64
 	// Clashes are the clashes the write adds. A write that adds any is
-	// refused, so only a dry run returns them.
+	// refused, so only a dry run (or a write that accepts them) returns
+	// them.
 	Clashes []engine.Clash
 	// After is the schedule after the write.
 	After *Snapshot
@@ -233,11 +257,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		}
 		before := s.cached(businessID)
 		if before == nil || before.Business.Revision != b.Revision {
-			st, v, err := b.LoadState(ctx, tx)
-			if err != nil {
-				return err
-			}
-			if before, err = newSnapshot(*b, st, v); err != nil {
+			if before, err = loadSnapshot(ctx, tx, b); err != nil {
 				return err
 			}
 		}
@@ -276,20 +296,25 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return fmt.Errorf("recording the revision: %w", err)
 		}
 		versions.times[rev] = now.Unix()
-		sn, err := newSnapshot(*b, after, versions)
+		sn, err := newSnapshot(*b, after, versions, before.Accepted)
 		if err != nil {
 			return err
 		}
 		today := sn.Today(now)
 		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids,
 			Clashes: engine.NewClashes(before.Clashes(today), sn.Clashes(today))}
+		if e.AcceptClashes && len(res.Clashes) > 0 {
+			if sn.Accepted, err = accept(ctx, tx, b.ID, before.Accepted, res.Clashes); err != nil {
+				return err
+			}
+		}
 		if dryRun {
 			// Nothing is committed: the revision stays what it was.
 			res.Revision--
 			res.After.Business.Revision--
 			return errDryRun
 		}
-		if len(res.Clashes) > 0 {
+		if len(res.Clashes) > 0 && !e.AcceptClashes {
 			return &ClashError{Clashes: res.Clashes}
 		}
 		return nil

@@ -160,6 +160,7 @@ type ComplexityRoot struct {
 		FirstDate         func(childComplexity int) int
 		Kind              func(childComplexity int) int
 		Message           func(childComplexity int) int
+		PreExisting       func(childComplexity int) int
 		RepeatsEveryWeeks func(childComplexity int) int
 		Room              func(childComplexity int) int
 		Sessions          func(childComplexity int) int
@@ -584,6 +585,7 @@ type ClashResolver interface {
 	Room(ctx context.Context, obj *engine.Clash) (*engine.Room, error)
 	StaffName(ctx context.Context, obj *engine.Clash) (*string, error)
 	Sessions(ctx context.Context, obj *engine.Clash) ([]model.Session, error)
+	PreExisting(ctx context.Context, obj *engine.Clash) (bool, error)
 }
 type ClashReportResolver interface {
 	ProvenUntil(ctx context.Context, obj *engine.Report) (*engine.Date, error)
@@ -1172,6 +1174,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Clash.Message(childComplexity), true
+	case "Clash.preExisting":
+		if e.ComplexityRoot.Clash.PreExisting == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Clash.PreExisting(childComplexity), true
 	case "Clash.repeatsEveryWeeks":
 		if e.ComplexityRoot.Clash.RepeatsEveryWeeks == nil {
 			break
@@ -3765,6 +3773,8 @@ type Clash {
   staffName: String
   "The sessions as they are on firstDate."
   sessions: [Session!]!
+  "A clash the business brought with it (an import of data another system let through): it never blocks a write."
+  preExisting: Boolean!
 }
 
 type Token { id: ID!  name: String!  role: Role! }
@@ -4029,6 +4039,8 @@ func (ec *executionContext) childFields_Clash(ctx context.Context, field graphql
 		return ec.fieldContext_Clash_staffName(ctx, field)
 	case "sessions":
 		return ec.fieldContext_Clash_sessions(ctx, field)
+	case "preExisting":
+		return ec.fieldContext_Clash_preExisting(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Clash", field.Name)
 }
@@ -8245,6 +8257,29 @@ func (ec *executionContext) fieldContext_Clash_sessions(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Clash_preExisting(ctx context.Context, field graphql.CollectedField, obj *engine.Clash) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Clash_preExisting(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Clash().PreExisting(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Clash_preExisting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Clash", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _ClashReport_clashes(ctx context.Context, field graphql.CollectedField, obj *engine.Report) (ret graphql.Marshaler) {
@@ -19906,6 +19941,12 @@ func (ec *executionContext) _Clash(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Clash_sessions(ctx, field, obj)
+				})
+		case "preExisting":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Clash_preExisting(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

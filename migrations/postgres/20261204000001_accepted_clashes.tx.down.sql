@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS accepted_clashes;
