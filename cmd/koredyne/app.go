@@ -29,6 +29,9 @@ const usage = `usage:
   koredyne migrate up|down|status
   koredyne token create --business SLUG --role owner|manager|front_desk|staff|read_only [--name NAME]
   koredyne demo load gym|clinic|office --business SLUG
+  koredyne export json --business SLUG [--out FILE]
+  koredyne import json FILE [--business SLUG]
+  koredyne import koredyne FILE --business SLUG [--create] [--replace] [--dry-run] [--strict]
 
 Every command takes --data DIR (SQLite at DIR/koredyne.db, the default) or
 DATABASE_URL=postgres://… in the environment.
@@ -51,6 +54,10 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		err = token(ctx, args[1:], getenv, stdout)
 	case "demo":
 		err = loadDemo(ctx, args[1:], getenv, stdout)
+	case "export":
+		err = export(ctx, args[1:], getenv, stdout)
+	case "import":
+		err = importCmd(ctx, args[1:], getenv, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -148,8 +155,11 @@ func envOr(getenv func(string) string, key, def string) string {
 func parse(name string, args []string, getenv func(string) string) (*Config, *flag.FlagSet, error) {
 	c := &Config{}
 	fs := c.flags(name, getenv)
-	for _, f := range []string{"business", "role", "name"} {
+	for _, f := range []string{"business", "role", "name", "out", "expand-until", "default-staff", "default-room"} {
 		fs.String(f, "", "")
+	}
+	for _, f := range []string{"dry-run", "create", "replace", "strict"} {
+		fs.Bool(f, false, "")
 	}
 	// Flags may follow positional arguments ("demo load gym --business x"):
 	// parse flags, set the next positional aside, repeat.

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/reference"
+	"github.com/koredyne/schedule/models"
+)
+
+// export writes a business's data: json is a backup of everything.
+func export(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	c, fs, err := parse("export", args, getenv)
+	if err != nil {
+		return err
+	}
+	slug, out := fs.Lookup("business").Value.String(), fs.Lookup("out").Value.String()
+	if fs.NArg() != 1 || slug == "" {
+		return usageError("export needs a format (json) and --business SLUG")
+	}
+	db, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	b, err := models.BusinessBySlug(ctx, db, slug)
+	if err != nil {
+		return err
+	}
+	var data []byte
+	switch fs.Arg(0) {
+	case "json":
+		data, err = models.ExportBackup(ctx, db, b)
+	default:
+		return usageError("export writes json, not %q", fs.Arg(0))
+	}
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	return os.WriteFile(out, data, 0o600)
+}
+
+// importCmd reads data into a business: json restores a backup, koredyne
+// moves a business over from the reference system.
+func importCmd(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	c, fs, err := parse("import", args, getenv)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usageError("import needs a format (json or koredyne) and a file")
+	}
+	data, err := os.ReadFile(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	flag := func(name string) bool { return fs.Lookup(name).Value.String() == "true" }
+	slug := fs.Lookup("business").Value.String()
+	db, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store := models.NewStore(db, time.Now)
+	switch fs.Arg(0) {
+	case "json":
+		b, err := models.RestoreBackup(ctx, db, data, slug, store.Now().Unix())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "restored business %q\n", b.Slug)
+		return nil
+	case "koredyne":
+		if slug == "" {
+			return usageError("import koredyne needs --business SLUG")
+		}
+		return importReference(ctx, store, data, slug, flag("create"), flag("replace"), flag("dry-run"), flag("strict"), stdout)
+	}
+	return usageError("import reads json or koredyne, not %q", fs.Arg(0))
+}
+
+// importReference moves a business over from the reference system's export:
+// the whole timetable, its clients and subscriptions, through the guarded
+// write. The double bookings the reference let through come along and are
+// reported as pre-existing; with strict they refuse the import.
+func importReference(ctx context.Context, store *models.Store, data []byte, slug string, create, replace, dryRun, strict bool, out io.Writer) error {
+	imp, err := reference.Read(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	for _, n := range imp.Notes {
+		fmt.Fprintf(out, "note: %s\n", n)
+	}
+	b, err := models.BusinessBySlug(ctx, store.DB, slug)
+	missing := engine.ErrorCode(err) == engine.NotFound
+	switch {
+	case missing && !create:
+		return fmt.Errorf("there is no business %q: add --create to create it", slug)
+	case err != nil && !missing:
+		return err
+	case !missing && !replace:
+		sn, err := store.Snapshot(ctx, b.ID, -1)
+		if err != nil {
+			return err
+		}
+		if !empty(sn.State) {
+			return fmt.Errorf("business %q already has a timetable: add --replace to replace it with the import", slug)
+		}
+	}
+	var clashes []engine.Clash
+	st := imp.State
+	if missing && dryRun {
+		// Into a new business, the write would find every clash new:
+		// check the schedule as the write would, without the business.
+		if err := engine.Validate(st); err != nil {
+			return err
+		}
+		tt, err := engine.New(st)
+		if err != nil {
+			return err
+		}
+		clashes = tt.Clashes(engine.DateOf(store.Now().In(st.Business.Location))).Clashes
+	} else {
+		if missing {
+			if b, err = models.CreateBusiness(ctx, store.DB, slug, st.Business); err != nil {
+				return err
+			}
+		}
+		res, err := store.Write(ctx, b.ID, dryRun, func(e *models.Edit) error {
+			e.AcceptClashes = !strict
+			e.ReplaceSchedule(st)
+			return nil
+		})
+		if err != nil {
+			if missing {
+				// Nothing was written into it: take the new business back.
+				store.DB.NewDelete().Model((*models.Business)(nil)).Where("id = ?", b.ID).Exec(ctx)
+			}
+			return err
+		}
+		clashes = res.Clashes
+	}
+	if strict && len(clashes) > 0 {
+		return &models.ClashError{Clashes: clashes}
+	}
+	verb := "imported"
+	if dryRun {
+		verb = "would import"
+	}
+	fmt.Fprintf(out, "%s %d rooms, %d staff, %d classes, %d class times, %d series, %d one-offs, %d day changes, %d clients into %q\n",
+		verb, len(st.Rooms), len(st.Staff), len(st.Classes), len(st.ClassTimes), len(st.Series), len(st.OneOffs), len(st.Changes), len(st.Clients), slug)
+	for _, c := range clashes {
+		fmt.Fprintf(out, "pre-existing clash, first %s: %s\n", c.First, c.Message)
+	}
+	return nil
+}
+
+func empty(s engine.State) bool {
+	return len(s.Rooms) == 0 && len(s.Staff) == 0 && len(s.Activities) == 0 && len(s.Series) == 0 && len(s.OneOffs) == 0
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/reference"
+	"github.com/koredyne/schedule/models"
+)
+
+// run runs a command on the SQLite database in dir.
+func run(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	code = Main(context.Background(), append(args, "--data", dir), func(string) string { return "" }, &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+// storedStore opens the database in dir as a second process would.
+func storedStore(t *testing.T, dir string) *models.Store {
+	t.Helper()
+	db, err := models.Open(context.Background(), filepath.Join(dir, "koredyne.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return models.NewStore(db, time.Now)
+}
+
+// describeDays describes every session of [from, to) by names, so that two
+// timetables with different ids compare.
+func describeDays(tt *engine.Timetable, from, to engine.Date) []string {
+	var out []string
+	for d := from; d < to; d++ {
+		var day []string
+		for _, s := range tt.Day(d) {
+			room, _ := tt.Room(s.RoomID)
+			class, _ := tt.Class(s.ClassID)
+			activity, _ := tt.Activity(class.ActivityID)
+			var staff, series []string
+			for _, id := range s.StaffIDs {
+				p, _ := tt.StaffMember(id)
+				staff = append(staff, p.Name)
+			}
+			for _, sw := range s.Series {
+				sr, _ := tt.SeriesByID(sw.SeriesID)
+				series = append(series, fmt.Sprintf("%s W%d/%d", sr.Name, sw.Week, sw.Cycle))
+			}
+			slices.Sort(series)
+			day = append(day, fmt.Sprintf("%s %s-%s %s %s (%s) [%s] cancelled=%v", d, s.Start, s.End, room.Name, activity.Name,
+				strings.Join(staff, ", "), strings.Join(series, "; "), s.Cancelled))
+		}
+		slices.Sort(day)
+		out = append(out, day...)
+	}
+	return out
+}
+
+// TestImportReference moves the reference fixtures over with the command:
+// what is stored gives the converted timetable for every date, double
+// bookings come along as pre-existing clashes (or, with --strict, refuse
+// the import), and nothing is written by a dry run or a refused import.
+func TestImportReference(t *testing.T) {
+	dir := t.TempDir()
+	gym := filepath.Join("..", "..", "engine", "reference", "testdata", "gym.json")
+	double := filepath.Join("..", "..", "engine", "reference", "testdata", "double_bookings.json")
+
+	if code, _, errs := run(t, dir, "import", "koredyne", gym, "--business", "harbor"); code == 0 || !strings.Contains(errs, "--create") {
+		t.Errorf("into a missing business without --create: %d %s", code, errs)
+	}
+	code, out, errs := run(t, dir, "import", "koredyne", gym, "--business", "harbor", "--create", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would import") {
+		t.Fatalf("dry run: %d %s %s", code, out, errs)
+	}
+	store := storedStore(t, dir)
+	if _, err := models.BusinessBySlug(context.Background(), store.DB, "harbor"); err == nil {
+		t.Error("a dry run created the business")
+	}
+	code, out, errs = run(t, dir, "import", "koredyne", gym, "--business", "harbor", "--create")
+	if code != 0 || !strings.Contains(out, "imported") {
+		t.Fatalf("import: %d %s %s", code, out, errs)
+	}
+	t.Log(strings.TrimSpace(out))
+
+	data, err := os.ReadFile(gym)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp, err := reference.Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := engine.New(imp.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := models.BusinessBySlug(context.Background(), store.DB, "harbor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn, err := store.Snapshot(context.Background(), b.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := engine.MustDate(2024, 1, 1), engine.MustDate(2027, 1, 1)
+	got, wantDays := describeDays(sn.Timetable, from, to), describeDays(want, from, to)
+	if !slices.Equal(got, wantDays) {
+		t.Errorf("the stored timetable differs from the converted one (%d and %d sessions)", len(got), len(wantDays))
+	}
+	if len(got) < 1000 {
+		t.Errorf("only %d sessions compared", len(got))
+	}
+	clients, err := models.SearchClients(context.Background(), store.DB, b.ID, "")
+	if err != nil || len(clients) != len(imp.State.Clients) {
+		t.Errorf("%d clients stored, %d imported (%v)", len(clients), len(imp.State.Clients), err)
+	}
+
+	// A business that has a timetable is not replaced by accident.
+	if code, _, errs := run(t, dir, "import", "koredyne", double, "--business", "harbor"); code == 0 || !strings.Contains(errs, "--replace") {
+		t.Errorf("over a timetable without --replace: %d %s", code, errs)
+	}
+
+	// Double bookings: refused with --strict, kept as pre-existing without.
+	if code, _, errs := run(t, dir, "import", "koredyne", double, "--business", "doubles", "--create", "--strict"); code == 0 || !strings.Contains(errs, "double-booked") {
+		t.Errorf("--strict: %d %s", code, errs)
+	}
+	if _, err := models.BusinessBySlug(context.Background(), store.DB, "doubles"); err == nil {
+		t.Error("a refused import left its business behind")
+	}
+	code, out, errs = run(t, dir, "import", "koredyne", double, "--business", "doubles", "--create")
+	if code != 0 || !strings.Contains(out, "pre-existing clash") {
+		t.Fatalf("double bookings: %d %s %s", code, out, errs)
+	}
+	t.Log(strings.TrimSpace(out))
+	d, err := models.BusinessBySlug(context.Background(), store.DB, "doubles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn, err = store.Snapshot(context.Background(), d.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := sn.Clashes(sn.Today(store.Now()))
+	if len(report.Clashes) == 0 {
+		t.Fatal("no clashes stored")
+	}
+	for _, c := range report.Clashes {
+		if !sn.PreExisting(&c) {
+			t.Errorf("not pre-existing: %s", c.Message)
+		}
+	}
+	// They never block an unrelated write.
+	if _, err := store.Write(context.Background(), d.ID, false, func(e *models.Edit) error {
+		e.State.Rooms = append(e.State.Rooms, engine.Room{ID: e.NewID(), Name: "Annex"})
+		return nil
+	}); err != nil {
+		t.Errorf("an unrelated write after the import: %v", err)
+	}
+}
+
+// TestBackupCommands backs a business up with the command and restores it
+// into another database.
+func TestBackupCommands(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	if code, _, errs := run(t, dir, "demo", "load", "clinic", "--business", "clinic"); code != 0 {
+		t.Fatal(errs)
+	}
+	file := filepath.Join(t.TempDir(), "clinic.json")
+	if code, _, errs := run(t, dir, "export", "json", "--business", "clinic", "--out", file); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, out, errs := run(t, other, "import", "json", file); code != 0 || !strings.Contains(out, `restored business "clinic"`) {
+		t.Fatalf("%d %s %s", code, out, errs)
+	}
+	_, first, _ := run(t, dir, "export", "json", "--business", "clinic")
+	_, second, _ := run(t, other, "export", "json", "--business", "clinic")
+	if first == "" || first != second {
+		t.Errorf("the restored business backs up differently (%d and %d bytes)", len(first), len(second))
+	}
+	if code, _, errs := run(t, other, "import", "json", file); code == 0 || !strings.Contains(errs, "already") {
+		t.Errorf("restoring twice: %d %s", code, errs)
+	}
+}

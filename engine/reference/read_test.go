@@ -1,0 +1,571 @@
+package reference_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/reference"
+)
+
+func readFile(t *testing.T, path string) *reference.Import {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	imp, err := reference.Read(f)
+	if err != nil {
+		t.Fatalf("Read(%s): %v", path, err)
+	}
+	return imp
+}
+
+func seriesByID(st engine.State, id int64) engine.Series {
+	for _, s := range st.Series {
+		if s.ID == id {
+			return s
+		}
+	}
+	return engine.Series{}
+}
+
+func TestReadGym(t *testing.T) {
+	imp := readFile(t, "testdata/gym.json")
+	st := imp.State
+	if err := engine.Validate(st); err != nil {
+		t.Fatalf("Validate: got %v, want nil", err)
+	}
+	b := st.Business
+	if b.Name != "Harbor Combat Club" || b.Kind != engine.Gym || b.Currency != "KD" || b.Location.String() != "Asia/Kuwait" || b.WeekStart != 0 {
+		t.Errorf("business: got %+v", b)
+	}
+	if imp.ExportedAt != "2025-09-14T08:00:00Z" {
+		t.Errorf("ExportedAt: got %q", imp.ExportedAt)
+	}
+
+	t.Run("counts", func(t *testing.T) {
+		want := map[string]int{
+			"settings": 5, "areas": 4, "coaches": 8, "activities": 7, "classes": 12, "class_coaches": 15, "slots": 21,
+			"packages": 10, "package_entries": 37, "package_plans": 8, "members": 6, "package_members": 7,
+			"one_offs": 4, "one_off_members": 5, "session_changes": 16,
+		}
+		for k, n := range want {
+			if imp.Counts[k] != n {
+				t.Errorf("Counts[%s]: got %d, want %d", k, imp.Counts[k], n)
+			}
+		}
+		if got := [...]int{len(st.Rooms), len(st.Staff), len(st.Classes), len(st.ClassTimes), len(st.Series), len(st.Entries),
+			len(st.Plans), len(st.Clients), len(st.Subscriptions), len(st.OneOffs), len(st.Changes)}; got != [...]int{4, 8, 12, 21, 12, 39, 8, 6, 7, 4, 15} {
+			t.Errorf("rooms, staff, classes, class times, series, entries, plans, clients, subscriptions, one-offs, changes: got %v", got)
+		}
+	})
+
+	t.Run("prices are exact thousandths", func(t *testing.T) {
+		want := map[int64]engine.Money{1: 47500, 2: 120000, 3: 65750, 4: 650000, 5: 35125, 6: 40000, 7: 90000, 8: 25500}
+		for _, p := range st.Plans {
+			if p.Price != want[p.ID] {
+				t.Errorf("plan %d: got %s, want %s", p.ID, p.Price, want[p.ID])
+			}
+		}
+		if p := st.Plans[1]; p.PerMonth != 0 || p.Months != 3 || p.SeriesID != 1 {
+			t.Errorf("plan 2 (unlimited, 3 months): got %+v", p)
+		}
+	})
+
+	t.Run("clients, subscriptions, one-off members", func(t *testing.T) {
+		if c := st.Clients[2]; c.Name != "Maryam Haddad" || c.Email != "" || c.Phone != "+965 5000 1003" {
+			t.Errorf("client 3: got %+v", c)
+		}
+		s := st.Subscriptions[3]
+		if s.ClientID != 3 || s.SeriesID != 3 || s.PlanID != 6 || s.Start != day("2025-09-03") || s.End != 0 {
+			t.Errorf("subscription 4: got %+v", s)
+		}
+		if s := st.Subscriptions[5]; s.PlanID != 0 || s.End != day("2026-08-31") {
+			t.Errorf("subscription 6 (no plan, inclusive end): got %+v", s)
+		}
+		if got := st.OneOffs[1].ClientIDs; !slices.Equal(got, []int64{1, 2}) {
+			t.Errorf("one-off 2 members: got %v, want [1 2]", got)
+		}
+		if o := st.OneOffs[2]; !o.Cancelled || o.Note != "Postponed to January" {
+			t.Errorf("one-off 3: got %+v", o)
+		}
+	})
+
+	t.Run("classes keep their coaches in order", func(t *testing.T) {
+		for _, c := range st.Classes {
+			if c.ID == 10 && !slices.Equal(c.StaffIDs, []int64{8, 5}) {
+				t.Errorf("class 10: got staff %v, want [8 5] (Kenji main by sort_order)", c.StaffIDs)
+			}
+		}
+	})
+
+	t.Run("packages starting or ending mid-week", func(t *testing.T) {
+		cases := []struct {
+			name        string
+			id          int64
+			anchor, end string
+			cycle       int
+			pkg         int64
+			entries     int
+		}{
+			{"weekly from a Tuesday moves back to Sunday", 4, "2025-08-31", "", 1, 4, 2},
+			{"weekly from a Thursday moves on to Sunday", 6, "2025-09-07", "", 1, 6, 1},
+			{"2-week from a Wednesday starts the Sunday after", 3, "2025-09-07", "", 2, 3, 4},
+			{"its first, partial week is a one-week series", 11, "2025-08-31", "2025-09-07", 1, 3, 1},
+			{"ending on a Thursday stops the Sunday before", 10, "2026-02-15", "2026-03-15", 1, 10, 2},
+			{"its last, partial week is a one-week series", 12, "2026-03-15", "2026-03-22", 1, 10, 1},
+			{"a package on week starts is unchanged", 9, "2025-06-01", "2025-08-31", 1, 9, 1},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				s := seriesByID(st, c.id)
+				var end engine.Date
+				if c.end != "" {
+					end = day(c.end)
+				}
+				n := 0
+				for _, e := range st.Entries {
+					if e.SeriesID == c.id {
+						n++
+					}
+				}
+				if s.Anchor != day(c.anchor) || s.End != end || s.Cycle != c.cycle || imp.Packages[c.id] != c.pkg || n != c.entries {
+					t.Errorf("got %+v (package %d, %d entries), want anchor %s end %s cycle %d package %d, %d entries",
+						s, imp.Packages[c.id], n, c.anchor, c.end, c.cycle, c.pkg, c.entries)
+				}
+			})
+		}
+		// BJJ's weeks run Wednesday to Tuesday; ours, from 7 Sep, Sunday to
+		// Saturday, so its Wednesday and Saturday entries fall a week later
+		// in our rotation and its Sunday and Monday ones stay.
+		want := map[int64]int{9: 1, 10: 2, 11: 2, 12: 1}
+		for _, e := range st.Entries {
+			if w, ok := want[e.ID]; ok && e.Week != w {
+				t.Errorf("entry %d: got week %d, want %d", e.ID, e.Week, w)
+			}
+		}
+	})
+
+	t.Run("notes", func(t *testing.T) {
+		want := []string{
+			"packages: package 3 ", "packages: package 4 ", "packages: package 6 ", "packages: package 10 ",
+			"session_changes: session change 8 changes nothing",
+			"session_changes: session change 9 names no session",
+		}
+		var got []string
+		for _, n := range imp.Notes {
+			got = append(got, n.String())
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d notes, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+		}
+		for i := range want {
+			if !strings.HasPrefix(got[i], want[i]) {
+				t.Errorf("note %d: got %q, want it to start %q", i, got[i], want[i])
+			}
+		}
+	})
+
+	t.Run("changes keep only what differs", func(t *testing.T) {
+		for _, c := range st.Changes {
+			switch {
+			case c.Ref.Date == day("2025-09-07"): // moved to Saturday, same room
+				if c.RoomID != 0 || c.Date != day("2025-09-06") || c.Start == nil || c.End == nil {
+					t.Errorf("change 13: got %+v", c)
+				}
+			case c.Ref.Date == day("2025-09-09") && c.Ref.ClassTimeID == 8: // the class's own coaches
+				if c.StaffIDs != nil || c.Note != "Bring gloves" {
+					t.Errorf("change 14: got %+v", c)
+				}
+			}
+		}
+	})
+
+	t.Run("clash-free", func(t *testing.T) {
+		r, err := engine.Clashes(st, day("2024-06-01"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.Clashes {
+			t.Errorf("got clash %s", c.Message)
+		}
+	})
+}
+
+// TestDoubleBookingsImport checks that the double bookings the reference let
+// through import, and that the clash proof then finds each with its first
+// date.
+func TestDoubleBookingsImport(t *testing.T) {
+	imp := readFile(t, "testdata/double_bookings.json")
+	if len(imp.Notes) != 0 {
+		t.Errorf("notes: got %v, want none", imp.Notes)
+	}
+	if imp.State.Business.WeekStart != 1 || imp.State.Business.Location.String() != "Europe/Berlin" {
+		t.Errorf("business: got %+v", imp.State.Business)
+	}
+	tt, err := engine.New(imp.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type clash struct {
+		kind         engine.ClashKind
+		what         string // room or person
+		first, until string
+		every        int
+	}
+	describe := func(r engine.Report) []clash {
+		var out []clash
+		for _, c := range r.Clashes {
+			what := c.Staff
+			if c.Kind == engine.RoomClash {
+				room, _ := tt.Room(c.RoomID)
+				what = room.Name
+			}
+			out = append(out, clash{c.Kind, what, c.First.String(), c.Until.String(), c.Every})
+		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		today string
+		want  []clash
+	}{
+		{"from before the first", "2023-12-04", []clash{
+			// Boxfit Winter ran over the late Yoga in the Hall in early 2024.
+			{engine.RoomClash, "Hall", "2024-01-03", "2024-03-27", 1},
+			// Yoga of 3 Mar moved onto its own next occurrence.
+			{engine.RoomClash, "Hall", "2025-03-10", "2025-03-10", 0},
+			{engine.StaffClash, "Anna Schmidt", "2025-03-10", "2025-03-10", 0},
+			// Pilates and Spinning both moved to the Studio on 15 Mar.
+			{engine.RoomClash, "Studio", "2025-03-15", "2025-03-15", 0},
+			// The 47- and 52-week Karate rotations first meet in week 301,
+			// past the reference's 208-week scan, then every 2444 weeks.
+			{engine.RoomClash, "Dojo", "2030-10-08", "", 47 * 52},
+		}},
+		{"from after the past ones", "2025-03-17", []clash{
+			{engine.RoomClash, "Dojo", "2030-10-08", "", 47 * 52},
+		}},
+		{"from later in the week of a clash: the proof starts on the week start", "2025-03-12", []clash{
+			{engine.RoomClash, "Hall", "2025-03-10", "2025-03-10", 0},
+			{engine.StaffClash, "Anna Schmidt", "2025-03-10", "2025-03-10", 0},
+			{engine.RoomClash, "Studio", "2025-03-15", "2025-03-15", 0},
+			{engine.RoomClash, "Dojo", "2030-10-08", "", 47 * 52},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := describe(tt.Clashes(day(c.today)))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("Clashes(%s):\ngot  %v\nwant %v", c.today, got, c.want)
+			}
+		})
+	}
+}
+
+// export builds a small valid export as data, for tests that change one
+// thing in it.
+func export() map[string]any {
+	return map[string]any{
+		"format": "recurring-scheduler-export", "version": 1,
+		"tables": map[string]any{
+			"settings": []any{
+				map[string]any{"key": "business_name", "value": "Test Gym"},
+				map[string]any{"key": "currency", "value": "KD"},
+				map[string]any{"key": "time_zone", "value": "Asia/Kuwait"},
+			},
+			"areas":         []any{map[string]any{"id": 1, "name": "Ring"}},
+			"coaches":       []any{map[string]any{"id": 1, "name": "Marco Reyes"}},
+			"activities":    []any{map[string]any{"id": 1, "name": "Boxing"}},
+			"classes":       []any{map[string]any{"id": 1, "activity_id": 1}},
+			"class_coaches": []any{map[string]any{"class_id": 1, "coach_id": 1, "sort_order": 0}},
+			"slots":         []any{map[string]any{"id": 1, "area_id": 1, "day": 0, "start_time": "18:00", "end_time": "19:00"}},
+			"packages":      []any{map[string]any{"id": 1, "name": "Boxing", "start_date": "2025-08-31", "cycle_weeks": 2}},
+			"package_entries": []any{
+				map[string]any{"id": 1, "package_id": 1, "slot_id": 1, "class_id": 1, "week": 1},
+			},
+			"package_plans": []any{map[string]any{"id": 1, "package_id": 1, "months": 1, "price": 47.5}},
+			"members":       []any{map[string]any{"id": 1, "name": "Noor"}},
+			"package_members": []any{
+				map[string]any{"id": 1, "member_id": 1, "package_id": 1, "package_plan_id": 1, "start_date": "2025-09-01"},
+			},
+			"one_offs":        []any{map[string]any{"id": 1, "class_id": 1, "area_id": 1, "date": "2025-09-04", "start_time": "10:00", "end_time": "11:00"}},
+			"one_off_members": []any{map[string]any{"one_off_id": 1, "member_id": 1}},
+			"session_changes": []any{
+				map[string]any{"id": 1, "date": "2025-09-14", "slot_id": 1, "class_id": 1, "cancelled": true},
+			},
+		},
+	}
+}
+
+// set changes one field of one row: set(x, "areas", 0, "name", "Hall"); a
+// nil value deletes the field.
+func set(x map[string]any, table string, i int, field string, v any) {
+	r := x["tables"].(map[string]any)[table].([]any)[i].(map[string]any)
+	if v == nil {
+		delete(r, field)
+		return
+	}
+	r[field] = v
+}
+
+func read(t *testing.T, x map[string]any) (*reference.Import, error) {
+	t.Helper()
+	b, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reference.Read(strings.NewReader(string(b)))
+}
+
+func TestUnknownsAreReported(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func(x map[string]any)
+		table string
+		field string
+	}{
+		{"a table", func(x map[string]any) { x["tables"].(map[string]any)["bookings"] = []any{} }, "bookings", ""},
+		{"a field", func(x map[string]any) { set(x, "areas", 0, "colour", "red") }, "areas", "colour"},
+		{"a field of a link table", func(x map[string]any) { set(x, "class_coaches", 0, "role", "main") }, "class_coaches", "role"},
+		{"a setting", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["settings"] = append(tb["settings"].([]any), map[string]any{"key": "logo_url", "value": "x.png"})
+		}, "settings", "logo_url"},
+		{"a top-level field", func(x map[string]any) { x["schema"] = "v1" }, "", "schema"},
+		{"a null field", func(x map[string]any) { set(x, "members", 0, "birthday", json.RawMessage("null")) }, "members", "birthday"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := export()
+			c.edit(x)
+			imp, err := read(t, x)
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			if len(imp.Notes) != 1 || imp.Notes[0].Table != c.table || imp.Notes[0].Field != c.field {
+				t.Fatalf("notes: got %v, want one for %q/%q", imp.Notes, c.table, c.field)
+			}
+			t.Log(imp.Notes[0])
+		})
+	}
+	t.Run("the plain export has none", func(t *testing.T) {
+		imp, err := read(t, export())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(imp.Notes) != 0 {
+			t.Errorf("notes: got %v", imp.Notes)
+		}
+	})
+}
+
+func TestBadExports(t *testing.T) {
+	type where struct {
+		table string
+		id    int64
+		row   int
+		field string
+	}
+	cases := []struct {
+		name string
+		edit func(x map[string]any)
+		want where
+		msg  string // part of the problem's message
+	}{
+		{"another format", func(x map[string]any) { x["format"] = "csv-dump" }, where{"", 0, 0, "format"}, `"csv-dump"`},
+		{"another version", func(x map[string]any) { x["version"] = 2 }, where{"", 0, 0, "version"}, "is 2"},
+		{"no version", func(x map[string]any) { delete(x, "version") }, where{"", 0, 0, "version"}, "is missing"},
+		{"no tables", func(x map[string]any) { delete(x, "tables") }, where{"", 0, 0, "tables"}, "is missing"},
+		{"a table that is not a list", func(x map[string]any) { x["tables"].(map[string]any)["areas"] = map[string]any{} }, where{"areas", 0, 0, ""}, "list of rows"},
+		{"a row that is not an object", func(x map[string]any) { x["tables"].(map[string]any)["areas"] = []any{7} }, where{"areas", 0, 1, ""}, "not an object"},
+		{"a missing id", func(x map[string]any) { set(x, "areas", 0, "id", nil) }, where{"areas", 0, 1, "id"}, "is missing"},
+		{"a zero id", func(x map[string]any) { set(x, "coaches", 0, "id", 0) }, where{"coaches", 0, 1, "id"}, "positive"},
+		{"a repeated id", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["coaches"] = append(tb["coaches"].([]any), map[string]any{"id": 1, "name": "Sami"})
+		}, where{"coaches", 1, 0, "id"}, "two rows"},
+		{"an id as text", func(x map[string]any) { set(x, "slots", 0, "area_id", "1") }, where{"slots", 1, 0, "area_id"}, "not the text"},
+		{"a fractional id", func(x map[string]any) { set(x, "slots", 0, "area_id", 1.5) }, where{"slots", 1, 0, "area_id"}, "whole number"},
+		{"a missing name", func(x map[string]any) { set(x, "areas", 0, "name", nil) }, where{"areas", 1, 0, "name"}, "is missing"},
+		{"a blank name", func(x map[string]any) { set(x, "activities", 0, "name", "  ") }, where{"activities", 1, 0, "name"}, "is empty"},
+		{"two areas with one name", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["areas"] = append(tb["areas"].([]any), map[string]any{"id": 2, "name": "ring"})
+		}, where{"areas", 2, 0, "name"}, "area 1"},
+		{"a day out of range", func(x map[string]any) { set(x, "slots", 0, "day", 7) }, where{"slots", 1, 0, "day"}, "0 (Sunday) to 6"},
+		{"a bad time", func(x map[string]any) { set(x, "slots", 0, "start_time", "6pm") }, where{"slots", 1, 0, "start_time"}, "HH:MM"},
+		{"an end before the start", func(x map[string]any) { set(x, "slots", 0, "end_time", "17:00") }, where{"slots", 1, 0, "end_time"}, "after the start"},
+		{"a slot in no area", func(x map[string]any) { set(x, "slots", 0, "area_id", 9) }, where{"slots", 1, 0, "area_id"}, "area 9"},
+		{"a bad boolean", func(x map[string]any) { set(x, "slots", 0, "active", "yes") }, where{"slots", 1, 0, "active"}, "true or false"},
+		{"a date that does not exist", func(x map[string]any) { set(x, "packages", 0, "start_date", "2025-02-30") }, where{"packages", 1, 0, "start_date"}, "not a real date"},
+		{"a date in another format", func(x map[string]any) { set(x, "packages", 0, "start_date", "31/08/2025") }, where{"packages", 1, 0, "start_date"}, "YYYY-MM-DD"},
+		{"a package ending before it starts", func(x map[string]any) { set(x, "packages", 0, "end_date", "2025-08-31") }, where{"packages", 1, 0, "end_date"}, "after the start date"},
+		{"a rotation too long", func(x map[string]any) { set(x, "packages", 0, "cycle_weeks", 53) }, where{"packages", 1, 0, "cycle_weeks"}, "1 to 52"},
+		{"no rotation", func(x map[string]any) { set(x, "packages", 0, "cycle_weeks", nil) }, where{"packages", 1, 0, "cycle_weeks"}, "is missing"},
+		{"an entry week outside the rotation", func(x map[string]any) { set(x, "package_entries", 0, "week", 3) }, where{"package_entries", 1, 0, "week"}, "2-week rotation"},
+		{"an entry for no package", func(x map[string]any) { set(x, "package_entries", 0, "package_id", 4) }, where{"package_entries", 1, 0, "package_id"}, "package 4"},
+		{"two classes in one slot and week", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["classes"] = append(tb["classes"].([]any), map[string]any{"id": 2, "activity_id": 1})
+			tb["coaches"] = append(tb["coaches"].([]any), map[string]any{"id": 2, "name": "Sami"})
+			tb["class_coaches"] = append(tb["class_coaches"].([]any), map[string]any{"class_id": 2, "coach_id": 2, "sort_order": 0})
+			tb["package_entries"] = append(tb["package_entries"].([]any), map[string]any{"id": 2, "package_id": 1, "slot_id": 1, "class_id": 2, "week": 1})
+		}, where{"package_entries", 2, 0, "class_id"}, "one class per class time"},
+		{"a price with four decimals", func(x map[string]any) { set(x, "package_plans", 0, "price", json.RawMessage("47.1234")) }, where{"package_plans", 1, 0, "price"}, "three decimals"},
+		{"a negative price", func(x map[string]any) { set(x, "package_plans", 0, "price", -5) }, where{"package_plans", 1, 0, "price"}, "0 or more"},
+		{"a price as text", func(x map[string]any) { set(x, "package_plans", 0, "price", "47.5") }, where{"package_plans", 1, 0, "price"}, "number"},
+		{"zero sessions a month", func(x map[string]any) { set(x, "package_plans", 0, "sessions_per_month", 0) }, where{"package_plans", 1, 0, "sessions_per_month"}, "null for unlimited"},
+		{"a plan of another package", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["packages"] = append(tb["packages"].([]any), map[string]any{"id": 2, "name": "Other", "start_date": "2025-08-31", "cycle_weeks": 1})
+			set(x, "package_members", 0, "package_id", 2)
+		}, where{"package_members", 1, 0, "package_plan_id"}, "plan of package 1, not of package 2"},
+		{"a subscription ending before it starts", func(x map[string]any) { set(x, "package_members", 0, "end_date", "2025-08-31") }, where{"package_members", 1, 0, "end_date"}, "before the start date"},
+		{"a one-off member who is not a member", func(x map[string]any) { set(x, "one_off_members", 0, "member_id", 5) }, where{"one_off_members", 0, 1, "member_id"}, "member 5"},
+		{"a class used without coaches", func(x map[string]any) { x["tables"].(map[string]any)["class_coaches"] = []any{} }, where{"classes", 1, 0, "class_coaches"}, "at least one"},
+		{"two coaches with one order", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["coaches"] = append(tb["coaches"].([]any), map[string]any{"id": 2, "name": "Sami"})
+			tb["class_coaches"] = append(tb["class_coaches"].([]any), map[string]any{"class_id": 1, "coach_id": 2, "sort_order": 0})
+		}, where{"class_coaches", 0, 2, "sort_order"}, "which comes first"},
+		{"a change to no slot", func(x map[string]any) { set(x, "session_changes", 0, "slot_id", 3) }, where{"session_changes", 1, 0, "slot_id"}, "slot 3"},
+		{"a cover by nobody", func(x map[string]any) { set(x, "session_changes", 0, "new_coach_ids", []any{}) }, where{"session_changes", 1, 0, "new_coach_ids"}, "empty list"},
+		{"a change ending before it starts", func(x map[string]any) { set(x, "session_changes", 0, "new_start_time", "19:30") }, where{"session_changes", 1, 0, "new_end_time"}, "19:30–19:00"},
+		{"two changes of one session", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["session_changes"] = append(tb["session_changes"].([]any), map[string]any{"id": 2, "date": "2025-09-14", "slot_id": 1, "class_id": 1, "note": "x"})
+		}, where{"session_changes", 2, 0, "date"}, "already changes"},
+		{"no business name", func(x map[string]any) { set(x, "settings", 0, "key", "name") }, where{"settings", 0, 0, "business_name"}, "is missing"},
+		{"an unknown time zone", func(x map[string]any) { set(x, "settings", 2, "value", "Mars/Olympus") }, where{"settings", 0, 0, "time_zone"}, "Mars/Olympus"},
+		{"an unknown kind", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["settings"] = append(tb["settings"].([]any), map[string]any{"key": "business_kind", "value": "spa"})
+		}, where{"settings", 0, 0, "business_kind"}, "gym, clinic or office"},
+		{"a week start that is no day", func(x map[string]any) {
+			tb := x["tables"].(map[string]any)
+			tb["settings"] = append(tb["settings"].([]any), map[string]any{"key": "week_start", "value": "monday"})
+		}, where{"settings", 0, 0, "week_start"}, "0 (Sunday) to 6"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := export()
+			c.edit(x)
+			imp, err := read(t, x)
+			var e *reference.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Read: got %v, %v; want a *reference.Error", imp, err)
+			}
+			p := e.Problems[0]
+			if got := (where{p.Table, p.ID, p.Row, p.Field}); got != c.want || !strings.Contains(p.Message, c.msg) {
+				t.Errorf("got %+v %q, want %+v and a message with %q", got, p.Message, c.want, c.msg)
+			}
+			t.Log(err)
+		})
+	}
+	t.Run("not JSON", func(t *testing.T) {
+		if _, err := reference.Read(strings.NewReader("[1, 2]")); err == nil {
+			t.Error("Read of a list: got nil error")
+		}
+		if _, err := reference.Read(strings.NewReader(`{"format": "recurring-scheduler-export"} {}`)); err == nil {
+			t.Error("Read of two objects: got nil error")
+		}
+	})
+}
+
+func TestDuplicateClasses(t *testing.T) {
+	// addClass adds class 2: Boxing with the given coaches, in that order.
+	addClass := func(x map[string]any, coaches ...int) {
+		tb := x["tables"].(map[string]any)
+		tb["classes"] = append(tb["classes"].([]any), map[string]any{"id": 2, "activity_id": 1})
+		for i, c := range coaches {
+			tb["class_coaches"] = append(tb["class_coaches"].([]any), map[string]any{"class_id": 2, "coach_id": c, "sort_order": i})
+		}
+	}
+	secondCoach := func(x map[string]any) {
+		tb := x["tables"].(map[string]any)
+		tb["coaches"] = append(tb["coaches"].([]any), map[string]any{"id": 2, "name": "Sami"})
+		tb["class_coaches"] = append(tb["class_coaches"].([]any), map[string]any{"class_id": 1, "coach_id": 2, "sort_order": 1})
+	}
+	t.Run("never in one slot: merged", func(t *testing.T) {
+		x := export()
+		addClass(x, 1)
+		set(x, "one_offs", 0, "class_id", 2)
+		imp, err := read(t, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(imp.State.Classes) != 1 || imp.State.OneOffs[0].ClassID != 1 {
+			t.Errorf("got classes %v and one-off class %d, want class 1 alone", imp.State.Classes, imp.State.OneOffs[0].ClassID)
+		}
+		if len(imp.Notes) != 1 || !strings.Contains(imp.Notes[0].Message, "class 2 is imported as class 1") {
+			t.Errorf("notes: got %v", imp.Notes)
+		}
+	})
+	t.Run("in one slot: refused", func(t *testing.T) {
+		x := export()
+		addClass(x, 1)
+		tb := x["tables"].(map[string]any)
+		tb["package_entries"] = append(tb["package_entries"].([]any), map[string]any{"id": 2, "package_id": 1, "slot_id": 1, "class_id": 2, "week": 2})
+		_, err := read(t, x)
+		if err == nil || !strings.Contains(err.Error(), "both are in slot 1") {
+			t.Errorf("Read: got %v, want a refusal naming slot 1", err)
+		}
+	})
+	t.Run("a third in one slot with the second: refused", func(t *testing.T) {
+		x := export()
+		addClass(x, 1)
+		tb := x["tables"].(map[string]any)
+		tb["classes"] = append(tb["classes"].([]any), map[string]any{"id": 3, "activity_id": 1})
+		tb["class_coaches"] = append(tb["class_coaches"].([]any), map[string]any{"class_id": 3, "coach_id": 1, "sort_order": 0})
+		tb["slots"] = append(tb["slots"].([]any), map[string]any{"id": 2, "area_id": 1, "day": 1, "start_time": "18:00", "end_time": "19:00"})
+		tb["package_entries"] = append(tb["package_entries"].([]any),
+			map[string]any{"id": 2, "package_id": 1, "slot_id": 2, "class_id": 2, "week": 1},
+			map[string]any{"id": 3, "package_id": 1, "slot_id": 2, "class_id": 3, "week": 2})
+		_, err := read(t, x)
+		if err == nil || !strings.Contains(err.Error(), "classes id 3") || !strings.Contains(err.Error(), "both are in slot 2") {
+			t.Errorf("Read: got %v, want class 3 refused over slot 2", err)
+		}
+	})
+	t.Run("coaches in another order: refused", func(t *testing.T) {
+		x := export()
+		secondCoach(x)
+		addClass(x, 2, 1)
+		_, err := read(t, x)
+		if err == nil || !strings.Contains(err.Error(), "different order") {
+			t.Errorf("Read: got %v, want a refusal about the order", err)
+		}
+	})
+	t.Run("an unused class without coaches: left out", func(t *testing.T) {
+		x := export()
+		addClass(x)
+		imp, err := read(t, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(imp.State.Classes) != 1 || len(imp.Notes) != 1 || imp.Notes[0].Table != "classes" {
+			t.Errorf("got classes %v, notes %v", imp.State.Classes, imp.Notes)
+		}
+	})
+}
+
+func TestWeekStartOnOtherDays(t *testing.T) {
+	x := export()
+	tb := x["tables"].(map[string]any)
+	tb["settings"] = append(tb["settings"].([]any), map[string]any{"key": "week_start", "value": "6"})
+	imp, err := read(t, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.State.Business.WeekStart != 0 {
+		t.Errorf("WeekStart: got %s, want Sunday", imp.State.Business.WeekStart)
+	}
+	if len(imp.Notes) != 1 || imp.Notes[0].Table != "settings" || imp.Notes[0].Field != "week_start" {
+		t.Errorf("notes: got %v, want one on settings.week_start", imp.Notes)
+	}
+}
