@@ -7,6 +7,12 @@ import (
 	ics "github.com/arran4/golang-ical"
 )
 
+// VTimezone is vtimezone for other packages that write iCalendar files
+// (caldav/icalendar): one zone writer, so a feed and an export agree.
+func VTimezone(loc *time.Location, from, to time.Time) *ics.VTimezone {
+	return vtimezone(loc, from, to)
+}
+
 // vtimezone builds the VTIMEZONE of loc for [from, to] from Go's zone
 // database (golang-ical builds none): the observance in force at from and
 // one STANDARD or DAYLIGHT component for each change of offset up to to.
