@@ -233,6 +233,15 @@ func TestRandomAgainstOracle(t *testing.T) {
 		for d := from; d < to; d++ {
 			dates++
 			compareDay(t, valid, tt, o, d)
+			// A session looked up by its ref is the one the day holds.
+			for _, x := range tt.Day(d) {
+				if x.IsOneOff() {
+					continue
+				}
+				if y, ok := tt.Session(x.Ref); !ok || describeSession(tt, y) != describeSession(tt, x) {
+					t.Fatalf("state %d, %s: Session(%v) = %s, the day holds %s", valid, d, x.Ref, describeSession(tt, y), describeSession(tt, x))
+				}
+			}
 			oracleClashes = append(oracleClashes, o.clashes(d)...)
 		}
 		report := tt.Clashes(today)

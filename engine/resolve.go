@@ -70,8 +70,9 @@ func (t *Timetable) Session(ref SessionRef) (Session, bool) {
 	if c := t.changes[ref]; c != nil {
 		t.apply(&s, c)
 	}
-	t.close(s.Date, []Session{s})
-	return s, true
+	one := []Session{s}
+	t.close(s.Date, one)
+	return one[0], true
 }
 
 // original returns the series session a ref names as its rule makes it,
