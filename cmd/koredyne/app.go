@@ -29,9 +29,11 @@ const usage = `usage:
   koredyne migrate up|down|status
   koredyne token create --business SLUG --role owner|manager|front_desk|staff|read_only [--name NAME]
   koredyne demo load gym|clinic|office --business SLUG
-  koredyne export json --business SLUG [--out FILE]
+  koredyne export json|ics --business SLUG [--out FILE]
   koredyne import json FILE [--business SLUG]
   koredyne import koredyne FILE --business SLUG [--create] [--replace] [--dry-run] [--strict]
+  koredyne import ics FILE --business SLUG [--dry-run] [--expand-until DATE]
+                           [--default-staff NAME] [--default-room NAME]
 
 Every command takes --data DIR (SQLite at DIR/koredyne.db, the default) or
 DATABASE_URL=postgres://… in the environment.
@@ -57,7 +59,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	case "export":
 		err = export(ctx, args[1:], getenv, stdout)
 	case "import":
-		err = importCmd(ctx, args[1:], getenv, stdout)
+		err = importCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -8,12 +8,14 @@ import (
 	"os"
 	"time"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/reference"
 	"github.com/koredyne/schedule/models"
 )
 
-// export writes a business's data: json is a backup of everything.
+// export writes a business's data: json is a backup of everything, ics
+// the timetable as recurring calendar events.
 func export(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	c, fs, err := parse("export", args, getenv)
 	if err != nil {
@@ -21,7 +23,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	slug, out := fs.Lookup("business").Value.String(), fs.Lookup("out").Value.String()
 	if fs.NArg() != 1 || slug == "" {
-		return usageError("export needs a format (json) and --business SLUG")
+		return usageError("export needs a format (json or ics) and --business SLUG")
 	}
 	db, err := c.open(ctx)
 	if err != nil {
@@ -36,8 +38,10 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	switch fs.Arg(0) {
 	case "json":
 		data, err = models.ExportBackup(ctx, db, b)
+	case "ics":
+		data, err = icalendar.ExportOf(ctx, models.NewStore(db, time.Now), b.ID)
 	default:
-		return usageError("export writes json, not %q", fs.Arg(0))
+		return usageError("export writes json or ics, not %q", fs.Arg(0))
 	}
 	if err != nil {
 		return err
@@ -50,14 +54,15 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 }
 
 // importCmd reads data into a business: json restores a backup, koredyne
-// moves a business over from the reference system.
-func importCmd(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+// moves a business over from the reference system, ics adds the events of a
+// calendar file to a business's timetable.
+func importCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c, fs, err := parse("import", args, getenv)
 	if err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return usageError("import needs a format (json or koredyne) and a file")
+		return usageError("import needs a format (json, koredyne or ics) and a file")
 	}
 	data, err := os.ReadFile(fs.Arg(1))
 	if err != nil {
@@ -84,8 +89,57 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 			return usageError("import koredyne needs --business SLUG")
 		}
 		return importReference(ctx, store, data, slug, flag("create"), flag("replace"), flag("dry-run"), flag("strict"), stdout)
+	case "ics":
+		if slug == "" {
+			return usageError("import ics needs --business SLUG")
+		}
+		opts := icalendar.ImportOptions{
+			DefaultStaff: fs.Lookup("default-staff").Value.String(),
+			DefaultRoom:  fs.Lookup("default-room").Value.String(),
+		}
+		if v := fs.Lookup("expand-until").Value.String(); v != "" {
+			if opts.ExpandUntil, err = engine.ParseDate(v); err != nil {
+				return usageError("--expand-until: %v", err)
+			}
+		}
+		return importCalendar(ctx, store, data, slug, opts, flag("dry-run"), stdout, stderr)
 	}
-	return usageError("import reads json or koredyne, not %q", fs.Arg(0))
+	return usageError("import reads json, koredyne or ics, not %q", fs.Arg(0))
+}
+
+// importCalendar adds a calendar file's events to a business through the
+// guarded write, with a progress line on stderr for large files and every
+// event it could not import reported by its line.
+func importCalendar(ctx context.Context, store *models.Store, data []byte, slug string, opts icalendar.ImportOptions, dryRun bool, stdout, stderr io.Writer) error {
+	b, err := models.BusinessBySlug(ctx, store.DB, slug)
+	if err != nil {
+		return err
+	}
+	opts.Progress = func(done, total int) {
+		if total >= 1000 {
+			fmt.Fprintf(stderr, "\rreading events: %d of %d", done, total)
+			if done == total {
+				fmt.Fprintln(stderr)
+			}
+		}
+	}
+	imp, err := icalendar.ImportInto(ctx, store, b.ID, data, opts, dryRun)
+	if err != nil {
+		return err
+	}
+	verb := "imported"
+	if dryRun {
+		verb = "would import"
+	}
+	fmt.Fprintf(stdout, "%s %d events into %q: %d series, %d one-offs, %d day changes\n",
+		verb, imp.Events, slug, imp.Series, imp.OneOffs, imp.Changes)
+	for _, p := range imp.Problems {
+		fmt.Fprintf(stdout, "not imported: %s\n", p)
+	}
+	for _, c := range imp.Write.Clashes {
+		fmt.Fprintf(stdout, "clash, first %s: %s\n", c.First, c.Message)
+	}
+	return nil
 }
 
 // importReference moves a business over from the reference system's export:

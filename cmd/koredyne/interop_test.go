@@ -189,3 +189,92 @@ func TestBackupCommands(t *testing.T) {
 		t.Errorf("restoring twice: %d %s", code, errs)
 	}
 }
+
+// TestCalendarCommands exports a demo as an iCalendar file and imports it
+// into an empty business of another database: the same sessions on every
+// date of a year. A dry run and a refused import write nothing, and events
+// the timetable cannot hold are reported by line.
+func TestCalendarCommands(t *testing.T) {
+	ctx := context.Background()
+	dir, other := t.TempDir(), t.TempDir()
+	if code, _, errs := run(t, dir, "demo", "load", "gym", "--business", "gym"); code != 0 {
+		t.Fatal(errs)
+	}
+	file := filepath.Join(t.TempDir(), "gym.ics")
+	if code, _, errs := run(t, dir, "export", "ics", "--business", "gym", "--out", file); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := run(t, other, "migrate", "up"); code != 0 {
+		t.Fatal(errs)
+	}
+	src, dst := storedStore(t, dir), storedStore(t, other)
+	gym, err := models.BusinessBySlug(ctx, src.DB, "gym")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := src.Snapshot(ctx, gym.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, err := models.CreateBusiness(ctx, dst.DB, "moved", want.State.Business)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revision := func() int64 {
+		t.Helper()
+		b, err := models.BusinessBySlug(ctx, dst.DB, "moved")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Revision
+	}
+	rev := revision()
+
+	code, out, errs := run(t, other, "import", "ics", file, "--business", "moved", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would import") || revision() != rev {
+		t.Fatalf("dry run: %d %q %q, revision %d → %d", code, out, errs, rev, revision())
+	}
+	code, out, errs = run(t, other, "import", "ics", file, "--business", "moved")
+	if code != 0 || !strings.Contains(out, "imported") || strings.Contains(out, "not imported") {
+		t.Fatalf("import: %d %q %q", code, out, errs)
+	}
+	got, err := dst.Snapshot(ctx, moved.ID, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := engine.DateOf(time.Now().In(want.State.Business.Location)) - 30
+	if a, b := describeDays(want.Timetable, from, from+365), describeDays(got.Timetable, from, from+365); !slices.Equal(a, b) {
+		t.Errorf("the imported gym differs: %d sessions, want %d\n%s", len(b), len(a), firstDifference(a, b))
+	}
+
+	// The same file again books every room twice: refused whole.
+	rev = revision()
+	code, _, errs = run(t, other, "import", "ics", file, "--business", "moved")
+	if code != 1 || !strings.Contains(errs, "clashes") || revision() != rev {
+		t.Errorf("importing twice: %d %q, revision %d → %d", code, errs, rev, revision())
+	}
+
+	monthly := filepath.Join(t.TempDir(), "monthly.ics")
+	os.WriteFile(monthly, []byte("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n"+
+		"BEGIN:VEVENT\r\nUID:m1\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;TZID=Europe/Berlin:20270104T070000\r\n"+
+		"DTEND;TZID=Europe/Berlin:20270104T080000\r\nRRULE:FREQ=MONTHLY;BYDAY=1MO\r\nSUMMARY:Members' meeting\r\n"+
+		"LOCATION:Studio Zeta\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"), 0o600)
+	code, out, errs = run(t, other, "import", "ics", monthly, "--business", "moved", "--default-staff", "Front desk")
+	if code != 0 || !strings.Contains(out, "not imported: line 4 (Members' meeting)") {
+		t.Errorf("a monthly rule: %d %q %q", code, out, errs)
+	}
+	code, out, errs = run(t, other, "import", "ics", monthly, "--business", "moved", "--default-staff", "Front desk",
+		"--expand-until", "2027-06-30", "--dry-run")
+	if code != 0 || !strings.Contains(out, "6 one-offs") {
+		t.Errorf("a monthly rule expanded: %d %q %q", code, out, errs)
+	}
+}
+
+func firstDifference(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("first difference:\n  want %s\n  got  %s", a[i], b[i])
+		}
+	}
+	return ""
+}
