@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/demo"
 	"github.com/koredyne/schedule/graph/generated"
@@ -568,6 +569,27 @@ func (r *mutationResolver) LoadDemo(ctx context.Context, kind engine.Kind, dryRu
 	}
 	b := res.After.Business
 	return &model.BusinessPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Business: &b}, nil
+}
+
+// ImportCalendar is the resolver for the importCalendar field.
+func (r *mutationResolver) ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error) {
+	opts := icalendar.ImportOptions{DefaultStaff: deref(defaultStaff), DefaultRoom: deref(defaultRoom)}
+	if expandUntil != nil {
+		opts.ExpandUntil = *expandUntil
+	}
+	var imp *icalendar.Result
+	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		var err error
+		if imp, err = icalendar.Apply(e, []byte(ics), opts); err != nil {
+			return badInput("ics", "%v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.CalendarImportPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes,
+		Events: imp.Events, Series: imp.Series, OneOffs: imp.OneOffs, DayChanges: imp.Changes, Problems: imp.Problems}, nil
 }
 
 // ClearData is the resolver for the clearData field.

@@ -41,6 +41,11 @@ type mutationCase struct {
 	want  any    // what the payload shows there
 }
 
+// roofTalks is a small calendar file: every other Friday at 16:00.
+const roofTalks = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:talks@example.com\r\n" +
+	"DTSTAMP:20260101T000000Z\r\nDTSTART:20260904T160000\r\nDTEND:20260904T170000\r\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR\r\n" +
+	"SUMMARY:Roof talk\r\nLOCATION:Roof Terrace\r\nORGANIZER;CN=Visiting Speaker:mailto:speaker@example.com\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+
 var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rotateFeedToken": true, "createAppPassword": true, "revokeAppPassword": true}
 
 // mutationCases holds every field of Mutation but the credentials ones, which
@@ -502,6 +507,16 @@ var mutationCases = []mutationCase{
 		shows: "id", want: fromVar("id"),
 	},
 
+	{
+		// A weekly talk on the roof, floating time (the business's clock):
+		// a room and a speaker the office does not have yet, so no clash.
+		name:  "importCalendar",
+		setup: func(*api, string) map[string]any { return map[string]any{"ics": roofTalks} },
+		bad:   `mutation { importCalendar(ics: "BEGIN:VCALENDAR\nEND:VCALENDAR-ish") { events } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($ics: String!) { importCalendar(ics: $ics, dryRun: true) { ...write events series problems { line } } }`,
+		shows: "series", want: float64(1),
+	},
 	{
 		// Every kind has a demo, so the only bad kind is one the schema
 		// refuses.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
@@ -502,6 +503,16 @@ func (r *queryResolver) Sessions(ctx context.Context, from engine.Date, to engin
 		out = append(out, d.Sessions...)
 	}
 	return out, nil
+}
+
+// CalendarExport is the resolver for the calendarExport field.
+func (r *queryResolver) CalendarExport(ctx context.Context) (string, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	data, err := icalendar.ExportOf(sn, r.Store.Now())
+	return string(data), err
 }
 
 // Clashes is the resolver for the clashes field.

@@ -11,8 +11,8 @@ import (
 )
 
 // timetable reads the sessions of [from, to) as one line each, by date:
-// what happens, and the series it is listed under (without the week of its
-// rotation, which a split renumbers).
+// what happens, and the series it is listed under (by name, without the week
+// of its rotation, which a split renumbers).
 func (a *api) timetable(tok, from, to string) map[string][]string {
 	a.t.Helper()
 	data := a.ok(tok, `query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date sessions {
@@ -28,6 +28,7 @@ func (a *api) timetable(tok, from, to string) map[string][]string {
 			for _, sw := range path(s, "series").([]any) {
 				series = append(series, path(sw, "series", "name").(string))
 			}
+			slices.Sort(series)
 			lines = append(lines, fmt.Sprintf("%v-%v %v %v (%s) cancelled=%v [%s]", path(s, "start"), path(s, "end"), path(s, "room", "name"),
 				path(s, "class", "name"), strings.Join(staff, ", "), path(s, "cancelled"), strings.Join(series, ", ")))
 		}

@@ -16,19 +16,26 @@ type Imported struct {
 	Write *models.Result
 }
 
-// ImportInto reads an iCalendar file into business b's timetable through
-// the guarded write: the file is merged into the schedule the write holds
-// under its lock, so an import that would add a clash is refused whole (a
-// *models.ClashError) and a dry run only reports what it would do.
+// Apply merges a calendar file into the schedule of a guarded write, so
+// the import is checked under the write's lock like any other edit: one
+// that would add a clash is refused whole.
+func Apply(e *models.Edit, file []byte, opts ImportOptions) (*Result, error) {
+	imp, err := Import(bytes.NewReader(file), e.State, opts)
+	if err != nil {
+		return nil, err
+	}
+	e.State = imp.State
+	return imp, nil
+}
+
+// ImportInto reads a calendar file into business b's timetable through the
+// guarded write (see Apply); a dry run only reports what it would do.
 func ImportInto(ctx context.Context, store *models.Store, b int64, file []byte, opts ImportOptions, dryRun bool) (*Imported, error) {
 	out := &Imported{}
 	res, err := store.Write(ctx, b, dryRun, func(e *models.Edit) error {
-		imp, err := Import(bytes.NewReader(file), e.State, opts)
-		if err != nil {
-			return err
-		}
-		out.Result, e.State = imp, imp.State
-		return nil
+		var err error
+		out.Result, err = Apply(e, file, opts)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -37,15 +44,11 @@ func ImportInto(ctx context.Context, store *models.Store, b int64, file []byte, 
 	return out, nil
 }
 
-// ExportOf writes business b's timetable as of now as an iCalendar file of
-// recurring events, its UIDs ending in the business's slug.
-func ExportOf(ctx context.Context, store *models.Store, b int64) ([]byte, error) {
-	sn, err := store.Snapshot(ctx, b, -1)
-	if err != nil {
-		return nil, err
-	}
+// ExportOf writes a business's timetable as an iCalendar file of
+// recurring events, stamped now, its UIDs ending in the business's slug.
+func ExportOf(sn *models.Snapshot, now time.Time) ([]byte, error) {
 	return Export(sn.State, ExportOptions{
 		Domain: sn.Business.Slug + ".koredyne",
-		Stamp:  store.Now().UTC().Truncate(time.Second),
+		Stamp:  now.UTC().Truncate(time.Second),
 	})
 }

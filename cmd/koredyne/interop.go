@@ -39,7 +39,10 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	case "json":
 		data, err = models.ExportBackup(ctx, db, b)
 	case "ics":
-		data, err = icalendar.ExportOf(ctx, models.NewStore(db, time.Now), b.ID)
+		var sn *models.Snapshot
+		if sn, err = models.NewStore(db, time.Now).Snapshot(ctx, b.ID, -1); err == nil {
+			data, err = icalendar.ExportOf(sn, time.Now())
+		}
 	default:
 		return usageError("export writes json or ics, not %q", fs.Arg(0))
 	}

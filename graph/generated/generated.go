@@ -14,6 +14,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
@@ -136,6 +137,24 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
+	}
+
+	CalendarImportPayload struct {
+		Clashes    func(childComplexity int) int
+		DayChanges func(childComplexity int) int
+		DryRun     func(childComplexity int) int
+		Events     func(childComplexity int) int
+		OneOffs    func(childComplexity int) int
+		Problems   func(childComplexity int) int
+		Revision   func(childComplexity int) int
+		Series     func(childComplexity int) int
+	}
+
+	CalendarProblem struct {
+		Line    func(childComplexity int) int
+		Reason  func(childComplexity int) int
+		Summary func(childComplexity int) int
+		UID     func(childComplexity int) int
 	}
 
 	CapacityRule struct {
@@ -286,6 +305,7 @@ type ComplexityRoot struct {
 		DeleteSeries       func(childComplexity int, id int64, dryRun *bool) int
 		DeleteStaff        func(childComplexity int, id int64, dryRun *bool) int
 		DeleteSubscription func(childComplexity int, id int64, dryRun *bool) int
+		ImportCalendar     func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
 		LoadDemo           func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance     func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
 		ReplaceSeriesFrom  func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
@@ -348,30 +368,31 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Activities    func(childComplexity int) int
-		AppPasswords  func(childComplexity int) int
-		Availability  func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
-		Bookings      func(childComplexity int, clientID *int64, from engine.Date, to engine.Date) int
-		Business      func(childComplexity int) int
-		CapacityRules func(childComplexity int, roomID *int64) int
-		Clashes       func(childComplexity int) int
-		ClassTimes    func(childComplexity int, roomID *int64) int
-		Classes       func(childComplexity int) int
-		Clients       func(childComplexity int, search *string) int
-		Closures      func(childComplexity int) int
-		Day           func(childComplexity int, date engine.Date) int
-		Days          func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
-		OneOffs       func(childComplexity int, from *engine.Date, to *engine.Date) int
-		Plans         func(childComplexity int, seriesID *int64) int
-		RoomBookings  func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date) int
-		Rooms         func(childComplexity int) int
-		Series        func(childComplexity int) int
-		Sessions      func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
-		Staff         func(childComplexity int) int
-		Subscriptions func(childComplexity int, clientID *int64, seriesID *int64) int
-		Timeline      func(childComplexity int, roomID int64, from time.Time, to time.Time) int
-		Tokens        func(childComplexity int) int
-		Vocabulary    func(childComplexity int) int
+		Activities     func(childComplexity int) int
+		AppPasswords   func(childComplexity int) int
+		Availability   func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
+		Bookings       func(childComplexity int, clientID *int64, from engine.Date, to engine.Date) int
+		Business       func(childComplexity int) int
+		CalendarExport func(childComplexity int) int
+		CapacityRules  func(childComplexity int, roomID *int64) int
+		Clashes        func(childComplexity int) int
+		ClassTimes     func(childComplexity int, roomID *int64) int
+		Classes        func(childComplexity int) int
+		Clients        func(childComplexity int, search *string) int
+		Closures       func(childComplexity int) int
+		Day            func(childComplexity int, date engine.Date) int
+		Days           func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		OneOffs        func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Plans          func(childComplexity int, seriesID *int64) int
+		RoomBookings   func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date) int
+		Rooms          func(childComplexity int) int
+		Series         func(childComplexity int) int
+		Sessions       func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
+		Staff          func(childComplexity int) int
+		Subscriptions  func(childComplexity int, clientID *int64, seriesID *int64) int
+		Timeline       func(childComplexity int, roomID int64, from time.Time, to time.Time) int
+		Tokens         func(childComplexity int) int
+		Vocabulary     func(childComplexity int) int
 	}
 
 	Room struct {
@@ -650,6 +671,7 @@ type MutationResolver interface {
 	CreateClosure(ctx context.Context, input model.ClosureInput, dryRun *bool) (*model.ClosurePayload, error)
 	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	LoadDemo(ctx context.Context, kind engine.Kind, dryRun *bool) (*model.BusinessPayload, error)
+	ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error)
 	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
 	BookSession(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
 	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
@@ -702,6 +724,7 @@ type QueryResolver interface {
 	Day(ctx context.Context, date engine.Date) (*model.Day, error)
 	Days(ctx context.Context, from engine.Date, to engine.Date, filter *model.SessionFilter) ([]model.Day, error)
 	Sessions(ctx context.Context, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) ([]model.Session, error)
+	CalendarExport(ctx context.Context) (string, error)
 	Clashes(ctx context.Context) (*engine.Report, error)
 	Tokens(ctx context.Context) ([]models.APIToken, error)
 	AppPasswords(ctx context.Context) ([]models.AppPassword, error)
@@ -1081,6 +1104,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BusinessPayload.Revision(childComplexity), true
+
+	case "CalendarImportPayload.clashes":
+		if e.ComplexityRoot.CalendarImportPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.Clashes(childComplexity), true
+	case "CalendarImportPayload.dayChanges":
+		if e.ComplexityRoot.CalendarImportPayload.DayChanges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.DayChanges(childComplexity), true
+	case "CalendarImportPayload.dryRun":
+		if e.ComplexityRoot.CalendarImportPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.DryRun(childComplexity), true
+	case "CalendarImportPayload.events":
+		if e.ComplexityRoot.CalendarImportPayload.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.Events(childComplexity), true
+	case "CalendarImportPayload.oneOffs":
+		if e.ComplexityRoot.CalendarImportPayload.OneOffs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.OneOffs(childComplexity), true
+	case "CalendarImportPayload.problems":
+		if e.ComplexityRoot.CalendarImportPayload.Problems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.Problems(childComplexity), true
+	case "CalendarImportPayload.revision":
+		if e.ComplexityRoot.CalendarImportPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.Revision(childComplexity), true
+	case "CalendarImportPayload.series":
+		if e.ComplexityRoot.CalendarImportPayload.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.Series(childComplexity), true
+
+	case "CalendarProblem.line":
+		if e.ComplexityRoot.CalendarProblem.Line == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarProblem.Line(childComplexity), true
+	case "CalendarProblem.reason":
+		if e.ComplexityRoot.CalendarProblem.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarProblem.Reason(childComplexity), true
+	case "CalendarProblem.summary":
+		if e.ComplexityRoot.CalendarProblem.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarProblem.Summary(childComplexity), true
+	case "CalendarProblem.uid":
+		if e.ComplexityRoot.CalendarProblem.UID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarProblem.UID(childComplexity), true
 
 	case "CapacityRule.end":
 		if e.ComplexityRoot.CapacityRule.End == nil {
@@ -1896,6 +1993,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteSubscription(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.importCalendar":
+		if e.ComplexityRoot.Mutation.ImportCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportCalendar(childComplexity, args["ics"].(string), args["defaultStaff"].(*string), args["defaultRoom"].(*string), args["expandUntil"].(*engine.Date), args["dryRun"].(*bool)), true
 	case "Mutation.loadDemo":
 		if e.ComplexityRoot.Mutation.LoadDemo == nil {
 			break
@@ -2318,6 +2426,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Business(childComplexity), true
+	case "Query.calendarExport":
+		if e.ComplexityRoot.Query.CalendarExport == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.CalendarExport(childComplexity), true
 	case "Query.capacityRules":
 		if e.ComplexityRoot.Query.CapacityRules == nil {
 			break
@@ -3339,6 +3453,23 @@ type ClosurePayload implements Write { dryRun: Boolean!  revision: Int!  clashes
 "The session after the change, wherever it now happens."
 type SessionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  session: Session! }
 type DeletePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  id: ID! }
+"What importCalendar made of the file."
+type CalendarImportPayload implements Write {
+  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!
+  "Events imported whole or in part (overrides of single dates aside)."
+  events: Int!
+  series: Int!  oneOffs: Int!  dayChanges: Int!
+  "The events, or parts of them, that were left out, in file order."
+  problems: [CalendarProblem!]!
+}
+type CalendarProblem {
+  "The line of the event's BEGIN:VEVENT (1-based; 0 when unknown)."
+  line: Int!
+  uid: String!
+  summary: String!
+  reason: String!
+}
+
 type AppPasswordPayload {
   "The password, shown this once."
   password: String!
@@ -3491,6 +3622,13 @@ type Mutation {
 
   "Replace all data with a demo of that kind (its settings too)."
   loadDemo(kind: BusinessKind!, dryRun: Boolean): BusinessPayload!
+  """
+  Adds the events of an iCalendar file (RFC 5545) to the timetable: weekly and every-k-days rules become series, EXDATEs and RECURRENCE-ID
+  overrides day changes, times stay on their wall clock. Rooms, staff and activities are matched by name. Events the timetable cannot hold
+  (monthly, yearly, …) are listed in problems, or with expandUntil come in as one-offs up to that date. An import that would add a clash is
+  refused whole (CLASH).
+  """
+  importCalendar(ics: String!, defaultStaff: String, defaultRoom: String, expandUntil: Date, dryRun: Boolean): CalendarImportPayload!
   "Remove every room, class, series, client… and keep the business settings."
   clearData(dryRun: Boolean): BusinessPayload!
 
@@ -3803,6 +3941,8 @@ type Query {
   days(from: Date!, to: Date!, filter: SessionFilter): [Day!]!
   "to is exclusive; at most 400 days."
   sessions(from: Date!, to: Date!, staffId: ID, roomId: ID, seriesId: ID): [Session!]!
+  "The timetable as an iCalendar file of recurring events (one per series entry, EXDATEs, RECURRENCE-ID overrides, one-offs, a VTIMEZONE); importCalendar reads it back."
+  calendarExport: String!
   "Every clash from this week on, for every future date."
   clashes: ClashReport!
   "The business's API tokens (owners only)."
@@ -3983,6 +4123,42 @@ func (ec *executionContext) childFields_BusinessPayload(ctx context.Context, fie
 		return ec.fieldContext_BusinessPayload_business(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BusinessPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarImportPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_CalendarImportPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_CalendarImportPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_CalendarImportPayload_clashes(ctx, field)
+	case "events":
+		return ec.fieldContext_CalendarImportPayload_events(ctx, field)
+	case "series":
+		return ec.fieldContext_CalendarImportPayload_series(ctx, field)
+	case "oneOffs":
+		return ec.fieldContext_CalendarImportPayload_oneOffs(ctx, field)
+	case "dayChanges":
+		return ec.fieldContext_CalendarImportPayload_dayChanges(ctx, field)
+	case "problems":
+		return ec.fieldContext_CalendarImportPayload_problems(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarImportPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CalendarProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "line":
+		return ec.fieldContext_CalendarProblem_line(ctx, field)
+	case "uid":
+		return ec.fieldContext_CalendarProblem_uid(ctx, field)
+	case "summary":
+		return ec.fieldContext_CalendarProblem_summary(ctx, field)
+	case "reason":
+		return ec.fieldContext_CalendarProblem_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CalendarProblem", field.Name)
 }
 
 func (ec *executionContext) childFields_CapacityRule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5572,6 +5748,52 @@ func (ec *executionContext) field_Mutation_deleteSubscription_args(ctx context.C
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ics",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ics"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "defaultStaff",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["defaultStaff"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "defaultRoom",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["defaultRoom"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "expandUntil",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expandUntil"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg4
 	return args, nil
 }
 
@@ -7752,6 +7974,300 @@ func (ec *executionContext) fieldContext_BusinessPayload_business(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CalendarImportPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarImportPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _CalendarImportPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalendarImportPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarImportPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarImportPayload_events(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalendarImportPayload_series(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalendarImportPayload_oneOffs(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_oneOffs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OneOffs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_oneOffs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalendarImportPayload_dayChanges(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_dayChanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DayChanges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_dayChanges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalendarImportPayload_problems(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_problems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Problems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []icalendar.Problem) graphql.Marshaler {
+			return ec.marshalNCalendarProblem2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋcaldavᚋicalendarᚐProblemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_problems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarImportPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarProblem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarProblem_line(ctx context.Context, field graphql.CollectedField, obj *icalendar.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarProblem_line(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Line, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarProblem_line(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarProblem", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CalendarProblem_uid(ctx context.Context, field graphql.CollectedField, obj *icalendar.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarProblem_uid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarProblem_uid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarProblem", field, false, false, "String")
+}
+
+func (ec *executionContext) _CalendarProblem_summary(ctx context.Context, field graphql.CollectedField, obj *icalendar.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarProblem_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarProblem_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarProblem", field, false, false, "String")
+}
+
+func (ec *executionContext) _CalendarProblem_reason(ctx context.Context, field graphql.CollectedField, obj *icalendar.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarProblem_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarProblem_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CalendarProblem", field, false, false, "String")
 }
 
 func (ec *executionContext) _CapacityRule_id(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
@@ -11292,6 +11808,50 @@ func (ec *executionContext) fieldContext_Mutation_loadDemo(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportCalendar(ctx, fc.Args["ics"].(string), fc.Args["defaultStaff"].(*string), fc.Args["defaultRoom"].(*string), fc.Args["expandUntil"].(*engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarImportPayload) graphql.Marshaler {
+			return ec.marshalNCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarImportPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_clearData(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13230,6 +13790,29 @@ func (ec *executionContext) fieldContext_Query_sessions(ctx context.Context, fie
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Query_calendarExport(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_calendarExport(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().CalendarExport(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_calendarExport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
 }
 
 func (ec *executionContext) _Query_clashes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -19199,6 +19782,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._CapacityRulePayload(ctx, sel, obj)
+	case model.CalendarImportPayload:
+		return ec._CalendarImportPayload(ctx, sel, &obj)
+	case *model.CalendarImportPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CalendarImportPayload(ctx, sel, obj)
 	case model.BusinessPayload:
 		return ec._BusinessPayload(ctx, sel, &obj)
 	case *model.BusinessPayload:
@@ -19748,6 +20338,122 @@ func (ec *executionContext) _BusinessPayload(ctx context.Context, sel ast.Select
 			}
 		case "business":
 			out.Values[i] = ec._BusinessPayload_business(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calendarImportPayloadImplementors = []string{"CalendarImportPayload", "Write"}
+
+func (ec *executionContext) _CalendarImportPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CalendarImportPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarImportPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarImportPayload")
+		case "dryRun":
+			out.Values[i] = ec._CalendarImportPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._CalendarImportPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._CalendarImportPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._CalendarImportPayload_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._CalendarImportPayload_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "oneOffs":
+			out.Values[i] = ec._CalendarImportPayload_oneOffs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "dayChanges":
+			out.Values[i] = ec._CalendarImportPayload_dayChanges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "problems":
+			out.Values[i] = ec._CalendarImportPayload_problems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var calendarProblemImplementors = []string{"CalendarProblem"}
+
+func (ec *executionContext) _CalendarProblem(ctx context.Context, sel ast.SelectionSet, obj *icalendar.Problem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, calendarProblemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CalendarProblem")
+		case "line":
+			out.Values[i] = ec._CalendarProblem_line(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uid":
+			out.Values[i] = ec._CalendarProblem_uid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "summary":
+			out.Values[i] = ec._CalendarProblem_summary(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._CalendarProblem_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20829,6 +21535,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "importCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "clearData":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_clearData(ctx, field)
@@ -21323,6 +22036,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_sessions(ctx, field)
+				})
+		case "calendarExport":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_calendarExport(ctx, field)
 				})
 		case "clashes":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -23221,9 +23940,37 @@ func (ec *executionContext) marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyne�
 	return ec._BusinessPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx context.Context, sel ast.SelectionSet, v *model.CalendarImportPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CalendarImportPayload!")
+		return graphql.Null
+	}
+	return ec._CalendarImportPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCalendarInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarInput(ctx context.Context, v any) (model.CalendarInput, error) {
 	res, err := ec.unmarshalInputCalendarInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCalendarProblem2githubᚗcomᚋkoredyneᚋscheduleᚋcaldavᚋicalendarᚐProblem(ctx context.Context, sel ast.SelectionSet, v icalendar.Problem) graphql.Marshaler {
+	return ec._CalendarProblem(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCalendarProblem2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋcaldavᚋicalendarᚐProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []icalendar.Problem) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCalendarProblem2githubᚗcomᚋkoredyneᚋscheduleᚋcaldavᚋicalendarᚐProblem(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNCapacityRule2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx context.Context, sel ast.SelectionSet, v engine.CapacityRule) graphql.Marshaler {

@@ -5,6 +5,7 @@ package model
 import (
 	"time"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
 )
@@ -123,6 +124,38 @@ func (this BusinessPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any.
 func (this BusinessPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// What importCalendar made of the file.
+type CalendarImportPayload struct {
+	DryRun   bool           `json:"dryRun"`
+	Revision int            `json:"revision"`
+	Clashes  []engine.Clash `json:"clashes"`
+	// Events imported whole or in part (overrides of single dates aside).
+	Events     int `json:"events"`
+	Series     int `json:"series"`
+	OneOffs    int `json:"oneOffs"`
+	DayChanges int `json:"dayChanges"`
+	// The events, or parts of them, that were left out, in file order.
+	Problems []icalendar.Problem `json:"problems"`
+}
+
+func (CalendarImportPayload) IsWrite()             {}
+func (this CalendarImportPayload) GetDryRun() bool { return this.DryRun }
+
+// The revision after the write (unchanged for a dry run).
+func (this CalendarImportPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any.
+func (this CalendarImportPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
 	}
