@@ -22,7 +22,7 @@ func (r *Resolver) baseURL(req *http.Request) string {
 	return scheme + "://" + req.Host
 }
 
-// feedURL is the .ics URL of a calendar of the request's business. Feed
+// feedURL is the secret URL of a calendar of the request's business. Feed
 // tokens change outside the guarded write, so the answer is not cached.
 func (r *Resolver) feedURL(ctx context.Context, calendar string) (string, error) {
 	noCache(ctx)
@@ -30,7 +30,25 @@ func (r *Resolver) feedURL(ctx context.Context, calendar string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	return requestFrom(ctx).base + "/ics/" + token + ".ics", nil
+	return secretURL(ctx, calendar, token), nil
+}
+
+// secretURL is the URL a feed token opens: the public timetable page, or
+// a calendar's .ics feed.
+func secretURL(ctx context.Context, calendar, token string) string {
+	if calendar == models.TimetablePage {
+		return requestFrom(ctx).base + "/t/" + token
+	}
+	return requestFrom(ctx).base + "/ics/" + token + ".ics"
+}
+
+// rotateFeed gives a calendar of the request's business a new secret URL.
+func (r *Resolver) rotateFeed(ctx context.Context, calendar string) (string, error) {
+	token, err := models.RotateFeed(ctx, r.Store.DB, principal(ctx).BusinessID, calendar)
+	if err != nil {
+		return "", err
+	}
+	return secretURL(ctx, calendar, token), nil
 }
 
 // calendarOf names the calendar an input picks, checking that its staff

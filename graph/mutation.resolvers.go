@@ -821,11 +821,15 @@ func (r *mutationResolver) RotateFeedToken(ctx context.Context, calendar model.C
 	if err != nil {
 		return "", err
 	}
-	token, err := models.RotateFeed(ctx, r.Store.DB, principal(ctx).BusinessID, cal)
-	if err != nil {
+	return r.rotateFeed(ctx, cal)
+}
+
+// RotateTimetableToken is the resolver for the rotateTimetableToken field.
+func (r *mutationResolver) RotateTimetableToken(ctx context.Context) (string, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
 		return "", err
 	}
-	return requestFrom(ctx).base + "/ics/" + token + ".ics", nil
+	return r.rotateFeed(ctx, models.TimetablePage)
 }
 
 // CreateAppPassword is the resolver for the createAppPassword field.

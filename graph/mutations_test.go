@@ -46,11 +46,11 @@ const roofTalks = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN
 	"DTSTAMP:20260101T000000Z\r\nDTSTART:20260904T160000\r\nDTEND:20260904T170000\r\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR\r\n" +
 	"SUMMARY:Roof talk\r\nLOCATION:Roof Terrace\r\nORGANIZER;CN=Visiting Speaker:mailto:speaker@example.com\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
 
-var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rotateFeedToken": true, "createAppPassword": true, "revokeAppPassword": true}
+var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rotateFeedToken": true, "rotateTimetableToken": true, "createAppPassword": true, "revokeAppPassword": true}
 
 // mutationCases holds every field of Mutation but the credentials ones, which
 // write outside the schedule and take no dryRun: createToken and revokeToken
-// (TestTokens), rotateFeedToken, createAppPassword and revokeAppPassword
+// (TestTokens), rotateFeedToken, rotateTimetableToken, createAppPassword and revokeAppPassword
 // (caldav's tests). TestMutationCasesCoverSchema keeps it complete.
 var mutationCases = []mutationCase{
 	{

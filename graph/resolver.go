@@ -17,4 +17,6 @@ type Resolver struct {
 	// PublicURL is where clients reach the server ("https://cal.example.com"),
 	// for the URLs the API hands out; empty: the URL each request came to.
 	PublicURL string
+	// Playground marks every business as a visitor's private demo copy.
+	IsPlayground bool
 }

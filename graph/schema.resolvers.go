@@ -94,6 +94,16 @@ func (r *businessResolver) WeekStart(ctx context.Context, obj *models.Business) 
 	return time.Weekday(obj.WeekStart), nil
 }
 
+// Playground is the resolver for the playground field.
+func (r *businessResolver) Playground(ctx context.Context, obj *models.Business) (bool, error) {
+	return r.IsPlayground, nil
+}
+
+// TimetableURL is the resolver for the timetableUrl field.
+func (r *businessResolver) TimetableURL(ctx context.Context, obj *models.Business) (string, error) {
+	return r.feedURL(ctx, models.TimetablePage)
+}
+
 // Room is the resolver for the room field.
 func (r *capacityRuleResolver) Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error) {
 	return r.room(ctx, obj.RoomID)
@@ -223,6 +233,11 @@ func (r *closureResolver) Reason(ctx context.Context, obj *engine.Closure) (*str
 // PausesRotation is the resolver for the pausesRotation field.
 func (r *closureResolver) PausesRotation(ctx context.Context, obj *engine.Closure) (bool, error) {
 	return obj.Pause, nil
+}
+
+// ScheduleChanged is the resolver for the scheduleChanged field.
+func (r *liveResolver) ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error) {
+	return nil, &apiError{"UNAVAILABLE", "live updates are not served yet"}
 }
 
 // Class is the resolver for the class field.
@@ -847,6 +862,9 @@ func (r *Resolver) Client() generated.ClientResolver { return &clientResolver{r}
 // Closure returns generated.ClosureResolver implementation.
 func (r *Resolver) Closure() generated.ClosureResolver { return &closureResolver{r} }
 
+// Live returns generated.LiveResolver implementation.
+func (r *Resolver) Live() generated.LiveResolver { return &liveResolver{r} }
+
 // OneOff returns generated.OneOffResolver implementation.
 func (r *Resolver) OneOff() generated.OneOffResolver { return &oneOffResolver{r} }
 
@@ -893,6 +911,7 @@ type (
 	classTimeResolver     struct{ *Resolver }
 	clientResolver        struct{ *Resolver }
 	closureResolver       struct{ *Resolver }
+	liveResolver          struct{ *Resolver }
 	oneOffResolver        struct{ *Resolver }
 	planResolver          struct{ *Resolver }
 	queryResolver         struct{ *Resolver }

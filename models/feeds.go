@@ -26,6 +26,10 @@ func CalendarOf(kind string, id int64) string {
 	return kind + "-" + strconv.FormatInt(id, 10)
 }
 
+// TimetablePage is the "calendar" whose feed token opens the business's
+// public timetable page.
+const TimetablePage = "timetable"
+
 // FeedToken is the secret in the plain .ics URL of one calendar of a
 // business ("all", "staff-12", "room-3").
 type FeedToken struct {

@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	ClassTime() ClassTimeResolver
 	Client() ClientResolver
 	Closure() ClosureResolver
+	Live() LiveResolver
 	Mutation() MutationResolver
 	OneOff() OneOffResolver
 	Plan() PlanResolver
@@ -121,15 +122,17 @@ type ComplexityRoot struct {
 	}
 
 	Business struct {
-		Currency  func(childComplexity int) int
-		FeedURL   func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Kind      func(childComplexity int) int
-		Name      func(childComplexity int) int
-		Revision  func(childComplexity int) int
-		Slug      func(childComplexity int) int
-		TimeZone  func(childComplexity int) int
-		WeekStart func(childComplexity int) int
+		Currency     func(childComplexity int) int
+		FeedURL      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Kind         func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Playground   func(childComplexity int) int
+		Revision     func(childComplexity int) int
+		Slug         func(childComplexity int) int
+		TimeZone     func(childComplexity int) int
+		TimetableURL func(childComplexity int) int
+		WeekStart    func(childComplexity int) int
 	}
 
 	BusinessPayload struct {
@@ -270,61 +273,66 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	Live struct {
+		ScheduleChanged func(childComplexity int) int
+	}
+
 	Mutation struct {
-		BookRoom           func(childComplexity int, input model.RoomBookingInput, dryRun *bool) int
-		BookSession        func(childComplexity int, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
-		CancelBooking      func(childComplexity int, id int64, dryRun *bool) int
-		CancelOneOff       func(childComplexity int, id int64, note *string, dryRun *bool) int
-		CancelRoomBooking  func(childComplexity int, id int64, dryRun *bool) int
-		CancelSession      func(childComplexity int, ref model.SessionRefInput, note *string, dryRun *bool) int
-		ChangeSession      func(childComplexity int, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
-		ClearData          func(childComplexity int, dryRun *bool) int
-		CreateActivity     func(childComplexity int, input model.ActivityInput, dryRun *bool) int
-		CreateAppPassword  func(childComplexity int, login string, role models.Role, staffID *int64) int
-		CreateCapacityRule func(childComplexity int, input model.CapacityRuleInput, dryRun *bool) int
-		CreateClass        func(childComplexity int, input model.ClassInput, dryRun *bool) int
-		CreateClassTime    func(childComplexity int, input model.ClassTimeInput, dryRun *bool) int
-		CreateClient       func(childComplexity int, input model.ClientInput, dryRun *bool) int
-		CreateClosure      func(childComplexity int, input model.ClosureInput, dryRun *bool) int
-		CreateOneOff       func(childComplexity int, input model.OneOffInput, dryRun *bool) int
-		CreatePlan         func(childComplexity int, input model.PlanInput, dryRun *bool) int
-		CreateRoom         func(childComplexity int, input model.RoomInput, dryRun *bool) int
-		CreateSeries       func(childComplexity int, input model.SeriesInput, dryRun *bool) int
-		CreateStaff        func(childComplexity int, input model.StaffInput, dryRun *bool) int
-		CreateSubscription func(childComplexity int, input model.SubscriptionInput, dryRun *bool) int
-		CreateToken        func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64) int
-		DeleteActivity     func(childComplexity int, id int64, dryRun *bool) int
-		DeleteCapacityRule func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClass        func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClassTime    func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClient       func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClosure      func(childComplexity int, id int64, dryRun *bool) int
-		DeleteOneOff       func(childComplexity int, id int64, dryRun *bool) int
-		DeletePlan         func(childComplexity int, id int64, dryRun *bool) int
-		DeleteRoom         func(childComplexity int, id int64, dryRun *bool) int
-		DeleteSeries       func(childComplexity int, id int64, dryRun *bool) int
-		DeleteStaff        func(childComplexity int, id int64, dryRun *bool) int
-		DeleteSubscription func(childComplexity int, id int64, dryRun *bool) int
-		ImportCalendar     func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
-		LoadDemo           func(childComplexity int, kind engine.Kind, dryRun *bool) int
-		MarkAttendance     func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
-		ReplaceSeriesFrom  func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
-		RestoreSession     func(childComplexity int, ref model.SessionRefInput, dryRun *bool) int
-		RevokeAppPassword  func(childComplexity int, id int64) int
-		RevokeToken        func(childComplexity int, id int64) int
-		RotateFeedToken    func(childComplexity int, calendar model.CalendarInput) int
-		UpdateActivity     func(childComplexity int, id int64, input model.ActivityInput, dryRun *bool) int
-		UpdateBusiness     func(childComplexity int, input model.BusinessInput, dryRun *bool) int
-		UpdateCapacityRule func(childComplexity int, id int64, input model.CapacityRuleInput, dryRun *bool) int
-		UpdateClass        func(childComplexity int, id int64, input model.ClassInput, dryRun *bool) int
-		UpdateClassTime    func(childComplexity int, id int64, input model.ClassTimeInput, dryRun *bool) int
-		UpdateClient       func(childComplexity int, id int64, input model.ClientInput, dryRun *bool) int
-		UpdateOneOff       func(childComplexity int, id int64, input model.OneOffInput, dryRun *bool) int
-		UpdatePlan         func(childComplexity int, id int64, input model.PlanInput, dryRun *bool) int
-		UpdateRoom         func(childComplexity int, id int64, input model.RoomInput, dryRun *bool) int
-		UpdateSeries       func(childComplexity int, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
-		UpdateStaff        func(childComplexity int, id int64, input model.StaffInput, dryRun *bool) int
-		UpdateSubscription func(childComplexity int, id int64, input model.SubscriptionInput, dryRun *bool) int
+		BookRoom             func(childComplexity int, input model.RoomBookingInput, dryRun *bool) int
+		BookSession          func(childComplexity int, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
+		CancelBooking        func(childComplexity int, id int64, dryRun *bool) int
+		CancelOneOff         func(childComplexity int, id int64, note *string, dryRun *bool) int
+		CancelRoomBooking    func(childComplexity int, id int64, dryRun *bool) int
+		CancelSession        func(childComplexity int, ref model.SessionRefInput, note *string, dryRun *bool) int
+		ChangeSession        func(childComplexity int, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
+		ClearData            func(childComplexity int, dryRun *bool) int
+		CreateActivity       func(childComplexity int, input model.ActivityInput, dryRun *bool) int
+		CreateAppPassword    func(childComplexity int, login string, role models.Role, staffID *int64) int
+		CreateCapacityRule   func(childComplexity int, input model.CapacityRuleInput, dryRun *bool) int
+		CreateClass          func(childComplexity int, input model.ClassInput, dryRun *bool) int
+		CreateClassTime      func(childComplexity int, input model.ClassTimeInput, dryRun *bool) int
+		CreateClient         func(childComplexity int, input model.ClientInput, dryRun *bool) int
+		CreateClosure        func(childComplexity int, input model.ClosureInput, dryRun *bool) int
+		CreateOneOff         func(childComplexity int, input model.OneOffInput, dryRun *bool) int
+		CreatePlan           func(childComplexity int, input model.PlanInput, dryRun *bool) int
+		CreateRoom           func(childComplexity int, input model.RoomInput, dryRun *bool) int
+		CreateSeries         func(childComplexity int, input model.SeriesInput, dryRun *bool) int
+		CreateStaff          func(childComplexity int, input model.StaffInput, dryRun *bool) int
+		CreateSubscription   func(childComplexity int, input model.SubscriptionInput, dryRun *bool) int
+		CreateToken          func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64) int
+		DeleteActivity       func(childComplexity int, id int64, dryRun *bool) int
+		DeleteCapacityRule   func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClass          func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClassTime      func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClient         func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClosure        func(childComplexity int, id int64, dryRun *bool) int
+		DeleteOneOff         func(childComplexity int, id int64, dryRun *bool) int
+		DeletePlan           func(childComplexity int, id int64, dryRun *bool) int
+		DeleteRoom           func(childComplexity int, id int64, dryRun *bool) int
+		DeleteSeries         func(childComplexity int, id int64, dryRun *bool) int
+		DeleteStaff          func(childComplexity int, id int64, dryRun *bool) int
+		DeleteSubscription   func(childComplexity int, id int64, dryRun *bool) int
+		ImportCalendar       func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
+		LoadDemo             func(childComplexity int, kind engine.Kind, dryRun *bool) int
+		MarkAttendance       func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
+		ReplaceSeriesFrom    func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
+		RestoreSession       func(childComplexity int, ref model.SessionRefInput, dryRun *bool) int
+		RevokeAppPassword    func(childComplexity int, id int64) int
+		RevokeToken          func(childComplexity int, id int64) int
+		RotateFeedToken      func(childComplexity int, calendar model.CalendarInput) int
+		RotateTimetableToken func(childComplexity int) int
+		UpdateActivity       func(childComplexity int, id int64, input model.ActivityInput, dryRun *bool) int
+		UpdateBusiness       func(childComplexity int, input model.BusinessInput, dryRun *bool) int
+		UpdateCapacityRule   func(childComplexity int, id int64, input model.CapacityRuleInput, dryRun *bool) int
+		UpdateClass          func(childComplexity int, id int64, input model.ClassInput, dryRun *bool) int
+		UpdateClassTime      func(childComplexity int, id int64, input model.ClassTimeInput, dryRun *bool) int
+		UpdateClient         func(childComplexity int, id int64, input model.ClientInput, dryRun *bool) int
+		UpdateOneOff         func(childComplexity int, id int64, input model.OneOffInput, dryRun *bool) int
+		UpdatePlan           func(childComplexity int, id int64, input model.PlanInput, dryRun *bool) int
+		UpdateRoom           func(childComplexity int, id int64, input model.RoomInput, dryRun *bool) int
+		UpdateSeries         func(childComplexity int, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
+		UpdateStaff          func(childComplexity int, id int64, input model.StaffInput, dryRun *bool) int
+		UpdateSubscription   func(childComplexity int, id int64, input model.SubscriptionInput, dryRun *bool) int
 	}
 
 	OneOff struct {
@@ -426,6 +434,12 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Room     func(childComplexity int) int
+	}
+
+	ScheduleChange struct {
+		From     func(childComplexity int) int
+		Revision func(childComplexity int) int
+		To       func(childComplexity int) int
 	}
 
 	Series struct {
@@ -595,6 +609,9 @@ type BusinessResolver interface {
 	Kind(ctx context.Context, obj *models.Business) (engine.Kind, error)
 
 	WeekStart(ctx context.Context, obj *models.Business) (time.Weekday, error)
+
+	Playground(ctx context.Context, obj *models.Business) (bool, error)
+	TimetableURL(ctx context.Context, obj *models.Business) (string, error)
 }
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
@@ -630,6 +647,9 @@ type ClosureResolver interface {
 	Rooms(ctx context.Context, obj *engine.Closure) ([]engine.Room, error)
 	Reason(ctx context.Context, obj *engine.Closure) (*string, error)
 	PausesRotation(ctx context.Context, obj *engine.Closure) (bool, error)
+}
+type LiveResolver interface {
+	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
 type MutationResolver interface {
 	UpdateBusiness(ctx context.Context, input model.BusinessInput, dryRun *bool) (*model.BusinessPayload, error)
@@ -684,6 +704,7 @@ type MutationResolver interface {
 	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64) (*model.TokenPayload, error)
 	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
 	RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error)
+	RotateTimetableToken(ctx context.Context) (string, error)
 	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error)
 	RevokeAppPassword(ctx context.Context, id int64) (int64, error)
 }
@@ -1055,6 +1076,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Business.Name(childComplexity), true
+	case "Business.playground":
+		if e.ComplexityRoot.Business.Playground == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Playground(childComplexity), true
 	case "Business.revision":
 		if e.ComplexityRoot.Business.Revision == nil {
 			break
@@ -1073,6 +1100,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Business.TimeZone(childComplexity), true
+	case "Business.timetableUrl":
+		if e.ComplexityRoot.Business.TimetableURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.TimetableURL(childComplexity), true
 	case "Business.weekStart":
 		if e.ComplexityRoot.Business.WeekStart == nil {
 			break
@@ -1619,6 +1652,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeletePayload.Revision(childComplexity), true
 
+	case "Live.scheduleChanged":
+		if e.ComplexityRoot.Live.ScheduleChanged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Live.ScheduleChanged(childComplexity), true
+
 	case "Mutation.bookRoom":
 		if e.ComplexityRoot.Mutation.BookRoom == nil {
 			break
@@ -2081,6 +2121,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateFeedToken(childComplexity, args["calendar"].(model.CalendarInput)), true
+	case "Mutation.rotateTimetableToken":
+		if e.ComplexityRoot.Mutation.RotateTimetableToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.RotateTimetableToken(childComplexity), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -2732,6 +2778,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RoomPayload.Room(childComplexity), true
+
+	case "ScheduleChange.from":
+		if e.ComplexityRoot.ScheduleChange.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleChange.From(childComplexity), true
+	case "ScheduleChange.revision":
+		if e.ComplexityRoot.ScheduleChange.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleChange.Revision(childComplexity), true
+	case "ScheduleChange.to":
+		if e.ComplexityRoot.ScheduleChange.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScheduleChange.To(childComplexity), true
 
 	case "Series.anchorDate":
 		if e.ComplexityRoot.Series.AnchorDate == nil {
@@ -3392,6 +3457,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Live(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -3649,6 +3731,8 @@ type Mutation {
 
   "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL."
   rotateFeedToken(calendar: CalendarInput!): String!
+  "A new secret for the public timetable page; the old URL stops working. Returns the new URL."
+  rotateTimetableToken: String!
   "A CalDAV login. Tied to a staff member with the STAFF role it shows only that member's calendar."
   createAppPassword(login: String!, role: Role!, staffId: ID): AppPasswordPayload!
   revokeAppPassword(id: ID!): ID!
@@ -3657,6 +3741,7 @@ type Mutation {
 	{Name: "../schema/schema.graphqls", Input: `schema {
   query: Query
   mutation: Mutation
+  subscription: Live
 }
 
 "A civil date, YYYY-MM-DD."
@@ -3685,6 +3770,10 @@ type Business {
   weekStart: Weekday!
   "Grows with every committed write."
   revision: Int!
+  "True on a playground server: this business is the visitor's private, in-memory copy of a demo, dropped when idle."
+  playground: Boolean!
+  "The secret URL of the business's public timetable page: the week's sessions, no client data (anyone with it can read the timetable)."
+  timetableUrl: String!
 }
 
 "A noun of the business's vocabulary."
@@ -3959,6 +4048,25 @@ type Query {
   "A client's bookings of sessions from..to (to exclusive); a client token sees its own."
   bookings(clientId: ID, from: Date!, to: Date!): [Booking!]!
 }
+
+"A write that committed: what front ends listening to scheduleChanged refetch."
+type ScheduleChange {
+  "The business's revision after the write."
+  revision: Int!
+  "The first date whose sessions (or their bookings) may differ."
+  from: Date!
+  "The end of the dates that may differ (exclusive); null when every date from from on may."
+  to: Date
+}
+
+"The root of subscriptions (Subscription is a client's place on a plan)."
+type Live {
+  """
+  Sent after every write that commits to the token's business, whichever server made it (servers on one PostgreSQL hear each other).
+  Over graphql-transport-ws (websocket at /graphql) or server-sent events (POST /graphql with Accept: text/event-stream).
+  """
+  scheduleChanged: ScheduleChange!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4107,6 +4215,10 @@ func (ec *executionContext) childFields_Business(ctx context.Context, field grap
 		return ec.fieldContext_Business_weekStart(ctx, field)
 	case "revision":
 		return ec.fieldContext_Business_revision(ctx, field)
+	case "playground":
+		return ec.fieldContext_Business_playground(ctx, field)
+	case "timetableUrl":
+		return ec.fieldContext_Business_timetableUrl(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Business", field.Name)
 }
@@ -4531,6 +4643,18 @@ func (ec *executionContext) childFields_RoomPayload(ctx context.Context, field g
 		return ec.fieldContext_RoomPayload_room(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RoomPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ScheduleChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "revision":
+		return ec.fieldContext_ScheduleChange_revision(ctx, field)
+	case "from":
+		return ec.fieldContext_ScheduleChange_from(ctx, field)
+	case "to":
+		return ec.fieldContext_ScheduleChange_to(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScheduleChange", field.Name)
 }
 
 func (ec *executionContext) childFields_Series(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7866,6 +7990,52 @@ func (ec *executionContext) fieldContext_Business_revision(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Business", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Business_playground(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_playground(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Playground(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Business_playground(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Business_timetableUrl(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_timetableUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().TimetableURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Business_timetableUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "String")
+}
+
 func (ec *executionContext) _BusinessPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.BusinessPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10090,6 +10260,38 @@ func (ec *executionContext) _DeletePayload_id(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_DeletePayload_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DeletePayload", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Live_scheduleChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Live_scheduleChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Live().ScheduleChanged(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ScheduleChange) graphql.Marshaler {
+			return ec.marshalNScheduleChange2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScheduleChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Live_scheduleChanged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Live",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScheduleChange(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Mutation_updateBusiness(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -12378,6 +12580,29 @@ func (ec *executionContext) fieldContext_Mutation_rotateFeedToken(ctx context.Co
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateTimetableToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateTimetableToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().RotateTimetableToken(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateTimetableToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mutation", field, true, true, "String")
 }
 
 func (ec *executionContext) _Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -14742,6 +14967,75 @@ func (ec *executionContext) fieldContext_RoomPayload_room(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ScheduleChange_revision(ctx context.Context, field graphql.CollectedField, obj *model.ScheduleChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleChange_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleChange_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleChange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ScheduleChange_from(ctx context.Context, field graphql.CollectedField, obj *model.ScheduleChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleChange_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleChange_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleChange", field, false, false, "Date")
+}
+
+func (ec *executionContext) _ScheduleChange_to(ctx context.Context, field graphql.CollectedField, obj *model.ScheduleChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScheduleChange_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ScheduleChange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScheduleChange", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Series_id(ctx context.Context, field graphql.CollectedField, obj *engine.Series) (ret graphql.Marshaler) {
@@ -20293,6 +20587,18 @@ func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "playground":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_playground(ctx, field, obj)
+				})
+		case "timetableUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_timetableUrl(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21243,6 +21549,26 @@ func (ec *executionContext) _DeletePayload(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var liveImplementors = []string{"Live"}
+
+func (ec *executionContext) _Live(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, liveImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Live",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "scheduleChanged":
+		return ec._Live_scheduleChanged(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -21622,6 +21948,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "rotateFeedToken":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rotateFeedToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateTimetableToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateTimetableToken(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -22325,6 +22658,49 @@ func (ec *executionContext) _RoomPayload(ctx context.Context, sel ast.SelectionS
 		case "room":
 			out.Values[i] = ec._RoomPayload_room(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var scheduleChangeImplementors = []string{"ScheduleChange"}
+
+func (ec *executionContext) _ScheduleChange(ctx context.Context, sel ast.SelectionSet, obj *model.ScheduleChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScheduleChange")
+		case "revision":
+			out.Values[i] = ec._ScheduleChange_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "from":
+			out.Values[i] = ec._ScheduleChange_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._ScheduleChange_to(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -24580,6 +24956,14 @@ func (ec *executionContext) marshalNRoomPayload2ᚖgithubᚗcomᚋkoredyneᚋsch
 		return graphql.Null
 	}
 	return ec._RoomPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNScheduleChange2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScheduleChange(ctx context.Context, sel ast.SelectionSet, v *model.ScheduleChange) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ScheduleChange!")
+		return graphql.Null
+	}
+	return ec._ScheduleChange(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v engine.Series) graphql.Marshaler {

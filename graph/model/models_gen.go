@@ -369,6 +369,10 @@ func (this DeletePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// The root of subscriptions (Subscription is a client's place on a plan).
+type Live struct {
+}
+
 type Mutation struct {
 }
 
@@ -514,6 +518,16 @@ func (this RoomPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// A write that committed: what front ends listening to scheduleChanged refetch.
+type ScheduleChange struct {
+	// The business's revision after the write.
+	Revision int `json:"revision"`
+	// The first date whose sessions (or their bookings) may differ.
+	From engine.Date `json:"from"`
+	// The end of the dates that may differ (exclusive); null when every date from from on may.
+	To *engine.Date `json:"to,omitempty"`
 }
 
 // One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in the same request.
