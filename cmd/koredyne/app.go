@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,6 +101,24 @@ type Config struct {
 	// DBConns is the most PostgreSQL connections the process opens; every
 	// process on one database counts against the server's max_connections.
 	DBConns int
+	// AllowedOrigins are the browser origins ("https://desk.example.com")
+	// whose pages may call the API: CORS and websocket upgrades. Empty:
+	// same-origin pages only.
+	AllowedOrigins []string
+	// Playground gives every visitor a private in-memory copy of a demo
+	// instead of the database; copies idle for PlaygroundIdle are dropped,
+	// and beyond PlaygroundMax the least recently used goes first.
+	Playground     bool
+	PlaygroundIdle time.Duration
+	PlaygroundMax  int
+	// RateLimit is the requests per second one token (or one address,
+	// without a token) may make, with bursts of RateBurst; 0: no limit.
+	RateLimit float64
+	RateBurst int
+	// MaxBody is the largest request body accepted, in bytes.
+	MaxBody int64
+	// MaxDepth is how deep a GraphQL query may nest its selections.
+	MaxDepth int
 }
 
 func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
@@ -111,6 +130,18 @@ func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
 	fs.IntVar(&c.WeeksBack, "calendar-weeks-back", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_BACK", 8), "weeks before today that calendars list")
 	fs.IntVar(&c.WeeksAhead, "calendar-weeks-ahead", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_AHEAD", 52), "weeks after today that calendars list")
 	fs.IntVar(&c.DBConns, "db-conns", envInt(getenv, "KOREDYNE_DB_CONNS", 20), "most PostgreSQL connections this process opens")
+	fs.Func("allowed-origins", "comma-separated browser origins that may call the API", func(v string) error {
+		c.AllowedOrigins = splitList(v)
+		return nil
+	})
+	c.AllowedOrigins = splitList(getenv("KOREDYNE_ALLOWED_ORIGINS"))
+	fs.BoolVar(&c.Playground, "playground", getenv("KOREDYNE_PLAYGROUND") == "true", "serve every visitor a private in-memory demo")
+	fs.DurationVar(&c.PlaygroundIdle, "playground-idle", envDuration(getenv, "KOREDYNE_PLAYGROUND_IDLE", time.Hour), "how long an unused playground copy is kept")
+	fs.IntVar(&c.PlaygroundMax, "playground-max", envInt(getenv, "KOREDYNE_PLAYGROUND_MAX", 200), "most playground copies kept")
+	fs.Float64Var(&c.RateLimit, "rate-limit", envFloat(getenv, "KOREDYNE_RATE_LIMIT", 20), "requests per second per token (0: no limit)")
+	fs.IntVar(&c.RateBurst, "rate-burst", envInt(getenv, "KOREDYNE_RATE_BURST", 40), "requests one token may make at once")
+	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt(getenv, "KOREDYNE_MAX_BODY", 10<<20)), "largest request body in bytes")
+	fs.IntVar(&c.MaxDepth, "max-depth", envInt(getenv, "KOREDYNE_MAX_DEPTH", 12), "deepest nesting of a GraphQL query")
 	c.DatabaseURL = getenv("DATABASE_URL")
 	c.BootstrapToken = getenv("KOREDYNE_BOOTSTRAP_TOKEN")
 	c.LogFormat = getenv("KOREDYNE_LOG_FORMAT")
@@ -134,6 +165,20 @@ func (c *Config) Validate() error {
 	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
 		return fmt.Errorf("--public-url must start with http:// or https://")
 	}
+	for _, o := range c.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+			return fmt.Errorf("--allowed-origins: %q is not an origin like https://desk.example.com", o)
+		}
+	}
+	if c.PlaygroundIdle < time.Minute || c.PlaygroundMax < 1 {
+		return fmt.Errorf("playground copies are kept a minute or more, and at least one")
+	}
+	if c.RateLimit < 0 || (c.RateLimit > 0 && c.RateBurst < 1) {
+		return fmt.Errorf("--rate-limit must be 0 (off) or more, with a --rate-burst of at least 1")
+	}
+	if c.MaxBody < 1<<10 || c.MaxDepth < 2 {
+		return fmt.Errorf("--max-body must be at least 1024 bytes and --max-depth at least 2")
+	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
 	}
@@ -145,6 +190,31 @@ func envInt(getenv func(string) string, key string, def int) int {
 		return v
 	}
 	return def
+}
+
+func envFloat(getenv func(string) string, key string, def float64) float64 {
+	if v, err := strconv.ParseFloat(getenv(key), 64); err == nil {
+		return v
+	}
+	return def
+}
+
+func envDuration(getenv func(string) string, key string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(getenv(key)); err == nil {
+		return v
+	}
+	return def
+}
+
+// splitList reads a comma-separated list, leaving out empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func envOr(getenv func(string) string, key, def string) string {
