@@ -1,0 +1,149 @@
+// Package page is the public timetable page of a business: the week's
+// computed sessions as a read-only HTML page at a secret URL, /t/<token>,
+// for a notice board, a website link or a printout on the wall.
+//
+// The token is a feed token of the pseudo-calendar models.TimetablePage, so
+// it is handed out and rotated like the .ics feeds (GraphQL timetableUrl and
+// rotateTimetableToken). The page is rendered on the server with
+// html/template and its stylesheet is embedded: no script, nothing fetched.
+// It carries no client data: no names, no booking counts.
+package page
+
+import (
+	_ "embed"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+)
+
+//go:embed page.css
+var stylesheet string
+
+//go:embed page.html
+var markup string
+
+var tmpl = template.Must(template.New("page").Parse(markup))
+
+// view is what the template receives: the week and the stylesheet.
+type view struct {
+	week
+	CSS template.CSS
+	// Toggle shows or hides the staff names on the same week.
+	Toggle, ToggleHref string
+}
+
+type handler struct {
+	store *models.Store
+	log   *slog.Logger
+}
+
+// NewHandler serves GET /t/{token}: the week holding ?week=YYYY-MM-DD (this
+// week in the business's zone without it), with staff names unless
+// ?staff=off.
+func NewHandler(store *models.Store, log *slog.Logger) http.Handler {
+	h := &handler{store: store, log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /t/{token}", h.serve)
+	return mux
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+	secure(w.Header())
+	token := r.PathValue("token")
+	feed, err := models.FeedByToken(r.Context(), h.store.DB, token)
+	if errors.Is(err, models.ErrBadToken) || (err == nil && feed.Calendar != models.TimetablePage) {
+		http.Error(w, "There is no timetable at this address. Ask the business for its current link.", http.StatusNotFound)
+		return
+	}
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	sn, err := h.store.Snapshot(r.Context(), feed.BusinessID, -1)
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	from, err := weekOf(q.Get("week"), sn, h.store)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	staff := q.Get("staff") != "off"
+	v := view{week: build(sn, from, staff), CSS: template.CSS(stylesheet)}
+	v.Prev, v.This, v.Next = link(token, from.AddDays(-7), staff), link(token, 0, staff), link(token, from.AddDays(7), staff)
+	v.Toggle, v.ToggleHref = toggle(sn, token, q.Get("week") != "", from, staff)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "private, max-age=60")
+	if err := tmpl.Execute(w, v); err != nil {
+		h.log.ErrorContext(r.Context(), "timetable page", "business", feed.BusinessID, "err", err)
+	}
+}
+
+// secure sets the headers of every answer. The URL is a secret, so no
+// referrer carries it away and nothing may frame the page; the page loads
+// nothing, so the policy allows nothing but its own inline stylesheet.
+func secure(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Robots-Tag", "noindex, nofollow")
+}
+
+// weekOf is the first day of the week the page shows: the week holding the
+// date asked for, or this week in the business's zone.
+func weekOf(param string, sn *models.Snapshot, store *models.Store) (engine.Date, error) {
+	ws := sn.State.Business.WeekStart
+	if param == "" {
+		return sn.Today(store.Now()).WeekStart(ws), nil
+	}
+	d, err := engine.ParseDate(param)
+	if err != nil {
+		return 0, errors.New("week must be a date such as 2026-12-01: " + err.Error())
+	}
+	from := d.WeekStart(ws)
+	if !from.AddDays(-7).Valid() || !from.AddDays(13).Valid() {
+		return 0, errors.New("week is too far from today to show")
+	}
+	return from, nil
+}
+
+// link is the page of the week starting on from (this week when from is
+// zero), relative to the page itself so that it keeps the token.
+func link(token string, from engine.Date, staff bool) string {
+	q := url.Values{}
+	if from != 0 {
+		q.Set("week", from.String())
+	}
+	if !staff {
+		q.Set("staff", "off")
+	}
+	if len(q) == 0 {
+		return token
+	}
+	return token + "?" + q.Encode()
+}
+
+// toggle is the link that shows or hides the staff names, on the same week.
+func toggle(sn *models.Snapshot, token string, dated bool, from engine.Date, staff bool) (string, string) {
+	if !dated {
+		from = 0
+	}
+	words := engine.Words(sn.State.Business.Kind)
+	if staff {
+		return "Hide " + words.Staff.Many, link(token, from, false)
+	}
+	return "Show " + words.Staff.Many, link(token, from, true)
+}
+
+func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
+	h.log.ErrorContext(r.Context(), "timetable page", "path", "/t/…", "err", err)
+	http.Error(w, "internal error", http.StatusInternalServerError)
+}

@@ -1,0 +1,148 @@
+package page
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+)
+
+// week is what the page shows of one week: the computed sessions that
+// happen, one table per activity, in the business's words.
+type week struct {
+	Business string
+	Title    string // the print title: "Training Schedule"
+	Range    string // "29 Nov – 5 Dec 2026"
+	Days     []day
+	Tables   []table
+	Empty    string // shown when nothing happens: "No classes this week."
+	// Links to the weeks around it, relative to the page.
+	Prev, This, Next string
+}
+
+// day is one column: a date of the week.
+type day struct {
+	Date engine.Date
+	Name string // "Sun"
+	Day  string // "29 Nov"
+	// Idle days have no session at all (a gym's day off); on paper their
+	// column is left out to give the others room.
+	Idle bool
+}
+
+// table is the week of one activity: a row per distinct start time.
+type table struct {
+	Activity string
+	Color    string // a #rgb or #rrggbb accent, or empty
+	Rows     []row
+}
+
+// row is one start time across the week; Cells has one entry per day.
+type row struct {
+	Start engine.LocalTime
+	Cells [][]cell
+}
+
+// cell is one session as the page writes it: no client, no booking count.
+type cell struct {
+	Key        string // the session's identity, "s/2026-12-01/12/7"
+	Date       engine.Date
+	Start, End engine.LocalTime
+	Label      string
+	Staff      string // names, or empty when hidden
+	Moved      string // "Moved from 1 Dec" for a session moved in from another date
+}
+
+// Time is the session's span as people read it: "6 AM – 7 AM".
+func (c cell) Time() string { return engine.Span(c.Start, c.End) }
+
+// build lays out the week that starts on from. Cancelled sessions are left
+// out; a moved session is where it happens, since Timetable.Day resolves
+// it there.
+func build(sn *models.Snapshot, from engine.Date, staff bool) week {
+	b := sn.State.Business
+	words := engine.Words(b.Kind)
+	to := from.AddDays(6)
+	w := week{
+		Business: b.Name,
+		Title:    words.PrintTitle,
+		Range:    from.Short(to) + " – " + to.Short(0),
+		Empty:    "No " + words.Class.Many + " this week.",
+	}
+	for d := from; d <= to; d++ {
+		w.Days = append(w.Days, day{Date: d, Name: d.Weekday().String()[:3], Day: d.Short(d)})
+	}
+	byActivity := map[int64][]engine.Session{}
+	for i := range w.Days {
+		w.Days[i].Idle = true
+		for _, s := range sn.Timetable.Day(w.Days[i].Date) {
+			if s.Cancelled {
+				continue
+			}
+			w.Days[i].Idle = false
+			class, _ := sn.Timetable.Class(s.ClassID)
+			byActivity[class.ActivityID] = append(byActivity[class.ActivityID], s)
+		}
+	}
+	for _, a := range sn.State.Activities {
+		if sessions := byActivity[a.ID]; len(sessions) > 0 {
+			w.Tables = append(w.Tables, layout(sn, a, sessions, from, staff))
+		}
+	}
+	return w
+}
+
+// layout puts an activity's sessions of the week into rows by start time
+// and columns by date.
+func layout(sn *models.Snapshot, a engine.Activity, sessions []engine.Session, from engine.Date, staff bool) table {
+	t := table{Activity: a.Name, Color: accent(a.Color)}
+	var starts []engine.LocalTime
+	for _, s := range sessions {
+		starts = append(starts, s.Start)
+	}
+	slices.Sort(starts)
+	for _, st := range slices.Compact(starts) {
+		t.Rows = append(t.Rows, row{Start: st, Cells: make([][]cell, 7)})
+	}
+	for _, s := range sessions {
+		i := slices.IndexFunc(t.Rows, func(r row) bool { return r.Start == s.Start })
+		col := s.Date.Sub(from)
+		t.Rows[i].Cells[col] = append(t.Rows[i].Cells[col], describe(sn, a, &s, staff))
+	}
+	return t
+}
+
+// describe writes one session: the class time's label, or the activity's
+// name when it has none, and its staff unless they are hidden.
+func describe(sn *models.Snapshot, a engine.Activity, s *engine.Session, staff bool) cell {
+	c := cell{Key: s.Key(), Date: s.Date, Start: s.Start, End: s.End, Label: s.Label}
+	if strings.TrimSpace(c.Label) == "" {
+		c.Label = a.Name
+	}
+	if staff {
+		var names []string
+		for _, id := range s.StaffIDs {
+			if p, ok := sn.Timetable.StaffMember(id); ok {
+				names = append(names, p.Name)
+			}
+		}
+		c.Staff = strings.Join(names, ", ")
+	}
+	if s.Moved() {
+		c.Moved = "Moved from " + s.Origin.Date.Short(s.Date)
+	}
+	return c
+}
+
+var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+
+// accent is an activity's colour when it is a plain hex colour; anything
+// else is left out rather than written into a style attribute.
+func accent(color string) string {
+	if hexColor.MatchString(color) {
+		return color
+	}
+	return ""
+}
