@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"reflect"
+)
+
+// ChangedRange returns the dates whose sessions may differ between two
+// states of a business: from up to the exclusive to, or every date from
+// from on when open. It is what a front end watching the schedule must
+// fetch again after a write, so it may say too much but never too little.
+//
+// Dated rows say their own dates: a one-off, a room booking or a closure
+// that does not pause rotations changes only the dates it is on, and a day
+// change the session's original date and the date it is moved to. Anything
+// else changes rules (rooms, staff, activities, classes, class times,
+// series and their entries, capacity rules, pausing closures, the
+// business's settings), and a rule holds on every date it makes sessions
+// on, past ones included: the range then opens at the first date either
+// state holds a session (or today, if that is earlier). A pausing closure
+// only moves the rotation of the weeks after its start, so it opens at its
+// start.
+//
+// Plans, clients and subscriptions change no session. When nothing dated
+// or ruled differs the range is empty: from == to == today.
+func ChangedRange(before, after State, today Date) (from, to Date, open bool) {
+	r := dateRange{}
+	if rulesDiffer(before, after) {
+		r.open(min(today, firstSession(before), firstSession(after)))
+	}
+	eachChanged(before.OneOffs, after.OneOffs, func(o *OneOff) int64 { return o.ID }, func(o *OneOff) {
+		r.add(o.Date, o.Date+1)
+	})
+	eachChanged(before.RoomBookings, after.RoomBookings, func(b *RoomBooking) int64 { return b.ID }, func(b *RoomBooking) {
+		r.add(b.Date, b.Date+1)
+	})
+	eachChanged(before.Changes, after.Changes, changeKey, func(c *DayChange) {
+		r.add(c.Ref.Date, c.Ref.Date+1)
+		if c.Date != 0 {
+			r.add(c.Date, c.Date+1)
+		}
+	})
+	eachChanged(before.Closures, after.Closures, func(c *Closure) int64 { return c.ID }, func(c *Closure) {
+		if c.Pause {
+			r.open(c.From)
+		} else {
+			r.add(c.From, c.To+1)
+		}
+	})
+	if r.empty() {
+		return today, today, false
+	}
+	return r.from, r.to, r.isOpen
+}
+
+// dateRange is the smallest range holding every date added to it.
+type dateRange struct {
+	from, to Date // to exclusive; from == to == 0 while empty
+	isOpen   bool
+}
+
+func (r *dateRange) empty() bool { return r.from == r.to && !r.isOpen }
+
+func (r *dateRange) add(from, to Date) {
+	if r.empty() {
+		r.from, r.to = from, to
+		return
+	}
+	r.from, r.to = min(r.from, from), max(r.to, to)
+}
+
+func (r *dateRange) open(from Date) {
+	r.add(from, from+1)
+	r.isOpen = true
+}
+
+// firstSession returns the first date a state can hold a session on: the
+// first anchor of a series, one-off or day change (a change may move a
+// session before its series starts). A state without any has none, and
+// MaxDate stands for that.
+func firstSession(s State) Date {
+	first := MaxDate
+	for _, sr := range s.Series {
+		first = min(first, sr.Anchor)
+	}
+	for _, o := range s.OneOffs {
+		first = min(first, o.Date)
+	}
+	for _, c := range s.Changes {
+		first = min(first, c.Ref.Date)
+		if c.Date != 0 {
+			first = min(first, c.Date)
+		}
+	}
+	return first
+}
+
+// rulesDiffer reports whether anything that makes sessions on many dates
+// differs, in any order of the rows.
+func rulesDiffer(a, b State) bool {
+	ab, bb := a.Business, b.Business
+	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart ||
+		ab.Location.String() != bb.Location.String() {
+		return true
+	}
+	differ := false
+	eachChanged(a.Rooms, b.Rooms, func(r *Room) int64 { return r.ID }, func(*Room) { differ = true })
+	eachChanged(a.Staff, b.Staff, func(p *Staff) int64 { return p.ID }, func(*Staff) { differ = true })
+	eachChanged(a.Activities, b.Activities, func(x *Activity) int64 { return x.ID }, func(*Activity) { differ = true })
+	eachChanged(a.Classes, b.Classes, func(c *Class) int64 { return c.ID }, func(*Class) { differ = true })
+	eachChanged(a.ClassTimes, b.ClassTimes, func(ct *ClassTime) int64 { return ct.ID }, func(*ClassTime) { differ = true })
+	eachChanged(a.Series, b.Series, func(s *Series) int64 { return s.ID }, func(*Series) { differ = true })
+	eachChanged(a.Entries, b.Entries, func(e *Entry) int64 { return e.ID }, func(*Entry) { differ = true })
+	eachChanged(a.Capacity, b.Capacity, func(c *CapacityRule) int64 { return c.ID }, func(*CapacityRule) { differ = true })
+	return differ
+}
+
+// eachChanged calls changed with both versions of every row, found by key,
+// that was added, removed or edited between before and after.
+func eachChanged[T any, K comparable](before, after []T, key func(*T) K, changed func(*T)) {
+	was := make(map[K]*T, len(before))
+	for i := range before {
+		was[key(&before[i])] = &before[i]
+	}
+	seen := make(map[K]bool, len(after))
+	for i := range after {
+		row := &after[i]
+		k := key(row)
+		seen[k] = true
+		old, ok := was[k]
+		if ok && reflect.DeepEqual(*old, *row) {
+			continue
+		}
+		if ok {
+			changed(old)
+		}
+		changed(row)
+	}
+	for k, old := range was {
+		if !seen[k] {
+			changed(old)
+		}
+	}
+}
+
+func changeKey(c *DayChange) SessionRef { return c.Ref }
