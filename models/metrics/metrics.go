@@ -1,0 +1,179 @@
+// Package metrics holds the server's Prometheus collectors: requests and
+// latencies per GraphQL operation and CalDAV method, the outcomes of the
+// guarded write, the GraphQL response cache and the playground's copies.
+//
+// It knows nothing of models, graph or caldav: they report plain names and
+// numbers here through small hooks, and serve exposes the registry at
+// /metrics. Every method is safe on a nil *Metrics, which records nothing,
+// so code and tests that run without metrics need no guards.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// MaxOperations is how many distinct GraphQL operation names get a label of
+// their own; later names are counted as "other". Clients choose operation
+// names, so without a bound one client could grow the metrics without end.
+const MaxOperations = 200
+
+// Metrics is one server's collectors, on a registry of its own.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	graphqlRequests *prometheus.CounterVec
+	graphqlDuration *prometheus.HistogramVec
+	caldavRequests  *prometheus.CounterVec
+	caldavDuration  *prometheus.HistogramVec
+	writes          *prometheus.CounterVec
+	cache           *prometheus.CounterVec
+
+	mu         sync.Mutex
+	operations map[string]bool
+}
+
+// New registers the collectors, with the Go runtime's and the process's, on
+// a new registry. copies reports how many playground copies are held; nil
+// means the server has no playground and reports 0.
+func New(copies func() int) *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		graphqlRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_graphql_requests_total",
+			Help: "GraphQL operations answered, by operation name and outcome (ok or the first error's code).",
+		}, []string{"operation", "outcome"}),
+		graphqlDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "koredyne_graphql_duration_seconds",
+			Help:    "Time to answer a GraphQL query or mutation, from reading the request to the response.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"operation"}),
+		caldavRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_caldav_requests_total",
+			Help: "CalDAV and .ics feed requests answered, by method and status.",
+		}, []string{"method", "status"}),
+		caldavDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "koredyne_caldav_duration_seconds",
+			Help:    "Time to answer a CalDAV or .ics feed request.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"method"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_writes_total",
+			Help: "Guarded writes, by outcome: committed, clash (refused for a clash it adds), error or dry_run.",
+		}, []string{"outcome"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_response_cache_total",
+			Help: "GraphQL queries the response cache answered (hit) or passed on (miss).",
+		}, []string{"result"}),
+		operations: make(map[string]bool),
+	}
+	if copies == nil {
+		copies = func() int { return 0 }
+	}
+	m.Registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "koredyne_playground_copies",
+			Help: "Private demo copies the playground holds in memory.",
+		}, func() float64 { return float64(copies()) }),
+	)
+	// Outcomes that have not happened yet still show, as 0, so a dashboard
+	// or an alert on a rate finds the series from the start.
+	for _, o := range []string{WriteCommitted, WriteClash, WriteError, WriteDryRun} {
+		m.writes.WithLabelValues(o)
+	}
+	m.cache.WithLabelValues("hit")
+	m.cache.WithLabelValues("miss")
+	return m
+}
+
+// Handler serves the registry in Prometheus's text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}
+
+// GraphQL records one answered operation. name is the operation's name
+// ("" for an anonymous one); outcome is "ok" or an error code.
+func (m *Metrics) GraphQL(name, outcome string, took time.Duration) {
+	if m == nil {
+		return
+	}
+	op := m.operation(name)
+	m.graphqlRequests.WithLabelValues(op, outcome).Inc()
+	m.graphqlDuration.WithLabelValues(op).Observe(took.Seconds())
+}
+
+// operation returns the label for an operation name, keeping the number of
+// distinct labels under MaxOperations.
+func (m *Metrics) operation(name string) string {
+	if name == "" {
+		return "anonymous"
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.operations[name] {
+		return name
+	}
+	if len(m.operations) >= MaxOperations {
+		return "other"
+	}
+	m.operations[name] = true
+	return name
+}
+
+// davMethods are the methods CalDAV clients send; anything else is counted
+// as "other", since the method is the client's to choose.
+var davMethods = map[string]bool{
+	"GET": true, "HEAD": true, "OPTIONS": true, "PROPFIND": true, "REPORT": true,
+	"PUT": true, "DELETE": true, "PROPPATCH": true, "MKCOL": true, "MKCALENDAR": true,
+	"COPY": true, "MOVE": true, "POST": true,
+}
+
+// CalDAV records one answered CalDAV or feed request.
+func (m *Metrics) CalDAV(method string, status int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	if !davMethods[method] {
+		method = "other"
+	}
+	m.caldavRequests.WithLabelValues(method, strconv.Itoa(status)).Inc()
+	m.caldavDuration.WithLabelValues(method).Observe(took.Seconds())
+}
+
+// The outcomes of a guarded write.
+const (
+	WriteCommitted = "committed"
+	WriteClash     = "clash"
+	WriteError     = "error"
+	WriteDryRun    = "dry_run"
+)
+
+// Write records the outcome of one guarded write: one of the Write…
+// constants.
+func (m *Metrics) Write(outcome string) {
+	if m == nil {
+		return
+	}
+	m.writes.WithLabelValues(outcome).Inc()
+}
+
+// Cache records whether the response cache answered a query.
+func (m *Metrics) Cache(hit bool) {
+	if m == nil {
+		return
+	}
+	result := "miss"
+	if hit {
+		result = "hit"
+	}
+	m.cache.WithLabelValues(result).Inc()
+}
