@@ -51,10 +51,12 @@ func (c *responseCache) InterceptResponse(ctx context.Context, next graphql.Resp
 	if !ok {
 		return next(ctx)
 	}
-	if r, ok := c.lru.Get(ctx, key); ok {
+	r, hit := c.lru.Get(ctx, key)
+	c.r.Metrics.Cache(hit)
+	if hit {
 		return r
 	}
-	r := next(ctx)
+	r = next(ctx)
 	if r != nil && len(r.Errors) == 0 && r.HasNext == nil && !req.uncacheable.Load() {
 		c.lru.Add(ctx, key, r)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Resolver is the root of the resolvers: wiring only.
@@ -19,4 +20,17 @@ type Resolver struct {
 	PublicURL string
 	// Playground marks every business as a visitor's private demo copy.
 	IsPlayground bool
+	// AllowedOrigins are the browser origins ("https://desk.example.com")
+	// whose pages may open a websocket besides the server's own.
+	AllowedOrigins []string
+	// Guest, when set, is who a request without an Authorization header
+	// acts as (the visitor's own copy in the playground); unset, such a
+	// request is refused.
+	Guest *models.Principal
+	// Metrics, when set, counts operations and response cache hits.
+	Metrics *metrics.Metrics
+	// MaxBody is the largest request body read, in bytes; 0: no limit.
+	MaxBody int64
+	// MaxDepth is how deep a query may nest its selections; 0: no limit.
+	MaxDepth int
 }

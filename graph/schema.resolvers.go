@@ -237,7 +237,7 @@ func (r *closureResolver) PausesRotation(ctx context.Context, obj *engine.Closur
 
 // ScheduleChanged is the resolver for the scheduleChanged field.
 func (r *liveResolver) ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error) {
-	return nil, &apiError{"UNAVAILABLE", "live updates are not served yet"}
+	return r.scheduleChanges(ctx)
 }
 
 // Class is the resolver for the class field.

@@ -120,6 +120,7 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 	if _, err := e.Tx.NewInsert().Model(b).Returning("id").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("storing a booking: %w", err)
 	}
+	e.Touch(s.Date)
 	return b, nil
 }
 
@@ -259,6 +260,7 @@ func (e *Edit) CancelBooking(ctx context.Context, id int64, now time.Time) (*Ses
 	if _, err := e.Tx.NewUpdate().Model(b).Column("status", "position", "changed_unix").WherePK().Exec(ctx); err != nil {
 		return nil, nil, err
 	}
+	e.touchBooking(b)
 	if err := e.renumberWaitlist(ctx, b); err != nil {
 		return nil, nil, err
 	}
@@ -369,6 +371,7 @@ func (e *Edit) MarkAttendance(ctx context.Context, id int64, status BookingStatu
 	if _, err := e.Tx.NewUpdate().Model(b).Column("status", "changed_unix").WherePK().Exec(ctx); err != nil {
 		return nil, err
 	}
+	e.touchBooking(b)
 	return b, nil
 }
 

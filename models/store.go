@@ -19,9 +19,14 @@ import (
 type Store struct {
 	DB  *DB
 	now func() time.Time
+	// OnWrite, when set, hears the outcome of every guarded write:
+	// "committed", "clash", "error" or "dry_run" (for metrics).
+	OnWrite func(outcome string)
 
 	mu    sync.Mutex
 	snaps map[int64]*Snapshot
+
+	changes broadcaster // see Subscribe
 }
 
 // NewStore returns a store on db; now is its clock (time.Now in production).
@@ -186,6 +191,7 @@ type Edit struct {
 
 	next      int64
 	afterSave []func(ctx context.Context, id func(int64) int64) error
+	touched   []engine.Date // see Touch
 }
 
 // AfterSave runs fn in the write's transaction once the schedule is saved;
@@ -250,6 +256,7 @@ var errDryRun = errors.New("dry run")
 // the write would do.
 func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
 	var res *Result
+	var change Change
 	err := s.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
 		b, err := businessByID(ctx, tx, businessID, true)
 		if err != nil {
@@ -317,14 +324,31 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if len(res.Clashes) > 0 && !e.AcceptClashes {
 			return &ClashError{Clashes: res.Clashes}
 		}
-		return nil
+		change = changeOf(e, after, rev, today)
+		return announce(ctx, tx, change)
 	})
 	if errors.Is(err, errDryRun) {
+		s.wrote("dry_run")
 		return res, nil
 	}
 	if err != nil {
+		var clash *ClashError
+		if errors.As(err, &clash) {
+			s.wrote("clash")
+		} else {
+			s.wrote("error")
+		}
 		return nil, err
 	}
 	s.keep(res.After)
+	s.changes.publish(change)
+	s.wrote("committed")
 	return res, nil
+}
+
+// wrote tells OnWrite how a write ended.
+func (s *Store) wrote(outcome string) {
+	if s.OnWrite != nil {
+		s.OnWrite(outcome)
+	}
 }

@@ -18,11 +18,13 @@ import (
 	_ "time/tzdata" // business time zones load on machines without a zone database
 
 	"github.com/koredyne/schedule/caldav"
+	"github.com/koredyne/schedule/caldav/page"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/demo"
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 const usage = `usage:
@@ -284,9 +286,9 @@ func (c *Config) open(ctx context.Context) (*models.DB, error) {
 
 func (c *Config) logger(w io.Writer) *slog.Logger {
 	if c.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		return slog.New(contextLog{slog.NewJSONHandler(w, nil)})
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(contextLog{slog.NewTextHandler(w, nil)})
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -295,35 +297,71 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	log := c.logger(stderr)
-	db, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	store := models.NewStore(db, time.Now)
-	if err := bootstrap(ctx, store, c.BootstrapToken, stdout); err != nil {
-		return err
-	}
-
-	api := &graph.Resolver{Store: store, Log: log, PublicURL: c.PublicURL}
-	calendars := caldav.NewHandler(store, log)
-	calendars.Back, calendars.Ahead = c.WeeksBack, c.WeeksAhead
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", api.Handler())
-	mux.Handle("/caldav/", calendars)
-	mux.Handle("/.well-known/caldav", calendars)
-	mux.Handle("/ics/", calendars)
-	mux.Handle("GET /{$}", graph.Playground("/graphql"))
+	// pg is the playground in playground mode: no database is opened at
+	// all, and CalDAV and feeds are left out.
+	var pg *playground
+	m := metrics.New(func() int {
+		if pg == nil {
+			return 0
+		}
+		return pg.Copies()
+	})
+	// ready checks what requests need: the database, or nothing for the
+	// playground, whose copies are made on demand.
+	ready := func(context.Context) error { return nil }
+	// api is the GraphQL API's configuration, for the database's store or
+	// for each playground copy's.
+	api := graph.Resolver{Log: log, PublicURL: c.PublicURL,
+		Metrics: m, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins}
+	if c.Playground {
+		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
+		defer pg.Close()
+		go pg.sweep(ctx, time.Minute)
+		mux.Handle("/graphql", pg)
+		mux.Handle("GET /{$}", pg.Page(graph.Playground("/graphql")))
+	} else {
+		db, err := c.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		store := models.NewStore(db, time.Now)
+		store.OnWrite = m.Write
+		if err := bootstrap(ctx, store, c.BootstrapToken, stdout); err != nil {
+			return err
+		}
+		if c.DatabaseURL != "" { // other servers on the database write too
+			if err := store.Listen(ctx, c.DatabaseURL, log); err != nil {
+				return err
+			}
+		}
+
+		api.Store = store
+		calendars := caldav.NewHandler(store, log)
+		calendars.Back, calendars.Ahead = c.WeeksBack, c.WeeksAhead
+		dav := observeCalDAV(m, calendars)
+		mux.Handle("/graphql", api.Handler())
+		mux.Handle("/caldav/", dav)
+		mux.Handle("/.well-known/caldav", dav)
+		mux.Handle("/ics/", dav)
+		mux.Handle("GET /t/{token}", page.NewHandler(store, log))
+		mux.Handle("GET /{$}", graph.Playground("/graphql"))
+		ready = db.PingContext
+	}
+	mux.Handle("GET /metrics", m.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := db.PingContext(r.Context()); err != nil {
+		if err := ready(r.Context()); err != nil {
 			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
 			return
 		}
 		io.WriteString(w, "ready\n")
 	})
+	// Subscriptions outlive WriteTimeout: observe lifts the deadlines for
+	// websocket upgrades and event streams.
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           c.handler(log, mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

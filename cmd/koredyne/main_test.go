@@ -116,7 +116,8 @@ func startProcesses(t *testing.T, bin, dsn string, n int) []string {
 	t.Helper()
 	var urls []string
 	for range n {
-		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db-conns", "6")
+		// The races send a burst from one token: no rate limit.
+		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db-conns", "6", "--rate-limit", "0")
 		cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "KOREDYNE_BOOTSTRAP_TOKEN="+bootstrapToken)
 		stdout, _ := cmd.StdoutPipe()
 		cmd.Stderr = io.Discard

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/koredyne/schedule/models/metrics"
+)
+
+type requestIDKey struct{}
+
+// saneRequestID is what a request id from the client (or the load balancer
+// in front) must look like to be kept: short, and safe in a log line and a
+// header.
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// requestID returns the request's id in ctx, or "".
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+func newRequestID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// contextLog adds the request id in a record's context to the record, so
+// every line logged while a request is served (errors in resolvers, the
+// access line) says which request it belongs to.
+type contextLog struct{ slog.Handler }
+
+func (h contextLog) Handle(ctx context.Context, r slog.Record) error {
+	if id := requestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h contextLog) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return contextLog{h.Handler.WithAttrs(attrs)}
+}
+
+func (h contextLog) WithGroup(name string) slog.Handler {
+	return contextLog{h.Handler.WithGroup(name)}
+}
+
+// recorder remembers the status and size of a response for the access log
+// and the metrics. It flushes for event streams and unwraps for
+// http.ResponseController and websocket upgrades.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *recorder) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+		secureHTML(w.Header())
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+		secureHTML(w.Header())
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *recorder) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+		secureHTML(w.Header())
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// code is the status sent; a hijacked websocket connection, which sends its
+// own, counts as 101.
+func (w *recorder) code() int {
+	if w.status == 0 {
+		return http.StatusSwitchingProtocols
+	}
+	return w.status
+}
+
+// secretPath matches the paths whose second segment is a secret token: the
+// .ics feeds and the public timetable pages. Tokens are base64url, so the
+// match stops at a ".ics" suffix.
+var secretPath = regexp.MustCompile(`^/(ics|t)/[^/.]+`)
+
+// logPath is the path as the access log shows it: no query string, and the
+// secret token of a feed or timetable URL masked, since whoever reads the
+// logs must not be able to subscribe to a business's calendar.
+func logPath(r *http.Request) string {
+	return secretPath.ReplaceAllString(r.URL.Path, "/$1/…")
+}
+
+// longLived reports whether a request holds its connection open for a
+// subscription: a websocket upgrade or an event stream.
+func longLived(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") ||
+		strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// observe is the outermost middleware of serve: it gives every request an
+// id, bounds its body, lifts the server's read and write timeouts for
+// subscriptions (which would otherwise be cut after WriteTimeout), sets
+// the headers every response carries, and logs one line when the request
+// is answered.
+func observe(log *slog.Logger, maxBody int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !saneRequestID.MatchString(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		if longLived(r) {
+			rc := http.NewResponseController(w)
+			rc.SetReadDeadline(time.Time{})
+			rc.SetWriteDeadline(time.Time{})
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		}
+		rec := &recorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		log.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("path", logPath(r)),
+			slog.Int("status", rec.code()),
+			slog.Int64("bytes", rec.bytes),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		)
+	})
+}
+
+// observeCalDAV counts CalDAV and feed requests by method and status.
+func observeCalDAV(m *metrics.Metrics, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		m.CalDAV(r.Method, rec.code(), time.Since(start))
+	})
+}
+
+// corsMaxAge is how long, in seconds, a browser may reuse a preflight.
+const corsMaxAge = "600"
+
+// allowOrigins lets pages of the configured origins call the API from a
+// browser, and no others: a request from an origin not listed gets no CORS
+// headers, so the browser keeps the answer from the page. Tokens travel in
+// the Authorization header, never in cookies, so credentials are not
+// allowed. Preflights are answered here, since they carry no token: with
+// the same methods gqlgen's OPTIONS transport lists.
+func allowOrigins(origins []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		allowed := origin != "" && slices.Contains(origins, origin)
+		w.Header().Add("Vary", "Origin")
+		if allowed {
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+		}
+		if r.Method != http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Allow", "GET, POST, OPTIONS")
+		if allowed {
+			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+			w.Header().Set("Access-Control-Max-Age", corsMaxAge)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// graphiQLPolicy lets GraphiQL load exactly what gqlgen's page loads:
+// React, GraphiQL and the explorer plugin from cdn.jsdelivr.net (pinned
+// with subresource integrity), its inline boot script and styles, and
+// requests to this server (HTTP and websocket) only.
+const graphiQLPolicy = "default-src 'none'; script-src https://cdn.jsdelivr.net 'unsafe-inline'; " +
+	"style-src https://cdn.jsdelivr.net 'unsafe-inline'; font-src https://cdn.jsdelivr.net data:; " +
+	"img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// pagePolicy is the policy of HTML pages that set none of their own: this
+// server's resources and inline styles, nothing else.
+const pagePolicy = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// secureHTML gives an HTML response that set no policy of its own the
+// page headers with pagePolicy, so that every page (a timetable page too)
+// has them without each handler remembering.
+func secureHTML(h http.Header) {
+	if !strings.HasPrefix(h.Get("Content-Type"), "text/html") || h.Get("Content-Security-Policy") != "" {
+		return
+	}
+	h.Set("Content-Security-Policy", pagePolicy)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// htmlPage sets the headers an HTML page needs against framing, sniffing
+// and leaking its URL (feed and timetable URLs hold secrets) in Referer,
+// with the content security policy given.
+func htmlPage(policy string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", policy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// protect lets the configured origins call the API and gives GraphiQL's
+// page its policy. It sits outside the rate limit, so a browser can read
+// a 429 too.
+func protect(origins []string, next http.Handler) http.Handler {
+	api := allowOrigins(origins, next)
+	page := htmlPage(graphiQLPolicy, next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/graphql":
+			api.ServeHTTP(w, r)
+		case "/":
+			page.ServeHTTP(w, r)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// handler wraps serve's routes in the middleware, outermost first: the
+// request id, body limit and access log; CORS and page headers; the rate
+// limit, when one is set.
+func (c *Config) handler(log *slog.Logger, routes http.Handler) http.Handler {
+	if c.RateLimit > 0 {
+		routes = newLimiter(c.RateLimit, c.RateBurst, time.Now).limit(routes)
+	}
+	return observe(log, c.MaxBody, protect(c.AllowedOrigins, routes))
+}

@@ -1,0 +1,82 @@
+package graph
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/koredyne/schedule/models/metrics"
+)
+
+// observer counts every query and mutation the API answers, with its
+// operation name, outcome and time, in the server's metrics. It is added
+// before the response cache, so answers from the cache are counted too.
+// Subscriptions are counted once, when they start: their events are not
+// requests.
+type observer struct {
+	m *metrics.Metrics
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationInterceptor
+	graphql.ResponseInterceptor
+} = observer{}
+
+func (observer) ExtensionName() string                   { return "Metrics" }
+func (observer) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (o observer) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
+		o.m.GraphQL(operationName(oc), "subscribed", time.Since(oc.Stats.OperationStart))
+	}
+	return next(ctx)
+}
+
+// InterceptResponse also sees the requests that fail before they run
+// (parse and validation errors, a query too deep), which carry no
+// operation yet.
+func (o observer) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !graphql.HasOperationContext(ctx) {
+		return next(ctx)
+	}
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
+		return next(ctx)
+	}
+	resp := next(ctx)
+	start := oc.Stats.OperationStart
+	if start.IsZero() {
+		start = oc.Stats.Read.Start
+	}
+	o.m.GraphQL(operationName(oc), outcome(resp), time.Since(start))
+	return resp
+}
+
+// operationName is the name the request chose, or else the name of the
+// document's one operation.
+func operationName(oc *graphql.OperationContext) string {
+	if oc.OperationName == "" && oc.Operation != nil {
+		return oc.Operation.Name
+	}
+	return oc.OperationName
+}
+
+// codeLabel is what an error code must look like to become a label; codes
+// are the API's own vocabulary, and anything else is counted as "error".
+var codeLabel = regexp.MustCompile(`^[A-Z][A-Z_]{0,39}$`)
+
+// outcome is "ok" for a response without errors, else the first error's
+// extensions.code.
+func outcome(resp *graphql.Response) string {
+	if resp == nil || len(resp.Errors) == 0 {
+		return "ok"
+	}
+	if code, ok := resp.Errors[0].Extensions["code"].(string); ok && codeLabel.MatchString(code) {
+		return code
+	}
+	return "error"
+}
