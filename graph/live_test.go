@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -288,6 +289,31 @@ func TestLiveInProcess(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("no event on the event stream")
 			}
+
+			// A booking changes no rule, only what its session shows.
+			r := s.post(t, tok, `{ subscriptions { client { id } series { id } }
+				day(date: "2026-12-15") { sessions { ref { classTime { id } class { id } } series { series { id } } } } }`)
+			subscriber := map[any]any{} // series → a client on it
+			for _, sub := range path(r.Data, "subscriptions").([]any) {
+				subscriber[path(sub, "series", "id")] = path(sub, "client", "id")
+			}
+			var booking string
+			for _, x := range path(r.Data, "day", "sessions").([]any) {
+				for _, sw := range path(x, "series").([]any) {
+					if client, ok := subscriber[path(sw, "series", "id")]; ok && booking == "" {
+						booking = fmt.Sprintf(`mutation { bookSession(ref: {date: "2026-12-15", classTimeId: "%v", classId: "%v"}, clientId: "%v") { booking { id } } }`,
+							path(x, "ref", "classTime", "id"), path(x, "ref", "class", "id"), client)
+					}
+				}
+			}
+			if booking == "" {
+				t.Fatal("the gym demo has no session on 2026-12-15 a subscriber can book")
+			}
+			r = s.post(t, tok, booking)
+			if len(r.Errors) > 0 {
+				t.Fatalf("bookSession: %+v", r.Errors)
+			}
+			wantEvent(t, c.next(), "revision 3 2026-12-15..2026-12-16")
 		})
 	}
 }
