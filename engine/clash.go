@@ -197,7 +197,7 @@ func (p *prover) segmentEntries() {
 			}
 		}
 		for _, c := range t.closures {
-			if closesRoom(c, g.ct.RoomID) {
+			if c.ClosesRoom(g.ct.RoomID) {
 				cut(c.From, c.To)
 			}
 		}

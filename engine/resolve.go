@@ -199,7 +199,7 @@ func (t *Timetable) close(d Date, sessions []Session) {
 		}
 		for i := range sessions {
 			s := &sessions[i]
-			if !s.Cancelled && closesRoom(c, s.RoomID) {
+			if !s.Cancelled && c.ClosesRoom(s.RoomID) {
 				s.Cancelled = true
 				s.Reason = c.Reason
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -173,7 +174,7 @@ func compile(s State) *Timetable {
 func (t *Timetable) pausedWeeks(r *rotation, rooms map[int64]bool) []int {
 	var weeks []int
 	for _, c := range t.closures {
-		if !c.Pause || !closesAll(c, rooms) {
+		if !c.Pause || !c.ClosesRooms(rooms) {
 			continue
 		}
 		for _, w := range fullWeeks(c.From, c.To, t.ws) {
@@ -186,28 +187,23 @@ func (t *Timetable) pausedWeeks(r *rotation, rooms map[int64]bool) []int {
 	return dedupInts(weeks)
 }
 
-func closesAll(c *Closure, rooms map[int64]bool) bool {
+// ClosesRooms reports whether the closure closes every room of rooms (a
+// closure naming no rooms closes them all).
+func (c *Closure) ClosesRooms(rooms map[int64]bool) bool {
 	if len(c.RoomIDs) == 0 {
 		return true
 	}
 	for r := range rooms {
-		if !closesRoom(c, r) {
+		if !c.ClosesRoom(r) {
 			return false
 		}
 	}
 	return true
 }
 
-func closesRoom(c *Closure, room int64) bool {
-	if len(c.RoomIDs) == 0 {
-		return true
-	}
-	for _, r := range c.RoomIDs {
-		if r == room {
-			return true
-		}
-	}
-	return false
+// ClosesRoom reports whether the closure closes the room.
+func (c *Closure) ClosesRoom(room int64) bool {
+	return len(c.RoomIDs) == 0 || slices.Contains(c.RoomIDs, room)
 }
 
 func dedupInts(s []int) []int {

@@ -387,7 +387,7 @@ func (x *exporter) pieceEvent(ct engine.ClassTime, class engine.Class, entries [
 	// The dates something happens to: changed sessions and closures.
 	special := slices.Clone(x.changes[[2]int64{ct.ID, class.ID}])
 	for _, c := range x.st.Closures {
-		if !closesRoom(&c, ct.RoomID) {
+		if !c.ClosesRoom(ct.RoomID) {
 			continue
 		}
 		for d := max(c.From, first); d <= min(c.To, last); d++ {

@@ -210,7 +210,7 @@ func pausedWeeks(closures []engine.Closure, rooms map[int64]bool, from, to int, 
 	var out []int
 	for i := range closures {
 		c := &closures[i]
-		if !c.Pause || !closesAll(c, rooms) {
+		if !c.Pause || !c.ClosesRooms(rooms) {
 			continue
 		}
 		first := weekOf(c.From, ws)
@@ -226,28 +226,4 @@ func pausedWeeks(closures []engine.Closure, rooms map[int64]bool, from, to int, 
 	}
 	sort.Ints(out)
 	return out
-}
-
-func closesAll(c *engine.Closure, rooms map[int64]bool) bool {
-	if len(c.RoomIDs) == 0 {
-		return true
-	}
-	for r := range rooms {
-		if !closesRoom(c, r) {
-			return false
-		}
-	}
-	return true
-}
-
-func closesRoom(c *engine.Closure, room int64) bool {
-	if len(c.RoomIDs) == 0 {
-		return true
-	}
-	for _, r := range c.RoomIDs {
-		if r == room {
-			return true
-		}
-	}
-	return false
 }
