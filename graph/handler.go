@@ -62,10 +62,8 @@ func (r *Resolver) Handler() http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	srv.Use(depthLimit{r.MaxDepth}) // before the complexity count, which it protects
 	srv.Use(extension.FixedComplexityLimit(ComplexityLimit))
-	if r.MaxDepth > 0 {
-		srv.Use(depthLimit{r.MaxDepth})
-	}
 	if r.Metrics != nil {
 		srv.Use(observer{r.Metrics}) // before the cache, so its answers are counted
 	}

@@ -19,9 +19,13 @@ import (
 // levels, before anything runs. The complexity limit bounds how much a
 // query asks for; the depth limit bounds how far it may follow the graph
 // (business → rooms → sessions → class → …), which a small but deep query
-// could otherwise do within the complexity budget.
+// could otherwise do within the complexity budget. It also refuses, in
+// time linear in the document, a query whose fragments expand to more
+// fields than ComplexityLimit: gqlgen's complexity count walks every
+// spread where it stands, so a few fragments that each spread the next
+// twice would keep it busy for minutes. It must run before that count.
 type depthLimit struct {
-	max int
+	max int // 0: any depth
 }
 
 var _ interface {
@@ -33,45 +37,61 @@ func (depthLimit) ExtensionName() string                   { return "QueryDepthL
 func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (d depthLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, map[string]bool{})
-	if depth <= d.max {
+	sh := shapeOf(oc.Operation.SelectionSet, oc.Doc.Fragments, map[string]shape{})
+	if sh.fields > ComplexityLimit {
+		err := gqlerror.Errorf("The query asks for more than %d fields once its fragments are spread", ComplexityLimit)
+		errcode.Set(err, "COMPLEXITY_LIMIT_EXCEEDED") // what gqlgen's complexity limit says
+		return err
+	}
+	if d.max == 0 || sh.depth <= d.max {
 		return nil
 	}
-	err := gqlerror.Errorf("The query nests %d levels deep; at most %d are allowed", depth, d.max)
+	err := gqlerror.Errorf("The query nests %d levels deep; at most %d are allowed", sh.depth, d.max)
 	errcode.Set(err, "QUERY_TOO_DEEP")
 	return err
 }
 
-// selectionDepth is how many levels of fields a selection set nests: 1 for
-// fields without selections of their own. Fragments count where they are
-// spread; a fragment already being walked counts 0, so a cycle (which
-// validation refuses anyway) ends. Introspection (__schema, __type) is not
-// counted: GraphiQL's own schema query nests deeper than any limit worth
-// having, and its size is fixed by the schema, not by the client.
-func selectionDepth(set ast.SelectionSet, fragments ast.FragmentDefinitionList, walking map[string]bool) int {
-	deepest := 0
+// shape is how deep a selection set nests (1 for fields without
+// selections of their own) and how many fields it holds with its
+// fragments spread, counted up to just past ComplexityLimit.
+type shape struct{ depth, fields int }
+
+// shapeOf works out a selection set's shape. Each fragment's shape is
+// worked out once (known holds it), so fragments spreading fragments many
+// times cost no more than once each; a fragment still being walked counts
+// nothing, so a cycle (which validation refuses anyway) ends.
+// Introspection (__schema, __type) is not counted: GraphiQL's own schema
+// query nests deeper than any limit worth having, and its size is fixed
+// by the schema, not by the client.
+func shapeOf(set ast.SelectionSet, fragments ast.FragmentDefinitionList, known map[string]shape) shape {
+	var out shape
+	add := func(inner shape, depth int) {
+		out.depth = max(out.depth, depth)
+		out.fields = min(out.fields+inner.fields, ComplexityLimit+1)
+	}
 	for _, sel := range set {
-		var depth int
 		switch s := sel.(type) {
 		case *ast.Field:
 			if strings.HasPrefix(s.Name, "__") {
 				continue
 			}
-			depth = 1 + selectionDepth(s.SelectionSet, fragments, walking)
+			inner := shapeOf(s.SelectionSet, fragments, known)
+			inner.fields++
+			add(inner, 1+inner.depth)
 		case *ast.InlineFragment:
-			depth = selectionDepth(s.SelectionSet, fragments, walking)
+			inner := shapeOf(s.SelectionSet, fragments, known)
+			add(inner, inner.depth)
 		case *ast.FragmentSpread:
-			f := fragments.ForName(s.Name)
-			if f == nil || walking[s.Name] {
-				continue
+			inner, ok := known[s.Name]
+			if f := fragments.ForName(s.Name); !ok && f != nil {
+				known[s.Name] = shape{} // being walked
+				inner = shapeOf(f.SelectionSet, fragments, known)
+				known[s.Name] = inner
 			}
-			walking[s.Name] = true
-			depth = selectionDepth(f.SelectionSet, fragments, walking)
-			delete(walking, s.Name)
+			add(inner, inner.depth)
 		}
-		deepest = max(deepest, depth)
 	}
-	return deepest
+	return out
 }
 
 // readBody reads a GraphQL request's body whole, at most r.MaxBody bytes of

@@ -1,16 +1,18 @@
 package graph
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 )
 
-// TestSelectionDepthEndsOnCycles walks documents the validator would
+// TestShapeEndsOnCycles walks documents the validator would
 // refuse, fragments that spread each other, parsed without validation: the
 // walk must end, counting each fragment once along a path.
-func TestSelectionDepthEndsOnCycles(t *testing.T) {
+func TestShapeEndsOnCycles(t *testing.T) {
 	for _, c := range []struct {
 		name, query string
 		want        int
@@ -25,8 +27,35 @@ func TestSelectionDepthEndsOnCycles(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if got := selectionDepth(doc.Operations[0].SelectionSet, doc.Fragments, map[string]bool{}); got != c.want {
+		if got := shapeOf(doc.Operations[0].SelectionSet, doc.Fragments, map[string]shape{}).depth; got != c.want {
 			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestShapeFragmentFanOut: fragments that each spread the next twice
+// expand to 2^n fields; each is walked once, and the count stops just past
+// the limit.
+func TestShapeFragmentFanOut(t *testing.T) {
+	const n = 40
+	var b strings.Builder
+	b.WriteString("{ days { ...F0 } }\n")
+	for i := range n {
+		fmt.Fprintf(&b, "fragment F%d on Day { sessions { start } ...F%d ...F%d }\n", i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, "fragment F%d on Day { date }\n", n)
+	doc, err := parser.ParseQuery(&ast.Source{Input: b.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shapeOf(doc.Operations[0].SelectionSet, doc.Fragments, map[string]shape{}); got != (shape{depth: 3, fields: ComplexityLimit + 1}) {
+		t.Errorf("got %+v, want depth 3 and %d fields", got, ComplexityLimit+1)
+	}
+	small, err := parser.ParseQuery(&ast.Source{Input: `{ days { date ...A ...A } } fragment A on Day { sessions { start end } }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shapeOf(small.Operations[0].SelectionSet, small.Fragments, map[string]shape{}); got != (shape{depth: 3, fields: 8}) {
+		t.Errorf("got %+v, want depth 3 and 8 fields", got)
 	}
 }

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -89,4 +90,24 @@ func TestRequestBodyLimit(t *testing.T) {
 	if status != 200 || path(r.Data, "business", "slug") != "harbor" {
 		t.Errorf("a body under the limit: %d %+v %v", status, r.Errors, r.Data)
 	}
+}
+
+// TestFragmentFanOutRefusedFast: forty fragments that each spread the next
+// twice expand to 2^40 fields; the query is refused as too complex at once,
+// before gqlgen's complexity count would walk every spread.
+func TestFragmentFanOutRefusedFast(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		tok := a.business("fan", engine.Office)
+		var b strings.Builder
+		b.WriteString(`{ days(from: "2026-12-01", to: "2026-12-02") { ...F0 } }` + "\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "fragment F%d on Day { sessions { start } ...F%d ...F%d }\n", i, i+1, i+1)
+		}
+		b.WriteString("fragment F40 on Day { date }\n")
+		start := time.Now()
+		a.fails(tok, "COMPLEXITY_LIMIT_EXCEEDED", b.String(), nil)
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("refusing it took %v", took)
+		}
+	})
 }
