@@ -127,7 +127,7 @@ func NewClashes(before, after Report) []Clash {
 // rules and exceptions, never with the lcm of the cycles or the distance to
 // the last date.
 func (t *Timetable) Clashes(today Date) Report {
-	p := prover{t: t, today: today, w0: weekOf(today, t.ws), found: map[string]*candidate{}}
+	p := prover{t: t, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}}
 	p.segmentEntries()
 	p.periodic()
 	p.dated()
@@ -178,7 +178,7 @@ func (p *prover) segmentEntries() {
 		if !ok || t.groups[gi].ct.Weekday != ref.Date.Weekday() {
 			continue
 		}
-		w := weekOf(ref.Date, t.ws)
+		w := WeekOf(ref.Date, t.ws)
 		removed[gi] = append(removed[gi], segment{from: w, to: w + 1})
 	}
 	p.segs = make([][][]segment, len(t.groups))
@@ -189,7 +189,7 @@ func (p *prover) segmentEntries() {
 		}
 		// Weeks whose day g.ct.Weekday lies in a..b.
 		cut := func(a, b Date) {
-			off := int(dayIn(0, g.ct.Weekday, t.ws) - weekStartDay(0, t.ws))
+			off := int(DayIn(0, g.ct.Weekday, t.ws) - WeekStartDay(0, t.ws))
 			from := ceilDiv(int(a)-int(t.ws)-off, 7)
 			to := floorDiv(int(b)-int(t.ws)-off, 7) + 1
 			if from < to {
@@ -477,12 +477,12 @@ func sortedJoin(parts []string) string {
 func (p *prover) emitPeriodic(c *candidate, o occurrence) {
 	t := p.t
 	wd := t.groups[c.members[0]].ct.Weekday
-	first := dayIn(o.weeks.first, wd, t.ws)
+	first := DayIn(o.weeks.first, wd, t.ws)
 	cl := Clash{Kind: c.kind, RoomID: c.room, Staff: c.staff, First: first, Until: first, keys: o.keys}
 	if o.weeks.step > 0 {
 		cl.Every = o.weeks.step
 		if o.weeks.last+o.weeks.step < noEnd {
-			cl.Until = dayIn(o.weeks.last, wd, t.ws)
+			cl.Until = DayIn(o.weeks.last, wd, t.ws)
 		} else {
 			cl.Until = 0
 		}
@@ -502,7 +502,7 @@ func (p *prover) emitPeriodic(c *candidate, o occurrence) {
 // part's.
 func (p *prover) dated() {
 	t := p.t
-	from := weekStartDay(p.w0, t.ws)
+	from := WeekStartDay(p.w0, t.ws)
 	seen := map[Date]bool{}
 	var dates []Date
 	note := func(d Date) {

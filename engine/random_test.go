@@ -113,7 +113,7 @@ func randomState(r *rand.Rand) (State, Date, Date, Date) {
 	for n := r.IntN(6); n > 0 && len(s.Entries) > 0; n-- {
 		e := s.Entries[r.IntN(len(s.Entries))]
 		ct := s.ClassTimes[e.ClassTimeID-1]
-		d := dayIn(weekOf(from, ws)+r.IntN(weeks), ct.Weekday, ws) - Date(7*r.IntN(2))
+		d := DayIn(WeekOf(from, ws)+r.IntN(weeks), ct.Weekday, ws) - Date(7*r.IntN(2))
 		c := DayChange{Ref: SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: e.ClassID}}
 		if refs[c.Ref] {
 			continue

@@ -18,7 +18,7 @@ type Day struct {
 // Sessions come sorted by start, then room.
 func (t *Timetable) Day(d Date) []Session {
 	out := make([]Session, 0, len(t.byWeekday[d.Weekday()])+len(t.movedIn[d])+len(t.oneOffs[d]))
-	w := weekOf(d, t.ws)
+	w := WeekOf(d, t.ws)
 	for _, gi := range t.byWeekday[d.Weekday()] {
 		g := &t.groups[gi]
 		weeks := g.activeIn(w)
@@ -86,7 +86,7 @@ func (t *Timetable) original(ref SessionRef) (Session, bool) {
 	if g.ct.Inactive || g.ct.Weekday != ref.Date.Weekday() {
 		return Session{}, false
 	}
-	weeks := g.activeIn(weekOf(ref.Date, t.ws))
+	weeks := g.activeIn(WeekOf(ref.Date, t.ws))
 	if weeks == nil {
 		return Session{}, false
 	}

@@ -8,19 +8,23 @@ import (
 // Weeks are numbered from a fixed origin so that week arithmetic is integer
 // arithmetic: week w starts on day 7w + weekStart (Rata Die). A date's week is
 // the week holding it; ⌊(date − anchor)/7⌋ is the difference of week numbers
-// because anchors fall on the week start.
-func weekOf(d Date, ws time.Weekday) int { return (int(d) - int(ws)) / 7 }
+// because anchors fall on the week start. They are exported for code that
+// reasons about rotations as the engine does (the iCalendar export).
 
-func weekStartDay(w int, ws time.Weekday) Date { return Date(7*w + int(ws)) }
+// WeekOf returns the number of the week holding d, for weeks starting on ws.
+func WeekOf(d Date, ws time.Weekday) int { return (int(d) - int(ws)) / 7 }
 
-// dayIn returns the date of weekday wd in week w.
-func dayIn(w int, wd, ws time.Weekday) Date {
-	return weekStartDay(w, ws) + Date((int(wd)-int(ws)+7)%7)
+// WeekStartDay returns the first day of week w.
+func WeekStartDay(w int, ws time.Weekday) Date { return Date(7*w + int(ws)) }
+
+// DayIn returns the date of weekday wd in week w.
+func DayIn(w int, wd, ws time.Weekday) Date {
+	return WeekStartDay(w, ws) + Date((int(wd)-int(ws)+7)%7)
 }
 
 // noEnd is the first week that may hold a day past MaxDate: an open-ended
 // series runs until it, which is as far as any date can go.
-var noEnd = weekOf(MaxDate, time.Sunday) - 1
+var noEnd = WeekOf(MaxDate, time.Sunday) - 1
 
 // rotation is a series compiled for week arithmetic.
 type rotation struct {
@@ -80,12 +84,12 @@ func (r *rotation) segments(k int) []segment {
 
 // fullWeeks returns the weeks entirely inside from..to (inclusive dates).
 func fullWeeks(from, to Date, ws time.Weekday) []int {
-	first := weekOf(from, ws)
-	if weekStartDay(first, ws) < from {
+	first := WeekOf(from, ws)
+	if WeekStartDay(first, ws) < from {
 		first++
 	}
 	var out []int
-	for w := first; weekStartDay(w, ws)+6 <= to; w++ {
+	for w := first; WeekStartDay(w, ws)+6 <= to; w++ {
 		out = append(out, w)
 	}
 	return out

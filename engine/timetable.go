@@ -117,9 +117,9 @@ func compile(s State) *Timetable {
 	for i := range s.Series {
 		sr := &s.Series[i]
 		t.series[sr.ID] = sr
-		r := &rotation{anchor: weekOf(sr.Anchor, t.ws), end: noEnd, cycle: sr.Cycle}
+		r := &rotation{anchor: WeekOf(sr.Anchor, t.ws), end: noEnd, cycle: sr.Cycle}
 		if sr.End != 0 {
-			r.end = weekOf(sr.End, t.ws)
+			r.end = WeekOf(sr.End, t.ws)
 		}
 		r.paused = t.pausedWeeks(r, seriesRooms[sr.ID])
 		t.rot[sr.ID] = r
@@ -172,13 +172,20 @@ func compile(s State) *Timetable {
 // pausedWeeks lists the weeks a series does not advance in: weeks inside
 // its run that a pausing closure covers whole, for every room the series uses.
 func (t *Timetable) pausedWeeks(r *rotation, rooms map[int64]bool) []int {
+	return PausedWeeks(t.closures, rooms, r.anchor, r.end, t.ws)
+}
+
+// PausedWeeks lists, ascending, the weeks in [from, to) (numbered as WeekOf
+// numbers them) that a pausing closure covers whole for every room of
+// rooms: the weeks a series using those rooms does not advance in.
+func PausedWeeks(closures []*Closure, rooms map[int64]bool, from, to int, ws time.Weekday) []int {
 	var weeks []int
-	for _, c := range t.closures {
+	for _, c := range closures {
 		if !c.Pause || !c.ClosesRooms(rooms) {
 			continue
 		}
-		for _, w := range fullWeeks(c.From, c.To, t.ws) {
-			if w >= r.anchor && w < r.end {
+		for _, w := range fullWeeks(c.From, c.To, ws) {
+			if w >= from && w < to {
 				weeks = append(weeks, w)
 			}
 		}

@@ -260,7 +260,7 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 				continue
 			}
 			seen[w] = true
-			ref := engine.SessionRef{Date: dayIn(w, ct.Weekday, x.ws), ClassTimeID: ct.ID, ClassID: class.ID}
+			ref := engine.SessionRef{Date: engine.DayIn(w, ct.Weekday, x.ws), ClassTimeID: ct.ID, ClassID: class.ID}
 			if s, ok := x.session(ref); ok {
 				uid := fmt.Sprintf("p-%d-%d-%s@%s", ct.ID, class.ID, icsDate(ref.Date), x.opts.Domain)
 				ev := x.sessionEvent(uid, &s, ct, s.Cancelled)
@@ -350,7 +350,7 @@ func mergePieces(ps []piece) []piece {
 // overrides.
 func (x *exporter) pieceEvent(ct engine.ClassTime, class engine.Class, entries []engine.Entry, runs [][]entryRun, p piece) {
 	w0, _ := p.run.first()
-	first := dayIn(w0, ct.Weekday, x.ws)
+	first := engine.DayIn(w0, ct.Weekday, x.ws)
 	uid := fmt.Sprintf("e%d-%s@%s", entries[p.entry].ID, icsDate(first), x.opts.Domain)
 	ev := ics.NewEvent(uid)
 	ev.SetDtStampTime(x.opts.Stamp)
@@ -368,7 +368,7 @@ func (x *exporter) pieceEvent(ct engine.ClassTime, class engine.Class, entries [
 	last := engine.MaxDate
 	x.dated(first)
 	if wl, ok := p.run.last(); ok {
-		last = dayIn(wl, ct.Weekday, x.ws)
+		last = engine.DayIn(wl, ct.Weekday, x.ws)
 		// UNTIL is UTC when DTSTART has a zone (RFC 5545 §3.3.10). Any
 		// instant from the last occurrence to the next one ends the rule
 		// there; the end of the day after the last date leaves no doubt
@@ -400,7 +400,7 @@ func (x *exporter) pieceEvent(ct engine.ClassTime, class engine.Class, entries [
 	special = slices.Compact(special)
 	var overrides []*ics.VEvent
 	for _, d := range special {
-		if d < first || d > last || d.Weekday() != ct.Weekday || !p.run.has(weekOf(d, x.ws)) {
+		if d < first || d > last || d.Weekday() != ct.Weekday || !p.run.has(engine.WeekOf(d, x.ws)) {
 			continue
 		}
 		s, ok := x.session(engine.SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: class.ID})
@@ -540,7 +540,7 @@ func (x *exporter) declare(ev *ics.VEvent, entries []engine.Entry, runs [][]entr
 			week := e.Week
 			if len(segs) > 1 {
 				k += "." + strconv.Itoa(i)
-				anchor = weekStart(s.from, x.ws)
+				anchor = engine.WeekStartDay(s.from, x.ws)
 				week = mod(e.Week-1-(s.from-r.anchor-s.skipped), sr.Cycle) + 1
 			}
 			params := []ics.PropertyParameter{
@@ -550,7 +550,7 @@ func (x *exporter) declare(ev *ics.VEvent, entries []engine.Entry, runs [][]entr
 				&ics.KeyValues{Key: "X-WEEK", Value: []string{strconv.Itoa(week)}},
 			}
 			if to < forever {
-				params = append(params, &ics.KeyValues{Key: "X-END", Value: []string{icsDate(weekStart(s.to, x.ws))}})
+				params = append(params, &ics.KeyValues{Key: "X-END", Value: []string{icsDate(engine.WeekStartDay(s.to, x.ws))}})
 			} else if sr.End != 0 {
 				params = append(params, &ics.KeyValues{Key: "X-END", Value: []string{icsDate(sr.End)}})
 			}

@@ -592,10 +592,10 @@ func (im *importer) weekly(e *event) (reason string, expandable bool) {
 			continue
 		}
 		b := d + shift
-		rn := run{from: weekOf(b, im.ws), to: forever, mod: p, res: mod(weekOf(b, im.ws), p)}
+		rn := run{from: engine.WeekOf(b, im.ws), to: forever, mod: p, res: mod(engine.WeekOf(b, im.ws), p)}
 		if !openEnded {
-			w := weekOf(cutB, im.ws)
-			if dayIn(w, b.Weekday(), im.ws) > cutB {
+			w := engine.WeekOf(cutB, im.ws)
+			if engine.DayIn(w, b.Weekday(), im.ws) > cutB {
 				w--
 			}
 			w -= mod(w-rn.res, p)
@@ -640,7 +640,7 @@ func (e *event) runOn(wd time.Weekday) (run, bool) {
 // occurs reports whether the rule gives business date b (EXDATE aside).
 func (e *event) occurs(b engine.Date, ws time.Weekday) bool {
 	r, ok := e.runOn(b.Weekday())
-	return ok && r.has(weekOf(b, ws))
+	return ok && r.has(engine.WeekOf(b, ws))
 }
 
 // onEventClock turns a stamp naming one of e's dates (EXDATE,

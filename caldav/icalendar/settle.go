@@ -210,9 +210,9 @@ func (im *importer) badKeys() map[string]bool {
 	for k, d := range first {
 		end := noEnd
 		if d.end != 0 {
-			end = weekOf(d.end, im.ws)
+			end = engine.WeekOf(d.end, im.ws)
 		}
-		if len(pausedWeeks(im.existing.Closures, rooms[k], weekOf(d.anchor, im.ws), end, im.ws)) > 0 {
+		if len(pausedWeeks(im.existing.Closures, rooms[k], engine.WeekOf(d.anchor, im.ws), end, im.ws)) > 0 {
 			bad[k] = true
 		}
 	}
@@ -223,10 +223,10 @@ func (im *importer) badKeys() map[string]bool {
 func (g *group) produced(ws time.Weekday) []run {
 	var out []run
 	for _, p := range g.entries {
-		a := weekOf(p.series.anchor, ws)
+		a := engine.WeekOf(p.series.anchor, ws)
 		to := forever
 		if p.series.end != 0 {
-			to = weekOf(p.series.end, ws)
+			to = engine.WeekOf(p.series.end, ws)
 		}
 		out = append(out, run{from: a, to: to, mod: p.series.cycle, res: mod(a+p.week-1, p.series.cycle)})
 	}
@@ -295,9 +295,9 @@ func (im *importer) derive(e *event, gs *groups) {
 		if a >= b {
 			return
 		}
-		s := &pseries{name: name, anchor: weekStart(a, im.ws), cycle: e.period}
-		if b < noEnd && weekStart(b, im.ws) <= engine.MaxDate {
-			s.end = weekStart(b, im.ws)
+		s := &pseries{name: name, anchor: engine.WeekStartDay(a, im.ws), cycle: e.period}
+		if b < noEnd && engine.WeekStartDay(b, im.ws) <= engine.MaxDate {
+			s.end = engine.WeekStartDay(b, im.ws)
 		}
 		made := false
 		for _, dr := range e.runs {
@@ -360,8 +360,8 @@ func (im *importer) rows(gs *groups) {
 		}
 		for _, e := range g.events {
 			for b := range e.exdates {
-				if b.Weekday() == g.key.ct.wd && inAny(produced, weekOf(b, im.ws)) {
-					cancel[weekOf(b, im.ws)] = true
+				if b.Weekday() == g.key.ct.wd && inAny(produced, engine.WeekOf(b, im.ws)) {
+					cancel[engine.WeekOf(b, im.ws)] = true
 				}
 			}
 		}
@@ -373,7 +373,7 @@ func (im *importer) rows(gs *groups) {
 		}
 		sort.Ints(weeks)
 		for _, w := range weeks {
-			d := dayIn(w, g.key.ct.wd, im.ws)
+			d := engine.DayIn(w, g.key.ct.wd, im.ws)
 			c := engine.DayChange{Ref: engine.SessionRef{Date: d, ClassTimeID: ct, ClassID: class}, Cancelled: true}
 			for _, e := range g.events {
 				if n := e.cancelNotes[d]; n != "" {
@@ -400,7 +400,7 @@ func (im *importer) rows(gs *groups) {
 // wanted reports whether an event of the group gives week w (and does not
 // take it out).
 func (g *group) wanted(w int, ws time.Weekday) bool {
-	d := dayIn(w, g.key.ct.wd, ws)
+	d := engine.DayIn(w, g.key.ct.wd, ws)
 	for _, e := range g.events {
 		if r, ok := e.runOn(g.key.ct.wd); ok && r.has(w) && !e.exdates[d] {
 			return true

@@ -7,25 +7,16 @@ import (
 	"github.com/koredyne/schedule/engine"
 )
 
-// Weeks are numbered as the engine numbers them: week w starts on day
-// 7w + weekStart (Rata Die), so a date's week and the date of a weekday in a
-// week are integer arithmetic. Every series session of one class time falls
-// on one weekday, so a set of its dates is a set of weeks.
-func weekOf(d engine.Date, ws time.Weekday) int { return (int(d) - int(ws)) / 7 }
-
-func weekStart(w int, ws time.Weekday) engine.Date { return engine.Date(7*w + int(ws)) }
-
-// dayIn returns the date of weekday wd in week w.
-func dayIn(w int, wd, ws time.Weekday) engine.Date {
-	return weekStart(w, ws) + engine.Date((int(wd)-int(ws)+7)%7)
-}
+// Weeks are numbered as the engine numbers them (engine.WeekOf): every
+// series session of one class time falls on one weekday, so a set of its
+// dates is a set of weeks.
 
 // forever is the exclusive end of a run that does not end.
 const forever = 1 << 30
 
 // noEnd is the week an open-ended series runs until in the engine
 // (engine/rotation.go): as far as any date can go.
-var noEnd = weekOf(engine.MaxDate, time.Sunday) - 1
+var noEnd = engine.WeekOf(engine.MaxDate, time.Sunday) - 1
 
 // run is the weeks w in [from, to) with w ≡ res (mod mod): what one entry of
 // a series makes between pauses, and what one weekday of a weekly-periodic
@@ -154,9 +145,9 @@ type rotation struct {
 }
 
 func newRotation(sr engine.Series, ws time.Weekday) *rotation {
-	r := &rotation{anchor: weekOf(sr.Anchor, ws), end: noEnd, cycle: sr.Cycle}
+	r := &rotation{anchor: engine.WeekOf(sr.Anchor, ws), end: noEnd, cycle: sr.Cycle}
 	if sr.End != 0 {
-		r.end = weekOf(sr.End, ws)
+		r.end = engine.WeekOf(sr.End, ws)
 	}
 	return r
 }
@@ -202,28 +193,12 @@ func (r *rotation) runOf(s segment, k int) run {
 	return run{from: s.from, to: to, mod: r.cycle, res: mod(r.anchor+s.skipped+k-1, r.cycle)}
 }
 
-// pausedWeeks lists the weeks in [from, to) that a pausing closure covers
-// whole, closing every room of rooms — the weeks the engine holds a series
-// using those rooms (engine.Timetable.pausedWeeks).
+// pausedWeeks lists the weeks in [from, to) that the engine holds a series
+// using rooms in (engine.PausedWeeks).
 func pausedWeeks(closures []engine.Closure, rooms map[int64]bool, from, to int, ws time.Weekday) []int {
-	seen := map[int]bool{}
-	var out []int
+	ptrs := make([]*engine.Closure, len(closures))
 	for i := range closures {
-		c := &closures[i]
-		if !c.Pause || !c.ClosesRooms(rooms) {
-			continue
-		}
-		first := weekOf(c.From, ws)
-		if weekStart(first, ws) < c.From {
-			first++
-		}
-		for w := first; weekStart(w, ws)+6 <= c.To; w++ {
-			if w >= from && w < to && !seen[w] {
-				seen[w] = true
-				out = append(out, w)
-			}
-		}
+		ptrs[i] = &closures[i]
 	}
-	sort.Ints(out)
-	return out
+	return engine.PausedWeeks(ptrs, rooms, from, to, ws)
 }
