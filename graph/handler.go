@@ -143,6 +143,13 @@ func isWebsocket(req *http.Request) bool {
 	return strings.EqualFold(req.Header.Get("Upgrade"), "websocket")
 }
 
+// WriteError answers a request to the API that never reaches GraphQL (one
+// refused by the server around it), in GraphQL's error shape with
+// extensions.code.
+func WriteError(w http.ResponseWriter, status int, code, message string) {
+	writeError(w, status, &apiError{code, message})
+}
+
 // writeError answers a request that never reached GraphQL, in GraphQL's
 // error shape.
 func writeError(w http.ResponseWriter, status int, e *apiError) {

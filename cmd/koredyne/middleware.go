@@ -214,9 +214,7 @@ func secureHTML(h http.Header) {
 	if !strings.HasPrefix(h.Get("Content-Type"), "text/html") || h.Get("Content-Security-Policy") != "" {
 		return
 	}
-	h.Set("Content-Security-Policy", pagePolicy)
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	pageHeaders(h, pagePolicy)
 }
 
 // htmlPage sets the headers an HTML page needs against framing, sniffing
@@ -224,12 +222,15 @@ func secureHTML(h http.Header) {
 // with the content security policy given.
 func htmlPage(policy string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", policy)
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
+		pageHeaders(w.Header(), policy)
 		next.ServeHTTP(w, r)
 	})
+}
+
+func pageHeaders(h http.Header, policy string) {
+	h.Set("Content-Security-Policy", policy)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
 }
 
 // protect lets the configured origins call the API and gives GraphiQL's

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"net"
 	"net/http"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/koredyne/schedule/graph"
 )
 
 // limiter is a token bucket per caller: each holds up to burst requests and
@@ -122,10 +123,6 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 			http.Error(w, msg, http.StatusTooManyRequests)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		json.NewEncoder(w).Encode(map[string]any{
-			"errors": []map[string]any{{"message": msg, "extensions": map[string]any{"code": "RATE_LIMITED"}}},
-		})
+		graph.WriteError(w, http.StatusTooManyRequests, "RATE_LIMITED", msg)
 	})
 }
