@@ -229,7 +229,7 @@ func envOr(getenv func(string) string, key, def string) string {
 func parse(name string, args []string, getenv func(string) string) (*Config, *flag.FlagSet, error) {
 	c := &Config{}
 	fs := c.flags(name, getenv)
-	for _, f := range []string{"business", "role", "name", "out", "expand-until", "default-staff", "default-room"} {
+	for _, f := range []string{"business", "role", "name", "out", "expand-until", "default-staff", "default-room", "time-zone"} {
 		fs.String(f, "", "")
 	}
 	for _, f := range []string{"dry-run", "create", "replace", "strict"} {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -91,7 +92,8 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 		if slug == "" {
 			return usageError("import koredyne needs --business SLUG")
 		}
-		return importReference(ctx, store, data, slug, flag("create"), flag("replace"), flag("dry-run"), flag("strict"), stdout)
+		return importReference(ctx, store, data, slug, fs.Lookup("time-zone").Value.String(),
+			flag("create"), flag("replace"), flag("dry-run"), flag("strict"), stdout)
 	case "ics":
 		if slug == "" {
 			return usageError("import ics needs --business SLUG")
@@ -147,31 +149,51 @@ func importCalendar(ctx context.Context, store *models.Store, data []byte, slug 
 
 // importReference moves a business over from the reference system's export:
 // the whole timetable, its clients and subscriptions, through the guarded
-// write. The double bookings the reference let through come along and are
-// reported as pre-existing; with strict they refuse the import.
-func importReference(ctx context.Context, store *models.Store, data []byte, slug string, create, replace, dryRun, strict bool, out io.Writer) error {
-	imp, err := reference.Read(bytes.NewReader(data))
+// write. The export names no time zone: a new business takes zone (required
+// with create), an existing one keeps its own. The double bookings the
+// reference let through come along and are reported as pre-existing; with
+// strict they refuse the import.
+func importReference(ctx context.Context, store *models.Store, data []byte, slug, zone string, create, replace, dryRun, strict bool, out io.Writer) error {
+	b, err := models.BusinessBySlug(ctx, store.DB, slug)
+	missing := engine.ErrorCode(err) == engine.NotFound
+	opts := reference.Options{Name: slug}
+	switch {
+	case missing && !create:
+		return fmt.Errorf("there is no business %q: add --create (and --time-zone) to create it", slug)
+	case err != nil && !missing:
+		return err
+	case missing && zone == "":
+		return usageError("import koredyne --create needs --time-zone: the reference system's export names no time zone (for example --time-zone Europe/Berlin)")
+	case missing:
+		if opts.Location, err = loadZone(zone); err != nil {
+			return usageError("--time-zone: %v", err)
+		}
+		opts.WeekStart = time.Sunday // the reference's weeks
+	default:
+		cur, err := b.Settings()
+		if err != nil {
+			return err
+		}
+		if zone != "" && zone != cur.Location.String() {
+			return usageError("business %q keeps its time zone %s; --time-zone applies only with --create", slug, cur.Location)
+		}
+		opts.Location, opts.WeekStart = cur.Location, cur.WeekStart
+		if !replace {
+			sn, err := store.Snapshot(ctx, b.ID, -1)
+			if err != nil {
+				return err
+			}
+			if !empty(sn.State) {
+				return fmt.Errorf("business %q already has a timetable: add --replace to replace it with the import", slug)
+			}
+		}
+	}
+	imp, err := reference.Read(bytes.NewReader(data), opts)
 	if err != nil {
 		return err
 	}
 	for _, n := range imp.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
-	}
-	b, err := models.BusinessBySlug(ctx, store.DB, slug)
-	missing := engine.ErrorCode(err) == engine.NotFound
-	switch {
-	case missing && !create:
-		return fmt.Errorf("there is no business %q: add --create to create it", slug)
-	case err != nil && !missing:
-		return err
-	case !missing && !replace:
-		sn, err := store.Snapshot(ctx, b.ID, -1)
-		if err != nil {
-			return err
-		}
-		if !empty(sn.State) {
-			return fmt.Errorf("business %q already has a timetable: add --replace to replace it with the import", slug)
-		}
 	}
 	var clashes []engine.Clash
 	st := imp.State
@@ -223,4 +245,16 @@ func importReference(ctx context.Context, store *models.Store, data []byte, slug
 
 func empty(s engine.State) bool {
 	return len(s.Rooms) == 0 && len(s.Staff) == 0 && len(s.Activities) == 0 && len(s.Series) == 0 && len(s.OneOffs) == 0
+}
+
+// loadZone loads an IANA time zone, refusing the machine's own.
+func loadZone(name string) (*time.Location, error) {
+	if name == "Local" {
+		return nil, errors.New(`"Local" is the machine's zone; give an IANA time zone such as Europe/Berlin`)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a known IANA time zone (such as Europe/Berlin)", name)
+	}
+	return loc, nil
 }

@@ -76,7 +76,7 @@ func TestImportReference(t *testing.T) {
 	if code, _, errs := run(t, dir, "import", "koredyne", gym, "--business", "harbor"); code == 0 || !strings.Contains(errs, "--create") {
 		t.Errorf("into a missing business without --create: %d %s", code, errs)
 	}
-	code, out, errs := run(t, dir, "import", "koredyne", gym, "--business", "harbor", "--create", "--dry-run")
+	code, out, errs := run(t, dir, "import", "koredyne", gym, "--business", "harbor", "--create", "--time-zone", "Asia/Kuwait", "--dry-run")
 	if code != 0 || !strings.Contains(out, "would import") {
 		t.Fatalf("dry run: %d %s %s", code, out, errs)
 	}
@@ -84,7 +84,10 @@ func TestImportReference(t *testing.T) {
 	if _, err := models.BusinessBySlug(context.Background(), store.DB, "harbor"); err == nil {
 		t.Error("a dry run created the business")
 	}
-	code, out, errs = run(t, dir, "import", "koredyne", gym, "--business", "harbor", "--create")
+	if code, _, errs := run(t, dir, "import", "koredyne", gym, "--business", "harbor", "--create", "--time-zone", "Mars/Olympus"); code != 2 || !strings.Contains(errs, "Mars/Olympus") {
+		t.Errorf("an unknown time zone: %d %s", code, errs)
+	}
+	code, out, errs = run(t, dir, "import", "koredyne", gym, "--business", "harbor", "--create", "--time-zone", "Asia/Kuwait")
 	if code != 0 || !strings.Contains(out, "imported") {
 		t.Fatalf("import: %d %s %s", code, out, errs)
 	}
@@ -94,7 +97,11 @@ func TestImportReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp, err := reference.Read(bytes.NewReader(data))
+	kuwait, err := time.LoadLocation("Asia/Kuwait")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp, err := reference.Read(bytes.NewReader(data), reference.Options{Location: kuwait, WeekStart: time.Sunday})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,13 +136,16 @@ func TestImportReference(t *testing.T) {
 	}
 
 	// Double bookings: refused with --strict, kept as pre-existing without.
-	if code, _, errs := run(t, dir, "import", "koredyne", double, "--business", "doubles", "--create", "--strict"); code == 0 || !strings.Contains(errs, "double-booked") {
+	if code, _, errs := run(t, dir, "import", "koredyne", double, "--business", "harbor", "--replace", "--time-zone", "Europe/Berlin"); code != 2 || !strings.Contains(errs, "keeps its time zone Asia/Kuwait") {
+		t.Errorf("another zone for an existing business: %d %s", code, errs)
+	}
+	if code, _, errs := run(t, dir, "import", "koredyne", double, "--business", "doubles", "--create", "--time-zone", "Europe/Berlin", "--strict"); code == 0 || !strings.Contains(errs, "double-booked") {
 		t.Errorf("--strict: %d %s", code, errs)
 	}
 	if _, err := models.BusinessBySlug(context.Background(), store.DB, "doubles"); err == nil {
 		t.Error("a refused import left its business behind")
 	}
-	code, out, errs = run(t, dir, "import", "koredyne", double, "--business", "doubles", "--create")
+	code, out, errs = run(t, dir, "import", "koredyne", double, "--business", "doubles", "--create", "--time-zone", "Europe/Berlin")
 	if code != 0 || !strings.Contains(out, "pre-existing clash") {
 		t.Fatalf("double bookings: %d %s %s", code, out, errs)
 	}

@@ -11,13 +11,15 @@ import (
 )
 
 type converter struct {
-	d  *decoder
-	st engine.State
-	ws time.Weekday
+	d    *decoder
+	opts Options
+	st   engine.State
+	ws   time.Weekday
 
 	// id → index into the state's slice
 	areas, coaches, activities, slots, oneOffs map[int64]int
 	areaNames, activityNames                   map[string]int64
+	areaSort                                   []int64                   // each room's sort, as st.Rooms
 	present                                    map[string]map[int64]bool // ids each table holds, converted or not
 	broken                                     map[string]bool           // tables with problems
 
@@ -38,10 +40,16 @@ type converter struct {
 type classRow struct {
 	id, activity int64
 	coaches      []link
-	used         bool // named by an entry, a one-off or a change
 }
 
-type link struct{ coach, order int64 }
+// link is one coach of a class: the main coach (classes.coach_id) first,
+// then the others of class_coaches by their sort and then their name, as the
+// reference lists them.
+type link struct {
+	coach, order int64
+	main         bool
+	name         string
+}
 
 type packageRow struct {
 	id         int64
@@ -65,13 +73,12 @@ type changeRow struct {
 	newDate           engine.Date
 	newArea, newClass int64
 	newStart, newEnd  *engine.LocalTime
-	newCoaches        []int64
 	note              string
 }
 
-func newConverter(d *decoder) *converter {
+func newConverter(d *decoder, opts Options) *converter {
 	return &converter{
-		d: d, areas: map[int64]int{}, coaches: map[int64]int{}, activities: map[int64]int{}, slots: map[int64]int{},
+		d: d, opts: opts, areas: map[int64]int{}, coaches: map[int64]int{}, activities: map[int64]int{}, slots: map[int64]int{},
 		oneOffs: map[int64]int{}, areaNames: map[string]int64{}, activityNames: map[string]int64{},
 		classes: map[int64]*classRow{}, packages: map[int64]*packageRow{}, plans: map[int64]int64{},
 		members: map[int64]bool{}, present: map[string]map[int64]bool{}, broken: map[string]bool{}, classOf: map[int64]int64{}, packageOf: map[int64]int64{},
@@ -103,8 +110,8 @@ func (c *converter) coachName(id int64) string { return c.st.Staff[c.coaches[id]
 
 func (c *converter) activityName(id int64) string { return c.st.Activities[c.activities[id]].Name }
 
-// buildClasses orders each class's coaches, drops unused classes without
-// coaches, and merges classes our engine would see as one.
+// buildClasses orders each class's coaches and merges classes our engine
+// would see as one.
 func (c *converter) buildClasses() {
 	type seen struct {
 		id      int64
@@ -113,16 +120,16 @@ func (c *converter) buildClasses() {
 	bySet := map[string]seen{}
 	for _, id := range c.classOrder {
 		cl := c.classes[id]
-		if len(cl.coaches) == 0 {
-			if cl.used {
-				c.d.problems = append(c.d.problems, Problem{Table: "classes", ID: id, Field: "class_coaches",
-					Message: "has no coaches in class_coaches, and every class needs at least one; add one in the reference system"})
-			} else {
-				c.d.note("classes", "", "class %d has no coaches and is not used anywhere; not imported", id)
+		sort.SliceStable(cl.coaches, func(i, j int) bool {
+			a, b := cl.coaches[i], cl.coaches[j]
+			if a.main != b.main {
+				return a.main
 			}
-			continue
-		}
-		sort.Slice(cl.coaches, func(i, j int) bool { return cl.coaches[i].order < cl.coaches[j].order })
+			if a.order != b.order {
+				return a.order < b.order
+			}
+			return a.name < b.name
+		})
 		staff := make([]int64, len(cl.coaches))
 		keys := make([]string, len(cl.coaches))
 		for i, l := range cl.coaches {
@@ -138,16 +145,20 @@ func (c *converter) buildClasses() {
 		slices.Sort(sorted)
 		setKey := fmt.Sprint(cl.activity, "|", strings.Join(sorted, "|"))
 		if other, dup := bySet[setKey]; dup {
-			if why := c.cannotMerge(other.id, id, other.ordered == ordered); why != "" {
+			if why := c.cannotMerge(other.id, id); why != "" {
 				c.d.problems = append(c.d.problems, Problem{Table: "classes", ID: id, Message: fmt.Sprintf(
 					"is %s with the same coaches as class %d; our classes need distinct activity and coaches, and the two cannot be merged because %s",
 					c.activityName(cl.activity), other.id, why)})
 				continue
 			}
 			c.classOf[id] = other.id
+			order := ""
+			if other.ordered != ordered {
+				order = fmt.Sprintf(" (its sessions list the coaches in the order of class %d, main coach first)", other.id)
+			}
 			c.d.note("classes", "", "class %d is %s with the same coaches as class %d; our classes need distinct activity and coaches, "+
-				"and the two never share a slot, so class %d is imported as class %d with no change to any session", id,
-				c.activityName(cl.activity), other.id, id, other.id)
+				"and the two never share a slot, so class %d is imported as class %d%s", id,
+				c.activityName(cl.activity), other.id, id, other.id, order)
 			continue
 		}
 		bySet[setKey] = seen{id: id, ordered: ordered}
@@ -157,10 +168,7 @@ func (c *converter) buildClasses() {
 
 // cannotMerge says why two classes of one activity and one set of coaches
 // cannot become one, or "" when every session keeps its identity.
-func (c *converter) cannotMerge(a, b int64, sameOrder bool) string {
-	if !sameOrder {
-		return "their coaches come in a different order (the first is the main coach)"
-	}
+func (c *converter) cannotMerge(a, b int64) string {
 	slots := map[int64]bool{}
 	for _, p := range c.packages {
 		for _, e := range p.entries {
@@ -471,13 +479,6 @@ func (c *converter) buildChanges() {
 		if nc := c.merged(ch.newClass); nc != 0 && nc != class {
 			dc.ClassID = nc
 		}
-		staffOf := dc.Ref.ClassID
-		if dc.ClassID != 0 {
-			staffOf = dc.ClassID
-		}
-		if ch.newCoaches != nil && !slices.Equal(ch.newCoaches, c.classStaff(staffOf)) {
-			dc.StaffIDs = ch.newCoaches
-		}
 		if !dc.Cancelled && dc.Date == 0 && dc.RoomID == 0 && dc.Start == nil && dc.End == nil && dc.ClassID == 0 && dc.StaffIDs == nil && dc.Note == "" {
 			c.d.note("session_changes", "", "session change %d changes nothing about its session; not imported", ch.id)
 			continue
@@ -493,26 +494,35 @@ func (c *converter) buildChanges() {
 	}
 }
 
-func (c *converter) classStaff(id int64) []int64 {
-	for _, cl := range c.st.Classes {
-		if cl.ID == id {
-			return cl.StaffIDs
-		}
-	}
-	return nil
-}
-
-// orphanChanges notes the changes that name no session on their date: the
-// reference ignores them, and so do we, but they are kept.
-func (c *converter) orphanChanges() {
+// checkChanges notes the changes the reference reads differently from us.
+// A change that names no session on its date has no effect, in the
+// reference and here, and is kept. A change that puts a session where the
+// same class already has one in the same slot that day (moved onto its own
+// next session, or given the class of the other) makes two sessions; the
+// reference shows them as one and never sees the double booking, which we
+// report as a clash that came with the import.
+func (c *converter) checkChanges() {
 	t, err := engine.New(c.st)
 	if err != nil {
 		return // Read validated the state already
 	}
 	for i, dc := range c.st.Changes {
-		if _, ok := t.Session(dc.Ref); !ok {
+		s, ok := t.Session(dc.Ref)
+		if !ok {
 			c.d.note("session_changes", "", "session change %d names no session (class %d in slot %d on %s, a %s); "+
 				"it has no effect, as in the reference system, and is kept", c.changeIDs[i], dc.Ref.ClassID, dc.Ref.ClassTimeID, dc.Ref.Date, dc.Ref.Date.Weekday())
+			continue
+		}
+		if s.Cancelled || (dc.Date == 0 && dc.ClassID == 0) {
+			continue
+		}
+		for _, o := range t.Day(s.Date) {
+			if o.Ref != s.Ref && o.ClassTimeID == s.ClassTimeID && o.ClassID == s.ClassID && !o.Cancelled {
+				c.d.note("session_changes", "", "session change %d puts class %d in slot %d on %s, where it already has a session; "+
+					"the reference system shows the two as one session, here they are two, and the double booking is reported as a clash",
+					c.changeIDs[i], s.ClassID, s.ClassTimeID, s.Date)
+				break
+			}
 		}
 	}
 }

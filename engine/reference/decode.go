@@ -252,25 +252,31 @@ func (d *decoder) count(r *row, field string, lo, hi, def int) int {
 	return int(v)
 }
 
-// money reads a plain number of currency units exactly, to the thousandth.
-func (d *decoder) money(r *row, field string, required bool) engine.Money {
-	q, ok := d.number(r, field, required)
+// money reads an amount of currency units (SQLite REAL), kept to the
+// thousandth; ok is false when it is absent. An amount with more decimals
+// (a float's 33.333333333333336) is rounded, with a note.
+func (d *decoder) money(r *row, field string) (_ engine.Money, ok bool) {
+	q, ok := d.number(r, field, false)
 	if !ok {
-		return 0
+		return 0, false
 	}
 	text := r.f[field]
 	m := new(big.Rat).Mul(q, big.NewRat(1000, 1))
+	if !m.IsInt() {
+		// Round half up to whole thousandths (negatives fail below).
+		n := new(big.Int).Quo(new(big.Int).Add(new(big.Int).Mul(m.Num(), big.NewInt(2)), m.Denom()), new(big.Int).Mul(m.Denom(), big.NewInt(2)))
+		m.SetInt(n)
+		d.note(r.table, field, "%s is kept to the thousandth, as %s", text, engine.Money(n.Int64()))
+	}
 	switch {
 	case q.Sign() < 0:
 		d.fail(r, field, "must be 0 or more, not %s", text)
-	case !m.IsInt():
-		d.fail(r, field, "%s has more than three decimals; amounts are kept to the thousandth", text)
 	case !m.Num().IsInt64() || m.Num().Int64() >= 1e15:
 		d.fail(r, field, "%s is too large an amount", text)
 	default:
-		return engine.Money(m.Num().Int64())
+		return engine.Money(m.Num().Int64()), true
 	}
-	return 0
+	return 0, true
 }
 
 // text reads a string; required text must not be blank.
@@ -333,28 +339,4 @@ func (d *decoder) flag(r *row, field string, def bool) bool {
 	}
 	d.fail(r, field, "must be true or false (or 1 or 0), not %s", v)
 	return def
-}
-
-// idList reads a list of positive ids; nil when absent.
-func (d *decoder) idList(r *row, field string) []int64 {
-	v := r.value(field)
-	if v == nil {
-		return nil
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(v, &items); err != nil {
-		d.fail(r, field, "must be a list of ids ([1, 2]), not %s", v)
-		return nil
-	}
-	out := make([]int64, 0, len(items))
-	for _, it := range items {
-		it = bytes.TrimSpace(it)
-		q, ok := new(big.Rat).SetString(string(it))
-		if !ok || !q.IsInt() || !q.Num().IsInt64() || q.Num().Int64() <= 0 {
-			d.fail(r, field, "must be a list of positive ids, and %s is not one", it)
-			return nil
-		}
-		out = append(out, q.Num().Int64())
-	}
-	return out
 }

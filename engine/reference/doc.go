@@ -4,109 +4,120 @@
 // be written whole (models.Edit.ReplaceSchedule). Write produces the same
 // format from a State.
 //
-// The conversion is faithful or it fails: for every date the engine computes
-// the same real sessions the reference system did — the same times, rooms,
-// activities, coaches, cancellations and moves, and the same packages behind
-// each session. What the reference allowed and our engine refuses is
-// converted to an exact equivalent when one exists, with a Note saying what
-// was done; when none exists Read returns an *Error saying why. Read never
-// runs the clash proof: the double bookings the reference let through
-// (sessions moved onto each other, clashes past its 208-week scan, clashes
-// in past weeks) import as they are, and the guarded write accepts them as
-// already there. Unknown tables, fields and settings are reported as Notes,
-// never dropped silently.
+// The format is the one the reference writes (its server/db.js, exportData,
+// and the exports of its three demos in testdata/reference): nothing here is
+// guessed. The conversion is faithful or it fails: for every date the engine
+// computes the same real sessions the reference system did (its
+// src/lib/schedule.js, resolveDate) — the same times, rooms, activities,
+// coaches, cancellations and moves, and the same packages behind each
+// session. What the reference allowed and our engine refuses is converted to
+// an exact equivalent when one exists, with a Note saying what was done;
+// when none exists Read returns an *Error naming the table, row and column.
+// Read never runs the clash proof: the double bookings the reference let
+// through import as they are, and the guarded write accepts them as already
+// there. Unknown tables, columns and settings are reported as Notes, never
+// dropped silently.
 //
 // # The export
 //
-// One JSON object:
+// One JSON object, as the reference's GET /export sends it:
 //
 //	{
 //	  "format": "recurring-scheduler-export",   required, exactly this
 //	  "version": 1,                              required, exactly 1
-//	  "exported_at": "2025-09-14T08:00:00Z",     optional, kept as text
+//	  "exportedAt": "2026-12-06T12:00:00.000Z",  kept as text
 //	  "tables": { "areas": [ {...}, ... ], ... } required
 //	}
 //
-// The tables sit under "tables", never at the top level. Each table is a
-// list of row objects; a table that is absent or null is empty. Rows name
-// each other by the reference's integer ids, which must be positive and are
-// kept as our ids (a package's id is its series' id, and so on).
+// "tables" holds every table of the reference's SQLite database, each a list
+// of row objects with exactly its columns. SQLite's types show through:
+// booleans are 0 or 1, absent values null, dates "YYYY-MM-DD", times "HH:MM",
+// day 0 (Sunday) to 6 (Saturday), amounts plain numbers (a REAL, kept to the
+// thousandth). Ids are the reference's and are kept as ours until the write
+// numbers rows anew. Columns marked * are required.
 //
-// Conventions: dates are "YYYY-MM-DD" and times "HH:MM" on a 24-hour clock
-// (an end may be "24:00"), both local to the business; day is 0 (Sunday) to
-// 6 (Saturday); booleans are true/false or 1/0 as SQLite stores them;
-// amounts are plain JSON numbers in the business currency (47.5), read
-// exactly from their text to the thousandth; null means absent. Fields
-// marked * are required.
+// The export names no time zone (the reference runs on its server's clock)
+// and no week start (the reference's weeks start on Sunday): Options gives
+// both. Nor does it set a business's zone or week start when imported into
+// an existing one.
 //
 // # Tables
 //
-// settings — key/value rows {"key": ..., "value": ...}, values always text:
+// settings — key/value rows: kind (gym, clinic or office; anything else is
+// a gym, as the reference shows it), name, currency (KD when unset, the
+// reference's default).
 //
-//	business_name*   the business's name
-//	business_kind    gym (default), clinic or office
-//	currency*        the currency prices are in: KD, EUR
-//	time_zone*       IANA zone: Asia/Kuwait, Europe/Berlin
-//	week_start       first day of the week, "0" (Sunday, default) to "6";
-//	                 our weeks start on Sunday or Monday, so 2–6 become Sunday
-//	                 (rotations count from each package's start, so no date
-//	                 changes)
-//
-// areas (our rooms): id*, name* (distinct without case). A session takes the
-// whole area.
+// areas (our rooms): id*, name* (distinct without case), sort (display
+// order: the rooms are put in it, so their new ids follow it). A session
+// takes the whole area.
 //
 // coaches (our staff): id*, name*. Coaches with one name, without case, are
 // one person to the clash rules, as in the reference.
 //
-// activities: id*, name* (distinct without case), color ("#d62828").
+// activities: id*, name* (distinct without case), color.
 //
-// classes: id*, activity_id*. A class's coaches are its class_coaches rows.
+// classes: id*, activity_id*, coach_id* (the main coach).
 //
-// class_coaches: class_id*, coach_id*, sort_order* (whole number; the lowest
-// is the main coach; two coaches of one class may not share it). Every class
-// in use needs a coach; an unused class without one is left out.
+// class_coaches: class_id*, coach_id*, sort — the other coaches of a class,
+// after the main one by sort and then by name, as the reference lists them.
+// Two classes with one activity and one set of coaches (which the reference
+// refuses today but older versions made) become one class when they never
+// share a slot, with a Note; otherwise Read refuses them.
 //
 // slots (our class times): id*, area_id*, day*, start_time*, end_time*,
-// label, capacity (members per session; 0 or absent = no limit),
-// session_type, buffer_minutes (cleaning time after the session, 0–1440),
-// active (default true; an inactive slot holds no sessions).
+// label, capacity (members per session; null = no limit), type,
+// buffer_minutes (cleaning time after the session), active (0: the slot's
+// sessions are gaps, not sessions).
 //
-// packages (our series): id*, name*, start_date*, end_date (exclusive: the
-// first day without the package; null = open), cycle_weeks* (1–52). In the
-// reference a package is in week ⌊(date − start_date)/7⌋ mod cycle_weeks + 1
-// on every date from start_date until end_date. Our series start and end on
-// the week start; a package that starts or ends mid-week becomes a series
+// packages (our series): id*, name*, anchor_date*, end_date (exclusive: the
+// first day without the package; null = open), cycle_length* (1–52). A
+// package is in week ⌊(date − anchor_date)/7⌋ mod cycle_length + 1 on every
+// date from anchor_date until end_date. The reference anchors packages on
+// Sundays; a package anchored or ending on another day (older versions),
+// or imported into a business whose weeks start on Monday, becomes a series
 // from the week start before or after with its entries' weeks shifted, when
 // that gives every date the same sessions, or else also a one-week series
 // holding exactly the sessions of the partial week (Import.Packages maps it
 // back to its package).
 //
 // package_entries (our series entries): id*, package_id*, slot_id*,
-// class_id*, week* (1..cycle_weeks): the class is in the slot in that week of
+// class_id*, week_position* (≥ 1): the class is in the slot in that week of
 // the package's rotation. A class in one slot in several packages is one
-// session listing all of them. A package holds one class per slot and week.
+// session listing all of them. An entry whose week_position is past the
+// package's cycle never runs in the reference and is left out, with a Note.
 //
-// package_plans (our plans): id*, package_id*, name, sessions_per_month (null
-// = unlimited, else 1 or more), months* (1 or more), price* (0 or more, at
-// most three decimals).
+// package_plans (our plans): id*, package_id*, label, classes_per_month
+// (null = unlimited, else 1 or more), months (1 when null), price (for all
+// the months together; null imports as free, with a Note).
 //
-// members (our clients): id*, name*, email, phone.
+// members (our clients): id*, name*, email.
 //
-// package_members (our subscriptions): id*, member_id*, package_id*,
-// package_plan_id (a plan of that package; null = on the package without a
-// plan), start_date*, end_date (inclusive: the last day; null = open).
+// package_members (our subscriptions; no id column, so they are numbered in
+// row order): package_id*, member_id*, plan_id (null = on the package without
+// a plan; a plan of another package is dropped, with a Note), start_date
+// (null: from the package's anchor date, with a Note), end_date (inclusive:
+// the last day; null = open).
 //
-// one_offs: id*, class_id*, area_id*, date*, start_time*, end_time*, label,
-// capacity, buffer_minutes, cancelled (default false), note.
+// one_offs: id*, date*, area_id*, class_id*, start_time*, end_time*, label,
+// note.
 //
 // one_off_members: one_off_id*, member_id* — the members of a one-off.
 //
-// session_changes (our day changes): id*, date*, slot_id*, class_id* name
-// the session by its original date, slot and class, so one change applies to
-// every package that shares the session. Then cancelled, new_date,
-// new_area_id, new_start_time, new_end_time, new_class_id, new_coach_ids (a
-// list of coach ids: a cover), note — each null or equal to the original
-// means unchanged, and a change left with nothing is not imported. A change
-// naming a session that does not happen on its date has no effect, in the
-// reference and here, and is kept with a Note.
+// session_changes (our day changes): id*, then date*, slot_id* and class_id*
+// name the session as its packages put it, so one change applies to every
+// package that shares the session. Then what happens instead, each null for
+// unchanged: cancelled (0/1), new_date, area_id (the new room), start_time,
+// end_time (the new times), new_class_id, note. A change left with nothing is
+// not imported. A change naming a session that does not happen on its date
+// has no effect, in the reference and here, and is kept with a Note.
+//
+// # Where the reference is wrong
+//
+// The reference groups a date's sessions by slot and class. A session moved
+// onto another session of its class in its slot (or given the class another
+// session has in its slot) is therefore one session there, and its double
+// booking is never seen; here they are two sessions and a clash, with a
+// Note. The reference also checks no clash in past weeks nor past its
+// 208-week scan; ours are proved for every date, and such clashes come along
+// as clashes that were already there.
 package reference

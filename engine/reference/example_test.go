@@ -3,44 +3,51 @@ package reference_test
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/reference"
 )
 
-// A boxing class sold in two packages, one of which started on a Tuesday.
+// A boxing class sold in two packages, as the reference system exports it:
+// its SQLite tables, booleans as 0/1, a session change keyed by date, slot
+// and class.
 const exampleExport = `{
-  "format": "recurring-scheduler-export", "version": 1,
+  "format": "recurring-scheduler-export", "version": 1, "exportedAt": "2025-09-01T12:00:00.000Z",
   "tables": {
-    "settings": [
-      {"key": "business_name", "value": "Harbor Combat Club"}, {"key": "currency", "value": "KD"},
-      {"key": "time_zone", "value": "Asia/Kuwait"}, {"key": "week_start", "value": "0"}
-    ],
-    "areas": [{"id": 1, "name": "Ring"}],
+    "settings": [{"key": "kind", "value": "gym"}, {"key": "name", "value": "Harbor Combat Club"}, {"key": "currency", "value": "KD"}],
+    "areas": [{"id": 1, "name": "Ring", "sort": 0}],
     "coaches": [{"id": 1, "name": "Marco Reyes"}],
-    "activities": [{"id": 1, "name": "Boxing"}],
-    "classes": [{"id": 1, "activity_id": 1}],
-    "class_coaches": [{"class_id": 1, "coach_id": 1, "sort_order": 0}],
-    "slots": [{"id": 1, "area_id": 1, "day": 4, "start_time": "18:00", "end_time": "19:00"}],
+    "activities": [{"id": 1, "name": "Boxing", "color": "#e5484d"}],
+    "classes": [{"id": 1, "activity_id": 1, "coach_id": 1}],
+    "class_coaches": [],
+    "slots": [{"id": 1, "area_id": 1, "day": 4, "start_time": "18:00", "end_time": "19:00", "label": "Adults",
+               "capacity": 20, "type": "group", "buffer_minutes": 0, "active": 1}],
     "packages": [
-      {"id": 1, "name": "Boxing", "start_date": "2025-08-31", "cycle_weeks": 1},
-      {"id": 2, "name": "All Access", "start_date": "2025-09-02", "cycle_weeks": 1}
+      {"id": 1, "name": "Boxing", "anchor_date": "2025-08-31", "end_date": null, "cycle_length": 1},
+      {"id": 2, "name": "All Access", "anchor_date": "2025-08-31", "end_date": null, "cycle_length": 1}
     ],
     "package_entries": [
-      {"id": 1, "package_id": 1, "slot_id": 1, "class_id": 1, "week": 1},
-      {"id": 2, "package_id": 2, "slot_id": 1, "class_id": 1, "week": 1}
+      {"id": 1, "package_id": 1, "slot_id": 1, "class_id": 1, "week_position": 1},
+      {"id": 2, "package_id": 2, "slot_id": 1, "class_id": 1, "week_position": 1}
     ],
-    "package_plans": [{"id": 1, "package_id": 2, "months": 1, "price": 47.5}],
-    "session_changes": [{"id": 1, "date": "2025-09-11", "slot_id": 1, "class_id": 1, "cancelled": true, "note": "Coach away"}]
+    "package_plans": [{"id": 1, "package_id": 2, "label": null, "classes_per_month": 12, "months": 1, "price": 47.5}],
+    "members": [], "package_members": [], "one_offs": [], "one_off_members": [],
+    "session_changes": [{"id": 1, "date": "2025-09-11", "slot_id": 1, "class_id": 1, "cancelled": 1, "new_date": null,
+                         "area_id": null, "start_time": null, "end_time": null, "new_class_id": null, "note": "Coach away"}]
   }
 }`
 
 func ExampleRead() {
-	imp, err := reference.Read(strings.NewReader(exampleExport))
+	kuwait, err := time.LoadLocation("Asia/Kuwait")
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(imp.State.Plans[0].Price.Format(imp.State.Business.Currency))
+	imp, err := reference.Read(strings.NewReader(exampleExport), reference.Options{Location: kuwait, WeekStart: time.Sunday})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(imp.State.Plans[0].Price.Format(imp.State.Business.Currency), imp.State.Plans[0].PerMonth, "a month")
 	tt, err := engine.New(imp.State)
 	if err != nil {
 		panic(err)
@@ -50,12 +57,8 @@ func ExampleRead() {
 			fmt.Println(d, s.Start, "series", s.Series, "cancelled:", s.Cancelled)
 		}
 	}
-	for _, n := range imp.Notes {
-		fmt.Println(n.Table)
-	}
 	// Output:
-	// 47.5 KD
+	// 47.5 KD 12 a month
 	// 2025-09-04 18:00 series [{1 1 1} {2 1 1}] cancelled: false
 	// 2025-09-11 18:00 series [{1 1 1} {2 1 1}] cancelled: true
-	// packages
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -37,8 +38,21 @@ type Import struct {
 	Notes []Note
 	// Counts is the number of rows read per table.
 	Counts map[string]int
-	// ExportedAt is the export's exported_at, as written.
+	// ExportedAt is the export's exportedAt, as written.
 	ExportedAt string
+}
+
+// Options says what the export does not: the reference runs on its server's
+// clock and always starts its weeks on Sunday, so the time zone is the
+// importer's choice, and the week start is the business's (a new business
+// takes Sunday, as the reference has it).
+type Options struct {
+	// Location is the business's IANA time zone; required.
+	Location *time.Location
+	// WeekStart is the first day of the business's weeks: Sunday or Monday.
+	WeekStart time.Weekday
+	// Name is the business's name when the export's settings have none.
+	Name string
 }
 
 // tables lists the known tables in the order they are read: each only names
@@ -53,7 +67,15 @@ var tables = []string{
 // listing every problem when the export cannot be converted faithfully; it
 // never checks for clashes, so data the reference system let through still
 // imports.
-func Read(r io.Reader) (*Import, error) {
+func Read(r io.Reader, opts Options) (*Import, error) {
+	switch {
+	case opts.Location == nil:
+		return nil, errors.New("the reference export names no time zone: give the business's (such as Europe/Berlin)")
+	case opts.Location == time.Local:
+		return nil, errors.New("the time zone must be an IANA zone (such as Europe/Berlin), not the machine's")
+	case opts.WeekStart != time.Sunday && opts.WeekStart != time.Monday:
+		return nil, fmt.Errorf("weeks start on Sunday or Monday, not %s", opts.WeekStart)
+	}
 	dec := json.NewDecoder(r)
 	var top map[string]json.RawMessage
 	if err := dec.Decode(&top); err != nil || top == nil {
@@ -76,7 +98,7 @@ func Read(r io.Reader) (*Import, error) {
 	if v, ok := d.integer(top1, "version", true); ok && v != Version {
 		d.fail(nil, "version", "is %d; this reads version %d only", v, Version)
 	}
-	imp := &Import{ExportedAt: d.text(top1, "exported_at", false), Counts: map[string]int{}}
+	imp := &Import{ExportedAt: d.text(top1, "exportedAt", false), Counts: map[string]int{}}
 	var raw map[string]json.RawMessage
 	if v := top1.value("tables"); v == nil {
 		d.missing(nil, "tables")
@@ -97,11 +119,12 @@ func Read(r io.Reader) (*Import, error) {
 		return nil, &Error{Problems: d.problems}
 	}
 
-	c := newConverter(d)
+	c := newConverter(d, opts)
 	for _, name := range tables {
 		imp.Counts[name] = c.table(name, raw[name])
 	}
 	d.unknownNotes()
+	c.sortRooms()
 	if len(d.problems) == 0 {
 		c.finish()
 	}
@@ -111,7 +134,7 @@ func Read(r io.Reader) (*Import, error) {
 	if err := engine.Validate(c.st); err != nil {
 		return nil, fmt.Errorf("the export converts to data our engine refuses: %w", err)
 	}
-	c.orphanChanges()
+	c.checkChanges()
 	imp.State, imp.Packages, imp.Notes = c.st, c.packageOf, d.notes
 	return imp, nil
 }
@@ -175,19 +198,19 @@ func (c *converter) exists(r *row, field, table string, id int64, ok bool) bool 
 	return false
 }
 
-// Setting keys.
+// Setting keys: the reference keeps these three, with these defaults.
 const (
-	keyName      = "business_name"
-	keyKind      = "business_kind"
-	keyCurrency  = "currency"
-	keyZone      = "time_zone"
-	keyWeekStart = "week_start"
+	keyKind     = "kind"
+	keyName     = "name"
+	keyCurrency = "currency"
+
+	defaultCurrency = "KD"
 )
 
 func (c *converter) settings(rows []*row) {
 	d := c.d
 	vals := map[string]string{}
-	known := []string{keyName, keyKind, keyCurrency, keyZone, keyWeekStart}
+	known := []string{keyKind, keyName, keyCurrency}
 	for _, r := range rows {
 		key := d.text(r, "key", true)
 		val := d.text(r, "value", false)
@@ -200,18 +223,18 @@ func (c *converter) settings(rows []*row) {
 			if _, dup := vals[key]; dup {
 				d.problems = append(d.problems, Problem{Table: "settings", Field: key, Message: "is set twice"})
 			}
-			vals[key] = val
+			vals[key] = strings.TrimSpace(val)
 		}
 	}
-	bad := func(key, format string, args ...any) {
-		d.problems = append(d.problems, Problem{Table: "settings", Field: key, Message: fmt.Sprintf(format, args...)})
-	}
 	b := &c.st.Business
-	if b.Name = strings.TrimSpace(vals[keyName]); b.Name == "" {
-		bad(keyName, "is missing; the business needs a name")
+	b.Location, b.WeekStart = c.opts.Location, c.opts.WeekStart
+	if b.Name = vals[keyName]; b.Name == "" {
+		b.Name = c.opts.Name
+		d.note("settings", keyName, "the business has no name; it is called %q here", b.Name)
 	}
-	if b.Currency = strings.TrimSpace(vals[keyCurrency]); b.Currency == "" {
-		bad(keyCurrency, "is missing; give the currency prices are in, such as KD or EUR")
+	if b.Currency = vals[keyCurrency]; b.Currency == "" {
+		b.Currency = defaultCurrency
+		d.note("settings", keyCurrency, "no currency is set; prices are in %s, as the reference system assumes", defaultCurrency)
 	}
 	switch k := engine.Kind(vals[keyKind]); {
 	case k == "":
@@ -219,32 +242,8 @@ func (c *converter) settings(rows []*row) {
 	case k.Valid():
 		b.Kind = k
 	default:
-		bad(keyKind, "is %q; the kind of business must be gym, clinic or office", k)
-	}
-	switch z := vals[keyZone]; {
-	case z == "":
-		bad(keyZone, "is missing; give an IANA time zone such as Asia/Kuwait")
-	case z == "Local":
-		bad(keyZone, "is \"Local\", the machine's zone; give an IANA time zone such as Asia/Kuwait")
-	default:
-		loc, err := time.LoadLocation(z)
-		if err != nil {
-			bad(keyZone, "%q is not a known IANA time zone (such as Asia/Kuwait)", z)
-		}
-		b.Location = loc
-	}
-	ws := vals[keyWeekStart]
-	switch {
-	case ws == "" || ws == "0":
-		b.WeekStart = time.Sunday
-	case ws == "1":
-		b.WeekStart = time.Monday
-	case len(ws) == 1 && ws[0] >= '2' && ws[0] <= '6':
-		b.WeekStart = time.Sunday
-		c.d.note("settings", keyWeekStart, "weeks started on %s; ours start on Sunday or Monday, so they start on Sunday here. "+
-			"The rotations count from each package's start date, so no date changes its sessions", time.Weekday(ws[0]-'0'))
-	default:
-		bad(keyWeekStart, "is %q; give the first day of the week as 0 (Sunday) to 6 (Saturday)", ws)
+		b.Kind = engine.Gym
+		d.note("settings", keyKind, "%q is not a kind of business; it is a gym here, as the reference system shows it", string(k))
 	}
 	c.ws = b.WeekStart
 }
@@ -252,22 +251,50 @@ func (c *converter) settings(rows []*row) {
 func (c *converter) area(r *row) {
 	d := c.d
 	a := engine.Room{ID: d.id(r), Name: d.text(r, "name", true)}
-	if c.named(r, "area", c.areaNames, a.Name) {
+	order, _ := d.integer(r, "sort", false)
+	if c.named(r, "area", c.areaNames, &a.Name) {
 		c.areas[a.ID] = len(c.st.Rooms)
 		c.st.Rooms = append(c.st.Rooms, a)
+		c.areaSort = append(c.areaSort, order)
 	}
 }
 
+// sortRooms puts the rooms in the reference's display order (by sort, then
+// id), which a write that numbers rows anew keeps as the order of their ids.
+func (c *converter) sortRooms() {
+	order := make([]int, len(c.st.Rooms))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if c.areaSort[a] != c.areaSort[b] {
+			return c.areaSort[a] < c.areaSort[b]
+		}
+		return c.st.Rooms[a].ID < c.st.Rooms[b].ID
+	})
+	rooms := make([]engine.Room, len(order))
+	for i, k := range order {
+		rooms[i] = c.st.Rooms[k]
+		c.areas[rooms[i].ID] = i
+	}
+	c.st.Rooms = rooms
+}
+
 // named checks that a name is not taken (compared without case, as our
-// rooms and activities are) and records it.
-func (c *converter) named(r *row, what string, names map[string]int64, name string) bool {
-	if r.id == 0 || strings.TrimSpace(name) == "" {
+// rooms and activities are) and records it. The reference keeps areas of one
+// name, and activities whose names differ only in case; the second of two
+// becomes "Name (area 5)", with a Note.
+func (c *converter) named(r *row, what string, names map[string]int64, name *string) bool {
+	if r.id == 0 || strings.TrimSpace(*name) == "" {
 		return false
 	}
-	k := nameKey(name)
+	k := nameKey(*name)
 	if other, dup := names[k]; dup {
-		c.d.fail(r, "name", "%q is also the name of %s %d; our %ss need distinct names, so rename one in the reference system", name, what, other, what)
-		return false
+		renamed := fmt.Sprintf("%s (%s %d)", *name, what, r.id)
+		c.d.note(r.table, "name", "%s %d is called %q, as %s %d is; our %ss need distinct names, so it is called %q here",
+			what, r.id, *name, what, other, what, renamed)
+		*name, k = renamed, nameKey(renamed)
 	}
 	names[k] = r.id
 	return true
@@ -285,7 +312,7 @@ func (c *converter) coach(r *row) {
 func (c *converter) activity(r *row) {
 	d := c.d
 	a := engine.Activity{ID: d.id(r), Name: d.text(r, "name", true), Color: d.text(r, "color", false)}
-	if c.named(r, "activity", c.activityNames, a.Name) {
+	if c.named(r, "activity", c.activityNames, &a.Name) {
 		c.activities[a.ID] = len(c.st.Activities)
 		c.st.Activities = append(c.st.Activities, a)
 	}
@@ -295,35 +322,34 @@ func (c *converter) class(r *row) {
 	d := c.d
 	id := d.id(r)
 	act := d.ref(r, "activity_id", true)
-	if c.exists(r, "activity_id", "activities", act, has(c.activities, act)) && id != 0 {
-		c.classes[id] = &classRow{id: id, activity: act}
+	coach := d.ref(r, "coach_id", true)
+	actOK := c.exists(r, "activity_id", "activities", act, has(c.activities, act))
+	coachOK := c.exists(r, "coach_id", "coaches", coach, has(c.coaches, coach))
+	if actOK && coachOK && id != 0 {
+		c.classes[id] = &classRow{id: id, activity: act, coaches: []link{{coach: coach, main: true, name: c.coachName(coach)}}}
 		c.classOrder = append(c.classOrder, id)
 	}
 }
 
+// classCoach reads one of the other coaches of a class.
 func (c *converter) classCoach(r *row) {
 	d := c.d
 	class := d.ref(r, "class_id", true)
 	coach := d.ref(r, "coach_id", true)
-	order, ok := d.integer(r, "sort_order", true)
+	order, _ := d.integer(r, "sort", false)
 	cl := c.classes[class]
 	classOK := c.exists(r, "class_id", "classes", class, cl != nil)
 	coachOK := c.exists(r, "coach_id", "coaches", coach, has(c.coaches, coach))
-	switch {
-	case !classOK || !coachOK || !ok:
-	default:
-		for _, l := range cl.coaches {
-			if l.coach == coach {
-				d.note("class_coaches", "", "class %d lists coach %d twice; imported once", class, coach)
-				return
-			}
-			if l.order == order {
-				d.fail(r, "sort_order", "is %d for two coaches of class %d, so which comes first is unknown", order, class)
-				return
-			}
-		}
-		cl.coaches = append(cl.coaches, link{coach: coach, order: order})
+	if !classOK || !coachOK {
+		return
 	}
+	for _, l := range cl.coaches {
+		if l.coach == coach {
+			d.note("class_coaches", "", "class %d lists coach %d (%s) twice; imported once", class, coach, c.coachName(coach))
+			return
+		}
+	}
+	cl.coaches = append(cl.coaches, link{coach: coach, order: order, name: c.coachName(coach)})
 }
 
 func (c *converter) slot(r *row) {
@@ -340,7 +366,7 @@ func (c *converter) slot(r *row) {
 	ct.Start, ct.End = start, end
 	ct.Label = d.text(r, "label", false)
 	ct.Capacity = d.count(r, "capacity", 0, 1<<20, 0)
-	ct.Type = d.text(r, "session_type", false)
+	ct.Type = d.text(r, "type", false)
 	ct.Buffer = d.count(r, "buffer_minutes", 0, 24*60, 0)
 	ct.Inactive = !d.flag(r, "active", true)
 	if ct.ID != 0 {
@@ -366,16 +392,16 @@ func (c *converter) span(r *row, startField, endField string, required bool) (en
 
 func (c *converter) pkg(r *row) {
 	d := c.d
-	p := &packageRow{id: d.id(r), name: d.text(r, "name", true), start: d.date(r, "start_date", true), end: d.date(r, "end_date", false)}
-	if v, ok := d.integer(r, "cycle_weeks", true); ok {
+	p := &packageRow{id: d.id(r), name: d.text(r, "name", true), start: d.date(r, "anchor_date", true), end: d.date(r, "end_date", false)}
+	if v, ok := d.integer(r, "cycle_length", true); ok {
 		if v < 1 || v > engine.MaxCycle {
-			d.fail(r, "cycle_weeks", "is %d; our rotations are 1 to %d weeks long", v, engine.MaxCycle)
+			d.fail(r, "cycle_length", "is %d; our rotations are 1 to %d weeks long", v, engine.MaxCycle)
 		} else {
 			p.cycle = int(v)
 		}
 	}
 	if p.start != 0 && p.end != 0 && p.end <= p.start {
-		d.fail(r, "end_date", "%s must be after the start date %s (the end date is the first day without the package)", p.end, p.start)
+		d.fail(r, "end_date", "%s must be after the anchor date %s (the end date is the first day without the package)", p.end, p.start)
 	}
 	if p.id != 0 && p.start != 0 && p.cycle != 0 && strings.TrimSpace(p.name) != "" {
 		c.packages[p.id] = p
@@ -386,14 +412,18 @@ func (c *converter) pkg(r *row) {
 func (c *converter) entry(r *row) {
 	d := c.d
 	e := &entryRow{id: d.id(r), pkg: d.ref(r, "package_id", true), slot: d.ref(r, "slot_id", true), class: d.ref(r, "class_id", true)}
-	week, hasWeek := d.integer(r, "week", true)
+	week, hasWeek := d.integer(r, "week_position", true)
 	p := c.packages[e.pkg]
 	pkgOK := c.exists(r, "package_id", "packages", e.pkg, p != nil)
 	slotOK := c.exists(r, "slot_id", "slots", e.slot, has(c.slots, e.slot))
 	classOK := c.exists(r, "class_id", "classes", e.class, c.classes[e.class] != nil)
 	switch {
-	case hasWeek && pkgOK && (week < 1 || week > int64(p.cycle)):
-		d.fail(r, "week", "is %d, outside the %d-week rotation of package %d", week, p.cycle, e.pkg)
+	case hasWeek && week < 1:
+		d.fail(r, "week_position", "is %d; weeks of a rotation count from 1", week)
+	case hasWeek && pkgOK && week > int64(p.cycle):
+		// The reference keeps such an entry but never finds its week.
+		d.note("package_entries", "", "entry %d is in week %d of package %d, which has a %d-week rotation, so it never runs; not imported",
+			e.id, week, e.pkg, p.cycle)
 	case e.id == 0 || !pkgOK || !slotOK || !classOK || !hasWeek:
 	default:
 		e.week = int(week)
@@ -412,27 +442,30 @@ func (c *converter) entry(r *row) {
 		}
 		p.entries = append(p.entries, e)
 		c.entryOrder = append(c.entryOrder, e)
-		c.classes[e.class].used = true
 	}
 }
 
 func (c *converter) plan(r *row) {
 	d := c.d
-	p := engine.Plan{ID: d.id(r), SeriesID: d.ref(r, "package_id", true), Name: d.text(r, "name", false)}
+	p := engine.Plan{ID: d.id(r), SeriesID: d.ref(r, "package_id", true), Name: d.text(r, "label", false)}
 	c.exists(r, "package_id", "packages", p.SeriesID, c.packages[p.SeriesID] != nil)
-	if n, ok := d.integer(r, "sessions_per_month", false); ok {
+	if n, ok := d.integer(r, "classes_per_month", false); ok {
 		if n < 1 || n > 1<<20 {
-			d.fail(r, "sessions_per_month", "is %d; give 1 or more, or null for unlimited", n)
+			d.fail(r, "classes_per_month", "is %d; give 1 or more, or null for unlimited", n)
 		}
 		p.PerMonth = int(n)
 	}
-	if n, ok := d.integer(r, "months", true); ok {
+	p.Months = 1 // the reference's default
+	if n, ok := d.integer(r, "months", false); ok {
 		if n < 1 || n > 1200 {
 			d.fail(r, "months", "is %d; a plan runs for 1 month or more", n)
 		}
 		p.Months = int(n)
 	}
-	p.Price = d.money(r, "price", true)
+	var priced bool
+	if p.Price, priced = d.money(r, "price"); !priced && p.ID != 0 {
+		d.note("package_plans", "price", "plan %d has no price; it is free here until you set one", p.ID)
+	}
 	if p.ID != 0 {
 		c.plans[p.ID] = p.SeriesID
 		c.st.Plans = append(c.st.Plans, p)
@@ -441,43 +474,46 @@ func (c *converter) plan(r *row) {
 
 func (c *converter) member(r *row) {
 	d := c.d
-	m := engine.Client{ID: d.id(r), Name: d.text(r, "name", true), Email: d.text(r, "email", false), Phone: d.text(r, "phone", false)}
+	m := engine.Client{ID: d.id(r), Name: d.text(r, "name", true), Email: d.text(r, "email", false)}
 	if m.ID != 0 {
 		c.members[m.ID] = true
 		c.st.Clients = append(c.st.Clients, m)
 	}
 }
 
+// subscription reads a package_members row. The table has no id (a member is
+// on a package at most once), so subscriptions are numbered in row order.
 func (c *converter) subscription(r *row) {
 	d := c.d
-	s := engine.Subscription{ID: d.id(r), ClientID: d.ref(r, "member_id", true), SeriesID: d.ref(r, "package_id", true),
-		PlanID: d.ref(r, "package_plan_id", false), Start: d.date(r, "start_date", true), End: d.date(r, "end_date", false)}
+	s := engine.Subscription{ID: int64(r.n), ClientID: d.ref(r, "member_id", true), SeriesID: d.ref(r, "package_id", true),
+		PlanID: d.ref(r, "plan_id", false), Start: d.date(r, "start_date", false), End: d.date(r, "end_date", false)}
 	c.exists(r, "member_id", "members", s.ClientID, c.members[s.ClientID])
-	pkgOK := c.exists(r, "package_id", "packages", s.SeriesID, c.packages[s.SeriesID] != nil)
-	planOK := c.exists(r, "package_plan_id", "package_plans", s.PlanID, hasPlan(c.plans, s.PlanID))
-	switch {
-	case pkgOK && planOK && c.plans[s.PlanID] != s.SeriesID:
-		d.fail(r, "package_plan_id", "names plan %d, which is a plan of package %d, not of package %d", s.PlanID, c.plans[s.PlanID], s.SeriesID)
-	case s.Start != 0 && s.End != 0 && s.End < s.Start:
+	p := c.packages[s.SeriesID]
+	pkgOK := c.exists(r, "package_id", "packages", s.SeriesID, p != nil)
+	planOK := c.exists(r, "plan_id", "package_plans", s.PlanID, hasPlan(c.plans, s.PlanID))
+	if pkgOK && planOK && c.plans[s.PlanID] != s.SeriesID {
+		d.note("package_members", "plan_id", "member %d is on package %d with plan %d, which is a plan of package %d; "+
+			"the subscription is imported without a plan", s.ClientID, s.SeriesID, s.PlanID, c.plans[s.PlanID])
+		s.PlanID = 0
+	}
+	if pkgOK && s.Start == 0 {
+		s.Start = p.start
+		d.note("package_members", "start_date", "member %d is on package %d with no start date; the subscription starts with the package, on %s",
+			s.ClientID, s.SeriesID, s.Start)
+	}
+	if s.Start != 0 && s.End != 0 && s.End < s.Start {
 		d.fail(r, "end_date", "%s is before the start date %s (the end date is the last day of the subscription)", s.End, s.Start)
 	}
-	if s.ID != 0 {
-		c.st.Subscriptions = append(c.st.Subscriptions, s)
-	}
+	c.st.Subscriptions = append(c.st.Subscriptions, s)
 }
 
 func (c *converter) oneOff(r *row) {
 	d := c.d
 	o := engine.OneOff{ID: d.id(r), ClassID: d.ref(r, "class_id", true), RoomID: d.ref(r, "area_id", true), Date: d.date(r, "date", true)}
-	if c.exists(r, "class_id", "classes", o.ClassID, c.classes[o.ClassID] != nil) {
-		c.classes[o.ClassID].used = true
-	}
+	c.exists(r, "class_id", "classes", o.ClassID, c.classes[o.ClassID] != nil)
 	c.exists(r, "area_id", "areas", o.RoomID, has(c.areas, o.RoomID))
 	o.Start, o.End = c.span(r, "start_time", "end_time", true)
 	o.Label = d.text(r, "label", false)
-	o.Capacity = d.count(r, "capacity", 0, 1<<20, 0)
-	o.Buffer = d.count(r, "buffer_minutes", 0, 24*60, 0)
-	o.Cancelled = d.flag(r, "cancelled", false)
 	o.Note = d.text(r, "note", false)
 	if o.ID != 0 {
 		c.oneOffs[o.ID] = len(c.st.OneOffs)
@@ -501,28 +537,24 @@ func (c *converter) attendee(r *row) {
 	}
 }
 
+// change reads a session change: date, slot_id and class_id name the
+// session as the package puts it; area_id, start_time and end_time are its
+// new room and times.
 func (c *converter) change(r *row) {
 	d := c.d
 	ch := &changeRow{row: r, id: d.id(r), date: d.date(r, "date", true), slot: d.ref(r, "slot_id", true), class: d.ref(r, "class_id", true)}
 	ch.cancelled = d.flag(r, "cancelled", false)
 	ch.newDate = d.date(r, "new_date", false)
-	ch.newArea = d.ref(r, "new_area_id", false)
-	ch.newStart = d.clock(r, "new_start_time", false)
-	ch.newEnd = d.clock(r, "new_end_time", false)
+	ch.newArea = d.ref(r, "area_id", false)
+	ch.newStart = d.clock(r, "start_time", false)
+	ch.newEnd = d.clock(r, "end_time", false)
 	ch.newClass = d.ref(r, "new_class_id", false)
-	ch.newCoaches = d.idList(r, "new_coach_ids")
 	ch.note = d.text(r, "note", false)
 	si, slotOK := c.slots[ch.slot]
 	slotOK = c.exists(r, "slot_id", "slots", ch.slot, slotOK)
 	c.exists(r, "class_id", "classes", ch.class, c.classes[ch.class] != nil)
-	c.exists(r, "new_area_id", "areas", ch.newArea, has(c.areas, ch.newArea))
+	c.exists(r, "area_id", "areas", ch.newArea, has(c.areas, ch.newArea))
 	c.exists(r, "new_class_id", "classes", ch.newClass, c.classes[ch.newClass] != nil)
-	if ch.newCoaches != nil && len(ch.newCoaches) == 0 {
-		d.fail(r, "new_coach_ids", "is an empty list; a session needs a coach (null keeps the class's coaches)")
-	}
-	for _, id := range ch.newCoaches {
-		c.exists(r, "new_coach_ids", "coaches", id, has(c.coaches, id))
-	}
 	if slotOK && (ch.newStart != nil || ch.newEnd != nil) {
 		ct := c.st.ClassTimes[si]
 		start, end := ct.Start, ct.End
@@ -533,12 +565,7 @@ func (c *converter) change(r *row) {
 			end = *ch.newEnd
 		}
 		if start == engine.EndOfDay || end <= start {
-			d.fail(r, "new_end_time", "the changed session would run %s–%s; its end must be after its start", start, end)
-		}
-	}
-	for _, id := range []int64{ch.class, ch.newClass} {
-		if cl := c.classes[id]; cl != nil {
-			cl.used = true
+			d.fail(r, "end_time", "the changed session would run %s–%s; its end must be after its start", start, end)
 		}
 	}
 	if ch.id != 0 {

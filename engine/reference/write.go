@@ -4,19 +4,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/koredyne/schedule/engine"
 )
 
-// The row shapes of the format, in the order doc.go lists their fields.
+// The row shapes of the format: the reference's SQLite columns.
 type (
 	xSetting struct {
 		Key   string `json:"key"`
 		Value string `json:"value"`
 	}
-	xNamed struct {
+	xArea struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+		Sort int    `json:"sort"`
+	}
+	xCoach struct {
 		ID   int64  `json:"id"`
 		Name string `json:"name"`
 	}
@@ -28,117 +33,116 @@ type (
 	xClass struct {
 		ID         int64 `json:"id"`
 		ActivityID int64 `json:"activity_id"`
+		CoachID    int64 `json:"coach_id"`
 	}
 	xClassCoach struct {
-		ClassID   int64 `json:"class_id"`
-		CoachID   int64 `json:"coach_id"`
-		SortOrder int   `json:"sort_order"`
+		ClassID int64 `json:"class_id"`
+		CoachID int64 `json:"coach_id"`
+		Sort    int   `json:"sort"`
 	}
 	xSlot struct {
-		ID            int64  `json:"id"`
-		AreaID        int64  `json:"area_id"`
-		Day           int    `json:"day"`
-		StartTime     string `json:"start_time"`
-		EndTime       string `json:"end_time"`
-		Label         string `json:"label"`
-		Capacity      int    `json:"capacity"`
-		SessionType   string `json:"session_type"`
-		BufferMinutes int    `json:"buffer_minutes"`
-		Active        bool   `json:"active"`
+		ID            int64   `json:"id"`
+		AreaID        int64   `json:"area_id"`
+		Day           int     `json:"day"`
+		StartTime     string  `json:"start_time"`
+		EndTime       string  `json:"end_time"`
+		Label         *string `json:"label"`
+		Capacity      *int    `json:"capacity"`
+		Type          *string `json:"type"`
+		BufferMinutes int     `json:"buffer_minutes"`
+		Active        int     `json:"active"`
 	}
 	xPackage struct {
-		ID         int64   `json:"id"`
-		Name       string  `json:"name"`
-		StartDate  string  `json:"start_date"`
-		EndDate    *string `json:"end_date"`
-		CycleWeeks int     `json:"cycle_weeks"`
-	}
-	xEntry struct {
-		ID        int64 `json:"id"`
-		PackageID int64 `json:"package_id"`
-		SlotID    int64 `json:"slot_id"`
-		ClassID   int64 `json:"class_id"`
-		Week      int   `json:"week"`
+		ID          int64   `json:"id"`
+		Name        string  `json:"name"`
+		AnchorDate  string  `json:"anchor_date"`
+		EndDate     *string `json:"end_date"`
+		CycleLength int     `json:"cycle_length"`
 	}
 	xPlan struct {
-		ID               int64           `json:"id"`
-		PackageID        int64           `json:"package_id"`
-		Name             string          `json:"name"`
-		SessionsPerMonth *int            `json:"sessions_per_month"`
-		Months           int             `json:"months"`
-		Price            json.RawMessage `json:"price"`
+		ID              int64           `json:"id"`
+		PackageID       int64           `json:"package_id"`
+		Label           *string         `json:"label"`
+		ClassesPerMonth *int            `json:"classes_per_month"`
+		Months          int             `json:"months"`
+		Price           json.RawMessage `json:"price"`
 	}
 	xMember struct {
-		ID    int64  `json:"id"`
-		Name  string `json:"name"`
-		Email string `json:"email"`
-		Phone string `json:"phone"`
+		ID    int64   `json:"id"`
+		Name  string  `json:"name"`
+		Email *string `json:"email"`
 	}
 	xPackageMember struct {
-		ID            int64   `json:"id"`
-		MemberID      int64   `json:"member_id"`
-		PackageID     int64   `json:"package_id"`
-		PackagePlanID *int64  `json:"package_plan_id"`
-		StartDate     string  `json:"start_date"`
-		EndDate       *string `json:"end_date"`
+		PackageID int64   `json:"package_id"`
+		MemberID  int64   `json:"member_id"`
+		PlanID    *int64  `json:"plan_id"`
+		StartDate string  `json:"start_date"`
+		EndDate   *string `json:"end_date"`
+	}
+	xEntry struct {
+		ID           int64 `json:"id"`
+		PackageID    int64 `json:"package_id"`
+		SlotID       int64 `json:"slot_id"`
+		ClassID      int64 `json:"class_id"`
+		WeekPosition int   `json:"week_position"`
 	}
 	xOneOff struct {
-		ID            int64  `json:"id"`
-		ClassID       int64  `json:"class_id"`
-		AreaID        int64  `json:"area_id"`
-		Date          string `json:"date"`
-		StartTime     string `json:"start_time"`
-		EndTime       string `json:"end_time"`
-		Label         string `json:"label"`
-		Capacity      int    `json:"capacity"`
-		BufferMinutes int    `json:"buffer_minutes"`
-		Cancelled     bool   `json:"cancelled"`
-		Note          string `json:"note"`
+		ID        int64   `json:"id"`
+		Date      string  `json:"date"`
+		AreaID    int64   `json:"area_id"`
+		ClassID   int64   `json:"class_id"`
+		StartTime string  `json:"start_time"`
+		EndTime   string  `json:"end_time"`
+		Label     *string `json:"label"`
+		Note      *string `json:"note"`
 	}
 	xOneOffMember struct {
 		OneOffID int64 `json:"one_off_id"`
 		MemberID int64 `json:"member_id"`
 	}
 	xChange struct {
-		ID           int64   `json:"id"`
-		Date         string  `json:"date"`
-		SlotID       int64   `json:"slot_id"`
-		ClassID      int64   `json:"class_id"`
-		Cancelled    bool    `json:"cancelled"`
-		NewDate      *string `json:"new_date"`
-		NewAreaID    *int64  `json:"new_area_id"`
-		NewStartTime *string `json:"new_start_time"`
-		NewEndTime   *string `json:"new_end_time"`
-		NewClassID   *int64  `json:"new_class_id"`
-		NewCoachIDs  []int64 `json:"new_coach_ids"`
-		Note         string  `json:"note"`
+		ID         int64   `json:"id"`
+		Date       string  `json:"date"`
+		SlotID     int64   `json:"slot_id"`
+		ClassID    int64   `json:"class_id"`
+		Cancelled  int     `json:"cancelled"`
+		NewDate    *string `json:"new_date"`
+		AreaID     *int64  `json:"area_id"`
+		StartTime  *string `json:"start_time"`
+		EndTime    *string `json:"end_time"`
+		NewClassID *int64  `json:"new_class_id"`
+		Note       *string `json:"note"`
 	}
 )
 
+// xTables lists the tables in the order the reference writes them (by name).
 type xTables struct {
-	Settings       []xSetting       `json:"settings"`
-	Areas          []xNamed         `json:"areas"`
-	Coaches        []xNamed         `json:"coaches"`
 	Activities     []xActivity      `json:"activities"`
-	Classes        []xClass         `json:"classes"`
+	Areas          []xArea          `json:"areas"`
 	ClassCoaches   []xClassCoach    `json:"class_coaches"`
-	Slots          []xSlot          `json:"slots"`
-	Packages       []xPackage       `json:"packages"`
-	PackageEntries []xEntry         `json:"package_entries"`
-	PackagePlans   []xPlan          `json:"package_plans"`
+	Classes        []xClass         `json:"classes"`
+	Coaches        []xCoach         `json:"coaches"`
 	Members        []xMember        `json:"members"`
-	PackageMembers []xPackageMember `json:"package_members"`
-	OneOffs        []xOneOff        `json:"one_offs"`
 	OneOffMembers  []xOneOffMember  `json:"one_off_members"`
+	OneOffs        []xOneOff        `json:"one_offs"`
+	PackageEntries []xEntry         `json:"package_entries"`
+	PackageMembers []xPackageMember `json:"package_members"`
+	PackagePlans   []xPlan          `json:"package_plans"`
+	Packages       []xPackage       `json:"packages"`
 	SessionChanges []xChange        `json:"session_changes"`
+	Settings       []xSetting       `json:"settings"`
+	Slots          []xSlot          `json:"slots"`
 }
 
 // Write writes a valid state in the reference format, so that what Read
 // reads can be written back and compared. It refuses what the format cannot
-// say — closures, capacity rules, room bookings, rooms of several units and
-// sessions using part of a room — rather than drop it. Day changes are
-// numbered from 1 in their order.
-func Write(st engine.State) ([]byte, error) {
+// say — closures, capacity rules, room bookings, rooms of several units,
+// sessions using part of a room, one-offs with places, cleaning time or a
+// cancellation, covers by other staff, client phones, a client on one series
+// twice — rather than drop it. The time zone and week start are not part of
+// the format. Day changes are numbered from 1 in their order; exportedAt is
+// the instant given.
+func Write(st engine.State, exportedAt time.Time) ([]byte, error) {
 	if err := engine.Validate(st); err != nil {
 		return nil, fmt.Errorf("the state is not valid: %w", err)
 	}
@@ -154,32 +158,25 @@ func Write(st engine.State) ([]byte, error) {
 		refuse("it has room bookings")
 	}
 	b := st.Business
-	x := xTables{Areas: []xNamed{}, Coaches: []xNamed{}, Activities: []xActivity{}, Classes: []xClass{}, ClassCoaches: []xClassCoach{},
+	x := xTables{Areas: []xArea{}, Coaches: []xCoach{}, Activities: []xActivity{}, Classes: []xClass{}, ClassCoaches: []xClassCoach{},
 		Slots: []xSlot{}, Packages: []xPackage{}, PackageEntries: []xEntry{}, PackagePlans: []xPlan{}, Members: []xMember{},
 		PackageMembers: []xPackageMember{}, OneOffs: []xOneOff{}, OneOffMembers: []xOneOffMember{}, SessionChanges: []xChange{}}
-	x.Settings = []xSetting{
-		{keyName, b.Name}, {keyKind, string(b.Kind)}, {keyCurrency, b.Currency},
-		{keyZone, b.Location.String()}, {keyWeekStart, strconv.Itoa(int(b.WeekStart))},
-	}
-	for _, r := range st.Rooms {
+	x.Settings = []xSetting{{keyKind, string(b.Kind)}, {keyName, b.Name}, {keyCurrency, b.Currency}}
+	for i, r := range st.Rooms {
 		if r.Capacity > 1 {
 			refuse("room %q has %d units", r.Name, r.Capacity)
 		}
-		x.Areas = append(x.Areas, xNamed{r.ID, r.Name})
+		x.Areas = append(x.Areas, xArea{r.ID, r.Name, i})
 	}
 	for _, s := range st.Staff {
-		x.Coaches = append(x.Coaches, xNamed{s.ID, s.Name})
+		x.Coaches = append(x.Coaches, xCoach{s.ID, s.Name})
 	}
 	for _, a := range st.Activities {
-		xa := xActivity{ID: a.ID, Name: a.Name}
-		if a.Color != "" {
-			xa.Color = &a.Color
-		}
-		x.Activities = append(x.Activities, xa)
+		x.Activities = append(x.Activities, xActivity{a.ID, a.Name, textOrNil(a.Color)})
 	}
 	for _, c := range st.Classes {
-		x.Classes = append(x.Classes, xClass{c.ID, c.ActivityID})
-		for i, s := range c.StaffIDs {
+		x.Classes = append(x.Classes, xClass{c.ID, c.ActivityID, c.StaffIDs[0]})
+		for i, s := range c.StaffIDs[1:] {
 			x.ClassCoaches = append(x.ClassCoaches, xClassCoach{c.ID, s, i})
 		}
 	}
@@ -187,8 +184,15 @@ func Write(st engine.State) ([]byte, error) {
 		if ct.Units != 0 {
 			refuse("class time %d uses %d units of its room", ct.ID, ct.Units)
 		}
-		x.Slots = append(x.Slots, xSlot{ct.ID, ct.RoomID, int(ct.Weekday), ct.Start.String(), ct.End.String(),
-			ct.Label, ct.Capacity, ct.Type, ct.Buffer, !ct.Inactive})
+		xs := xSlot{ID: ct.ID, AreaID: ct.RoomID, Day: int(ct.Weekday), StartTime: ct.Start.String(), EndTime: ct.End.String(),
+			Label: textOrNil(ct.Label), Type: textOrNil(ct.Type), BufferMinutes: ct.Buffer, Active: 1}
+		if ct.Capacity != 0 {
+			xs.Capacity = &ct.Capacity
+		}
+		if ct.Inactive {
+			xs.Active = 0
+		}
+		x.Slots = append(x.Slots, xs)
 	}
 	for _, s := range st.Series {
 		x.Packages = append(x.Packages, xPackage{s.ID, s.Name, s.Anchor.String(), dateOrNil(s.End), s.Cycle})
@@ -197,39 +201,51 @@ func Write(st engine.State) ([]byte, error) {
 		x.PackageEntries = append(x.PackageEntries, xEntry{e.ID, e.SeriesID, e.ClassTimeID, e.ClassID, e.Week})
 	}
 	for _, p := range st.Plans {
-		xp := xPlan{ID: p.ID, PackageID: p.SeriesID, Name: p.Name, Months: p.Months, Price: json.RawMessage(p.Price.String())}
+		xp := xPlan{ID: p.ID, PackageID: p.SeriesID, Label: textOrNil(p.Name), Months: p.Months, Price: json.RawMessage(p.Price.String())}
 		if p.PerMonth != 0 {
-			xp.SessionsPerMonth = &p.PerMonth
+			xp.ClassesPerMonth = &p.PerMonth
 		}
 		x.PackagePlans = append(x.PackagePlans, xp)
 	}
 	for _, c := range st.Clients {
-		x.Members = append(x.Members, xMember{c.ID, c.Name, c.Email, c.Phone})
+		if c.Phone != "" {
+			refuse("client %q has a phone number", c.Name)
+		}
+		x.Members = append(x.Members, xMember{c.ID, c.Name, textOrNil(c.Email)})
 	}
+	type on struct{ series, client int64 }
+	subscribed := map[on]bool{}
 	for _, s := range st.Subscriptions {
-		x.PackageMembers = append(x.PackageMembers, xPackageMember{s.ID, s.ClientID, s.SeriesID, idOrNil(s.PlanID), s.Start.String(), dateOrNil(s.End)})
+		if subscribed[on{s.SeriesID, s.ClientID}] {
+			refuse("client %d is on series %d twice", s.ClientID, s.SeriesID)
+		}
+		subscribed[on{s.SeriesID, s.ClientID}] = true
+		x.PackageMembers = append(x.PackageMembers, xPackageMember{s.SeriesID, s.ClientID, idOrNil(s.PlanID), s.Start.String(), dateOrNil(s.End)})
 	}
 	for _, o := range st.OneOffs {
-		if o.Units != 0 {
-			refuse("one-off %d uses %d units of its room", o.ID, o.Units)
+		if o.Units != 0 || o.Capacity != 0 || o.Buffer != 0 || o.Cancelled {
+			refuse("one-off %d has units, places, cleaning time or a cancellation", o.ID)
 		}
-		x.OneOffs = append(x.OneOffs, xOneOff{o.ID, o.ClassID, o.RoomID, o.Date.String(), o.Start.String(), o.End.String(),
-			o.Label, o.Capacity, o.Buffer, o.Cancelled, o.Note})
+		x.OneOffs = append(x.OneOffs, xOneOff{o.ID, o.Date.String(), o.RoomID, o.ClassID, o.Start.String(), o.End.String(),
+			textOrNil(o.Label), textOrNil(o.Note)})
 		for _, c := range o.ClientIDs {
 			x.OneOffMembers = append(x.OneOffMembers, xOneOffMember{o.ID, c})
 		}
 	}
 	for i, c := range st.Changes {
+		if c.StaffIDs != nil {
+			refuse("the session on %s is covered by other staff", c.Ref.Date)
+		}
 		xc := xChange{ID: int64(i + 1), Date: c.Ref.Date.String(), SlotID: c.Ref.ClassTimeID, ClassID: c.Ref.ClassID,
-			Cancelled: c.Cancelled, NewDate: dateOrNil(c.Date), NewAreaID: idOrNil(c.RoomID), NewClassID: idOrNil(c.ClassID),
-			NewCoachIDs: c.StaffIDs, Note: c.Note}
+			NewDate: dateOrNil(c.Date), AreaID: idOrNil(c.RoomID), NewClassID: idOrNil(c.ClassID), Note: textOrNil(c.Note)}
+		if c.Cancelled {
+			xc.Cancelled = 1
+		}
 		if c.Start != nil {
-			s := c.Start.String()
-			xc.NewStartTime = &s
+			xc.StartTime = textOrNil(c.Start.String())
 		}
 		if c.End != nil {
-			s := c.End.String()
-			xc.NewEndTime = &s
+			xc.EndTime = textOrNil(c.End.String())
 		}
 		x.SessionChanges = append(x.SessionChanges, xc)
 	}
@@ -237,10 +253,11 @@ func Write(st engine.State) ([]byte, error) {
 		return nil, errors.New("the reference format cannot hold this data: " + strings.Join(why, "; "))
 	}
 	return json.MarshalIndent(struct {
-		Format  string  `json:"format"`
-		Version int     `json:"version"`
-		Tables  xTables `json:"tables"`
-	}{Format, Version, x}, "", "  ")
+		Format     string  `json:"format"`
+		Version    int     `json:"version"`
+		ExportedAt string  `json:"exportedAt"`
+		Tables     xTables `json:"tables"`
+	}{Format, Version, exportedAt.UTC().Format("2006-01-02T15:04:05.000Z"), x}, "", "  ")
 }
 
 func dateOrNil(d engine.Date) *string {
@@ -256,4 +273,12 @@ func idOrNil(id int64) *int64 {
 		return nil
 	}
 	return &id
+}
+
+// textOrNil writes empty text as null, as the reference stores it.
+func textOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
