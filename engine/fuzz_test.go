@@ -1,0 +1,42 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+// FuzzParseDate: a date is read only in its one written form, so whatever
+// ParseDate accepts is a valid date that prints back exactly as it was
+// given; anything else is an error, never a panic.
+func FuzzParseDate(f *testing.F) {
+	for _, s := range []string{"2026-12-06", "2024-02-29", "2025-02-29", "1900-01-01", "2199-12-31", "0001-01-01",
+		"9999-12-31", "2026-1-6", "2026-12-06T00:00", " 2026-12-06", "２０２６-12-06", "2026-12-06\x00", "", "-001-01-01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := engine.ParseDate(s)
+		if err != nil {
+			return
+		}
+		if !d.Valid() || d.String() != s {
+			t.Errorf("ParseDate(%q) = %v (valid %v), which prints as %q", s, int(d), d.Valid(), d.String())
+		}
+	})
+}
+
+// FuzzParseLocalTime: the same for wall-clock times, "00:00" to "24:00".
+func FuzzParseLocalTime(f *testing.F) {
+	for _, s := range []string{"00:00", "09:05", "23:59", "24:00", "24:01", "9:05", "09:5", "25:00", "12:60", "-1:00", "09:05:00", "٠٩:٠٥", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := engine.ParseLocalTime(s)
+		if err != nil {
+			return
+		}
+		if !v.Valid() || v.String() != s {
+			t.Errorf("ParseLocalTime(%q) = %d (valid %v), which prints as %q", s, int(v), v.Valid(), v.String())
+		}
+	})
+}
