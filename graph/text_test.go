@@ -285,7 +285,7 @@ func TestBadNumbersAndIdsRefused(t *testing.T) {
 			{"room booking units", `mutation($n: Int, $r: ID) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", units: $n}) { revision } }`, "units", map[string]any{"r": room}},
 		}
 		for _, c := range cases {
-			for _, n := range append(big, -1, -(1 << 31) - 1) {
+			for _, n := range append(big, -1, -(1<<31)-1) {
 				if n == -1 && (c.name == "plan sessions" || c.name == "series cycle") {
 					continue // covered by the engine's own tests; -1 is refused too
 				}
