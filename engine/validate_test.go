@@ -96,7 +96,9 @@ func TestValidate(t *testing.T) {
 		}, "changes", "note", `The note of a change holds the control character U+000D at character 14; only tabs and line breaks (U+000A) may be in it among the control characters`},
 		{"names of at most 200 characters", func(f *fx) { f.Activities[0].Name = strings.Repeat("é", 201) },
 			"activities", "name", `The name of a meeting type is 201 characters long; at most 200 fit`},
-		{"a closure names a room once", func(f *fx) { f.closure(Closure{From: MustParse("2026-10-10"), To: MustParse("2026-10-10"), RoomIDs: []int64{1, 1}}) },
+		{"a closure names a room once", func(f *fx) {
+			f.closure(Closure{From: MustParse("2026-10-10"), To: MustParse("2026-10-10"), RoomIDs: []int64{1, 1}})
+		},
 			"closures", "roomIds", `A closure lists id 1 twice; name each once`},
 		{"capacity within 32 bits and the limit", func(f *fx) { f.Rooms[0].Capacity = 1 << 31 },
 			"rooms", "capacity", `Room "Room A" cannot hold 2147483648 units; give 1 to 10000`},
