@@ -31,6 +31,7 @@ func calendarStart(name string, loc *time.Location) string {
 		cal.SetXWRCalName(name)
 		cal.SetXWRTimezone(loc.String())
 	}
+	SafeCalendar(cal)
 	return strings.TrimSuffix(cal.Serialize(serial), "END:VCALENDAR\r\n")
 }
 
@@ -248,6 +249,7 @@ func (r *renderer) render(s *engine.Session) *event {
 	ev.SetModifiedAt(modified)
 	ev.SetSequence(int(version))
 
+	SafeComponent(ev)
 	vevent := ev.Serialize(serial)
 	object := objectStart + r.zone(start, end) + vevent + "END:VCALENDAR\r\n"
 	sum := sha256.Sum256([]byte(object))

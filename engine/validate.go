@@ -80,8 +80,35 @@ func (v *validator) add(table string, id int64, field, format string, args ...an
 	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
+// text reports a text field that does not fit its rule (text.go).
+func (v *validator) text(table string, id int64, field, what, s string, t Text) {
+	if p := t.Problem(what, s); p != "" {
+		v.add(table, id, field, "%s", p)
+	}
+}
+
+// count reports a number outside 0..most.
+func (v *validator) count(table string, id int64, field, what string, n, most int) {
+	if n < 0 || n > most {
+		v.add(table, id, field, "%s must be between 0 and %d, not %d", what, most, n)
+	}
+}
+
+// distinct reports an id listed twice in one list (a set: one client in a
+// one-off, one room in a closure).
+func (v *validator) distinct(table string, id int64, field, what string, ids []int64) {
+	for i, x := range ids {
+		if slices.Contains(ids[:i], x) {
+			v.add(table, id, field, "%s lists id %d twice; name each once", what, x)
+			return
+		}
+	}
+}
+
 func (v *validator) checkBusiness() {
 	b := v.s.Business
+	v.text("business", 0, "name", "The business's name", b.Name, NameText)
+	v.text("business", 0, "currency", "The currency", b.Currency, CurrencyText)
 	if !b.Kind.Valid() {
 		v.add("business", 0, "kind", "The kind of business must be gym, clinic or office, not %q", b.Kind)
 	}
@@ -167,8 +194,9 @@ func (v *validator) checkRooms() {
 	seen := map[string]bool{}
 	for _, r := range v.s.Rooms {
 		v.unique("rooms", r.ID, "room", r.Name, seen)
-		if r.Capacity < 0 {
-			v.add("rooms", r.ID, "capacity", "Room %q cannot hold %d units; give 1 or more", r.Name, r.Capacity)
+		v.text("rooms", r.ID, "name", "The name of a room", r.Name, NameText)
+		if r.Capacity < 0 || r.Capacity > MaxUnits {
+			v.add("rooms", r.ID, "capacity", "Room %q cannot hold %d units; give 1 to %d", r.Name, r.Capacity, MaxUnits)
 		}
 	}
 }
@@ -180,15 +208,21 @@ func (v *validator) checkPeople() {
 		if personKey(p.Name) == "" {
 			v.add("staff", p.ID, "name", "Every %s needs a name", v.words.Staff.One)
 		}
+		v.text("staff", p.ID, "name", "The name of "+v.words.Staff.A(), p.Name, NameText)
 	}
 	seen := map[string]bool{}
 	for _, a := range v.s.Activities {
 		v.unique("activities", a.ID, v.words.Activity.One, a.Name, seen)
+		v.text("activities", a.ID, "name", "The name of "+v.words.Activity.A(), a.Name, NameText)
+		v.text("activities", a.ID, "color", "The colour of "+v.words.Activity.A(), a.Color, ColorText)
 	}
 	for _, c := range v.s.Clients {
 		if strings.TrimSpace(c.Name) == "" {
 			v.add("clients", c.ID, "name", "Every %s needs a name", v.words.Client.One)
 		}
+		v.text("clients", c.ID, "name", "The name of "+v.words.Client.A(), c.Name, NameText)
+		v.text("clients", c.ID, "email", "The email of "+v.words.Client.A(), c.Email, EmailText)
+		v.text("clients", c.ID, "phone", "The phone number of "+v.words.Client.A(), c.Phone, PhoneText)
 	}
 }
 
@@ -263,9 +297,9 @@ func (v *validator) checkClassTimes() {
 			v.add("classTimes", ct.ID, "weekday", "A class time needs a day of the week")
 		}
 		v.span("classTimes", ct.ID, ct.Start, ct.End)
-		if ct.Capacity < 0 {
-			v.add("classTimes", ct.ID, "capacity", "The number of places cannot be negative")
-		}
+		v.text("classTimes", ct.ID, "label", "The label of a class time", ct.Label, LabelText)
+		v.text("classTimes", ct.ID, "type", "The type of a class time", ct.Type, LabelText)
+		v.count("classTimes", ct.ID, "capacity", "The number of places", ct.Capacity, MaxPlaces)
 		if ct.Buffer < 0 || ct.Buffer > 24*60 {
 			v.add("classTimes", ct.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", ct.Buffer)
 		}
@@ -296,6 +330,8 @@ func (v *validator) units(table string, id int64, units int, r *Room, roomOK boo
 	switch {
 	case units < 0:
 		v.add(table, id, "units", "The units used cannot be negative")
+	case units > MaxUnits:
+		v.add(table, id, "units", "%s cannot use more than %d units, not %d", capitalize(what), MaxUnits, units)
 	case roomOK && units > v.peak[r.ID]:
 		v.add(table, id, "units", "Room %q has at most %s; %s cannot use %d", r.Name, Word{"unit", "units"}.N(v.peak[r.ID]), what, units)
 	}
@@ -308,6 +344,7 @@ func (v *validator) checkSeries() {
 		if strings.TrimSpace(sr.Name) == "" {
 			v.add("series", sr.ID, "name", "Every %s needs a name", v.words.Series.One)
 		}
+		v.text("series", sr.ID, "name", "The name of "+v.words.Series.A(), sr.Name, NameText)
 		if sr.Cycle < 1 || sr.Cycle > MaxCycle {
 			v.add("series", sr.ID, "cycleWeeks", "%s: the rotation must be 1 to %d weeks long, not %d", what, MaxCycle, sr.Cycle)
 		}
@@ -368,11 +405,14 @@ func (v *validator) checkSales() {
 		if _, ok := v.series[p.SeriesID]; !ok {
 			v.add("plans", p.ID, "seriesId", "A plan names %s that does not exist", v.words.Series.A())
 		}
+		v.text("plans", p.ID, "name", "The name of a plan", p.Name, NameText)
 		if p.PerMonth < 0 {
 			v.add("plans", p.ID, "sessionsPerMonth", "A plan cannot have a negative number of %s a month", v.words.Class.Many)
+		} else if p.PerMonth > MaxPerMonth {
+			v.add("plans", p.ID, "sessionsPerMonth", "A plan has at most %d %s a month, not %d", MaxPerMonth, v.words.Class.Many, p.PerMonth)
 		}
-		if p.Months < 1 {
-			v.add("plans", p.ID, "months", "A plan runs for at least 1 month")
+		if p.Months < 1 || p.Months > MaxMonths {
+			v.add("plans", p.ID, "months", "A plan runs for 1 to %d months, not %d", MaxMonths, p.Months)
 		}
 		if p.Price < 0 {
 			v.add("plans", p.ID, "price", "A price cannot be negative")
@@ -418,9 +458,10 @@ func (v *validator) checkOneOffs() {
 		if o.Buffer < 0 || o.Buffer > 24*60 {
 			v.add("oneOffs", o.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", o.Buffer)
 		}
-		if o.Capacity < 0 {
-			v.add("oneOffs", o.ID, "capacity", "The number of places cannot be negative")
-		}
+		v.count("oneOffs", o.ID, "capacity", "The number of places", o.Capacity, MaxPlaces)
+		v.text("oneOffs", o.ID, "label", "The label of a one-off", o.Label, LabelText)
+		v.text("oneOffs", o.ID, "note", "The note of a one-off", o.Note, NoteText)
+		v.distinct("oneOffs", o.ID, "clientIds", "A one-off", o.ClientIDs)
 		for _, c := range o.ClientIDs {
 			if _, ok := v.clients[c]; !ok {
 				v.add("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
@@ -467,6 +508,7 @@ func (v *validator) checkChanges() {
 				v.add("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
 			}
 		}
+		v.text("changes", 0, "note", "The note of a change", c.Note, NoteText)
 		if ok && (c.Start != nil || c.End != nil) {
 			start, end := ct.Start, ct.End
 			if c.Start != nil {
@@ -492,6 +534,8 @@ func (v *validator) checkClosures() {
 				v.add("closures", c.ID, "roomIds", "A closure names a room that does not exist")
 			}
 		}
+		v.distinct("closures", c.ID, "roomIds", "A closure", c.RoomIDs)
+		v.text("closures", c.ID, "reason", "The reason of a closure", c.Reason, NoteText)
 	}
 }
 
@@ -505,8 +549,15 @@ func (v *validator) checkCapacity() {
 			continue
 		}
 		v.span("capacityRules", c.ID, c.Start, c.End)
-		if c.Units < 0 {
-			v.add("capacityRules", c.ID, "units", "Room %q cannot have %d units", r.Name, c.Units)
+		if c.Units < 0 || c.Units > MaxUnits {
+			v.add("capacityRules", c.ID, "units", "Room %q cannot have %d units; give 0 to %d", r.Name, c.Units, MaxUnits)
+		}
+		for i, d := range c.Weekdays {
+			if d < time.Sunday || d > time.Saturday {
+				v.add("capacityRules", c.ID, "weekdays", "Room %q: a rule names a day of the week that does not exist", r.Name)
+			} else if slices.Contains(c.Weekdays[:i], d) {
+				v.add("capacityRules", c.ID, "weekdays", "Room %q: a rule lists %s twice", r.Name, d)
+			}
 		}
 		switch {
 		case c.Override() && (!c.From.Valid() || !c.To.Valid() || c.To < c.From):
@@ -535,6 +586,7 @@ func (v *validator) checkCapacity() {
 		}
 		v.span("roomBookings", b.ID, b.Start, b.End)
 		v.units("roomBookings", b.ID, b.Units, r, ok)
+		v.text("roomBookings", b.ID, "note", "The note of a booking", b.Note, NoteText)
 	}
 }
 

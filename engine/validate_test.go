@@ -81,6 +81,31 @@ func TestValidate(t *testing.T) {
 			"rooms", "name", `There is already a room called "room a"`},
 		{"ids are unique", func(f *fx) { f.Rooms[1].ID = 1 },
 			"rooms", "id", `Two rows of rooms share the id 1`},
+		{"no NUL in a name", func(f *fx) { f.Rooms[0].Name = "Room\x00A" },
+			"rooms", "name", `The name of a room holds the control character U+0000 at character 5; it cannot hold control characters`},
+		{"no bare CR in a staff name, in the business's words", func(f *fx) { f.Staff[0].Name = "Mei\rChen" },
+			"staff", "name", `The name of a host holds the control character U+000D at character 4; it cannot hold control characters`},
+		{"no line break in a label", func(f *fx) { f.ClassTimes[0].Label = "Early\nbirds" },
+			"classTimes", "label", `The label of a class time holds the control character U+000A at character 6; it cannot hold control characters`},
+		{"no C1 control in an email", func(f *fx) { f.Clients[0].Email = "a\u0085@b.c" },
+			"clients", "email", `The email of a client holds the control character U+0085 at character 2; it cannot hold control characters`},
+		{"valid UTF-8", func(f *fx) { f.Series[0].Name = "Acme\xff" },
+			"series", "name", `The name of a series is not valid UTF-8 text`},
+		{"a note holds line breaks but no CR", func(f *fx) {
+			f.change(DayChange{Ref: SessionRef{MustParse("2026-10-06"), 1, 1}, Note: "one\ttwo\nthree\r\n"})
+		}, "changes", "note", `The note of a change holds the control character U+000D at character 14; only tabs and line breaks (U+000A) may be in it among the control characters`},
+		{"names of at most 200 characters", func(f *fx) { f.Activities[0].Name = strings.Repeat("é", 201) },
+			"activities", "name", `The name of a meeting type is 201 characters long; at most 200 fit`},
+		{"a closure names a room once", func(f *fx) {
+			f.closure(Closure{From: MustParse("2026-10-10"), To: MustParse("2026-10-10"), RoomIDs: []int64{1, 1}})
+		},
+			"closures", "roomIds", `A closure lists id 1 twice; name each once`},
+		{"capacity within 32 bits and the limit", func(f *fx) { f.Rooms[0].Capacity = 1 << 31 },
+			"rooms", "capacity", `Room "Room A" cannot hold 2147483648 units; give 1 to 10000`},
+		{"places within the limit", func(f *fx) { f.ClassTimes[0].Capacity = 10001 },
+			"classTimes", "capacity", `The number of places must be between 0 and 10000, not 10001`},
+		{"months within the limit", func(f *fx) { f.Plans[0].Months = 1 << 40 },
+			"plans", "months", `A plan runs for 1 to 120 months, not 1099511627776`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,5 +148,31 @@ func TestValidateReportsEverything(t *testing.T) {
 	}
 	if _, err := New(f.State); err == nil {
 		t.Error("New accepted an invalid state")
+	}
+}
+
+func TestTextClean(t *testing.T) {
+	tests := []struct {
+		name, in string
+		rule     Text
+		want     string
+		changed  bool
+	}{
+		{"fine as it is", "O'Brien \\ $1 -- 🥊", NameText, "O'Brien \\ $1 -- 🥊", false},
+		{"controls become spaces", "Ring\x00A\rB\x1b", NameText, "Ring A B ", true},
+		{"line breaks stay in notes", "a\tb\r\nc\rd", NoteText, "a\tb\nc d", true},
+		{"invalid bytes", "Ring\xffA", NameText, "Ring\uFFFDA", true},
+		{"cut to the limit", strings.Repeat("é", 205), NameText, strings.Repeat("é", 200), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, changed := tc.rule.Clean(tc.in)
+			if got != tc.want || changed != tc.changed {
+				t.Errorf("got %q %v, want %q %v", got, changed, tc.want, tc.changed)
+			}
+			if p := tc.rule.Problem("it", got); p != "" {
+				t.Errorf("the clean text still has a problem: %s", p)
+			}
+		})
 	}
 }

@@ -183,7 +183,7 @@ func roomHas(e *models.Edit, b engine.RoomBooking) error {
 	if !ok {
 		return notFound("room", b.RoomID)
 	}
-	if !b.Date.Valid() || b.End <= b.Start {
+	if !b.Date.Valid() || b.End <= b.Start || b.Units < 0 || b.Units > engine.MaxUnits {
 		return nil // validation words it
 	}
 	loc := e.State.Business.Location

@@ -350,10 +350,13 @@ func oneOffClients(ctx context.Context, e *models.Edit, oneOff int64, ids []int6
 		}
 	}
 	clients := make([]engine.Client, 0, len(ids))
-	for _, id := range ids {
+	for i, id := range ids {
 		c, ok := found[id]
 		if !ok {
 			return notFound(engine.Words(e.State.Business.Kind).Client.One, id)
+		}
+		if slices.Contains(ids[:i], id) {
+			return badInput("clientIds", "The %s %s is listed twice; name each once", engine.Words(e.State.Business.Kind).Client.One, c.Name)
 		}
 		clients = append(clients, c)
 	}

@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -574,6 +575,10 @@ func (r *mutationResolver) LoadDemo(ctx context.Context, kind engine.Kind, dryRu
 // ImportCalendar is the resolver for the importCalendar field.
 func (r *mutationResolver) ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error) {
 	opts := icalendar.ImportOptions{DefaultStaff: deref(defaultStaff), DefaultRoom: deref(defaultRoom)}
+	if err := errors.Join(engine.NameText.Check("defaultStaff", "The default "+r.words(ctx).Staff.One, opts.DefaultStaff),
+		engine.NameText.Check("defaultRoom", "The default room", opts.DefaultRoom)); err != nil {
+		return nil, err
+	}
 	if expandUntil != nil {
 		opts.ExpandUntil = *expandUntil
 	}

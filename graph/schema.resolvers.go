@@ -563,6 +563,12 @@ func (r *queryResolver) Availability(ctx context.Context, roomID int64, from tim
 	if units < 1 || minutes < 1 {
 		return nil, badInput("units", "Ask for at least 1 unit for at least 1 minute")
 	}
+	if units > engine.MaxUnits {
+		return nil, badInput("units", "A room has at most %d units; ask for fewer than %d", engine.MaxUnits, units)
+	}
+	if year := 366 * 24 * 60; minutes > year {
+		return nil, badInput("minutes", "Ask for at most %d minutes (a year), not %d", year, minutes)
+	}
 	sn, err := r.roomSpan(ctx, roomID, from, to)
 	if err != nil {
 		return nil, err

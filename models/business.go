@@ -32,6 +32,9 @@ func CreateBusiness(ctx context.Context, db bun.IDB, slug string, settings engin
 
 // BusinessBySlug finds a business by its slug.
 func BusinessBySlug(ctx context.Context, db bun.IDB, slug string) (*Business, error) {
+	if !slugPattern.MatchString(slug) {
+		return nil, engine.Errorf(engine.NotFound, "slug", "there is no business %q", slug)
+	}
 	b := new(Business)
 	err := db.NewSelect().Model(b).Where("slug = ?", slug).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -28,6 +28,9 @@ func ClientsByID(ctx context.Context, db bun.IDB, business int64, ids []int64) (
 // SearchClients lists the clients of a business whose name, email or phone
 // contains search (without case), by name; an empty search lists all.
 func SearchClients(ctx context.Context, db bun.IDB, business int64, search string) ([]engine.Client, error) {
+	if err := engine.SearchText.Check("search", "The search", search); err != nil {
+		return nil, err
+	}
 	var rows []Client
 	q := db.NewSelect().Model(&rows).Where("business_id = ?", business).OrderExpr("lower(name), id")
 	if search = strings.TrimSpace(search); search != "" {

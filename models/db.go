@@ -47,6 +47,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			// round trip and a deallocation per query for nothing.
 			cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 		}
+		// bun writes values into the statement as literals, doubling quotes
+		// and leaving backslashes alone: that is only the value when
+		// backslashes are plain characters, whatever the server's setting.
+		cfg.RuntimeParams["standard_conforming_strings"] = "on"
 		sqldb := stdlib.OpenDB(*cfg)
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)

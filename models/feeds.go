@@ -72,6 +72,9 @@ func RotateFeed(ctx context.Context, db bun.IDB, business int64, calendar string
 
 // FeedByToken finds the calendar a feed token opens.
 func FeedByToken(ctx context.Context, db bun.IDB, token string) (*FeedToken, error) {
+	if !lookable(token) {
+		return nil, ErrBadToken
+	}
 	row := new(FeedToken)
 	err := db.NewSelect().Model(row).Where("token = ?", token).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -137,6 +140,9 @@ type CalendarUser struct {
 // login with its app password.
 func AuthenticateCalendar(ctx context.Context, db bun.IDB, user, password string) (CalendarUser, error) {
 	user = strings.ToLower(strings.TrimSpace(user))
+	if !lookable(user) {
+		return CalendarUser{}, ErrBadToken
+	}
 	var app AppPassword
 	err := db.NewSelect().Model(&app).Where("login = ?", user).Where("hash = ?", HashToken(password)).Scan(ctx)
 	if err == nil {
@@ -205,6 +211,9 @@ func SaveSync(ctx context.Context, db bun.IDB, business int64, calendar, token s
 // LoadSync returns the items behind a sync token of a calendar, or false
 // when the token is unknown or expired.
 func LoadSync(ctx context.Context, db bun.IDB, business int64, calendar, token string) (map[string]string, bool, error) {
+	if !lookable(token) {
+		return nil, false, nil
+	}
 	row := new(SyncState)
 	err := db.NewSelect().Model(row).Where("token = ?", token).Where("business_id = ?", business).Where("calendar = ?", calendar).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -227,4 +236,13 @@ func AppPasswords(ctx context.Context, db bun.IDB, business int64) ([]AppPasswor
 		return nil, fmt.Errorf("listing app passwords: %w", err)
 	}
 	return out, nil
+}
+
+// lookable reports whether a key from a request (a feed token, a login, a
+// sync token) could be stored at all: valid UTF-8 without control
+// characters, of a sane length. Anything else matches nothing, so it is
+// answered as unknown without asking the database, which cannot take a
+// NUL in a statement.
+func lookable(key string) bool {
+	return len(key) <= 1024 && (engine.Text{Max: 1024}).Problem("", key) == ""
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func (b *Business) Settings() (engine.Business, error) {
 		return engine.Business{}, fmt.Errorf("business %s: time zone %q: %w", b.Slug, b.TimeZone, err)
 	}
 	return engine.Business{
-		Kind: engine.Kind(b.Kind), Name: b.Name, Currency: b.Currency,
+		Kind: engine.Kind(b.Kind), Name: fit(b.Name, engine.NameText), Currency: fit(b.Currency, engine.CurrencyText),
 		Location: loc, WeekStart: time.Weekday(b.WeekStart),
 	}, nil
 }
@@ -137,7 +138,9 @@ type Room struct {
 	Capacity   int
 }
 
-func (r *Room) Engine() engine.Room { return engine.Room{ID: r.ID, Name: r.Name, Capacity: r.Capacity} }
+func (r *Room) Engine() engine.Room {
+	return engine.Room{ID: r.ID, Name: fit(r.Name, engine.NameText), Capacity: min(r.Capacity, engine.MaxUnits)}
+}
 
 func roomRow(b int64, r engine.Room) *Room {
 	return &Room{ID: r.ID, BusinessID: b, Name: r.Name, Capacity: r.Capacity}
@@ -152,7 +155,9 @@ type Staff struct {
 	Name       string
 }
 
-func (r *Staff) Engine() engine.Staff { return engine.Staff{ID: r.ID, Name: r.Name} }
+func (r *Staff) Engine() engine.Staff {
+	return engine.Staff{ID: r.ID, Name: fit(r.Name, engine.NameText)}
+}
 
 func staffRow(b int64, s engine.Staff) *Staff { return &Staff{ID: s.ID, BusinessID: b, Name: s.Name} }
 
@@ -167,7 +172,7 @@ type Activity struct {
 }
 
 func (r *Activity) Engine() engine.Activity {
-	return engine.Activity{ID: r.ID, Name: r.Name, Color: r.Color}
+	return engine.Activity{ID: r.ID, Name: fit(r.Name, engine.NameText), Color: fit(r.Color, engine.ColorText)}
 }
 
 func activityRow(b int64, a engine.Activity) *Activity {
@@ -227,8 +232,8 @@ func (r *ClassTime) Engine() engine.ClassTime {
 	return engine.ClassTime{
 		ID: r.ID, RoomID: r.RoomID, Weekday: time.Weekday(r.Weekday),
 		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute),
-		Label: r.Label, Capacity: r.Capacity, Type: r.Type, Buffer: r.BufferMinutes,
-		Inactive: !r.Active, Units: r.Units,
+		Label: fit(r.Label, engine.LabelText), Capacity: min(r.Capacity, engine.MaxPlaces), Type: fit(r.Type, engine.LabelText),
+		Buffer: r.BufferMinutes, Inactive: !r.Active, Units: min(r.Units, engine.MaxUnits),
 	}
 }
 
@@ -253,7 +258,7 @@ type Series struct {
 }
 
 func (r *Series) Engine() engine.Series {
-	return engine.Series{ID: r.ID, Name: r.Name, Anchor: engine.Date(r.AnchorDate), End: engine.Date(r.EndDate), Cycle: r.CycleWeeks}
+	return engine.Series{ID: r.ID, Name: fit(r.Name, engine.NameText), Anchor: engine.Date(r.AnchorDate), End: engine.Date(r.EndDate), Cycle: r.CycleWeeks}
 }
 
 func seriesRow(b int64, s engine.Series) *Series {
@@ -294,7 +299,8 @@ type Plan struct {
 }
 
 func (r *Plan) Engine() engine.Plan {
-	return engine.Plan{ID: r.ID, SeriesID: r.SeriesID, Name: r.Name, PerMonth: r.SessionsPerMonth, Months: r.Months, Price: engine.Money(r.Price)}
+	return engine.Plan{ID: r.ID, SeriesID: r.SeriesID, Name: fit(r.Name, engine.NameText),
+		PerMonth: min(r.SessionsPerMonth, engine.MaxPerMonth), Months: min(r.Months, engine.MaxMonths), Price: engine.Money(r.Price)}
 }
 
 func planRow(b int64, p engine.Plan) *Plan {
@@ -315,7 +321,7 @@ type Client struct {
 }
 
 func (r *Client) Engine() engine.Client {
-	return engine.Client{ID: r.ID, Name: r.Name, Email: r.Email, Phone: r.Phone}
+	return engine.Client{ID: r.ID, Name: fit(r.Name, engine.NameText), Email: fit(r.Email, engine.EmailText), Phone: fit(r.Phone, engine.PhoneText)}
 }
 
 type Subscription struct {
@@ -356,8 +362,9 @@ type OneOff struct {
 func (r *OneOff) Engine() engine.OneOff {
 	return engine.OneOff{
 		ID: r.ID, ClassID: r.ClassID, RoomID: r.RoomID, Date: engine.Date(r.Date),
-		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute), Label: r.Label,
-		Capacity: r.Capacity, Buffer: r.BufferMinutes, Units: r.Units, Cancelled: r.Cancelled, Note: r.Note,
+		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute), Label: fit(r.Label, engine.LabelText),
+		Capacity: min(r.Capacity, engine.MaxPlaces), Buffer: r.BufferMinutes, Units: min(r.Units, engine.MaxUnits), Cancelled: r.Cancelled,
+		Note: fit(r.Note, engine.NoteText),
 	}
 }
 
@@ -410,7 +417,7 @@ type DayChangeStaff struct {
 func (r *DayChange) Engine() engine.DayChange {
 	c := engine.DayChange{
 		Ref:       engine.SessionRef{Date: engine.Date(r.OrigDate), ClassTimeID: r.ClassTimeID, ClassID: r.ClassID},
-		Cancelled: r.Cancelled, Date: engine.Date(r.Date), RoomID: r.RoomID, ClassID: r.NewClassID, Note: r.Note,
+		Cancelled: r.Cancelled, Date: engine.Date(r.Date), RoomID: r.RoomID, ClassID: r.NewClassID, Note: fit(r.Note, engine.NoteText),
 	}
 	if r.StartMinute != nil {
 		t := engine.LocalTime(*r.StartMinute)
@@ -461,7 +468,7 @@ type ClosureRoom struct {
 }
 
 func (r *Closure) Engine() engine.Closure {
-	return engine.Closure{ID: r.ID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate), Reason: r.Reason, Pause: r.Pause}
+	return engine.Closure{ID: r.ID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate), Reason: fit(r.Reason, engine.NoteText), Pause: r.Pause}
 }
 
 func closureRow(b int64, c engine.Closure) *Closure {
@@ -510,9 +517,9 @@ type CapacityRule struct {
 
 func (r *CapacityRule) Engine() engine.CapacityRule {
 	c := engine.CapacityRule{ID: r.ID, RoomID: r.RoomID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate),
-		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute), Units: r.Units}
+		Start: engine.LocalTime(r.StartMinute), End: engine.LocalTime(r.EndMinute), Units: min(r.Units, engine.MaxUnits)}
 	for _, f := range strings.Split(r.Weekdays, ",") {
-		if n, err := strconv.Atoi(f); err == nil {
+		if n, err := strconv.Atoi(f); err == nil && !slices.Contains(c.Weekdays, time.Weekday(n)) {
 			c.Weekdays = append(c.Weekdays, time.Weekday(n))
 		}
 	}
@@ -546,10 +553,19 @@ type RoomBooking struct {
 
 func (r *RoomBooking) Engine() engine.RoomBooking {
 	return engine.RoomBooking{ID: r.ID, RoomID: r.RoomID, Date: engine.Date(r.Date), Start: engine.LocalTime(r.StartMinute),
-		End: engine.LocalTime(r.EndMinute), Units: r.Units, ClientID: r.ClientID, Note: r.Note, Cancelled: r.Cancelled}
+		End: engine.LocalTime(r.EndMinute), Units: min(r.Units, engine.MaxUnits), ClientID: r.ClientID, Note: fit(r.Note, engine.NoteText), Cancelled: r.Cancelled}
 }
 
 func roomBookingRow(b int64, r engine.RoomBooking) *RoomBooking {
 	return &RoomBooking{ID: r.ID, BusinessID: b, RoomID: r.RoomID, Date: Day(r.Date), StartMinute: r.Start.Minutes(), EndMinute: r.End.Minutes(),
 		Units: r.Units, ClientID: r.ClientID, Note: r.Note, Cancelled: r.Cancelled}
+}
+
+// fit reads a stored text as the engine's limits allow (engine/text.go):
+// rows written before the limits may hold control characters or run
+// longer, and a business must stay readable. Numbers are read with min()
+// for the same reason. An edit of such a row stores it as read.
+func fit(s string, t engine.Text) string {
+	s, _ = t.Clean(s)
+	return s
 }

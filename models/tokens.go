@@ -110,6 +110,9 @@ func CreateToken(ctx context.Context, db bun.IDB, businessID int64, role Role, n
 // CreateScopedToken is CreateToken for a token that acts for one client or
 // one staff member.
 func CreateScopedToken(ctx context.Context, db bun.IDB, businessID int64, role Role, name, token string, client, staff int64) (string, *APIToken, error) {
+	if err := engine.NameText.Check("name", "The name of a token", name); err != nil {
+		return "", nil, err
+	}
 	hash := HashToken(token)
 	if token == "" {
 		token, hash = NewToken()

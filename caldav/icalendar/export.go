@@ -71,6 +71,7 @@ func Export(st engine.State, opts ExportOptions) ([]byte, error) {
 	for _, ev := range x.events {
 		cal.AddVEvent(ev)
 	}
+	caldav.SafeCalendar(cal)
 	return []byte(cal.Serialize(serial)), nil
 }
 

@@ -102,9 +102,14 @@ func Import(r io.Reader, existing engine.State, opts ImportOptions) (*Result, er
 		if opts.Progress != nil && i%progressEvery == 0 {
 			opts.Progress(i, len(vs))
 		}
+		changed := scrub(v)
 		e := &event{v: v, uid: text(v, ics.ComponentPropertyUniqueId), summary: text(v, ics.ComponentPropertySummary)}
 		if lines != nil {
 			e.line = lines[i]
+		}
+		if len(changed) > 0 {
+			im.problem(e, "held control characters, invalid text or text too long in %s; imported with them replaced by spaces and cut to fit",
+				strings.Join(changed, ", "))
 		}
 		if v.HasProperty(ics.ComponentPropertyRecurrenceId) {
 			overrides = append(overrides, e)

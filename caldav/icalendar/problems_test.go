@@ -302,3 +302,34 @@ func TestImportRefusesFiles(t *testing.T) {
 		t.Fatal("a business without a time zone was accepted")
 	}
 }
+
+// TestImportCleansControlCharacters: a name in a file holding a control
+// character or invalid UTF-8 comes in cleaned, with a problem saying so,
+// never as it was (the engine would refuse it) and never refusing the file.
+func TestImportCleansControlCharacters(t *testing.T) {
+	gym := engine.Business{Kind: engine.Gym, Name: "Harbor", Currency: "KD", Location: mustZone(t, "Europe/Berlin"), WeekStart: time.Monday}
+	file := calendar("BEGIN:VEVENT\nUID:a\nSUMMARY:Box\x00ing\nLOCATION:Ring\rA\nORGANIZER;CN=Marco Reyes:mailto:marco@example.com\nX-KOREDYNE-NOTE:bring\\ngloves\x1b\n" +
+		berlinStart + "\n" + berlinEnd + "\nEND:VEVENT")
+	res, err := Import(strings.NewReader(file), business(gym), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.Validate(res.State); err != nil {
+		t.Fatalf("the imported state is not valid: %v", err)
+	}
+	want := "held control characters, invalid text or text too long in SUMMARY, LOCATION, X-KOREDYNE-NOTE; imported with them replaced by spaces and cut to fit"
+	if len(res.Problems) != 1 || res.Problems[0].Reason != want || res.Problems[0].Line != 6 {
+		t.Fatalf("got problems %v, want one on line 6: %s", res.Problems, want)
+	}
+	st := res.State
+	if len(st.Rooms) != 1 || st.Rooms[0].Name != "Ring A" || len(st.Staff) != 1 || st.Staff[0].Name != "Marco Reyes" ||
+		len(st.Activities) != 1 || st.Activities[0].Name != "Box ing" || len(st.OneOffs) != 1 || st.OneOffs[0].Note != "bring\ngloves" {
+		t.Errorf("got rooms %+v, staff %+v, activities %+v, one-offs %+v", st.Rooms, st.Staff, st.Activities, st.OneOffs)
+	}
+	// golang-ical refuses a control character in a parameter: the file is
+	// refused whole, nothing comes in.
+	bad := strings.Replace(file, "CN=Marco Reyes", "CN=Marco\x01Reyes", 1)
+	if _, err := Import(strings.NewReader(bad), business(gym), ImportOptions{}); err == nil {
+		t.Error("a CN holding U+0001 was read")
+	}
+}

@@ -2,6 +2,8 @@ package icalendar
 
 import (
 	"bytes"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -74,6 +76,57 @@ const (
 	xNote         ics.ComponentProperty = "X-KOREDYNE-NOTE"
 	xCancelNote   ics.ComponentProperty = "X-KOREDYNE-CANCEL-NOTE"
 )
+
+// kept is how each property an import stores is cleaned (engine/text.go);
+// others are cleaned as free text.
+var kept = map[ics.ComponentProperty]engine.Text{
+	ics.ComponentPropertySummary:  engine.NameText,
+	ics.ComponentPropertyLocation: engine.NameText,
+	xActivity:                     engine.NameText,
+	xSeries:                       engine.NameText,
+	xColor:                        engine.ColorText,
+	xLabel:                        engine.LabelText,
+	xType:                         engine.LabelText,
+	xClassTime:                    engine.LabelText,
+	xNote:                         engine.NoteText,
+	xCancelNote:                   engine.NoteText,
+}
+
+// scrub cleans the text of an event as the engine would accept it, so that
+// a control character, invalid UTF-8 or an overlong name in a file becomes
+// a note, never a stored value or a refused import: in names control
+// characters become spaces and the text is cut to its limit; parameters
+// (a CN is a staff member's name) are names. It returns what it changed,
+// as "SUMMARY" or "ATTENDEE;CN", once each.
+func scrub(v *ics.VEvent) []string {
+	var changed []string
+	note := func(what string) {
+		if !slices.Contains(changed, what) {
+			changed = append(changed, what)
+		}
+	}
+	free := engine.Text{Max: math.MaxInt, Lines: true}
+	for i := range v.Properties {
+		p := &v.Properties[i]
+		rule, ok := kept[ics.ComponentProperty(strings.ToUpper(p.IANAToken))]
+		if !ok {
+			rule = free
+		}
+		if s, ok := rule.Clean(p.Value); ok {
+			p.Value = s
+			note(strings.ToUpper(p.IANAToken))
+		}
+		for k, vs := range p.ICalParameters {
+			for j, x := range vs {
+				if s, ok := engine.NameText.Clean(x); ok {
+					vs[j] = s
+					note(strings.ToUpper(p.IANAToken) + ";" + strings.ToUpper(k))
+				}
+			}
+		}
+	}
+	return changed
+}
 
 // info is what a VEVENT says about its sessions besides when: what, where,
 // who, and the class-time details of X-KOREDYNE-* properties.

@@ -655,3 +655,13 @@ func TestDuplicateClasses(t *testing.T) {
 		}
 	})
 }
+
+// TestControlCharactersRefused: a name holding a control character is
+// refused with the engine's words, never stored.
+func TestControlCharactersRefused(t *testing.T) {
+	x := export()
+	set(x, "coaches", 0, "name", "Marco\u0000Reyes")
+	if _, err := read(t, x); err == nil || !strings.Contains(err.Error(), "U+0000") {
+		t.Fatalf("got %v, want the NUL refused", err)
+	}
+}
