@@ -165,6 +165,11 @@ type candidate struct {
 	staff    string // display name for staff clashes
 	room     int64
 	members  []int // group indices, ascending
+	// A room clash holds under one capacity regime of its room: the weeks
+	// allow (nil: every week) and, for a stretch of overrides, its name
+	// in the clash's identity.
+	allow  []segment
+	regime string
 }
 
 func (p *prover) segmentEntries() {
@@ -187,25 +192,11 @@ func (p *prover) segmentEntries() {
 		if g.ct.Inactive {
 			continue
 		}
-		// Weeks whose day g.ct.Weekday lies in a..b.
-		cut := func(a, b Date) {
-			off := int(DayIn(0, g.ct.Weekday, t.ws) - WeekStartDay(0, t.ws))
-			from := ceilDiv(int(a)-int(t.ws)-off, 7)
-			to := floorDiv(int(b)-int(t.ws)-off, 7) + 1
-			if from < to {
-				removed[gi] = append(removed[gi], segment{from: from, to: to})
-			}
-		}
 		for _, c := range t.closures {
 			if c.ClosesRoom(g.ct.RoomID) {
-				cut(c.From, c.To)
-			}
-		}
-		// On dates the room's capacity is overridden, its sessions are
-		// the dated part's.
-		for _, r := range t.rules[g.ct.RoomID] {
-			if r.Override() {
-				cut(r.From, r.To)
+				if from, to := weeksOn(c.From, c.To, g.ct.Weekday, t.ws); from < to {
+					removed[gi] = append(removed[gi], segment{from: from, to: to})
+				}
 			}
 		}
 		cuts := mergeRanges(removed[gi])
@@ -217,6 +208,13 @@ func (p *prover) segmentEntries() {
 			}
 		}
 	}
+}
+
+// weeksOn returns the weeks [from, to) whose day wd lies in a..b
+// (inclusive dates).
+func weeksOn(a, b Date, wd, ws time.Weekday) (from, to int) {
+	off := int(DayIn(0, wd, ws) - WeekStartDay(0, ws))
+	return ceilDiv(int(a)-int(ws)-off, 7), floorDiv(int(b)-int(ws)-off, 7) + 1
 }
 
 func floorDiv(a, b int) int {
@@ -306,10 +304,73 @@ func (p *prover) roomCandidates(wd time.Weekday, live []int) {
 		})
 	}
 	for room, spans := range byRoom {
-		overloads(spans, t.weeklyLevels(room, wd), func(members []int) {
-			p.add(&candidate{kind: RoomClash, resource: strconv.FormatInt(room, 10), room: room, members: members})
-		})
+		for _, rg := range p.regimes(room, wd) {
+			overloads(spans, rg.levels, func(members []int) {
+				p.add(&candidate{kind: RoomClash, resource: strconv.FormatInt(room, 10), room: room, members: members,
+					allow: rg.allow, regime: rg.name})
+			})
+		}
 	}
+}
+
+// regime is a room's capacity over some weeks, on one weekday: its weekly
+// rules outside its overrides, or the overrides of one stretch of dates.
+type regime struct {
+	levels []Level
+	allow  []segment // nil: every week
+	name   string    // "" for the weekly rules
+}
+
+// regimes splits a room's weeks on weekday wd by the capacity that holds
+// on that day: the stretches between the ends of its overrides each have
+// one set of overrides, so one set of levels, and the weeks no override
+// touches have the weekly levels. The count grows with the overrides, not
+// with the dates they span.
+func (p *prover) regimes(room int64, wd time.Weekday) []regime {
+	t := p.t
+	weekly := regime{levels: t.weeklyLevels(room, wd)}
+	var overrides []*CapacityRule
+	for _, r := range t.rules[room] {
+		if r.Override() {
+			overrides = append(overrides, r)
+		}
+	}
+	if len(overrides) == 0 {
+		return []regime{weekly}
+	}
+	points := make([]Date, 0, 2*len(overrides))
+	for _, r := range overrides {
+		points = append(points, r.From, r.To+1)
+	}
+	slices.Sort(points)
+	points = slices.Compact(points)
+	var out []regime
+	var taken []segment
+	for i := 0; i+1 < len(points); i++ {
+		a, b := points[i], points[i+1]-1
+		from, to := weeksOn(a, b, wd, t.ws)
+		if from >= to {
+			continue
+		}
+		var levels []Level
+		held := false
+		for _, r := range overrides {
+			if r.From <= a && b <= r.To {
+				held = true
+				levels = append(levels, Level{From: int64(r.Start), To: int64(r.End), Units: r.Units})
+			}
+		}
+		if !held {
+			continue
+		}
+		slices.SortFunc(levels, func(x, y Level) int { return int(x.From - y.From) })
+		allow := []segment{{from: from, to: to, mod: 1}}
+		taken = append(taken, allow[0])
+		out = append(out, regime{levels: levels, allow: allow, name: "capacity " + a.String() + ".." + b.String()})
+	}
+	// The weekly rules hold in the weeks between.
+	weekly.allow = appendCut(nil, segment{from: p.w0, to: noEnd, mod: 1}, mergeRanges(taken))
+	return append(out, weekly)
 }
 
 func (p *prover) staffCandidates(live []int) {
@@ -348,7 +409,7 @@ func (p *prover) people(ids []int64, names map[string]string) []string {
 
 func (p *prover) add(c *candidate) {
 	sort.Ints(c.members)
-	k := c.kind.String() + "|" + c.resource
+	k := c.kind.String() + "|" + c.resource + "|" + c.regime
 	for _, m := range c.members {
 		k += "|" + strconv.Itoa(m)
 	}
@@ -373,7 +434,15 @@ func (p *prover) solve(c *candidate) {
 	var walk func(i int, weeks progression)
 	walk = func(i int, weeks progression) {
 		if i == len(c.members) {
-			occ = addOccurrence(occ, weeks, p.identity(c, choice))
+			if c.allow == nil {
+				occ = addOccurrence(occ, weeks, p.identity(c, choice))
+				return
+			}
+			for _, a := range c.allow {
+				if w, ok := weeks.meet(a); ok {
+					occ = addOccurrence(occ, w, p.identity(c, choice))
+				}
+			}
 			return
 		}
 		gi := c.members[i]
@@ -446,7 +515,11 @@ func (p *prover) identity(c *candidate, choice []int) string {
 		e := g.entries[choice[i]]
 		parts[i] = p.groupContent(g) + "@" + personKey(e.series.Name) + "#" + strconv.Itoa(e.week)
 	}
-	return p.resourceKey(c) + "|" + sortedJoin(parts)
+	k := p.resourceKey(c) + "|" + sortedJoin(parts)
+	if c.regime != "" {
+		k += "|" + c.regime
+	}
+	return k
 }
 
 func (p *prover) resourceKey(c *candidate) string {
@@ -496,10 +569,10 @@ func (p *prover) emitPeriodic(c *candidate, o occurrence) {
 }
 
 // dated resolves each date on which something is dated — a day change, a
-// one-off, a room booking, an override of a room's capacity — and reports
-// the clashes that involve it. Clashes among series sessions as their rules
-// make them, in rooms as their weekly rules make them, are the periodic
-// part's.
+// one-off, a room booking — and reports the clashes that involve it.
+// Clashes among series sessions as their rules make them, under the
+// capacity their room has then (weekly rules or overrides), are the
+// periodic part's.
 func (p *prover) dated() {
 	t := p.t
 	from := WeekStartDay(p.w0, t.ws)
@@ -530,13 +603,6 @@ func (p *prover) dated() {
 			note(b.Date)
 		}
 	}
-	for _, r := range t.state.Capacity {
-		if r.Override() {
-			for d := max(r.From, from); d <= r.To; d++ {
-				note(d)
-			}
-		}
-	}
 	sort.Slice(dates, func(i, j int) bool { return dates[i] < dates[j] })
 	for _, d := range dates {
 		sessions := t.Day(d)
@@ -546,7 +612,7 @@ func (p *prover) dated() {
 				return true // a room booking
 			}
 			s := &sessions[m]
-			return s.IsOneOff() || s.Changed || t.overridden(s.RoomID, d)
+			return s.IsOneOff() || s.Changed
 		}
 		dayClashes(t, d, sessions, bookings, func(kind ClashKind, resource, staff string, members []int) {
 			if !slices.ContainsFunc(members, dated) {

@@ -240,7 +240,7 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 			earlier = append(earlier, rn)
 		}
 	}
-	pieces = mergePieces(pieces)
+	pieces = x.cutLongClosures(ct, mergePieces(pieces))
 
 	var all []run
 	for _, p := range pieces {
@@ -251,23 +251,84 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 	}
 	// A paused week shows sessions (cancelled by the pausing closure, or
 	// moved out of it) at a position no arithmetic rule gives: they go out
-	// one by one.
+	// one by one. A pause longer than maxListed weeks writes only the
+	// sessions a day change moves or changes: the rest are cancelled, and a
+	// calendar has no use for years of cancelled events.
 	seen := map[int]bool{}
+	changed := map[int]bool{}
+	for _, d := range x.changes[[2]int64{ct.ID, class.ID}] {
+		if d.Weekday() == ct.Weekday {
+			changed[engine.WeekOf(d, x.ws)] = true
+		}
+	}
 	for _, e := range entries {
 		r := x.rot[e.SeriesID]
-		for _, w := range r.paused {
-			if seen[w] || inAny(all, w) || r.position(w) != e.Week {
-				continue
+		for _, p := range r.paused {
+			weeks := make([]int, 0, min(p.To-p.From, maxListed))
+			if p.To-p.From <= maxListed {
+				for w := p.From; w < p.To; w++ {
+					weeks = append(weeks, w)
+				}
+			} else {
+				for w := range changed {
+					if p.From <= w && w < p.To {
+						weeks = append(weeks, w)
+					}
+				}
+				sort.Ints(weeks)
 			}
-			seen[w] = true
-			ref := engine.SessionRef{Date: engine.DayIn(w, ct.Weekday, x.ws), ClassTimeID: ct.ID, ClassID: class.ID}
-			if s, ok := x.session(ref); ok {
-				uid := fmt.Sprintf("p-%d-%d-%s@%s", ct.ID, class.ID, icsDate(ref.Date), x.opts.Domain)
-				ev := x.sessionEvent(uid, &s, ct, s.Cancelled)
-				x.events = append(x.events, ev)
+			for _, w := range weeks {
+				if seen[w] || inAny(all, w) || r.position(w) != e.Week {
+					continue
+				}
+				seen[w] = true
+				ref := engine.SessionRef{Date: engine.DayIn(w, ct.Weekday, x.ws), ClassTimeID: ct.ID, ClassID: class.ID}
+				if s, ok := x.session(ref); ok {
+					uid := fmt.Sprintf("p-%d-%d-%s@%s", ct.ID, class.ID, icsDate(ref.Date), x.opts.Domain)
+					ev := x.sessionEvent(uid, &s, ct, s.Cancelled)
+					x.events = append(x.events, ev)
+				}
 			}
 		}
 	}
+}
+
+// maxListed is the most dates of one closure an event lists one by one
+// (as EXDATEs, or as the single events of paused weeks): half a year of
+// weekly sessions. A longer closure ends the event's rule before it and
+// starts it again after, so the file grows with the closures, never with
+// the dates they span.
+const maxListed = 26
+
+// cutLongClosures cuts, out of each piece, the weeks of every closure of
+// its room that would cancel more than maxListed of its sessions.
+func (x *exporter) cutLongClosures(ct engine.ClassTime, pieces []piece) []piece {
+	for _, c := range x.st.Closures {
+		if !c.ClosesRoom(ct.RoomID) {
+			continue
+		}
+		from, to := weeksOn(c.From, c.To, ct.Weekday, x.ws)
+		if to >= noEnd {
+			to = forever // nothing happens after the last date there is
+		}
+		var out []piece
+		for _, p := range pieces {
+			if p.run.count(from, to) <= maxListed {
+				out = append(out, p)
+				continue
+			}
+			before, after := p, p
+			before.run.to = min(p.run.to, from)
+			after.run.from = max(p.run.from, to)
+			for _, q := range []piece{before, after} {
+				if !q.run.empty() {
+					out = append(out, q)
+				}
+			}
+		}
+		pieces = out
+	}
+	return pieces
 }
 
 // share returns the pieces of rn (entry j's run in one stretch) that no
@@ -390,10 +451,9 @@ func (x *exporter) pieceEvent(ct engine.ClassTime, class engine.Class, entries [
 		if !c.ClosesRoom(ct.RoomID) {
 			continue
 		}
-		for d := max(c.From, first); d <= min(c.To, last); d++ {
-			if d.Weekday() == ct.Weekday {
-				special = append(special, d)
-			}
+		from, to := weeksOn(max(c.From, first), min(c.To, last), ct.Weekday, x.ws)
+		for _, w := range p.run.weeks(from, to, maxListed) {
+			special = append(special, engine.DayIn(w, ct.Weekday, x.ws))
 		}
 	}
 	slices.Sort(special)
