@@ -127,10 +127,25 @@ func NewClashes(before, after Report) []Clash {
 // rules and exceptions, never with the lcm of the cycles or the distance to
 // the last date.
 func (t *Timetable) Clashes(today Date) Report {
-	p := prover{t: t, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}}
+	r, _ := t.ClashesOrStop(today, nil)
+	return r
+}
+
+// ClashesOrStop is Clashes for a caller with a deadline: it asks stop, now
+// and then, whether to go on, and returns ErrStopped as soon as stop
+// reports true (a nil stop never does). The engine keeps no clock: the
+// caller decides what "too late" is, from a request's context for example.
+func (t *Timetable) ClashesOrStop(today Date, stop func() bool) (Report, error) {
+	p := prover{t: t, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}, stop: stop}
 	p.segmentEntries()
 	p.periodic()
+	if p.stopped {
+		return Report{}, ErrStopped
+	}
 	p.dated()
+	if p.stopped {
+		return Report{}, ErrStopped
+	}
 	out := make([]Clash, 0, len(p.clashes))
 	out = append(out, p.clashes...)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -143,19 +158,43 @@ func (t *Timetable) Clashes(today Date) Report {
 		}
 		return a.Message < b.Message
 	})
-	return Report{Clashes: out}
+	return Report{Clashes: out}, nil
 }
 
 type prover struct {
 	t     *Timetable
 	today Date
 	w0    int
+	// stop, when set, is asked every stopEvery steps whether to give up;
+	// stopped records that it said so.
+	stop    func() bool
+	steps   int
+	stopped bool
 	// segs[g][e] are the weeks in which entry e of group g yields a session
 	// that the periodic part reasons about: running, not paused, not closed,
 	// not changed, from week w0 on.
 	segs    [][][]segment
 	found   map[string]*candidate
 	clashes []Clash
+}
+
+// stopEvery is how many steps of the proof go between two questions to
+// the caller's stop function: cheap enough to ask often, rare enough not
+// to show in the proof's time.
+const stopEvery = 256
+
+// halt counts a step and reports whether the proof must stop.
+func (p *prover) halt() bool {
+	if p.stopped {
+		return true
+	}
+	if p.stop == nil {
+		return false
+	}
+	if p.steps++; p.steps%stopEvery == 0 && p.stop() {
+		p.stopped = true
+	}
+	return p.stopped
 }
 
 // candidate is a set of groups that clash whenever all of them happen.
@@ -265,6 +304,9 @@ func appendCut(out []segment, s segment, cuts []segment) []segment {
 func (p *prover) periodic() {
 	t := p.t
 	for wd := range t.byWeekday {
+		if p.halt() {
+			return
+		}
 		var live []int
 		for _, gi := range t.byWeekday[wd] {
 			if p.hasWeeks(gi) {
@@ -280,6 +322,9 @@ func (p *prover) periodic() {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if p.halt() {
+			return
+		}
 		p.solve(p.found[k])
 	}
 }
@@ -305,7 +350,7 @@ func (p *prover) roomCandidates(wd time.Weekday, live []int) {
 	}
 	for room, spans := range byRoom {
 		for _, rg := range p.regimes(room, wd) {
-			overloads(spans, rg.levels, func(members []int) {
+			overloads(spans, rg.levels, p.halt, func(members []int) {
 				p.add(&candidate{kind: RoomClash, resource: strconv.FormatInt(room, 10), room: room, members: members,
 					allow: rg.allow, regime: rg.name})
 			})
@@ -433,6 +478,9 @@ func (p *prover) solve(c *candidate) {
 	choice := make([]int, len(c.members))
 	var walk func(i int, weeks progression)
 	walk = func(i int, weeks progression) {
+		if p.halt() {
+			return
+		}
 		if i == len(c.members) {
 			if c.allow == nil {
 				occ = addOccurrence(occ, weeks, p.identity(c, choice))
@@ -605,6 +653,9 @@ func (p *prover) dated() {
 	}
 	sort.Slice(dates, func(i, j int) bool { return dates[i] < dates[j] })
 	for _, d := range dates {
+		if p.halt() {
+			return
+		}
 		sessions := t.Day(d)
 		bookings := t.bookings[d]
 		dated := func(m int) bool {
@@ -614,7 +665,7 @@ func (p *prover) dated() {
 			s := &sessions[m]
 			return s.IsOneOff() || s.Changed
 		}
-		dayClashes(t, d, sessions, bookings, func(kind ClashKind, resource, staff string, members []int) {
+		dayClashes(t, d, sessions, bookings, p.halt, func(kind ClashKind, resource, staff string, members []int) {
 			if !slices.ContainsFunc(members, dated) {
 				return
 			}
@@ -658,7 +709,7 @@ func (p *prover) sessionContent(s *Session) string {
 // dayClashes finds the clashes among the sessions and room bookings of date
 // d that are not cancelled, calling found with indices into sessions, or
 // len(sessions)+i for bookings[i].
-func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBooking, found func(kind ClashKind, resource, staff string, members []int)) {
+func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBooking, halt func() bool, found func(kind ClashKind, resource, staff string, members []int)) {
 	byRoom := map[int64][]span{}
 	byPerson := map[string][]span{}
 	names := map[string]string{}
@@ -693,7 +744,7 @@ func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBookin
 	}
 	sort.Slice(rooms, func(i, j int) bool { return rooms[i] < rooms[j] })
 	for _, r := range rooms {
-		overloads(byRoom[r], t.dayLevels(r, d), func(members []int) {
+		overloads(byRoom[r], t.dayLevels(r, d), halt, func(members []int) {
 			found(RoomClash, strconv.FormatInt(r, 10), "", members)
 		})
 	}
@@ -747,8 +798,10 @@ func overlappingPairs(spans []span, found func(a, b int)) {
 // spans present are fixed, and the subsets of them that first go over the
 // level are found by minimalOverloads. A set can be minimal in one piece
 // yet hold a set that is over capacity in another, so what is kept are the
-// minimal sets among all pieces'.
-func overloads(spans []span, levels []Level, found func(ids []int)) {
+// minimal sets among all pieces'. halt, asked at each step of the
+// enumeration (whose size can grow with the binomial coefficients of the
+// spans present), ends it early.
+func overloads(spans []span, levels []Level, halt func() bool, found func(ids []int)) {
 	cuts := make([]int64, 0, 2*len(spans)+2*len(levels))
 	for _, s := range spans {
 		cuts = append(cuts, int64(s.start), int64(s.end))
@@ -779,7 +832,7 @@ func overloads(spans []span, levels []Level, found func(ids []int)) {
 		if total <= level {
 			continue
 		}
-		minimalOverloads(need, present, level, func(set []int) {
+		minimalOverloads(need, present, level, halt, func(set []int) {
 			ids := make([]int, len(set))
 			for k, i := range set {
 				ids[k] = spans[i].id
@@ -787,6 +840,9 @@ func overloads(spans []span, levels []Level, found func(ids []int)) {
 			sort.Ints(ids)
 			seen[intsKey(ids)] = ids
 		})
+		if halt() {
+			return
+		}
 	}
 	keys := make([]string, 0, len(seen))
 	for k := range seen {
@@ -795,6 +851,9 @@ func overloads(spans []span, levels []Level, found func(ids []int)) {
 	sort.Strings(keys)
 next:
 	for _, k := range keys {
+		if halt() {
+			return
+		}
 		for k2, other := range seen {
 			if k2 != k && len(other) < len(seen[k]) && subset(other, seen[k]) {
 				continue next
@@ -822,13 +881,16 @@ func subset(a, b []int) bool {
 // level units and fit once any member is taken away. Taking the members in
 // falling order of need, a subset is minimal exactly when it first goes over
 // the level with its last (smallest) member, so each is found once.
-func minimalOverloads(need []int, members []int, level int, found func([]int)) {
+func minimalOverloads(need []int, members []int, level int, halt func() bool, found func([]int)) {
 	order := append([]int(nil), members...)
 	sort.SliceStable(order, func(a, b int) bool { return need[order[a]] > need[order[b]] })
 	set := make([]int, 0, len(order))
 	var walk func(from, sum int)
 	walk = func(from, sum int) {
 		for j := from; j < len(order); j++ {
+			if halt() {
+				return
+			}
 			u := need[order[j]]
 			set = append(set, order[j])
 			if sum+u > level {

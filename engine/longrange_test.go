@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // stretch makes some of a random state's closures and capacity overrides
@@ -81,4 +84,68 @@ func TestLongRangesAgainstOracle(t *testing.T) {
 		}
 	}
 	t.Logf("%d states, %d clash-dates matched", valid, clashDates)
+}
+
+// crowdedPool is a business whose proof is heavy by nature, whatever the
+// dates: n one-lane sessions at the same hour in a pool of n/2 lanes, so
+// that every set of n/2+1 of them is a minimal overload.
+func crowdedPool(n int) (State, Date) {
+	f := newFx()
+	f.Rooms[2].Capacity = n / 2
+	for i := 0; i < n; i++ {
+		coach := int64(100 + i)
+		f.Staff = append(f.Staff, Staff{ID: coach, Name: fmt.Sprintf("Coach %d", i)})
+		s := f.series(fmt.Sprintf("Lane %d", i), "2026-10-05", 1, "")
+		f.entry(s, f.ct(pool, "Tue 09:00-10:00", units(1)), f.class(swim, coach), 1)
+	}
+	return f.State, MustParse("2026-10-05")
+}
+
+// TestClashesStop shows the proof giving up when the caller's deadline
+// passes: on a business whose proof would run for minutes, it returns
+// ErrStopped within a few milliseconds of the deadline; with a stop that
+// never fires it gives what Clashes gives.
+func TestClashesStop(t *testing.T) {
+	s, today := crowdedPool(40)
+	tt, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	deadline := start.Add(50 * time.Millisecond)
+	_, err = tt.ClashesOrStop(today, func() bool { return time.Now().After(deadline) })
+	took := time.Since(start)
+	if !errors.Is(err, ErrStopped) {
+		t.Fatalf("got %v, want ErrStopped", err)
+	}
+	if took > 250*time.Millisecond {
+		t.Errorf("stopped after %v, 50 ms asked", took)
+	}
+	t.Logf("stopped after %v (deadline 50 ms)", took)
+
+	r := rand.New(rand.NewPCG(4, 4))
+	for n := 0; n < 50; {
+		s, today, _, _ := randomState(r)
+		if Validate(s) != nil {
+			continue
+		}
+		n++
+		tt, err := New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tt.ClashesOrStop(today, func() bool { return false })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tt.Clashes(today)
+		if len(got.Clashes) != len(want.Clashes) {
+			t.Fatalf("state %d: %d clashes with a stop, %d without", n, len(got.Clashes), len(want.Clashes))
+		}
+		for i := range got.Clashes {
+			if got.Clashes[i].Message != want.Clashes[i].Message {
+				t.Fatalf("state %d: %q with a stop, %q without", n, got.Clashes[i].Message, want.Clashes[i].Message)
+			}
+		}
+	}
 }
