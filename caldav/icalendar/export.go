@@ -25,6 +25,9 @@ type ExportOptions struct {
 	// is taken as given, never from the clock, so the same state always
 	// writes the same bytes. Zero: 1970-01-01T00:00:00Z.
 	Stamp time.Time
+	// Stop, when set, is asked between events whether to give up: Export
+	// then returns engine.ErrStopped.
+	Stop func() bool
 }
 
 // serial is how files are written: CRLF line ends and lines folded at 75
@@ -52,6 +55,9 @@ func Export(st engine.State, opts ExportOptions) ([]byte, error) {
 	x.index()
 	x.seriesEvents()
 	x.oneOffEvents()
+	if x.stopped() {
+		return nil, engine.ErrStopped
+	}
 
 	cal := ics.NewCalendar()
 	prod := opts.ProdID
@@ -93,6 +99,7 @@ type exporter struct {
 
 	events           []*ics.VEvent
 	minDate, maxDate engine.Date
+	stop             bool
 }
 
 func (x *exporter) index() {
@@ -139,6 +146,14 @@ func (x *exporter) index() {
 		k := [2]int64{c.Ref.ClassTimeID, c.Ref.ClassID}
 		x.changes[k] = append(x.changes[k], c.Ref.Date)
 	}
+}
+
+// stopped reports whether the caller's stop function asks to give up.
+func (x *exporter) stopped() bool {
+	if !x.stop && x.opts.Stop != nil && x.opts.Stop() {
+		x.stop = true
+	}
+	return x.stop
 }
 
 func (x *exporter) dated(d engine.Date) {
@@ -188,6 +203,9 @@ func (x *exporter) seriesEvents() {
 		return keys[i].ct < keys[j].ct || keys[i].ct == keys[j].ct && keys[i].class < keys[j].class
 	})
 	for _, k := range keys {
+		if x.stopped() {
+			return
+		}
 		entries := byGroup[k]
 		sort.SliceStable(entries, func(i, j int) bool {
 			a, b := entries[i], entries[j]
@@ -633,6 +651,9 @@ func (x *exporter) oneOffEvents() {
 	offs := append([]engine.OneOff(nil), x.st.OneOffs...)
 	sort.Slice(offs, func(i, j int) bool { return offs[i].ID < offs[j].ID })
 	for _, o := range offs {
+		if x.stopped() {
+			return
+		}
 		for _, s := range x.tt.Day(o.Date) {
 			if s.OneOffID != o.ID {
 				continue

@@ -81,3 +81,24 @@ func TestExportLongClosures(t *testing.T) {
 		}
 	}
 }
+
+// TestExportStops checks that an export whose caller's deadline has passed
+// gives up with engine.ErrStopped, and that one whose stop never fires
+// writes what an export without one writes.
+func TestExportStops(t *testing.T) {
+	st, _, _ := randomState(rand.New(rand.NewPCG(9, 9)), []*time.Location{time.UTC})
+	if _, err := Export(st, ExportOptions{Stop: func() bool { return true }}); err != engine.ErrStopped {
+		t.Fatalf("got %v, want engine.ErrStopped", err)
+	}
+	a, err := Export(st, ExportOptions{Stop: func() bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Export(st, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("a stop that never fires changed the file")
+	}
+}
