@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -11,19 +13,51 @@ import (
 // date" (an open end, an unchanged field).
 type Date int32
 
-// Dates are limited to the years 1 through 9999, the range YYYY-MM-DD can write.
+// The dates a timetable holds: 1900-01-01 to 2199-12-31. Every date that
+// comes in (GraphQL, the database, backups, imports) passes NewDate or
+// ParseDate, and Validate checks every date of a State, so no date outside
+// the window reaches the rules.
+//
+// Why a window and why this one: an open end is "no date", never a far date,
+// so a date near the years 1 or 9999 is a typo or an attack, and every
+// stretch of dates a rule can name (a capacity override, a closure, a series)
+// is bounded by the window: the longest is 300 years, about 15,650 weeks,
+// which keeps whatever still counts weeks small and keeps the instants of
+// every date well inside what time.Time, PostgreSQL and calendar programs
+// handle. 1900 is earlier than any time-zone rule in use today (the IANA
+// database holds local mean time before then); 2199 leaves room for any
+// business plan and any series that runs "for ever".
 const (
-	MinDate Date = 1       // 0001-01-01
-	MaxDate Date = 3652059 // 9999-12-31
+	MinDate Date = 693596 // 1900-01-01
+	MaxDate Date = 803168 // 2199-12-31
 )
 
+// ErrOutsideWindow is wrapped by the errors of NewDate and ParseDate for a
+// real date outside MinDate..MaxDate.
+var ErrOutsideWindow = errors.New("date outside the window")
+
+// outsideWindow is the error for a real date outside the window; it is
+// ErrOutsideWindow for errors.Is.
+type outsideWindow string
+
+func (e outsideWindow) Error() string {
+	return fmt.Sprintf("%s is outside the dates a timetable holds (%s to %s)", string(e), MinDate, MaxDate)
+}
+
+func (e outsideWindow) Is(target error) bool { return target == ErrOutsideWindow }
+
 // NewDate returns the date y-m-d, or an error naming the value when no such
-// day exists (2026-02-30 is refused, not normalised into March).
+// day exists (2026-02-30 is refused, not normalised into March) or when it
+// lies outside MinDate..MaxDate.
 func NewDate(y, m, d int) (Date, error) {
 	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return 0, fmt.Errorf("%04d-%02d-%02d is not a real date", y, m, d)
 	}
-	return fromCivil(y, m, d), nil
+	v := fromCivil(y, m, d)
+	if !v.Valid() {
+		return 0, outsideWindow(fmt.Sprintf("%04d-%02d-%02d", y, m, d))
+	}
+	return v, nil
 }
 
 // MustDate is NewDate for values known to be valid (tests, demo data).
@@ -46,10 +80,14 @@ func ParseDate(s string) (Date, error) {
 	if !ok1 || !ok2 || !ok3 {
 		return 0, fmt.Errorf("%q is not a date: write it as YYYY-MM-DD", s)
 	}
-	if _, err := NewDate(y, m, d); err != nil {
+	v, err := NewDate(y, m, d)
+	if errors.Is(err, ErrOutsideWindow) {
+		return 0, outsideWindow(strconv.Quote(s))
+	}
+	if err != nil {
 		return 0, fmt.Errorf("%q is not a real date", s)
 	}
-	return fromCivil(y, m, d), nil
+	return v, nil
 }
 
 // Civil returns the year, month and day.
@@ -125,7 +163,7 @@ func (d Date) String() string {
 // IsZero reports whether d is the zero Date ("no date").
 func (d Date) IsZero() bool { return d == 0 }
 
-// Valid reports whether d lies in the range a Date can write.
+// Valid reports whether d lies in the window of dates a timetable holds.
 func (d Date) Valid() bool { return d >= MinDate && d <= MaxDate }
 
 // AddDays returns the date n days after d.

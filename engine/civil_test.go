@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 	"time"
 	_ "time/tzdata"
@@ -13,8 +14,12 @@ func TestParseDate(t *testing.T) {
 	}{
 		{"plain", "2026-10-06", true},
 		{"leap day", "2028-02-29", true},
-		{"first day", "0001-01-01", true},
-		{"last day", "9999-12-31", true},
+		{"first day", "1900-01-01", true},
+		{"last day", "2199-12-31", true},
+		{"before the window", "1899-12-31", false},
+		{"after the window", "2200-01-01", false},
+		{"year 1", "0001-01-01", false},
+		{"year 9999", "9999-12-31", false},
 		{"no such day", "2026-02-30", false},
 		{"not a leap year", "2026-02-29", false},
 		{"century not leap", "2100-02-29", false},
@@ -238,5 +243,27 @@ func TestAmbiguousAndInstants(t *testing.T) {
 				t.Errorf("got %s, want %s %s", got, tt.from, tt.to)
 			}
 		})
+	}
+}
+
+// TestDateWindow checks the message and the sentinel a date outside the
+// window gets, from text and from numbers.
+func TestDateWindow(t *testing.T) {
+	_, err := ParseDate("9999-12-31")
+	if want := `"9999-12-31" is outside the dates a timetable holds (1900-01-01 to 2199-12-31)`; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	if !errors.Is(err, ErrOutsideWindow) {
+		t.Errorf("%v is not ErrOutsideWindow", err)
+	}
+	if _, err := NewDate(1899, 12, 31); !errors.Is(err, ErrOutsideWindow) {
+		t.Errorf("NewDate(1899, 12, 31): got %v, want ErrOutsideWindow", err)
+	}
+	if _, err := ParseDate("2026-02-30"); err == nil || errors.Is(err, ErrOutsideWindow) {
+		t.Errorf("2026-02-30: got %v, want not a real date", err)
+	}
+	if MinDate.String() != "1900-01-01" || MaxDate.String() != "2199-12-31" || !MinDate.Valid() || !MaxDate.Valid() ||
+		(MinDate - 1).Valid() || (MaxDate + 1).Valid() {
+		t.Errorf("window %s..%s", MinDate, MaxDate)
 	}
 }

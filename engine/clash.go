@@ -127,10 +127,25 @@ func NewClashes(before, after Report) []Clash {
 // rules and exceptions, never with the lcm of the cycles or the distance to
 // the last date.
 func (t *Timetable) Clashes(today Date) Report {
-	p := prover{t: t, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}}
+	r, _ := t.ClashesOrStop(today, nil)
+	return r
+}
+
+// ClashesOrStop is Clashes for a caller with a deadline: it asks stop, now
+// and then, whether to go on, and returns ErrStopped as soon as stop
+// reports true (a nil stop never does). The engine keeps no clock: the
+// caller decides what "too late" is, from a request's context for example.
+func (t *Timetable) ClashesOrStop(today Date, stop func() bool) (Report, error) {
+	p := prover{t: t, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}, stop: stop}
 	p.segmentEntries()
 	p.periodic()
+	if p.stopped {
+		return Report{}, ErrStopped
+	}
 	p.dated()
+	if p.stopped {
+		return Report{}, ErrStopped
+	}
 	out := make([]Clash, 0, len(p.clashes))
 	out = append(out, p.clashes...)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -143,19 +158,43 @@ func (t *Timetable) Clashes(today Date) Report {
 		}
 		return a.Message < b.Message
 	})
-	return Report{Clashes: out}
+	return Report{Clashes: out}, nil
 }
 
 type prover struct {
 	t     *Timetable
 	today Date
 	w0    int
+	// stop, when set, is asked every stopEvery steps whether to give up;
+	// stopped records that it said so.
+	stop    func() bool
+	steps   int
+	stopped bool
 	// segs[g][e] are the weeks in which entry e of group g yields a session
 	// that the periodic part reasons about: running, not paused, not closed,
 	// not changed, from week w0 on.
 	segs    [][][]segment
 	found   map[string]*candidate
 	clashes []Clash
+}
+
+// stopEvery is how many steps of the proof go between two questions to
+// the caller's stop function: cheap enough to ask often, rare enough not
+// to show in the proof's time.
+const stopEvery = 256
+
+// halt counts a step and reports whether the proof must stop.
+func (p *prover) halt() bool {
+	if p.stopped {
+		return true
+	}
+	if p.stop == nil {
+		return false
+	}
+	if p.steps++; p.steps%stopEvery == 0 && p.stop() {
+		p.stopped = true
+	}
+	return p.stopped
 }
 
 // candidate is a set of groups that clash whenever all of them happen.
@@ -165,6 +204,11 @@ type candidate struct {
 	staff    string // display name for staff clashes
 	room     int64
 	members  []int // group indices, ascending
+	// A room clash holds under one capacity regime of its room: the weeks
+	// allow (nil: every week) and, for a stretch of overrides, its name
+	// in the clash's identity.
+	allow  []segment
+	regime string
 }
 
 func (p *prover) segmentEntries() {
@@ -187,25 +231,11 @@ func (p *prover) segmentEntries() {
 		if g.ct.Inactive {
 			continue
 		}
-		// Weeks whose day g.ct.Weekday lies in a..b.
-		cut := func(a, b Date) {
-			off := int(DayIn(0, g.ct.Weekday, t.ws) - WeekStartDay(0, t.ws))
-			from := ceilDiv(int(a)-int(t.ws)-off, 7)
-			to := floorDiv(int(b)-int(t.ws)-off, 7) + 1
-			if from < to {
-				removed[gi] = append(removed[gi], segment{from: from, to: to})
-			}
-		}
 		for _, c := range t.closures {
 			if c.ClosesRoom(g.ct.RoomID) {
-				cut(c.From, c.To)
-			}
-		}
-		// On dates the room's capacity is overridden, its sessions are
-		// the dated part's.
-		for _, r := range t.rules[g.ct.RoomID] {
-			if r.Override() {
-				cut(r.From, r.To)
+				if from, to := weeksOn(c.From, c.To, g.ct.Weekday, t.ws); from < to {
+					removed[gi] = append(removed[gi], segment{from: from, to: to})
+				}
 			}
 		}
 		cuts := mergeRanges(removed[gi])
@@ -217,6 +247,13 @@ func (p *prover) segmentEntries() {
 			}
 		}
 	}
+}
+
+// weeksOn returns the weeks [from, to) whose day wd lies in a..b
+// (inclusive dates).
+func weeksOn(a, b Date, wd, ws time.Weekday) (from, to int) {
+	off := int(DayIn(0, wd, ws) - WeekStartDay(0, ws))
+	return ceilDiv(int(a)-int(ws)-off, 7), floorDiv(int(b)-int(ws)-off, 7) + 1
 }
 
 func floorDiv(a, b int) int {
@@ -267,6 +304,9 @@ func appendCut(out []segment, s segment, cuts []segment) []segment {
 func (p *prover) periodic() {
 	t := p.t
 	for wd := range t.byWeekday {
+		if p.halt() {
+			return
+		}
 		var live []int
 		for _, gi := range t.byWeekday[wd] {
 			if p.hasWeeks(gi) {
@@ -282,6 +322,9 @@ func (p *prover) periodic() {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if p.halt() {
+			return
+		}
 		p.solve(p.found[k])
 	}
 }
@@ -306,10 +349,73 @@ func (p *prover) roomCandidates(wd time.Weekday, live []int) {
 		})
 	}
 	for room, spans := range byRoom {
-		overloads(spans, t.weeklyLevels(room, wd), func(members []int) {
-			p.add(&candidate{kind: RoomClash, resource: strconv.FormatInt(room, 10), room: room, members: members})
-		})
+		for _, rg := range p.regimes(room, wd) {
+			overloads(spans, rg.levels, p.halt, func(members []int) {
+				p.add(&candidate{kind: RoomClash, resource: strconv.FormatInt(room, 10), room: room, members: members,
+					allow: rg.allow, regime: rg.name})
+			})
+		}
 	}
+}
+
+// regime is a room's capacity over some weeks, on one weekday: its weekly
+// rules outside its overrides, or the overrides of one stretch of dates.
+type regime struct {
+	levels []Level
+	allow  []segment // nil: every week
+	name   string    // "" for the weekly rules
+}
+
+// regimes splits a room's weeks on weekday wd by the capacity that holds
+// on that day: the stretches between the ends of its overrides each have
+// one set of overrides, so one set of levels, and the weeks no override
+// touches have the weekly levels. The count grows with the overrides, not
+// with the dates they span.
+func (p *prover) regimes(room int64, wd time.Weekday) []regime {
+	t := p.t
+	weekly := regime{levels: t.weeklyLevels(room, wd)}
+	var overrides []*CapacityRule
+	for _, r := range t.rules[room] {
+		if r.Override() {
+			overrides = append(overrides, r)
+		}
+	}
+	if len(overrides) == 0 {
+		return []regime{weekly}
+	}
+	points := make([]Date, 0, 2*len(overrides))
+	for _, r := range overrides {
+		points = append(points, r.From, r.To+1)
+	}
+	slices.Sort(points)
+	points = slices.Compact(points)
+	var out []regime
+	var taken []segment
+	for i := 0; i+1 < len(points); i++ {
+		a, b := points[i], points[i+1]-1
+		from, to := weeksOn(a, b, wd, t.ws)
+		if from >= to {
+			continue
+		}
+		var levels []Level
+		held := false
+		for _, r := range overrides {
+			if r.From <= a && b <= r.To {
+				held = true
+				levels = append(levels, Level{From: int64(r.Start), To: int64(r.End), Units: r.Units})
+			}
+		}
+		if !held {
+			continue
+		}
+		slices.SortFunc(levels, func(x, y Level) int { return int(x.From - y.From) })
+		allow := []segment{{from: from, to: to, mod: 1}}
+		taken = append(taken, allow[0])
+		out = append(out, regime{levels: levels, allow: allow, name: "capacity " + a.String() + ".." + b.String()})
+	}
+	// The weekly rules hold in the weeks between.
+	weekly.allow = appendCut(nil, segment{from: p.w0, to: noEnd, mod: 1}, mergeRanges(taken))
+	return append(out, weekly)
 }
 
 func (p *prover) staffCandidates(live []int) {
@@ -348,7 +454,7 @@ func (p *prover) people(ids []int64, names map[string]string) []string {
 
 func (p *prover) add(c *candidate) {
 	sort.Ints(c.members)
-	k := c.kind.String() + "|" + c.resource
+	k := c.kind.String() + "|" + c.resource + "|" + c.regime
 	for _, m := range c.members {
 		k += "|" + strconv.Itoa(m)
 	}
@@ -372,8 +478,19 @@ func (p *prover) solve(c *candidate) {
 	choice := make([]int, len(c.members))
 	var walk func(i int, weeks progression)
 	walk = func(i int, weeks progression) {
+		if p.halt() {
+			return
+		}
 		if i == len(c.members) {
-			occ = addOccurrence(occ, weeks, p.identity(c, choice))
+			if c.allow == nil {
+				occ = addOccurrence(occ, weeks, p.identity(c, choice))
+				return
+			}
+			for _, a := range c.allow {
+				if w, ok := weeks.meet(a); ok {
+					occ = addOccurrence(occ, w, p.identity(c, choice))
+				}
+			}
 			return
 		}
 		gi := c.members[i]
@@ -446,7 +563,11 @@ func (p *prover) identity(c *candidate, choice []int) string {
 		e := g.entries[choice[i]]
 		parts[i] = p.groupContent(g) + "@" + personKey(e.series.Name) + "#" + strconv.Itoa(e.week)
 	}
-	return p.resourceKey(c) + "|" + sortedJoin(parts)
+	k := p.resourceKey(c) + "|" + sortedJoin(parts)
+	if c.regime != "" {
+		k += "|" + c.regime
+	}
+	return k
 }
 
 func (p *prover) resourceKey(c *candidate) string {
@@ -496,10 +617,10 @@ func (p *prover) emitPeriodic(c *candidate, o occurrence) {
 }
 
 // dated resolves each date on which something is dated — a day change, a
-// one-off, a room booking, an override of a room's capacity — and reports
-// the clashes that involve it. Clashes among series sessions as their rules
-// make them, in rooms as their weekly rules make them, are the periodic
-// part's.
+// one-off, a room booking — and reports the clashes that involve it.
+// Clashes among series sessions as their rules make them, under the
+// capacity their room has then (weekly rules or overrides), are the
+// periodic part's.
 func (p *prover) dated() {
 	t := p.t
 	from := WeekStartDay(p.w0, t.ws)
@@ -530,15 +651,11 @@ func (p *prover) dated() {
 			note(b.Date)
 		}
 	}
-	for _, r := range t.state.Capacity {
-		if r.Override() {
-			for d := max(r.From, from); d <= r.To; d++ {
-				note(d)
-			}
-		}
-	}
 	sort.Slice(dates, func(i, j int) bool { return dates[i] < dates[j] })
 	for _, d := range dates {
+		if p.halt() {
+			return
+		}
 		sessions := t.Day(d)
 		bookings := t.bookings[d]
 		dated := func(m int) bool {
@@ -546,9 +663,9 @@ func (p *prover) dated() {
 				return true // a room booking
 			}
 			s := &sessions[m]
-			return s.IsOneOff() || s.Changed || t.overridden(s.RoomID, d)
+			return s.IsOneOff() || s.Changed
 		}
-		dayClashes(t, d, sessions, bookings, func(kind ClashKind, resource, staff string, members []int) {
+		dayClashes(t, d, sessions, bookings, p.halt, func(kind ClashKind, resource, staff string, members []int) {
 			if !slices.ContainsFunc(members, dated) {
 				return
 			}
@@ -592,7 +709,7 @@ func (p *prover) sessionContent(s *Session) string {
 // dayClashes finds the clashes among the sessions and room bookings of date
 // d that are not cancelled, calling found with indices into sessions, or
 // len(sessions)+i for bookings[i].
-func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBooking, found func(kind ClashKind, resource, staff string, members []int)) {
+func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBooking, halt func() bool, found func(kind ClashKind, resource, staff string, members []int)) {
 	byRoom := map[int64][]span{}
 	byPerson := map[string][]span{}
 	names := map[string]string{}
@@ -627,7 +744,7 @@ func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBookin
 	}
 	sort.Slice(rooms, func(i, j int) bool { return rooms[i] < rooms[j] })
 	for _, r := range rooms {
-		overloads(byRoom[r], t.dayLevels(r, d), func(members []int) {
+		overloads(byRoom[r], t.dayLevels(r, d), halt, func(members []int) {
 			found(RoomClash, strconv.FormatInt(r, 10), "", members)
 		})
 	}
@@ -681,8 +798,10 @@ func overlappingPairs(spans []span, found func(a, b int)) {
 // spans present are fixed, and the subsets of them that first go over the
 // level are found by minimalOverloads. A set can be minimal in one piece
 // yet hold a set that is over capacity in another, so what is kept are the
-// minimal sets among all pieces'.
-func overloads(spans []span, levels []Level, found func(ids []int)) {
+// minimal sets among all pieces'. halt, asked at each step of the
+// enumeration (whose size can grow with the binomial coefficients of the
+// spans present), ends it early.
+func overloads(spans []span, levels []Level, halt func() bool, found func(ids []int)) {
 	cuts := make([]int64, 0, 2*len(spans)+2*len(levels))
 	for _, s := range spans {
 		cuts = append(cuts, int64(s.start), int64(s.end))
@@ -713,7 +832,7 @@ func overloads(spans []span, levels []Level, found func(ids []int)) {
 		if total <= level {
 			continue
 		}
-		minimalOverloads(need, present, level, func(set []int) {
+		minimalOverloads(need, present, level, halt, func(set []int) {
 			ids := make([]int, len(set))
 			for k, i := range set {
 				ids[k] = spans[i].id
@@ -721,6 +840,9 @@ func overloads(spans []span, levels []Level, found func(ids []int)) {
 			sort.Ints(ids)
 			seen[intsKey(ids)] = ids
 		})
+		if halt() {
+			return
+		}
 	}
 	keys := make([]string, 0, len(seen))
 	for k := range seen {
@@ -729,6 +851,9 @@ func overloads(spans []span, levels []Level, found func(ids []int)) {
 	sort.Strings(keys)
 next:
 	for _, k := range keys {
+		if halt() {
+			return
+		}
 		for k2, other := range seen {
 			if k2 != k && len(other) < len(seen[k]) && subset(other, seen[k]) {
 				continue next
@@ -756,13 +881,16 @@ func subset(a, b []int) bool {
 // level units and fit once any member is taken away. Taking the members in
 // falling order of need, a subset is minimal exactly when it first goes over
 // the level with its last (smallest) member, so each is found once.
-func minimalOverloads(need []int, members []int, level int, found func([]int)) {
+func minimalOverloads(need []int, members []int, level int, halt func() bool, found func([]int)) {
 	order := append([]int(nil), members...)
 	sort.SliceStable(order, func(a, b int) bool { return need[order[a]] > need[order[b]] })
 	set := make([]int, 0, len(order))
 	var walk func(from, sum int)
 	walk = func(from, sum int) {
 		for j := from; j < len(order); j++ {
+			if halt() {
+				return
+			}
 			u := need[order[j]]
 			set = append(set, order[j])
 			if sum+u > level {

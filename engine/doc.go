@@ -17,7 +17,9 @@
 //
 // Dates are civil dates (Date) and times are wall-clock times (LocalTime);
 // "Sunday 18:00" stays 18:00 across daylight-saving changes. Only Date.At
-// turns one into an instant, by the rules of RFC 5545.
+// turns one into an instant, by the rules of RFC 5545. A timetable holds
+// dates from MinDate (1900-01-01) to MaxDate (2199-12-31): NewDate,
+// ParseDate and Validate refuse others (see civil.go for why).
 //
 // # Rotation
 //
@@ -57,11 +59,16 @@
 // and day changes; the weeks in which a set of sessions all happen are the
 // intersection of such classes (the Chinese remainder theorem), one residue
 // class modulo the lcm of the cycles or nothing. Which sets could clash is
-// decided from the class times alone, once per weekday. Moved, re-timed and
-// re-staffed sessions and one-offs have known dates, and only those dates are
-// resolved one by one. So the cost grows with the rules and exceptions, not
-// with the lcm of the cycles or how far ahead anything is dated, and
-// Report.ProvenUntil is always zero: the proof is never cut short. Each
+// decided from the class times alone, once per weekday and capacity regime
+// of each room: its weekly rules, or one stretch of its overrides, whose
+// weeks are one more residue class to meet. Moved, re-timed and re-staffed
+// sessions, one-offs and room bookings have known dates, and only those
+// dates are resolved one by one. So the cost grows with the rules and
+// exceptions, not with the lcm of the cycles, how far ahead anything is
+// dated or how long a closure or override lasts, and
+// Report.ProvenUntil is always zero: the proof is never cut short
+// (ClashesOrStop stops it when the caller's deadline passes, and then
+// says so with ErrStopped rather than answering). Each
 // Clash is one arithmetic progression of dates (First, every Every weeks,
 // Until); the same sessions can appear in two clashes when two different
 // rotation combinations make them meet.

@@ -16,7 +16,13 @@ const (
 	Conflict Code = "conflict"  // the write would add a clash
 	Full     Code = "full"      // no places or units left
 	OverPlan Code = "over plan" // the client's plan has no sessions left this month
+	Stopped  Code = "stopped"   // the caller's deadline passed before the work was done
 )
+
+// ErrStopped is returned by work that the caller's stop function ended
+// (see Timetable.ClashesOrStop): the request ran out of time, and nothing
+// was decided.
+var ErrStopped = &Error{Code: Stopped, Message: "The request took too long and was stopped; nothing was changed"}
 
 // Error is an error with a code, the field it is about (API names, such as
 // "anchorDate"; may be empty) and a message in the business's words.

@@ -28,9 +28,21 @@ var noEnd = WeekOf(MaxDate, time.Sunday) - 1
 
 // rotation is a series compiled for week arithmetic.
 type rotation struct {
-	anchor, end int   // week numbers; end exclusive (noEnd when open)
-	cycle       int   // weeks
-	paused      []int // paused week numbers inside [anchor, end), ascending
+	anchor, end int       // week numbers; end exclusive (noEnd when open)
+	cycle       int       // weeks
+	paused      []WeekRun // paused weeks inside [anchor, end), ascending, apart
+	before      []int     // before[i]: paused weeks in paused[:i]
+}
+
+// WeekRun is the weeks [From, To), numbered as WeekOf numbers them.
+type WeekRun struct{ From, To int }
+
+func (r *rotation) setPaused(runs []WeekRun) {
+	r.paused = runs
+	r.before = make([]int, len(runs)+1)
+	for i, p := range runs {
+		r.before[i+1] = r.before[i] + p.To - p.From
+	}
 }
 
 // position returns the series' week (1..cycle) in week w, or 0 when the
@@ -45,8 +57,15 @@ func (r *rotation) position(w int) int {
 	return p%r.cycle + 1
 }
 
+// pausedBefore counts the paused weeks before w, by binary search over the
+// runs: a closure of a century costs what a closure of a week does.
 func (r *rotation) pausedBefore(w int) int {
-	return sort.SearchInts(r.paused, w)
+	i := sort.Search(len(r.paused), func(i int) bool { return r.paused[i].To > w })
+	n := r.before[i]
+	if i < len(r.paused) && r.paused[i].From < w {
+		n += w - r.paused[i].From
+	}
+	return n
 }
 
 // segment is a stretch of weeks [from, to) in which something happens in
@@ -68,29 +87,16 @@ func (r *rotation) segments(k int) []segment {
 			out = append(out, segment{from: from, to: to, mod: r.cycle, res: res})
 		}
 	}
-	for i := 0; i < len(r.paused); {
-		j := i
-		for j+1 < len(r.paused) && r.paused[j+1] == r.paused[j]+1 {
-			j++
-		}
-		emit(r.paused[i])
-		skipped += j - i + 1
-		from = r.paused[j] + 1
-		i = j + 1
+	for _, p := range r.paused {
+		emit(p.From)
+		skipped += p.To - p.From
+		from = p.To
 	}
 	emit(r.end)
 	return out
 }
 
 // fullWeeks returns the weeks entirely inside from..to (inclusive dates).
-func fullWeeks(from, to Date, ws time.Weekday) []int {
-	first := WeekOf(from, ws)
-	if WeekStartDay(first, ws) < from {
-		first++
-	}
-	var out []int
-	for w := first; WeekStartDay(w, ws)+6 <= to; w++ {
-		out = append(out, w)
-	}
-	return out
+func fullWeeks(from, to Date, ws time.Weekday) WeekRun {
+	return WeekRun{From: ceilDiv(int(from)-int(ws), 7), To: floorDiv(int(to)-6-int(ws), 7) + 1}
 }

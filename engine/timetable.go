@@ -121,7 +121,7 @@ func compile(s State) *Timetable {
 		if sr.End != 0 {
 			r.end = WeekOf(sr.End, t.ws)
 		}
-		r.paused = t.pausedWeeks(r, seriesRooms[sr.ID])
+		r.setPaused(t.pausedWeeks(r, seriesRooms[sr.ID]))
 		t.rot[sr.ID] = r
 	}
 
@@ -169,29 +169,39 @@ func compile(s State) *Timetable {
 	return t
 }
 
-// pausedWeeks lists the weeks a series does not advance in: weeks inside
-// its run that a pausing closure covers whole, for every room the series uses.
-func (t *Timetable) pausedWeeks(r *rotation, rooms map[int64]bool) []int {
-	return PausedWeeks(t.closures, rooms, r.anchor, r.end, t.ws)
+// pausedWeeks returns the runs of weeks a series does not advance in:
+// weeks inside its run that a pausing closure covers whole, for every room
+// the series uses.
+func (t *Timetable) pausedWeeks(r *rotation, rooms map[int64]bool) []WeekRun {
+	return PausedRuns(t.closures, rooms, r.anchor, r.end, t.ws)
 }
 
-// PausedWeeks lists, ascending, the weeks in [from, to) (numbered as WeekOf
-// numbers them) that a pausing closure covers whole for every room of
-// rooms: the weeks a series using those rooms does not advance in.
-func PausedWeeks(closures []*Closure, rooms map[int64]bool, from, to int, ws time.Weekday) []int {
-	var weeks []int
+// PausedRuns returns, ascending, merged and apart, the runs of weeks in
+// [from, to) (numbered as WeekOf numbers them) that a pausing closure
+// covers whole for every room of rooms: the weeks a series using those
+// rooms does not advance in. Their number grows with the closures, never
+// with the weeks they cover.
+func PausedRuns(closures []*Closure, rooms map[int64]bool, from, to int, ws time.Weekday) []WeekRun {
+	var runs []WeekRun
 	for _, c := range closures {
 		if !c.Pause || !c.ClosesRooms(rooms) {
 			continue
 		}
-		for _, w := range fullWeeks(c.From, c.To, ws) {
-			if w >= from && w < to {
-				weeks = append(weeks, w)
-			}
+		w := fullWeeks(c.From, c.To, ws)
+		if w.From, w.To = max(w.From, from), min(w.To, to); w.From < w.To {
+			runs = append(runs, w)
 		}
 	}
-	sort.Ints(weeks)
-	return dedupInts(weeks)
+	sort.Slice(runs, func(i, j int) bool { return runs[i].From < runs[j].From })
+	var out []WeekRun
+	for _, w := range runs {
+		if n := len(out); n > 0 && w.From <= out[n-1].To {
+			out[n-1].To = max(out[n-1].To, w.To)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // ClosesRooms reports whether the closure closes every room of rooms (a
@@ -211,16 +221,6 @@ func (c *Closure) ClosesRooms(rooms map[int64]bool) bool {
 // ClosesRoom reports whether the closure closes the room.
 func (c *Closure) ClosesRoom(room int64) bool {
 	return len(c.RoomIDs) == 0 || slices.Contains(c.RoomIDs, room)
-}
-
-func dedupInts(s []int) []int {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // State returns the state the timetable was built from.

@@ -32,6 +32,7 @@ var codes = map[engine.Code]string{
 	engine.Conflict: "CLASH",
 	engine.Full:     "CAPACITY_FULL",
 	engine.OverPlan: "PLAN_LIMIT",
+	engine.Stopped:  "TIMEOUT",
 }
 
 // presentError gives every error an extensions.code. Errors the API does not
@@ -68,6 +69,10 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		}
 		gerr.Extensions["field"] = valid.Problems[0].Field
 		gerr.Extensions["problems"] = problems
+	case !errors.As(err, &eerr) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+		// The request's deadline passed in the database rather than in
+		// the engine: the same answer.
+		gerr.Message, gerr.Extensions["code"] = engine.ErrStopped.Message, codes[engine.Stopped]
 	case errors.As(err, &eerr):
 		gerr.Message, gerr.Extensions["code"] = eerr.Message, codes[eerr.Code]
 		if eerr.Field != "" {

@@ -526,7 +526,7 @@ func (r *queryResolver) CalendarExport(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := icalendar.ExportOf(sn, r.Store.Now())
+	data, err := icalendar.ExportOf(ctx, sn, r.Store.Now())
 	return string(data), err
 }
 
@@ -536,7 +536,10 @@ func (r *queryResolver) Clashes(ctx context.Context) (*engine.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	report := sn.Clashes(sn.Today(r.Store.Now()))
+	report, err := sn.ProveClashes(ctx, sn.Today(r.Store.Now()))
+	if err != nil {
+		return nil, err
+	}
 	return &report, nil
 }
 

@@ -89,17 +89,37 @@ func (sn *Snapshot) Today(now time.Time) engine.Date {
 // Clashes returns the clash proof from the week of today on, computed once
 // per snapshot and date.
 func (sn *Snapshot) Clashes(today engine.Date) engine.Report {
+	r, _ := sn.ProveClashes(context.Background(), today)
+	return r
+}
+
+// ProveClashes is Clashes within a request: the proof stops with
+// engine.ErrStopped once ctx is done (its deadline passed, or the client
+// went away), and a stopped proof is not kept.
+func (sn *Snapshot) ProveClashes(ctx context.Context, today engine.Date) (engine.Report, error) {
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	if r, ok := sn.reports[today]; ok {
-		return r
+		return r, nil
 	}
-	r := sn.Timetable.Clashes(today)
+	r, err := sn.Timetable.ClashesOrStop(today, Stop(ctx))
+	if err != nil {
+		return engine.Report{}, err
+	}
 	if sn.reports == nil {
 		sn.reports = make(map[engine.Date]engine.Report)
 	}
 	sn.reports[today] = r
-	return r
+	return r, nil
+}
+
+// Stop is the engine's stop function for work done within ctx: it reports
+// true once ctx is done.
+func Stop(ctx context.Context) func() bool {
+	if ctx.Done() == nil {
+		return nil // a context that is never done
+	}
+	return func() bool { return ctx.Err() != nil }
 }
 
 // Snapshot returns the schedule of a business at its current revision. A
@@ -308,8 +328,15 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return err
 		}
 		today := sn.Today(now)
-		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids,
-			Clashes: engine.NewClashes(before.Clashes(today), sn.Clashes(today))}
+		was, err := before.ProveClashes(ctx, today)
+		if err != nil {
+			return err
+		}
+		is, err := sn.ProveClashes(ctx, today)
+		if err != nil {
+			return err
+		}
+		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids, Clashes: engine.NewClashes(was, is)}
 		if e.AcceptClashes && len(res.Clashes) > 0 {
 			if sn.Accepted, err = accept(ctx, tx, b.ID, before.Accepted, res.Clashes); err != nil {
 				return err

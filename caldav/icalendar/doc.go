@@ -22,7 +22,11 @@
 // sees a shared session twice. UNTIL is UTC as RFC 5545 requires with a
 // TZID; it is the end of the day after the last date, which no reader can
 // misplace across a change of clocks. Cancelled dates (cancelled day
-// changes, closures) are EXDATEs; moved, re-timed, re-roomed, re-staffed
+// changes, closures) are EXDATEs, except that a closure cancelling more than
+// 26 of an event's sessions ends its rule before the closure and starts a
+// new event after it (and a pause that long writes only the sessions a day
+// change moves out of it), so the file grows with the rules and never with
+// the dates a closure spans; moved, re-timed, re-roomed, re-staffed
 // or annotated sessions are RECURRENCE-ID overrides at their new place;
 // one-offs are single events. SUMMARY is the activity (with the class
 // time's label), LOCATION the room, ORGANIZER the main staff member and

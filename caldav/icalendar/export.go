@@ -25,6 +25,9 @@ type ExportOptions struct {
 	// is taken as given, never from the clock, so the same state always
 	// writes the same bytes. Zero: 1970-01-01T00:00:00Z.
 	Stamp time.Time
+	// Stop, when set, is asked between events whether to give up: Export
+	// then returns engine.ErrStopped.
+	Stop func() bool
 }
 
 // serial is how files are written: CRLF line ends and lines folded at 75
@@ -52,6 +55,9 @@ func Export(st engine.State, opts ExportOptions) ([]byte, error) {
 	x.index()
 	x.seriesEvents()
 	x.oneOffEvents()
+	if x.stopped() {
+		return nil, engine.ErrStopped
+	}
 
 	cal := ics.NewCalendar()
 	prod := opts.ProdID
@@ -94,6 +100,7 @@ type exporter struct {
 
 	events           []*ics.VEvent
 	minDate, maxDate engine.Date
+	stop             bool
 }
 
 func (x *exporter) index() {
@@ -140,6 +147,14 @@ func (x *exporter) index() {
 		k := [2]int64{c.Ref.ClassTimeID, c.Ref.ClassID}
 		x.changes[k] = append(x.changes[k], c.Ref.Date)
 	}
+}
+
+// stopped reports whether the caller's stop function asks to give up.
+func (x *exporter) stopped() bool {
+	if !x.stop && x.opts.Stop != nil && x.opts.Stop() {
+		x.stop = true
+	}
+	return x.stop
 }
 
 func (x *exporter) dated(d engine.Date) {
@@ -189,6 +204,9 @@ func (x *exporter) seriesEvents() {
 		return keys[i].ct < keys[j].ct || keys[i].ct == keys[j].ct && keys[i].class < keys[j].class
 	})
 	for _, k := range keys {
+		if x.stopped() {
+			return
+		}
 		entries := byGroup[k]
 		sort.SliceStable(entries, func(i, j int) bool {
 			a, b := entries[i], entries[j]
@@ -241,7 +259,7 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 			earlier = append(earlier, rn)
 		}
 	}
-	pieces = mergePieces(pieces)
+	pieces = x.cutLongClosures(ct, mergePieces(pieces))
 
 	var all []run
 	for _, p := range pieces {
@@ -252,23 +270,84 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 	}
 	// A paused week shows sessions (cancelled by the pausing closure, or
 	// moved out of it) at a position no arithmetic rule gives: they go out
-	// one by one.
+	// one by one. A pause longer than maxListed weeks writes only the
+	// sessions a day change moves or changes: the rest are cancelled, and a
+	// calendar has no use for years of cancelled events.
 	seen := map[int]bool{}
+	changed := map[int]bool{}
+	for _, d := range x.changes[[2]int64{ct.ID, class.ID}] {
+		if d.Weekday() == ct.Weekday {
+			changed[engine.WeekOf(d, x.ws)] = true
+		}
+	}
 	for _, e := range entries {
 		r := x.rot[e.SeriesID]
-		for _, w := range r.paused {
-			if seen[w] || inAny(all, w) || r.position(w) != e.Week {
-				continue
+		for _, p := range r.paused {
+			weeks := make([]int, 0, min(p.To-p.From, maxListed))
+			if p.To-p.From <= maxListed {
+				for w := p.From; w < p.To; w++ {
+					weeks = append(weeks, w)
+				}
+			} else {
+				for w := range changed {
+					if p.From <= w && w < p.To {
+						weeks = append(weeks, w)
+					}
+				}
+				sort.Ints(weeks)
 			}
-			seen[w] = true
-			ref := engine.SessionRef{Date: engine.DayIn(w, ct.Weekday, x.ws), ClassTimeID: ct.ID, ClassID: class.ID}
-			if s, ok := x.session(ref); ok {
-				uid := fmt.Sprintf("p-%d-%d-%s@%s", ct.ID, class.ID, icsDate(ref.Date), x.opts.Domain)
-				ev := x.sessionEvent(uid, &s, ct, s.Cancelled)
-				x.events = append(x.events, ev)
+			for _, w := range weeks {
+				if seen[w] || inAny(all, w) || r.position(w) != e.Week {
+					continue
+				}
+				seen[w] = true
+				ref := engine.SessionRef{Date: engine.DayIn(w, ct.Weekday, x.ws), ClassTimeID: ct.ID, ClassID: class.ID}
+				if s, ok := x.session(ref); ok {
+					uid := fmt.Sprintf("p-%d-%d-%s@%s", ct.ID, class.ID, icsDate(ref.Date), x.opts.Domain)
+					ev := x.sessionEvent(uid, &s, ct, s.Cancelled)
+					x.events = append(x.events, ev)
+				}
 			}
 		}
 	}
+}
+
+// maxListed is the most dates of one closure an event lists one by one
+// (as EXDATEs, or as the single events of paused weeks): half a year of
+// weekly sessions. A longer closure ends the event's rule before it and
+// starts it again after, so the file grows with the closures, never with
+// the dates they span.
+const maxListed = 26
+
+// cutLongClosures cuts, out of each piece, the weeks of every closure of
+// its room that would cancel more than maxListed of its sessions.
+func (x *exporter) cutLongClosures(ct engine.ClassTime, pieces []piece) []piece {
+	for _, c := range x.st.Closures {
+		if !c.ClosesRoom(ct.RoomID) {
+			continue
+		}
+		from, to := weeksOn(c.From, c.To, ct.Weekday, x.ws)
+		if to >= noEnd {
+			to = forever // nothing happens after the last date there is
+		}
+		var out []piece
+		for _, p := range pieces {
+			if p.run.count(from, to) <= maxListed {
+				out = append(out, p)
+				continue
+			}
+			before, after := p, p
+			before.run.to = min(p.run.to, from)
+			after.run.from = max(p.run.from, to)
+			for _, q := range []piece{before, after} {
+				if !q.run.empty() {
+					out = append(out, q)
+				}
+			}
+		}
+		pieces = out
+	}
+	return pieces
 }
 
 // share returns the pieces of rn (entry j's run in one stretch) that no
@@ -391,10 +470,9 @@ func (x *exporter) pieceEvent(ct engine.ClassTime, class engine.Class, entries [
 		if !c.ClosesRoom(ct.RoomID) {
 			continue
 		}
-		for d := max(c.From, first); d <= min(c.To, last); d++ {
-			if d.Weekday() == ct.Weekday {
-				special = append(special, d)
-			}
+		from, to := weeksOn(max(c.From, first), min(c.To, last), ct.Weekday, x.ws)
+		for _, w := range p.run.weeks(from, to, maxListed) {
+			special = append(special, engine.DayIn(w, ct.Weekday, x.ws))
 		}
 	}
 	slices.Sort(special)
@@ -574,6 +652,9 @@ func (x *exporter) oneOffEvents() {
 	offs := append([]engine.OneOff(nil), x.st.OneOffs...)
 	sort.Slice(offs, func(i, j int) bool { return offs[i].ID < offs[j].ID })
 	for _, o := range offs {
+		if x.stopped() {
+			return
+		}
 		for _, s := range x.tt.Day(o.Date) {
 			if s.OneOffID != o.ID {
 				continue

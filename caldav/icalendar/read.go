@@ -2,6 +2,7 @@ package icalendar
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -226,6 +227,11 @@ func cutoff(raw string, start stamp) (engine.Date, error) {
 		return engine.MaxDate, nil
 	}
 	u, err := parseStamp(v, nil, "", start.loc)
+	if errors.Is(err, engine.ErrOutsideWindow) && v[:4] > engine.MaxDate.String()[:4] {
+		// A rule that ends after the last date a timetable holds (UNTIL
+		// 99991231 is a common way to write "never") ends with it.
+		return engine.MaxDate, nil
+	}
 	if err != nil {
 		return 0, err
 	}

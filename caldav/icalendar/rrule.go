@@ -86,6 +86,9 @@ func expandable(r *ics.RecurrenceRule) error {
 	return nil
 }
 
+// maxYear is the last year a timetable holds dates in.
+var maxYear, _, _ = engine.MaxDate.Civil()
+
 // expandDates calls yield with every date the rule gives on or after start
 // (DTSTART's date), in order, up to limit; DTSTART itself is not added (the
 // caller does, RFC 5545 counts it as the first occurrence). It stops when
@@ -152,7 +155,7 @@ func expandDates(r *ics.RecurrenceRule, start, limit engine.Date, yield func(eng
 	case ics.FrequencyMonthly:
 		for mi := sy*12 + sm - 1; ; mi += r.Interval {
 			y, m := mi/12, mi%12+1
-			if y > 9999 || engine.MustDate(y, m, 1) > limit {
+			if y > maxYear || engine.MustDate(y, m, 1) > limit {
 				return nil
 			}
 			if !rr.monthOK(m) {
@@ -163,7 +166,7 @@ func expandDates(r *ics.RecurrenceRule, start, limit engine.Date, yield func(eng
 			}
 		}
 	case ics.FrequencyYearly:
-		for y := sy; y <= 9999; y += r.Interval {
+		for y := sy; y <= maxYear; y += r.Interval {
 			if engine.MustDate(y, 1, 1) > limit {
 				return nil
 			}

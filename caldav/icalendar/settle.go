@@ -315,14 +315,9 @@ func (im *importer) derive(e *event, gs *groups) {
 			gs.order = append(gs.order, s)
 		}
 	}
-	for i := 0; i < len(paused); {
-		j := i
-		for j+1 < len(paused) && paused[j+1] == paused[j]+1 {
-			j++
-		}
-		cut(from, paused[i])
-		from = paused[j] + 1
-		i = j + 1
+	for _, p := range paused {
+		cut(from, p.From)
+		from = p.To
 	}
 	cut(from, to)
 }

@@ -45,10 +45,12 @@ func ImportInto(ctx context.Context, store *models.Store, b int64, file []byte, 
 }
 
 // ExportOf writes a business's timetable as an iCalendar file of
-// recurring events, stamped now, its UIDs ending in the business's slug.
-func ExportOf(sn *models.Snapshot, now time.Time) ([]byte, error) {
+// recurring events, stamped now, its UIDs ending in the business's slug;
+// it stops with engine.ErrStopped once ctx is done.
+func ExportOf(ctx context.Context, sn *models.Snapshot, now time.Time) ([]byte, error) {
 	return Export(sn.State, ExportOptions{
 		Domain: sn.Business.Slug + ".koredyne",
 		Stamp:  now.UTC().Truncate(time.Second),
+		Stop:   models.Stop(ctx),
 	})
 }

@@ -47,6 +47,39 @@ func (r run) last() (int, bool) {
 
 func (r run) empty() bool { _, ok := r.first(); return !ok }
 
+// count returns how many weeks of the run lie in [from, to).
+func (r run) count(from, to int) int {
+	from, to = max(from, r.from), min(to, r.to)
+	if from >= to {
+		return 0
+	}
+	first := from + mod(r.res-from, r.mod)
+	if first >= to {
+		return 0
+	}
+	return (to-1-first)/r.mod + 1
+}
+
+// weeks returns the weeks of the run in [from, to), at most limit of them.
+func (r run) weeks(from, to, limit int) []int {
+	from, to = max(from, r.from), min(to, r.to)
+	var out []int
+	for w := from + mod(r.res-from, r.mod); w < to && len(out) < limit; w += r.mod {
+		out = append(out, w)
+	}
+	return out
+}
+
+// weeksOn returns the weeks [from, to) whose day wd lies in a..b
+// (inclusive dates).
+func weeksOn(a, b engine.Date, wd, ws time.Weekday) (from, to int) {
+	if b < a {
+		return 0, 0
+	}
+	off := engine.DayIn(0, wd, ws) - engine.WeekStartDay(0, ws) // wd's day in any week
+	return engine.WeekOf(a-off+6, ws), engine.WeekOf(b-off, ws) + 1
+}
+
 func gcd(a, b int) int {
 	for b != 0 {
 		a, b = b, a%b
@@ -141,7 +174,7 @@ func minus(a, b []run, limit int) ([]int, bool) {
 type rotation struct {
 	anchor, end int
 	cycle       int
-	paused      []int // ascending, inside [anchor, end)
+	paused      []engine.WeekRun // ascending, apart, inside [anchor, end)
 }
 
 func newRotation(sr engine.Series, ws time.Weekday) *rotation {
@@ -158,7 +191,29 @@ func (r *rotation) position(w int) int {
 	if w < r.anchor || w >= r.end {
 		return 0
 	}
-	return mod(w-r.anchor-sort.SearchInts(r.paused, w), r.cycle) + 1
+	return mod(w-r.anchor-r.pausedBefore(w), r.cycle) + 1
+}
+
+// pausedBefore counts the paused weeks before w.
+func (r *rotation) pausedBefore(w int) int {
+	n := 0
+	for _, p := range r.paused {
+		if p.From >= w {
+			break
+		}
+		n += min(p.To, w) - p.From
+	}
+	return n
+}
+
+// isPaused reports whether w is a paused week.
+func (r *rotation) isPaused(w int) bool {
+	for _, p := range r.paused {
+		if p.From <= w && w < p.To {
+			return true
+		}
+	}
+	return false
 }
 
 // segment is a stretch of a series between pauses: in it the series is a
@@ -171,15 +226,10 @@ type segment struct {
 func (r *rotation) segments() []segment {
 	var out []segment
 	from, skipped := r.anchor, 0
-	for i := 0; i < len(r.paused); {
-		j := i
-		for j+1 < len(r.paused) && r.paused[j+1] == r.paused[j]+1 {
-			j++
-		}
-		out = append(out, segment{from, r.paused[i], skipped})
-		skipped += j - i + 1
-		from = r.paused[j] + 1
-		i = j + 1
+	for _, p := range r.paused {
+		out = append(out, segment{from, p.From, skipped})
+		skipped += p.To - p.From
+		from = p.To
 	}
 	return append(out, segment{from, r.end, skipped})
 }
@@ -193,12 +243,12 @@ func (r *rotation) runOf(s segment, k int) run {
 	return run{from: s.from, to: to, mod: r.cycle, res: mod(r.anchor+s.skipped+k-1, r.cycle)}
 }
 
-// pausedWeeks lists the weeks in [from, to) that the engine holds a series
-// using rooms in (engine.PausedWeeks).
-func pausedWeeks(closures []engine.Closure, rooms map[int64]bool, from, to int, ws time.Weekday) []int {
+// pausedWeeks lists the runs of weeks in [from, to) that the engine holds
+// a series using rooms in (engine.PausedRuns).
+func pausedWeeks(closures []engine.Closure, rooms map[int64]bool, from, to int, ws time.Weekday) []engine.WeekRun {
 	ptrs := make([]*engine.Closure, len(closures))
 	for i := range closures {
 		ptrs[i] = &closures[i]
 	}
-	return engine.PausedWeeks(ptrs, rooms, from, to, ws)
+	return engine.PausedRuns(ptrs, rooms, from, to, ws)
 }

@@ -361,10 +361,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// Subscriptions outlive WriteTimeout: observe lifts the deadlines for
 	// websocket upgrades and event streams.
 	srv := &http.Server{
-		Handler:           c.handler(log, mux),
+		Handler:           withDeadline(answerTimeout-answerMargin, c.handler(log, mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
+		WriteTimeout:      answerTimeout,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

@@ -42,7 +42,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	case "ics":
 		var sn *models.Snapshot
 		if sn, err = models.NewStore(db, time.Now).Snapshot(ctx, b.ID, -1); err == nil {
-			data, err = icalendar.ExportOf(sn, time.Now())
+			data, err = icalendar.ExportOf(ctx, sn, time.Now())
 		}
 	default:
 		return usageError("export writes json or ics, not %q", fs.Arg(0))

@@ -1,0 +1,2 @@
+-- The ends cut to the window are not restored: they changed no session.
+SELECT 1;
