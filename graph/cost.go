@@ -136,6 +136,13 @@ func (w *costWalk) field(f *ast.Field, n int, distinct bool) int {
 		return n
 	}
 	if f.Definition.Type.Elem == nil {
+		switch {
+		case f.ObjectDefinition != nil && f.ObjectDefinition.Name == "Query" && f.Name == "calendarExport":
+			return add(n, w.exportLines()) // one string, but a file of the whole timetable
+		case f.Name == "__schema":
+			// gqlgen describes the whole schema afresh each time it is asked
+			return add(add(n, mul(n, schemaWork)), w.set(f.SelectionSet, n, distinct && n == 1))
+		}
 		// One object is always distinct; more may be the same one.
 		return add(n, w.set(f.SelectionSet, n, distinct && n == 1))
 	}
@@ -244,6 +251,16 @@ func (w *costWalk) bound(f *ast.Field) bound {
 	// A list this table does not know (a test walks the schema so that
 	// none is left out) is priced like the longest the business has.
 	return bound{each: k.largest, all: -1}
+}
+
+// exportLines prices calendarExport as the lines of its file: about ten
+// for each series entry, one-off, day change and closure.
+func (w *costWalk) exportLines() int {
+	k := w.snapshotCounts()
+	if k == nil {
+		return 0
+	}
+	return mul(10, k.entries+k.oneOffs+k.changes+k.closures+1)
 }
 
 // fixedBound is the bound of lists that no snapshot counts.
@@ -443,6 +460,11 @@ func mul(a, b int) int {
 }
 
 const costCeiling = 1 << 40
+
+// schemaWork is what describing the schema (__schema) costs besides the
+// values asked of it: gqlgen builds it afresh each time, about as much
+// work as answering this many values.
+const schemaWork = 20_000
 
 // schemaBounds are the bounds of introspection's lists (__schema { types
 // { fields { args } } } …), which the schema fixes.
