@@ -272,7 +272,8 @@ func (l responseLimit) InterceptResponse(ctx context.Context, next graphql.Respo
 		return resp
 	}
 	message := fmt.Sprintf("The answer is larger than %d bytes: ask for fewer days, lists or fields", l.max)
-	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Mutation {
+	if graphql.HasOperationContext(ctx) && graphql.GetOperationContext(ctx).Operation != nil &&
+		graphql.GetOperationContext(ctx).Operation.Operation == ast.Mutation {
 		message = fmt.Sprintf("The writes were made, but their answer is larger than %d bytes: ask for less of what they return", l.max)
 	}
 	err := gqlerror.Errorf("%s", message)
