@@ -16,17 +16,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
-	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
-
-// ComplexityLimit bounds what one query may ask for. Fields count 1 each;
-// days and sessions count their child fields once per day asked for, so a
-// year of days with its sessions fits and a query that nests lists
-// without end does not.
-const ComplexityLimit = 50000
 
 // MaxDays is the longest range days and sessions answer.
 const MaxDays = 400
@@ -34,14 +26,8 @@ const MaxDays = 400
 // Handler serves GraphQL at any path: POST, GET and websocket, each
 // authenticated with a bearer token of one business.
 func (r *Resolver) Handler() http.Handler {
-	cfg := generated.Config{Resolvers: r}
-	cfg.Complexity.Query.Days = func(child int, from, to engine.Date, _ *model.SessionFilter) int {
-		return rangeComplexity(child, from, to)
-	}
-	cfg.Complexity.Query.Sessions = func(child int, from, to engine.Date, _, _, _ *int64) int {
-		return rangeComplexity(child, from, to)
-	}
-	srv := handler.New(generated.NewExecutableSchema(cfg))
+	es := generated.NewExecutableSchema(generated.Config{Resolvers: r})
+	srv := handler.New(es)
 	srv.AddTransport(transport.Websocket{
 		KeepAlivePingInterval: 15 * time.Second,
 		// checkOrigin answers first; the library applies the same rule.
@@ -62,12 +48,16 @@ func (r *Resolver) Handler() http.Handler {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
-	srv.Use(depthLimit{r.MaxDepth}) // before the complexity count, which it protects
-	srv.Use(extension.FixedComplexityLimit(ComplexityLimit))
+	// Before gqlgen parses and validates the query, which it protects.
+	srv.Use(&queryGate{schema: es.Schema(), aliases: r.limit(r.MaxAliases, DefaultMaxAliases),
+		mutations: r.limit(r.MaxMutations, DefaultMaxMutations), verdicts: lru.New[verdict](1000)})
+	srv.Use(depthLimit{r.MaxDepth})
+	srv.Use(newCostLimit(r, es.Schema()))
 	if r.Metrics != nil {
 		srv.Use(observer{r.Metrics}) // before the cache, so its answers are counted
 	}
 	srv.Use(newResponseCache(r, 512))
+	srv.Use(responseLimit{r.limit(r.MaxResponse, DefaultMaxResponse)}) // after the cache, whose answers it saw
 	srv.SetErrorPresenter(r.presentError)
 	srv.SetRecoverFunc(r.recoverPanic)
 
@@ -111,9 +101,12 @@ func (r *Resolver) Handler() http.Handler {
 	})
 }
 
-func rangeComplexity(child int, from, to engine.Date) int {
-	days := min(max(to.Sub(from), 1), MaxDays)
-	return days * child
+// limit is a limit of the configuration, or its default when left at 0.
+func (r *Resolver) limit(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // authenticate resolves a token to its business and role.

@@ -785,6 +785,9 @@ func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, na
 	if err := can(ctx, models.ManageTokens); err != nil {
 		return nil, err
 	}
+	if err := grant(ctx, role); err != nil {
+		return nil, err
+	}
 	if role == models.ClientRole && clientID == nil {
 		return nil, badInput("clientId", "A client token needs the client it books for")
 	}
@@ -840,6 +843,9 @@ func (r *mutationResolver) RotateTimetableToken(ctx context.Context) (string, er
 // CreateAppPassword is the resolver for the createAppPassword field.
 func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error) {
 	if err := can(ctx, models.EditSchedule); err != nil {
+		return nil, err
+	}
+	if err := grant(ctx, role); err != nil {
 		return nil, err
 	}
 	var staff int64

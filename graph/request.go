@@ -2,6 +2,9 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -90,3 +93,20 @@ func principal(ctx context.Context) models.Principal {
 	}
 	return models.Principal{}
 }
+
+// grant checks that the request may hand out role: a token or a CalDAV
+// login never gets more than the role of whoever makes it (models.Roles
+// lists them most powerful first).
+func grant(ctx context.Context, role models.Role) error {
+	mine, theirs := slices.Index(models.Roles, principal(ctx).Role), slices.Index(models.Roles, role)
+	if theirs < 0 {
+		return badInput("role", "%q is not a role", role)
+	}
+	if mine < 0 || theirs < mine {
+		return &apiError{"FORBIDDEN", fmt.Sprintf("A %s cannot give the %s role: a token or login gets at most the role of whoever makes it",
+			roleWords(principal(ctx).Role), roleWords(role))}
+	}
+	return nil
+}
+
+func roleWords(r models.Role) string { return strings.ReplaceAll(string(r), "_", " ") }

@@ -33,4 +33,9 @@ type Resolver struct {
 	MaxBody int64
 	// MaxDepth is how deep a query may nest its selections; 0: no limit.
 	MaxDepth int
+	// MaxCost is the most values a query's answer may hold by the cost
+	// model, MaxAliases the most aliased fields in a query, MaxMutations
+	// the most mutations in one request and MaxResponse the largest
+	// answer in bytes; 0 takes the Default… of each.
+	MaxCost, MaxAliases, MaxMutations, MaxResponse int
 }

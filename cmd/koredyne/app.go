@@ -121,6 +121,9 @@ type Config struct {
 	MaxBody int64
 	// MaxDepth is how deep a GraphQL query may nest its selections.
 	MaxDepth int
+	// MaxCost, MaxAliases, MaxMutations and MaxResponse bound what one
+	// GraphQL request may ask for (see graph.Resolver).
+	MaxCost, MaxAliases, MaxMutations, MaxResponse int
 }
 
 func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
@@ -144,6 +147,10 @@ func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
 	fs.IntVar(&c.RateBurst, "rate-burst", envInt(getenv, "KOREDYNE_RATE_BURST", 40), "requests one token may make at once")
 	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt(getenv, "KOREDYNE_MAX_BODY", 10<<20)), "largest request body in bytes")
 	fs.IntVar(&c.MaxDepth, "max-depth", envInt(getenv, "KOREDYNE_MAX_DEPTH", 12), "deepest nesting of a GraphQL query")
+	fs.IntVar(&c.MaxCost, "max-cost", envInt(getenv, "KOREDYNE_MAX_COST", graph.DefaultMaxCost), "most values a GraphQL answer may hold by the cost model")
+	fs.IntVar(&c.MaxAliases, "max-aliases", envInt(getenv, "KOREDYNE_MAX_ALIASES", graph.DefaultMaxAliases), "most aliased fields in a GraphQL query")
+	fs.IntVar(&c.MaxMutations, "max-mutations", envInt(getenv, "KOREDYNE_MAX_MUTATIONS", graph.DefaultMaxMutations), "most mutations in one GraphQL request")
+	fs.IntVar(&c.MaxResponse, "max-response", envInt(getenv, "KOREDYNE_MAX_RESPONSE", graph.DefaultMaxResponse), "largest GraphQL answer in bytes")
 	c.DatabaseURL = getenv("DATABASE_URL")
 	c.BootstrapToken = getenv("KOREDYNE_BOOTSTRAP_TOKEN")
 	c.LogFormat = getenv("KOREDYNE_LOG_FORMAT")
@@ -180,6 +187,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxBody < 1<<10 || c.MaxDepth < 2 {
 		return fmt.Errorf("--max-body must be at least 1024 bytes and --max-depth at least 2")
+	}
+	if c.MaxCost < 1000 || c.MaxAliases < 1 || c.MaxMutations < 1 || c.MaxResponse < 1<<16 {
+		return fmt.Errorf("--max-cost must be at least 1000, --max-aliases and --max-mutations at least 1 and --max-response at least 65536 bytes")
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
@@ -313,7 +323,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// api is the GraphQL API's configuration, for the database's store or
 	// for each playground copy's.
 	api := graph.Resolver{Log: log, PublicURL: c.PublicURL,
-		Metrics: m, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins}
+		Metrics: m, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
+		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
 	if c.Playground {
 		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
 		defer pg.Close()

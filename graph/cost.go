@@ -1,0 +1,507 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+)
+
+// Defaults of the limits on what one GraphQL request may ask for; a
+// Resolver field left at zero takes these.
+const (
+	// DefaultMaxCost is the most values an answer may hold by the cost
+	// model (see costLimit).
+	DefaultMaxCost = 200_000
+	// DefaultMaxAliases is the most aliased fields a query may hold.
+	DefaultMaxAliases = 100
+	// DefaultMaxMutations is the most mutation fields one request may run.
+	DefaultMaxMutations = 20
+	// DefaultMaxResponse is the largest answer, in bytes.
+	DefaultMaxResponse = 32 << 20
+)
+
+// Bounds for lists no snapshot counts: rows stored outside the schedule
+// (tokens, app passwords, session bookings) and what a clash proof or an
+// import finds only when it runs. A list longer than its bound is still
+// answered; the response size limit is what then stops it.
+const (
+	tokensBound          = 200  // tokens, app passwords
+	bookingsPerSession   = 100  // places, wait list and cancellations of one session
+	bookingsPerClientDay = 2    // a client's bookings of one session (a cancelled one, then a new one)
+	clashesBound         = 100  // clashes of a report or a write
+	problemsBound        = 1000 // problems of one calendar import
+)
+
+// costLimit refuses a query whose answer could hold more values than max
+// before anything runs. A field costs one value per object it is asked of;
+// a list field multiplies what it holds by its size bound: how many rows
+// the business has (rooms, series, clients…), how many one parent can
+// have at most (a series' entries, a class's staff), how many sessions one
+// date can hold, days asked for. So lists that lead back to each other
+// (series → entries → series → entries) multiply, and a query that nests
+// them a few times is refused, while a year of the week's sessions is not.
+// Under a list of all rows of a kind (series, each once) a one-to-many
+// list (their entries) holds at most all rows of its kind, not the product.
+// The counts come from the snapshot the request reads, so they are exact
+// for queries; a mutation's payload is costed on the schedule before the
+// write (the response size limit covers what it adds).
+type costLimit struct {
+	r     *Resolver
+	max   int
+	stats *lru.LRU[*counts]
+	// schema bounds the introspection lists, which the schema fixes.
+	schema map[string]bound
+}
+
+func newCostLimit(r *Resolver, schema *ast.Schema) *costLimit {
+	return &costLimit{r: r, max: r.limit(r.MaxCost, DefaultMaxCost), stats: lru.New[*counts](128), schema: schemaBounds(schema)}
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = (*costLimit)(nil)
+
+func (*costLimit) ExtensionName() string                   { return "QueryCost" }
+func (*costLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	w := &costWalk{ctx: ctx, c: c, vars: oc.Variables, fragments: oc.Doc.Fragments}
+	cost := w.set(oc.Operation.SelectionSet, 1, true)
+	if w.err != nil {
+		return &gqlerror.Error{Err: w.err, Message: w.err.Error()}
+	}
+	if cost <= c.max {
+		return nil
+	}
+	return tooComplex(cost, fmt.Sprintf("The query could return %d values (its cost); at most %d are allowed: ask for fewer days, fewer nested lists or fewer fields", cost, c.max))
+}
+
+// tooComplex is the error of every limit on what a query asks for.
+func tooComplex(cost int, message string) *gqlerror.Error {
+	err := gqlerror.Errorf("%s", message)
+	errcode.Set(err, "QUERY_TOO_COMPLEX")
+	if cost > 0 {
+		err.Extensions["cost"] = cost
+	}
+	return err
+}
+
+// costWalk adds up the cost of one operation. It walks every field with
+// fragments spread, which the query gate has bounded.
+type costWalk struct {
+	ctx       context.Context
+	c         *costLimit
+	vars      map[string]any
+	fragments ast.FragmentDefinitionList
+	counts    *counts
+	err       error
+}
+
+// set is the cost of a selection set asked of n objects; distinct says
+// they are n different objects, each once, so that a one-to-many list under
+// them holds at most every row of its kind.
+func (w *costWalk) set(set ast.SelectionSet, n int, distinct bool) int {
+	total := 0
+	for _, sel := range set {
+		if w.err != nil {
+			return total
+		}
+		switch s := sel.(type) {
+		case *ast.Field:
+			total = add(total, w.field(s, n, distinct))
+		case *ast.InlineFragment:
+			total = add(total, w.set(s.SelectionSet, n, distinct))
+		case *ast.FragmentSpread:
+			if f := w.fragments.ForName(s.Name); f != nil {
+				total = add(total, w.set(f.SelectionSet, n, distinct))
+			}
+		}
+	}
+	return total
+}
+
+func (w *costWalk) field(f *ast.Field, n int, distinct bool) int {
+	if f.Definition == nil || f.Name == "__typename" {
+		return n
+	}
+	if f.Definition.Type.Elem == nil {
+		switch {
+		case f.ObjectDefinition != nil && f.ObjectDefinition.Name == "Query" && f.Name == "calendarExport":
+			return add(n, w.exportLines()) // one string, but a file of the whole timetable
+		case f.Name == "__schema":
+			// gqlgen describes the whole schema afresh each time it is asked
+			return add(add(n, mul(n, schemaWork)), w.set(f.SelectionSet, n, distinct && n == 1))
+		}
+		// One object is always distinct; more may be the same one.
+		return add(n, w.set(f.SelectionSet, n, distinct && n == 1))
+	}
+	b := w.bound(f)
+	m := mul(n, b.each)
+	if distinct && b.all >= 0 {
+		m = min(m, b.all)
+	}
+	return add(add(n, m), w.set(f.SelectionSet, m, distinct && b.oneToMany))
+}
+
+// bound is how long a list can be: each, for one parent; all, for every
+// parent of the kind together (-1: no such bound); oneToMany when each
+// element belongs to one parent only.
+type bound struct {
+	each, all int
+	oneToMany bool
+}
+
+func (w *costWalk) bound(f *ast.Field) bound {
+	parent := ""
+	if f.ObjectDefinition != nil {
+		parent = f.ObjectDefinition.Name
+	}
+	if b, ok := w.c.schema[parent+"."+f.Name]; ok {
+		return b
+	}
+	if b, ok := fixedBound(parent, f.Name); ok {
+		return b
+	}
+	k := w.snapshotCounts()
+	if k == nil {
+		return bound{each: 0, all: 0}
+	}
+	root := func(rows int) bound { return bound{each: rows, all: rows, oneToMany: true} }
+	switch parent + "." + f.Name {
+	case "Query.rooms":
+		return root(k.rooms)
+	case "Query.staff":
+		return root(k.staff)
+	case "Query.activities":
+		return root(k.activities)
+	case "Query.classes":
+		return root(k.classes)
+	case "Query.classTimes":
+		return root(k.classTimes)
+	case "Query.series":
+		return root(k.series)
+	case "Query.plans":
+		return root(k.plans)
+	case "Query.clients":
+		return root(k.clients)
+	case "Query.subscriptions":
+		return root(k.subscriptions)
+	case "Query.oneOffs":
+		return root(k.oneOffs)
+	case "Query.closures":
+		return root(k.closures)
+	case "Query.capacityRules":
+		return root(k.capacityRules)
+	case "Query.roomBookings":
+		return root(k.roomBookings)
+	case "Query.days":
+		return root(w.days(f, "from", "to"))
+	case "Query.sessions", "Clash.sessions":
+		days := 1
+		if parent == "Query" {
+			days = w.days(f, "from", "to")
+		}
+		return bound{each: mul(days, k.perDay), all: -1, oneToMany: true}
+	case "Query.bookings":
+		per := bookingsPerSession
+		if f.ArgumentMap(w.vars)["clientId"] != nil || principal(w.ctx).Role == models.ClientRole {
+			per = bookingsPerClientDay
+		}
+		return bound{each: mul(mul(w.days(f, "from", "to"), k.perDay), per), all: -1, oneToMany: true}
+	case "Query.availability", "Query.timeline":
+		// Each session, room booking and capacity rule of a day starts
+		// and ends at most one stretch.
+		days := w.instantDays(f)
+		points := add(mul(days, add(k.perDay, k.capacityRules)), k.roomBookings)
+		return bound{each: add(mul(2, points), 1), all: -1, oneToMany: true}
+	case "Day.sessions":
+		return bound{each: k.perDay, all: -1, oneToMany: true}
+	case "Class.staff", "Session.staff", "SessionOrigin.staff":
+		return bound{each: k.staffPerSession, all: -1}
+	case "BookingSnapshot.staff":
+		return bound{each: k.staff, all: -1}
+	case "Series.entries":
+		return bound{each: k.entriesPerSeries, all: k.entries, oneToMany: true}
+	case "Series.plans":
+		return bound{each: k.plansPerSeries, all: k.plans, oneToMany: true}
+	case "Series.subscriptions":
+		return bound{each: k.subscriptionsPerSeries, all: k.subscriptions, oneToMany: true}
+	case "Client.subscriptions":
+		return bound{each: k.subscriptionsPerClient, all: k.subscriptions, oneToMany: true}
+	case "OneOff.clients":
+		return bound{each: k.clientsPerOneOff, all: k.oneOffClients}
+	case "Closure.rooms":
+		return bound{each: k.roomsPerClosure, all: k.closureRooms}
+	case "Session.series":
+		return bound{each: k.seriesPerSession, all: -1}
+	case "SeriesPayload.changesNotCarried":
+		return bound{each: k.changes, all: -1}
+	}
+	// A list this table does not know (a test walks the schema so that
+	// none is left out) is priced like the longest the business has.
+	return bound{each: k.largest, all: -1}
+}
+
+// exportLines prices calendarExport as the lines of its file: about ten
+// for each series entry, one-off, day change and closure.
+func (w *costWalk) exportLines() int {
+	k := w.snapshotCounts()
+	if k == nil {
+		return 0
+	}
+	return mul(10, k.entries+k.oneOffs+k.changes+k.closures+1)
+}
+
+// fixedBound is the bound of lists that no snapshot counts.
+func fixedBound(parent, field string) (bound, bool) {
+	switch {
+	case parent == "Query" && (field == "tokens" || field == "appPasswords"):
+		return bound{each: tokensBound, all: tokensBound, oneToMany: true}, true
+	case field == "clashes": // ClashReport and every payload
+		return bound{each: clashesBound, all: -1, oneToMany: true}, true
+	case parent == "CalendarImportPayload" && field == "problems":
+		return bound{each: problemsBound, all: -1, oneToMany: true}, true
+	case field == "bookings" && parent == "Session", field == "promoted":
+		return bound{each: bookingsPerSession, all: -1, oneToMany: true}, true
+	case parent == "CapacityRule" && field == "weekdays":
+		return bound{each: 7, all: -1}, true
+	}
+	return bound{}, false
+}
+
+// days is how many days a field's from..to (to exclusive) asks for, as the
+// resolver will see them: at least 1 and at most MaxDays (more is refused).
+func (w *costWalk) days(f *ast.Field, from, to string) int {
+	args := f.ArgumentMap(w.vars)
+	a, _ := args[from].(string)
+	b, _ := args[to].(string)
+	d1, err1 := engine.ParseDate(a)
+	d2, err2 := engine.ParseDate(b)
+	if err1 != nil || err2 != nil {
+		return MaxDays
+	}
+	return min(max(d2.Sub(d1), 1), MaxDays)
+}
+
+// instantDays is days for a from..to of instants: the calendar days the
+// span touches.
+func (w *costWalk) instantDays(f *ast.Field) int {
+	args := f.ArgumentMap(w.vars)
+	a, _ := args["from"].(string)
+	b, _ := args["to"].(string)
+	t1, err1 := time.Parse(time.RFC3339, a)
+	t2, err2 := time.Parse(time.RFC3339, b)
+	if err1 != nil || err2 != nil || !t2.After(t1) {
+		return MaxDays + 1
+	}
+	return min(int(t2.Sub(t1)/(24*time.Hour))+2, MaxDays+1)
+}
+
+// snapshotCounts reads the counts of the request's snapshot once.
+func (w *costWalk) snapshotCounts() *counts {
+	if w.counts != nil || w.err != nil {
+		return w.counts
+	}
+	if requestFrom(w.ctx) == nil {
+		return nil
+	}
+	sn, err := w.c.r.snapshot(w.ctx)
+	if err != nil {
+		w.err = err
+		return nil
+	}
+	key := strconv.FormatInt(sn.Business.ID, 10) + "@" + strconv.FormatInt(sn.Business.Revision, 10)
+	if k, ok := w.c.stats.Get(w.ctx, key); ok {
+		w.counts = k
+		return k
+	}
+	w.counts = countsOf(&sn.State)
+	w.c.stats.Add(w.ctx, key, w.counts)
+	return w.counts
+}
+
+// counts are the sizes of a business's lists that bound the cost of a
+// query: how many rows of each kind, and the most one parent has.
+type counts struct {
+	rooms, staff, activities, classes, classTimes, series, entries, plans  int
+	clients, subscriptions, oneOffs, closures, capacityRules, roomBookings int
+	changes                                                                int
+
+	entriesPerSeries, plansPerSeries, subscriptionsPerSeries, subscriptionsPerClient int
+	clientsPerOneOff, oneOffClients, roomsPerClosure, closureRooms                   int
+	// staffPerSession is the most staff of one class or one cover.
+	staffPerSession int
+	// perDay is the most sessions one date can hold: the series sessions
+	// of its weekday (one per class time and class, however many series
+	// share it), the most sessions moved onto one date, and the most
+	// one-offs of one date.
+	perDay int
+	// seriesPerSession is the most series sharing one session.
+	seriesPerSession int
+	// largest is the longest list of any kind.
+	largest int
+}
+
+func countsOf(s *engine.State) *counts {
+	k := &counts{
+		rooms: len(s.Rooms), staff: len(s.Staff), activities: len(s.Activities), classes: len(s.Classes),
+		classTimes: len(s.ClassTimes), series: len(s.Series), entries: len(s.Entries), plans: len(s.Plans),
+		clients: len(s.Clients), subscriptions: len(s.Subscriptions), oneOffs: len(s.OneOffs),
+		closures: len(s.Closures), capacityRules: len(s.Capacity), roomBookings: len(s.RoomBookings),
+		changes: len(s.Changes),
+	}
+	most := func(m map[int64]int) int {
+		out := 0
+		for _, v := range m {
+			out = max(out, v)
+		}
+		return out
+	}
+	perSeries := map[int64]int{}
+	for _, e := range s.Entries {
+		perSeries[e.SeriesID]++
+	}
+	k.entriesPerSeries = most(perSeries)
+	clear(perSeries)
+	for _, p := range s.Plans {
+		perSeries[p.SeriesID]++
+	}
+	k.plansPerSeries = most(perSeries)
+	clear(perSeries)
+	perClient := map[int64]int{}
+	for _, sub := range s.Subscriptions {
+		perSeries[sub.SeriesID]++
+		perClient[sub.ClientID]++
+	}
+	k.subscriptionsPerSeries, k.subscriptionsPerClient = most(perSeries), most(perClient)
+	for _, c := range s.Classes {
+		k.staffPerSession = max(k.staffPerSession, len(c.StaffIDs))
+	}
+	for _, c := range s.Changes {
+		k.staffPerSession = max(k.staffPerSession, len(c.StaffIDs))
+	}
+	for _, c := range s.Closures {
+		k.roomsPerClosure = max(k.roomsPerClosure, len(c.RoomIDs))
+		k.closureRooms += len(c.RoomIDs)
+	}
+
+	weekday := make(map[int64]time.Weekday, len(s.ClassTimes))
+	for _, ct := range s.ClassTimes {
+		weekday[ct.ID] = ct.Weekday
+	}
+	series := map[[2]int64]map[int64]bool{} // (class time, class) → its series
+	for _, e := range s.Entries {
+		pair := [2]int64{e.ClassTimeID, e.ClassID}
+		if series[pair] == nil {
+			series[pair] = map[int64]bool{}
+		}
+		series[pair][e.SeriesID] = true
+	}
+	var onWeekday [7]int
+	for pair, in := range series {
+		onWeekday[weekday[pair[0]]]++
+		k.seriesPerSession = max(k.seriesPerSession, len(in))
+	}
+	byDate := func(dates []engine.Date) int {
+		n := map[engine.Date]int{}
+		out := 0
+		for _, d := range dates {
+			n[d]++
+			out = max(out, n[d])
+		}
+		return out
+	}
+	var moved, oneOffs []engine.Date
+	for _, c := range s.Changes {
+		if c.Date != 0 && c.Date != c.Ref.Date {
+			moved = append(moved, c.Date)
+		}
+	}
+	for _, o := range s.OneOffs {
+		oneOffs = append(oneOffs, o.Date)
+		k.clientsPerOneOff = max(k.clientsPerOneOff, len(o.ClientIDs))
+		k.oneOffClients += len(o.ClientIDs)
+	}
+	k.perDay = max(onWeekday[0], onWeekday[1], onWeekday[2], onWeekday[3], onWeekday[4], onWeekday[5], onWeekday[6]) +
+		byDate(moved) + byDate(oneOffs)
+	k.largest = max(k.rooms, k.staff, k.activities, k.classes, k.classTimes, k.series, k.entries, k.plans,
+		k.clients, k.subscriptions, k.oneOffs, k.closures, k.capacityRules, k.roomBookings, k.changes, k.perDay)
+	return k
+}
+
+// add and mul saturate rather than overflow: a cost past any limit is
+// only compared with it.
+func add(a, b int) int {
+	if a > costCeiling-b {
+		return costCeiling
+	}
+	return a + b
+}
+
+func mul(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > costCeiling/b {
+		return costCeiling
+	}
+	return a * b
+}
+
+const costCeiling = 1 << 40
+
+// schemaWork is what describing the schema (__schema) costs besides the
+// values asked of it: gqlgen builds it afresh each time, about as much
+// work as answering this many values.
+const schemaWork = 20_000
+
+// schemaBounds are the bounds of introspection's lists (__schema { types
+// { fields { args } } } …), which the schema fixes.
+func schemaBounds(s *ast.Schema) map[string]bound {
+	var fields, args, enums, inputs, interfaces, possible, dirArgs bound
+	grow := func(b *bound, n int) { b.each = max(b.each, n); b.all += n }
+	for name, def := range s.Types {
+		switch def.Kind {
+		case ast.InputObject:
+			grow(&inputs, len(def.Fields))
+		case ast.Enum:
+			grow(&enums, len(def.EnumValues))
+		default:
+			grow(&fields, len(def.Fields))
+		}
+		for _, f := range def.Fields {
+			grow(&args, len(f.Arguments))
+		}
+		grow(&interfaces, len(def.Interfaces))
+		grow(&possible, len(s.PossibleTypes[name]))
+	}
+	for _, d := range s.Directives {
+		grow(&dirArgs, len(d.Arguments))
+	}
+	fields.oneToMany, args.oneToMany, enums.oneToMany, inputs.oneToMany, dirArgs.oneToMany = true, true, true, true, true
+	interfaces.all, possible.all = -1, -1
+	all := func(n int) bound { return bound{each: n, all: n, oneToMany: true} }
+	return map[string]bound{
+		"__Schema.types":        all(len(s.Types)),
+		"__Schema.directives":   all(len(s.Directives)),
+		"__Type.fields":         fields,
+		"__Type.inputFields":    inputs,
+		"__Type.enumValues":     enums,
+		"__Type.interfaces":     interfaces,
+		"__Type.possibleTypes":  possible,
+		"__Field.args":          args,
+		"__Directive.args":      dirArgs,
+		"__Directive.locations": {each: 19, all: -1}, // the locations GraphQL defines
+	}
+}
