@@ -76,7 +76,18 @@ func (r *Resolver) Handler() http.Handler {
 			writeError(w, http.StatusForbidden, errOrigin)
 			return
 		}
-		if !r.readBody(w, req) {
+		body, ok := r.readBody(w, req)
+		if !ok {
+			return
+		}
+		if status, e := checkShape(req, body); e != nil {
+			switch e {
+			case errGetMutation:
+				w.Header().Set("Allow", "POST")
+			case errMethod:
+				w.Header().Set("Allow", "GET, POST, OPTIONS")
+			}
+			writeError(w, status, e)
 			return
 		}
 		var ctx context.Context
@@ -99,13 +110,20 @@ func (r *Resolver) Handler() http.Handler {
 		}
 		if err != nil {
 			var api *apiError
-			if errors.As(err, &api) {
+			switch {
+			case errors.As(err, &api):
 				writeError(w, http.StatusUnauthorized, api)
-				return
+			case models.Unavailable(err):
+				r.Log.WarnContext(req.Context(), "database unavailable", "err", err)
+				writeError(w, http.StatusServiceUnavailable, errUnavailable)
+			default:
+				r.Log.ErrorContext(req.Context(), "authenticating", "err", err)
+				writeError(w, http.StatusInternalServerError, &apiError{"INTERNAL", "internal error"})
 			}
-			r.Log.ErrorContext(req.Context(), "authenticating", "err", err)
-			writeError(w, http.StatusInternalServerError, &apiError{"INTERNAL", "internal error"})
 			return
+		}
+		if rq := requestFrom(ctx); rq != nil && !longLived(req) {
+			w = &statusWriter{ResponseWriter: w, req: rq}
 		}
 		srv.ServeHTTP(w, req.WithContext(ctx))
 	})
@@ -143,6 +161,42 @@ func isWebsocket(req *http.Request) bool {
 	return strings.EqualFold(req.Header.Get("Upgrade"), "websocket")
 }
 
+// RetryAfter is how long, in seconds, a client is asked to wait before it
+// sends again a request the database was unavailable for.
+const RetryAfter = "5"
+
+// statusWriter answers 503 with Retry-After instead of 200 when a resolver
+// found the database unavailable (see presentError): gqlgen writes its
+// status before the response body, after every field has been resolved.
+type statusWriter struct {
+	http.ResponseWriter
+	req     *request
+	written bool
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if !w.written {
+		w.written = true
+		if status == http.StatusOK && w.req.unavailable.Load() {
+			status = http.StatusServiceUnavailable
+			w.Header().Set("Retry-After", RetryAfter)
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// longLived reports whether a request is a subscription's stream.
+func longLived(req *http.Request) bool {
+	return isWebsocket(req) || strings.Contains(req.Header.Get("Accept"), "text/event-stream")
+}
+
 // WriteError answers a request to the API that never reaches GraphQL (one
 // refused by the server around it), in GraphQL's error shape with
 // extensions.code.
@@ -154,8 +208,11 @@ func WriteError(w http.ResponseWriter, status int, code, message string) {
 // error shape.
 func writeError(w http.ResponseWriter, status int, e *apiError) {
 	w.Header().Set("Content-Type", "application/json")
-	if status == http.StatusUnauthorized {
+	switch status {
+	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="koredyne"`)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", RetryAfter)
 	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{

@@ -144,6 +144,12 @@ func toggle(sn *models.Snapshot, token string, dated bool, from engine.Date, sta
 }
 
 func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
+	if models.Unavailable(err) {
+		h.log.WarnContext(r.Context(), "timetable page: database unavailable", "err", err)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "the timetable cannot be reached just now: try again in a few seconds", http.StatusServiceUnavailable)
+		return
+	}
 	h.log.ErrorContext(r.Context(), "timetable page", "path", "/t/…", "err", err)
 	http.Error(w, "internal error", http.StatusInternalServerError)
 }

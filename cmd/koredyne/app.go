@@ -353,6 +353,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := ready(r.Context()); err != nil {
+			w.Header().Set("Retry-After", graph.RetryAfter)
 			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
 			return
 		}
