@@ -23,6 +23,7 @@ var (
 	errUnauthenticated = &apiError{"UNAUTHENTICATED", "Sign in with an API token: send Authorization: Bearer <token>"}
 	errForbidden       = &apiError{"FORBIDDEN", "Your role does not allow this"}
 	errUnavailable     = &apiError{"UNAVAILABLE", "The schedule cannot be reached just now: try again in a few seconds"}
+	errShuttingDownAPI = &apiError{"UNAVAILABLE", "The server is restarting: connect again in a few seconds"}
 )
 
 // codes maps the engine's error codes onto extensions.code, once.

@@ -41,17 +41,29 @@ func (r *Resolver) Handler() http.Handler {
 	cfg.Complexity.Query.Sessions = func(child int, from, to engine.Date, _, _, _ *int64) int {
 		return rangeComplexity(child, from, to)
 	}
+	if r.Connections == nil {
+		r.Connections = NewConnections()
+	}
+	if r.Store != nil {
+		r.Store.OnRevoke(r.Connections.Revoke)
+	}
 	srv := handler.New(generated.NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Websocket{
 		KeepAlivePingInterval: 15 * time.Second,
 		// checkOrigin answers first; the library applies the same rule.
-		Implementation: transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{OriginPatterns: r.AllowedOrigins}},
+		Implementation: sockets{conns: r.Connections, options: websocket.AcceptOptions{OriginPatterns: r.AllowedOrigins}},
+		// A client that opens a websocket and never says who it is would
+		// hold its connection (and a shutdown) for ever.
+		InitTimeout: 10 * time.Second,
 		InitFunc: func(ctx context.Context, init transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			if requestFrom(ctx) != nil {
 				return ctx, nil, nil
 			}
 			token := strings.TrimPrefix(init.Authorization(), "Bearer ")
 			ctx, err := r.authenticate(ctx, token)
+			if err == nil {
+				r.Connections.identify(ctx, principal(ctx).TokenID)
+			}
 			return ctx, nil, err
 		},
 	})
@@ -90,6 +102,15 @@ func (r *Resolver) Handler() http.Handler {
 			writeError(w, status, e)
 			return
 		}
+		if longLived(req) {
+			ctx, done, ok := r.Connections.begin(req.Context())
+			if !ok {
+				writeError(w, http.StatusServiceUnavailable, errShuttingDownAPI)
+				return
+			}
+			defer done()
+			req = req.WithContext(ctx)
+		}
 		var ctx context.Context
 		var err error
 		token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
@@ -125,6 +146,7 @@ func (r *Resolver) Handler() http.Handler {
 		if rq := requestFrom(ctx); rq != nil && !longLived(req) {
 			w = &statusWriter{ResponseWriter: w, req: rq}
 		}
+		r.Connections.identify(ctx, principal(ctx).TokenID)
 		srv.ServeHTTP(w, req.WithContext(ctx))
 	})
 }

@@ -33,4 +33,7 @@ type Resolver struct {
 	MaxBody int64
 	// MaxDepth is how deep a query may nest its selections; 0: no limit.
 	MaxDepth int
+	// Connections are the open subscriptions, which the server closes when
+	// it shuts down; nil: Handler makes its own.
+	Connections *Connections
 }

@@ -312,7 +312,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	ready := func(context.Context) error { return nil }
 	// api is the GraphQL API's configuration, for the database's store or
 	// for each playground copy's.
-	api := graph.Resolver{Log: log, PublicURL: c.PublicURL,
+	live := graph.NewConnections()
+	api := graph.Resolver{Log: log, PublicURL: c.PublicURL, Connections: live,
 		Metrics: m, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins}
 	if c.Playground {
 		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
@@ -381,10 +382,37 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return shutdown(log, srv, live)
+}
+
+// Shutdown waits at most this long for the subscriptions to say goodbye
+// (their close handshakes), and this long for requests under way.
+const (
+	subscriptionsGrace = 1500 * time.Millisecond
+	requestsGrace      = 20 * time.Second
+)
+
+// shutdown stops taking connections and ends the server: subscriptions
+// are closed at once, with a websocket close frame (1001, going away) or
+// an event stream's last event, since they would otherwise hold the
+// shutdown for as long as their clients stay; requests under way are let
+// finish. Websockets are hijacked connections, which srv.Shutdown does not
+// wait for, so their close handshakes are waited for here.
+func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections) error {
+	log.Info("shutting down", "subscriptions", live.Count())
+	closed := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), subscriptionsGrace)
+		defer cancel()
+		closed <- live.Close(ctx)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), requestsGrace)
 	defer cancel()
-	return srv.Shutdown(shutdown)
+	err := srv.Shutdown(ctx)
+	if err := <-closed; err != nil {
+		log.Warn("shutting down: some subscribers did not answer the close in time", "err", err)
+	}
+	return err
 }
 
 // bootstrap seeds an empty database with a business "demo" holding the gym
