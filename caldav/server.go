@@ -23,6 +23,7 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Defaults of a gateway.
@@ -65,8 +66,13 @@ type userKey struct{}
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Bodies are read whole, at most MaxBody of them, before anything else.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
 		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
+		return
+	case err != nil: // the client stopped sending, or took too long
+		writeError(w, fail(http.StatusRequestTimeout, "the request body could not be read: send it again"))
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -81,6 +87,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	user, err := models.AuthenticateCalendar(r.Context(), h.Store.DB, login, password)
 	if errors.Is(err, models.ErrBadToken) {
+		metrics.Refused(r.Context())
 		unauthorized(w)
 		return
 	}
@@ -88,6 +95,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	metrics.Authenticated(r.Context())
 	ctx := context.WithValue(r.Context(), userKey{}, user)
 	r = r.WithContext(ctx)
 	if err := h.serve(w, r, user); err != nil {
@@ -330,6 +338,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 	}
 	feed, err := models.FeedByToken(r.Context(), h.Store.DB, token)
 	if errors.Is(err, models.ErrBadToken) {
+		metrics.Refused(r.Context())
 		http.NotFound(w, r)
 		return
 	}
@@ -337,6 +346,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	metrics.Authenticated(r.Context())
 	rd, err := h.renderer(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -20,6 +21,7 @@ import (
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 // ComplexityLimit bounds what one query may ask for. Fields count 1 each;
@@ -76,6 +78,7 @@ func (r *Resolver) Handler() http.Handler {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.Use(depthLimit{r.MaxDepth}) // before the complexity count, which it protects
 	srv.Use(extension.FixedComplexityLimit(ComplexityLimit))
+	srv.Use(workMeter{})
 	if r.Metrics != nil {
 		srv.Use(observer{r.Metrics}) // before the cache, so its answers are counted
 	}
@@ -90,16 +93,6 @@ func (r *Resolver) Handler() http.Handler {
 		}
 		body, ok := r.readBody(w, req)
 		if !ok {
-			return
-		}
-		if status, e := checkShape(req, body); e != nil {
-			switch e {
-			case errGetMutation:
-				w.Header().Set("Allow", "POST")
-			case errMethod:
-				w.Header().Set("Allow", "GET, POST, OPTIONS")
-			}
-			writeError(w, status, e)
 			return
 		}
 		if longLived(req) {
@@ -143,12 +136,43 @@ func (r *Resolver) Handler() http.Handler {
 			}
 			return
 		}
+		// Checked after the token, so that a bad token is always a 401,
+		// which the rate limit counts against the address.
+		if status, e := checkShape(req, body); e != nil {
+			switch e {
+			case errGetMutation:
+				w.Header().Set("Allow", "POST")
+			case errMethod:
+				w.Header().Set("Allow", "GET, POST, OPTIONS")
+			}
+			writeError(w, status, e)
+			return
+		}
 		if rq := requestFrom(ctx); rq != nil && !longLived(req) {
 			w = &statusWriter{ResponseWriter: w, req: rq}
 		}
 		r.Connections.identify(ctx, principal(ctx).TokenID)
 		srv.ServeHTTP(w, req.WithContext(ctx))
 	})
+}
+
+// workMeter prices an operation for the rate limit by its complexity: a
+// unit per 1,000 points beyond the request itself.
+type workMeter struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationInterceptor
+} = workMeter{}
+
+func (workMeter) ExtensionName() string                   { return "WorkMeter" }
+func (workMeter) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (workMeter) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	if stats := extension.GetComplexityStats(ctx); stats != nil {
+		metrics.AddWork(ctx, float64(stats.Complexity)/1000)
+	}
+	return next(ctx)
 }
 
 func rangeComplexity(child int, from, to engine.Date) int {
@@ -160,11 +184,13 @@ func rangeComplexity(child int, from, to engine.Date) int {
 func (r *Resolver) authenticate(ctx context.Context, token string) (context.Context, error) {
 	p, err := models.Authenticate(ctx, r.Store.DB, token)
 	if errors.Is(err, models.ErrBadToken) {
+		metrics.Refused(ctx)
 		return ctx, errUnauthenticated
 	}
 	if err != nil {
 		return ctx, err
 	}
+	metrics.Authenticated(ctx)
 	return withRequest(ctx, &request{principal: p, loaders: newLoaders(r.Store, p.BusinessID)}), nil
 }
 
