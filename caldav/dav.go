@@ -388,8 +388,9 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 }
 
 // timeRange renders the events of a calendar in a time range; a missing
-// bound is the listing window's. The rate limit charges a unit per month
-// computed.
+// bound is the listing window's. A range the client chose costs a unit of
+// the rate limit per three months; the listing window (the server's
+// choice, as every sync client asks for it) costs nothing more.
 func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *timeRange) ([]*event, error) {
 	wfrom, wto := h.window(rd)
 	start, end := wfrom.At(0, rd.loc), wto.At(0, rd.loc)
@@ -420,7 +421,9 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 	case start.Year() < 1 || end.Year() > 9999:
 		return nil, fail(http.StatusBadRequest, "the time range is outside the years 1 to 9999")
 	}
-	metrics.AddWork(ctx, end.Sub(start).Hours()/24/31)
+	if tr != nil && (tr.Start != "" || tr.End != "") {
+		metrics.AddWork(ctx, end.Sub(start).Hours()/24/92)
+	}
 	return rd.inRange(start, end, c.keep), nil
 }
 

@@ -113,8 +113,9 @@ type Config struct {
 	Playground     bool
 	PlaygroundIdle time.Duration
 	PlaygroundMax  int
-	// RateLimit is the requests per second one token (or one address,
-	// without a token) may make, with bursts of RateBurst; 0: no limit.
+	// RateLimit is the units of work a second one token (or one address,
+	// without a token) may spend, with bursts of RateBurst; a plain request
+	// is a unit, heavier ones more (see limiter); 0: no limit.
 	RateLimit float64
 	RateBurst int
 	// MaxBody is the largest request body accepted, in bytes.
@@ -140,8 +141,8 @@ func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
 	fs.BoolVar(&c.Playground, "playground", getenv("KOREDYNE_PLAYGROUND") == "true", "serve every visitor a private in-memory demo")
 	fs.DurationVar(&c.PlaygroundIdle, "playground-idle", envDuration(getenv, "KOREDYNE_PLAYGROUND_IDLE", time.Hour), "how long an unused playground copy is kept")
 	fs.IntVar(&c.PlaygroundMax, "playground-max", envInt(getenv, "KOREDYNE_PLAYGROUND_MAX", 200), "most playground copies kept")
-	fs.Float64Var(&c.RateLimit, "rate-limit", envFloat(getenv, "KOREDYNE_RATE_LIMIT", 20), "requests per second per token (0: no limit)")
-	fs.IntVar(&c.RateBurst, "rate-burst", envInt(getenv, "KOREDYNE_RATE_BURST", 40), "requests one token may make at once")
+	fs.Float64Var(&c.RateLimit, "rate-limit", envFloat(getenv, "KOREDYNE_RATE_LIMIT", 20), "units of work per second per token (0: no limit)")
+	fs.IntVar(&c.RateBurst, "rate-burst", envInt(getenv, "KOREDYNE_RATE_BURST", 1000), "units of work one token may spend at once")
 	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt(getenv, "KOREDYNE_MAX_BODY", 10<<20)), "largest request body in bytes")
 	fs.IntVar(&c.MaxDepth, "max-depth", envInt(getenv, "KOREDYNE_MAX_DEPTH", 12), "deepest nesting of a GraphQL query")
 	c.DatabaseURL = getenv("DATABASE_URL")

@@ -29,8 +29,8 @@ const remembered = 10 * time.Minute
 
 // limiter is a token bucket per caller, charged by the work of each
 // request: a unit for the request and the units its handler reports
-// (metrics.AddWork), such as a month of sessions computed or 500 calendar
-// objects fetched. A request is let in while its caller's bucket holds a
+// (metrics.AddWork), such as three months of sessions computed or 500
+// calendar objects fetched. A request is let in while its caller's bucket holds a
 // unit; what it costs beyond that is taken when it is answered, so a
 // bucket may go into debt, and the next request waits until it is paid.
 //

@@ -31,8 +31,8 @@ func workOf(ctx context.Context) *Work {
 }
 
 // AddWork adds units to the request's work beyond the one every request
-// costs: a unit is about what a plain request costs (a month of sessions
-// computed, 500 calendar objects fetched, 1,000 points of GraphQL
+// costs: a unit is about what a plain request costs (three months of
+// sessions computed, 500 calendar objects fetched, 1,000 points of GraphQL
 // complexity).
 func AddWork(ctx context.Context, units float64) {
 	if w := workOf(ctx); w != nil && units > 0 {
