@@ -2,6 +2,7 @@ package caldav
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
@@ -18,6 +19,7 @@ import (
 	webcaldav "github.com/emersion/go-webdav/caldav"
 
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 func dav(local string) xml.Name   { return xml.Name{Space: nsDAV, Local: local} }
@@ -259,7 +261,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		if err := xml.Unmarshal(body, &q); err != nil {
 			return fail(http.StatusBadRequest, "the calendar-query is not well-formed: %v", err)
 		}
-		events, err := h.query(rd, c, &q)
+		events, err := h.query(r.Context(), rd, c, &q)
 		if err != nil {
 			return err
 		}
@@ -274,6 +276,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		if err := xml.Unmarshal(body, &m); err != nil {
 			return fail(http.StatusBadRequest, "the calendar-multiget is not well-formed: %v", err)
 		}
+		metrics.AddWork(r.Context(), float64(len(m.Hrefs))/500)
 		out := make([]response, 0, len(m.Hrefs))
 		for _, href := range m.Hrefs {
 			p := href
@@ -345,7 +348,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 // query answers a calendar-query: the comp filter's time range is computed
 // for whatever range is asked (at most MaxQueryDays long); other filters are
 // left to go-webdav's matcher.
-func (h *Handler) query(rd *renderer, c calendar, q *calendarQuery) ([]*event, error) {
+func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calendarQuery) ([]*event, error) {
 	if q.Filter == nil || q.Filter.CompFilter.Name != "VCALENDAR" {
 		return nil, precondition(http.StatusForbidden, nsCalDAV, "valid-filter", "a calendar-query filters on VCALENDAR")
 	}
@@ -364,7 +367,7 @@ func (h *Handler) query(rd *renderer, c calendar, q *calendarQuery) ([]*event, e
 		if f.Name != "VEVENT" || f.IsNotDefined != nil {
 			continue // only events are published
 		}
-		events, err := h.timeRange(rd, c, f.TimeRange)
+		events, err := h.timeRange(ctx, rd, c, f.TimeRange)
 		if err != nil {
 			return nil, err
 		}
@@ -385,8 +388,10 @@ func (h *Handler) query(rd *renderer, c calendar, q *calendarQuery) ([]*event, e
 }
 
 // timeRange renders the events of a calendar in a time range; a missing
-// bound is the listing window's.
-func (h *Handler) timeRange(rd *renderer, c calendar, tr *timeRange) ([]*event, error) {
+// bound is the listing window's. A range the client chose costs a unit of
+// the rate limit per three months; the listing window (the server's
+// choice, as every sync client asks for it) costs nothing more.
+func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *timeRange) ([]*event, error) {
 	wfrom, wto := h.window(rd)
 	start, end := wfrom.At(0, rd.loc), wto.At(0, rd.loc)
 	if tr != nil {
@@ -415,6 +420,9 @@ func (h *Handler) timeRange(rd *renderer, c calendar, tr *timeRange) ([]*event, 
 		return nil, fail(http.StatusBadRequest, "ask for at most %d days at a time", MaxQueryDays)
 	case start.Year() < 1 || end.Year() > 9999:
 		return nil, fail(http.StatusBadRequest, "the time range is outside the years 1 to 9999")
+	}
+	if tr != nil && (tr.Start != "" || tr.End != "") {
+		metrics.AddWork(ctx, end.Sub(start).Hours()/24/92)
 	}
 	return rd.inRange(start, end, c.keep), nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Defaults of a gateway.
@@ -65,8 +66,13 @@ type userKey struct{}
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Bodies are read whole, at most MaxBody of them, before anything else.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
 		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
+		return
+	case err != nil: // the client stopped sending, or took too long
+		writeError(w, fail(http.StatusRequestTimeout, "the request body could not be read: send it again"))
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -81,6 +87,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	user, err := models.AuthenticateCalendar(r.Context(), h.Store.DB, login, password)
 	if errors.Is(err, models.ErrBadToken) {
+		metrics.Refused(r.Context())
 		unauthorized(w)
 		return
 	}
@@ -88,6 +95,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	metrics.Authenticated(r.Context())
 	ctx := context.WithValue(r.Context(), userKey{}, user)
 	r = r.WithContext(ctx)
 	if err := h.serve(w, r, user); err != nil {
@@ -105,9 +113,26 @@ func unauthorized(w http.ResponseWriter) {
 	http.Error(w, "sign in with your business or login and an app password or API token", http.StatusUnauthorized)
 }
 
+// internal answers a failure that is not the client's: 503 with
+// Retry-After while the database cannot be reached (calendar apps retry
+// those later), else 500 with the details in the log only.
 func (h *Handler) internal(w http.ResponseWriter, r *http.Request, err error) {
+	if models.Unavailable(err) {
+		h.Log.WarnContext(r.Context(), "caldav: database unavailable", "method", r.Method, "err", err)
+		unavailable(w)
+		return
+	}
 	h.Log.ErrorContext(r.Context(), "caldav", "method", r.Method, "path", r.URL.Path, "err", err)
 	http.Error(w, "internal error", http.StatusInternalServerError)
+}
+
+// RetryAfter is how long, in seconds, a client is asked to wait while the
+// database cannot be reached.
+const RetryAfter = "5"
+
+func unavailable(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", RetryAfter)
+	http.Error(w, "the calendars cannot be reached just now: try again in a few seconds", http.StatusServiceUnavailable)
 }
 
 // target is what a request path names.
@@ -182,7 +207,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		if err := checkDepth(r); err != nil {
 			return err
 		}
-		(&webcaldav.Handler{Backend: &discovery{h: h, user: user}, Prefix: "/caldav"}).ServeHTTP(w, r)
+		(&webcaldav.Handler{Backend: &discovery{h: h, user: user, w: w}, Prefix: "/caldav"}).ServeHTTP(w, r)
 		return nil
 	}
 	rd, err := h.renderer(r.Context(), user.BusinessID, user.Revision)
@@ -313,6 +338,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 	}
 	feed, err := models.FeedByToken(r.Context(), h.Store.DB, token)
 	if errors.Is(err, models.ErrBadToken) {
+		metrics.Refused(r.Context())
 		http.NotFound(w, r)
 		return
 	}
@@ -320,6 +346,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	metrics.Authenticated(r.Context())
 	rd, err := h.renderer(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)
@@ -341,6 +368,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 type discovery struct {
 	h    *Handler
 	user models.CalendarUser
+	w    http.ResponseWriter // for Retry-After
 }
 
 var errReadOnly = webdav.NewHTTPError(http.StatusForbidden, errors.New("read-only"))
@@ -359,6 +387,10 @@ func (d *discovery) CreateCalendar(ctx context.Context, c *webcaldav.Calendar) e
 
 func (d *discovery) ListCalendars(ctx context.Context) ([]webcaldav.Calendar, error) {
 	rd, err := d.h.renderer(ctx, d.user.BusinessID, d.user.Revision)
+	if models.Unavailable(err) {
+		d.w.Header().Set("Retry-After", RetryAfter)
+		return nil, webdav.NewHTTPError(http.StatusServiceUnavailable, errors.New("the calendars cannot be reached just now"))
+	}
 	if err != nil {
 		return nil, err
 	}

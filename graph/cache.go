@@ -39,9 +39,18 @@ func (c *responseCache) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (c *responseCache) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	req := requestFrom(ctx)
+	if req == nil || !graphql.HasOperationContext(ctx) {
+		return next(ctx) // a request refused before it had an operation
+	}
 	oc := graphql.GetOperationContext(ctx)
-	if req == nil || oc == nil || oc.Operation == nil || oc.Operation.Operation != ast.Query {
+	if oc.Operation == nil || oc.Operation.Operation != ast.Query {
 		return next(ctx)
+	}
+	// Transports that stream (event streams, websockets) ask for responses
+	// until one is nil. A query has one: after the cached answer comes the
+	// end, never the same answer again.
+	if _, done := req.fromCache.LoadAndDelete(oc); done {
+		return nil
 	}
 	sn, err := c.r.snapshot(ctx)
 	if err != nil {
@@ -54,11 +63,13 @@ func (c *responseCache) InterceptResponse(ctx context.Context, next graphql.Resp
 	r, hit := c.lru.Get(ctx, key)
 	c.r.Metrics.Cache(hit)
 	if hit {
+		req.fromCache.Store(oc, true)
 		return r
 	}
 	r = next(ctx)
 	if r != nil && len(r.Errors) == 0 && r.HasNext == nil && !req.uncacheable.Load() {
 		c.lru.Add(ctx, key, r)
+		req.fromCache.Store(oc, true) // else the next call would find it cached
 	}
 	return r
 }

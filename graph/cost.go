@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"github.com/koredyne/schedule/models/metrics"
 	"strconv"
 	"time"
 
@@ -82,6 +83,8 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 		return &gqlerror.Error{Err: w.err, Message: w.err.Error()}
 	}
 	if cost <= c.max {
+		// The rate limit prices a query by its cost: a unit per 1,000.
+		metrics.AddWork(ctx, float64(cost)/1000)
 		return nil
 	}
 	return tooComplex(cost, fmt.Sprintf("The query could return %d values (its cost); at most %d are allowed: ask for fewer days, fewer nested lists or fewer fields", cost, c.max))

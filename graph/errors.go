@@ -22,6 +22,8 @@ func (e *apiError) Error() string { return e.message }
 var (
 	errUnauthenticated = &apiError{"UNAUTHENTICATED", "Sign in with an API token: send Authorization: Bearer <token>"}
 	errForbidden       = &apiError{"FORBIDDEN", "Your role does not allow this"}
+	errUnavailable     = &apiError{"UNAVAILABLE", "The schedule cannot be reached just now: try again in a few seconds"}
+	errShuttingDownAPI = &apiError{"UNAVAILABLE", "The server is restarting: connect again in a few seconds"}
 )
 
 // codes maps the engine's error codes onto extensions.code, once.
@@ -80,6 +82,12 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		}
 		for k, v := range eerr.Details {
 			gerr.Extensions[k] = v
+		}
+	case models.Unavailable(err):
+		r.Log.WarnContext(ctx, "database unavailable", "err", err, "path", gerr.Path.String())
+		gerr.Message, gerr.Extensions["code"] = errUnavailable.message, errUnavailable.code
+		if req := requestFrom(ctx); req != nil {
+			req.unavailable.Store(true)
 		}
 	default:
 		r.Log.ErrorContext(ctx, "internal error", "err", err, "path", gerr.Path.String())

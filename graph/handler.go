@@ -18,6 +18,7 @@ import (
 
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 // MaxDays is the longest range days and sessions answer.
@@ -26,18 +27,30 @@ const MaxDays = 400
 // Handler serves GraphQL at any path: POST, GET and websocket, each
 // authenticated with a bearer token of one business.
 func (r *Resolver) Handler() http.Handler {
+	if r.Connections == nil {
+		r.Connections = NewConnections()
+	}
+	if r.Store != nil {
+		r.Store.OnRevoke(r.Connections.Revoke)
+	}
 	es := generated.NewExecutableSchema(generated.Config{Resolvers: r})
 	srv := handler.New(es)
 	srv.AddTransport(transport.Websocket{
 		KeepAlivePingInterval: 15 * time.Second,
 		// checkOrigin answers first; the library applies the same rule.
-		Implementation: transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{OriginPatterns: r.AllowedOrigins}},
+		Implementation: sockets{conns: r.Connections, options: websocket.AcceptOptions{OriginPatterns: r.AllowedOrigins}},
+		// A client that opens a websocket and never says who it is would
+		// hold its connection (and a shutdown) for ever.
+		InitTimeout: 10 * time.Second,
 		InitFunc: func(ctx context.Context, init transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			if requestFrom(ctx) != nil {
 				return ctx, nil, nil
 			}
 			token := strings.TrimPrefix(init.Authorization(), "Bearer ")
 			ctx, err := r.authenticate(ctx, token)
+			if err == nil {
+				r.Connections.identify(ctx, principal(ctx).TokenID)
+			}
 			return ctx, nil, err
 		},
 	})
@@ -66,8 +79,18 @@ func (r *Resolver) Handler() http.Handler {
 			writeError(w, http.StatusForbidden, errOrigin)
 			return
 		}
-		if !r.readBody(w, req) {
+		body, ok := r.readBody(w, req)
+		if !ok {
 			return
+		}
+		if longLived(req) {
+			ctx, done, ok := r.Connections.begin(req.Context())
+			if !ok {
+				writeError(w, http.StatusServiceUnavailable, errShuttingDownAPI)
+				return
+			}
+			defer done()
+			req = req.WithContext(ctx)
 		}
 		var ctx context.Context
 		var err error
@@ -89,14 +112,34 @@ func (r *Resolver) Handler() http.Handler {
 		}
 		if err != nil {
 			var api *apiError
-			if errors.As(err, &api) {
+			switch {
+			case errors.As(err, &api):
 				writeError(w, http.StatusUnauthorized, api)
-				return
+			case models.Unavailable(err):
+				r.Log.WarnContext(req.Context(), "database unavailable", "err", err)
+				writeError(w, http.StatusServiceUnavailable, errUnavailable)
+			default:
+				r.Log.ErrorContext(req.Context(), "authenticating", "err", err)
+				writeError(w, http.StatusInternalServerError, &apiError{"INTERNAL", "internal error"})
 			}
-			r.Log.ErrorContext(req.Context(), "authenticating", "err", err)
-			writeError(w, http.StatusInternalServerError, &apiError{"INTERNAL", "internal error"})
 			return
 		}
+		// Checked after the token, so that a bad token is always a 401,
+		// which the rate limit counts against the address.
+		if status, e := checkShape(req, body); e != nil {
+			switch e {
+			case errGetMutation:
+				w.Header().Set("Allow", "POST")
+			case errMethod:
+				w.Header().Set("Allow", "GET, POST, OPTIONS")
+			}
+			writeError(w, status, e)
+			return
+		}
+		if rq := requestFrom(ctx); rq != nil && !longLived(req) {
+			w = &statusWriter{ResponseWriter: w, req: rq}
+		}
+		r.Connections.identify(ctx, principal(ctx).TokenID)
 		srv.ServeHTTP(w, req.WithContext(ctx))
 	})
 }
@@ -113,11 +156,13 @@ func (r *Resolver) limit(v, def int) int {
 func (r *Resolver) authenticate(ctx context.Context, token string) (context.Context, error) {
 	p, err := models.Authenticate(ctx, r.Store.DB, token)
 	if errors.Is(err, models.ErrBadToken) {
+		metrics.Refused(ctx)
 		return ctx, errUnauthenticated
 	}
 	if err != nil {
 		return ctx, err
 	}
+	metrics.Authenticated(ctx)
 	return withRequest(ctx, &request{principal: p, loaders: newLoaders(r.Store, p.BusinessID)}), nil
 }
 
@@ -136,6 +181,42 @@ func isWebsocket(req *http.Request) bool {
 	return strings.EqualFold(req.Header.Get("Upgrade"), "websocket")
 }
 
+// RetryAfter is how long, in seconds, a client is asked to wait before it
+// sends again a request the database was unavailable for.
+const RetryAfter = "5"
+
+// statusWriter answers 503 with Retry-After instead of 200 when a resolver
+// found the database unavailable (see presentError): gqlgen writes its
+// status before the response body, after every field has been resolved.
+type statusWriter struct {
+	http.ResponseWriter
+	req     *request
+	written bool
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if !w.written {
+		w.written = true
+		if status == http.StatusOK && w.req.unavailable.Load() {
+			status = http.StatusServiceUnavailable
+			w.Header().Set("Retry-After", RetryAfter)
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// longLived reports whether a request is a subscription's stream.
+func longLived(req *http.Request) bool {
+	return isWebsocket(req) || strings.Contains(req.Header.Get("Accept"), "text/event-stream")
+}
+
 // WriteError answers a request to the API that never reaches GraphQL (one
 // refused by the server around it), in GraphQL's error shape with
 // extensions.code.
@@ -147,8 +228,11 @@ func WriteError(w http.ResponseWriter, status int, code, message string) {
 // error shape.
 func writeError(w http.ResponseWriter, status int, e *apiError) {
 	w.Header().Set("Content-Type", "application/json")
-	if status == http.StatusUnauthorized {
+	switch status {
+	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="koredyne"`)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", RetryAfter)
 	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{

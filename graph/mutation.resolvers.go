@@ -817,7 +817,7 @@ func (r *mutationResolver) RevokeToken(ctx context.Context, id int64) (*models.A
 	if err := can(ctx, models.ManageTokens); err != nil {
 		return nil, err
 	}
-	return models.RevokeToken(ctx, r.Store.DB, principal(ctx).BusinessID, id)
+	return r.Store.RevokeToken(ctx, principal(ctx).BusinessID, id)
 }
 
 // RotateFeedToken is the resolver for the rotateFeedToken field.

@@ -48,6 +48,9 @@ func (o observer) InterceptResponse(ctx context.Context, next graphql.ResponseHa
 		return next(ctx)
 	}
 	resp := next(ctx)
+	if resp == nil {
+		return nil // the end of a streamed query's responses, not another answer
+	}
 	start := oc.Stats.OperationStart
 	if start.IsZero() {
 		start = oc.Stats.Read.Start

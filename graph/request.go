@@ -25,6 +25,12 @@ type request struct {
 
 	// uncacheable is set by resolvers that read what no revision covers.
 	uncacheable atomic.Bool
+	// unavailable is set when the database could not be reached: the
+	// response goes out as 503 with Retry-After.
+	unavailable atomic.Bool
+	// fromCache holds the operations (*graphql.OperationContext) answered
+	// through the response cache whose stream has not ended yet.
+	fromCache sync.Map
 }
 
 type requestKey struct{}

@@ -38,4 +38,7 @@ type Resolver struct {
 	// the most mutations in one request and MaxResponse the largest
 	// answer in bytes; 0 takes the Default… of each.
 	MaxCost, MaxAliases, MaxMutations, MaxResponse int
+	// Connections are the open subscriptions, which the server closes when
+	// it shuts down; nil: Handler makes its own.
+	Connections *Connections
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -165,6 +166,9 @@ type notice struct {
 	From     Day    `json:"from"`
 	To       Day    `json:"to"`
 	Open     bool   `json:"open"`
+	// Revoked, when set, is an API token revoked: not a change of the
+	// schedule, but every process ends the connections opened with it.
+	Revoked int64 `json:"revoked,omitempty"`
 }
 
 // announce tells the other processes on a PostgreSQL database about a
@@ -256,8 +260,58 @@ func (s *Store) hear(ctx context.Context, conn *pgx.Conn, schema string) error {
 		if err := json.Unmarshal([]byte(n.Payload), &c); err != nil || c.Schema != schema {
 			continue // another database's, or not ours to read
 		}
+		if c.Revoked != 0 {
+			s.revoked(c.Revoked)
+			continue
+		}
 		s.changes.publish(Change{Business: c.Business, Revision: c.Revision, From: engine.Date(c.From), To: engine.Date(c.To), Open: c.Open})
 	}
+}
+
+// OnRevoke has f called with the id of every API token revoked from now on,
+// by this process or (on PostgreSQL, once Listen runs) another one, so
+// that what was opened with it can be closed.
+func (s *Store) OnRevoke(f func(token int64)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onRevoke = append(s.onRevoke, f)
+}
+
+func (s *Store) revoked(token int64) {
+	s.mu.Lock()
+	hooks := slices.Clone(s.onRevoke)
+	s.mu.Unlock()
+	for _, f := range hooks {
+		f(token)
+	}
+}
+
+// RevokeToken deletes a token of a business and tells every process, so
+// that the subscriptions opened with it end at once everywhere.
+func (s *Store) RevokeToken(ctx context.Context, business, id int64) (*APIToken, error) {
+	var t *APIToken
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if t, err = RevokeToken(ctx, tx, business, id); err != nil {
+			return err
+		}
+		if tx.Dialect().Name().String() != "pg" {
+			return nil
+		}
+		body, err := json.Marshal(notice{Business: business, Revoked: id})
+		if err != nil {
+			return err
+		}
+		// Delivered on commit, with the schema as a change's is.
+		_, err = tx.ExecContext(ctx, "SELECT pg_notify(?, (?::jsonb || jsonb_build_object('schema', current_schema()))::text)",
+			notifyChannel, string(body))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.revoked(id)
+	return t, nil
 }
 
 // catchUp tells the subscribers of every business whose revision moved on

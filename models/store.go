@@ -23,8 +23,9 @@ type Store struct {
 	// "committed", "clash", "error" or "dry_run" (for metrics).
 	OnWrite func(outcome string)
 
-	mu    sync.Mutex
-	snaps map[int64]*Snapshot
+	mu       sync.Mutex
+	snaps    map[int64]*Snapshot
+	onRevoke []func(token int64) // see OnRevoke
 
 	changes broadcaster // see Subscribe
 }

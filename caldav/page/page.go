@@ -19,6 +19,7 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
 //go:embed page.css
@@ -57,6 +58,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
 	feed, err := models.FeedByToken(r.Context(), h.store.DB, token)
 	if errors.Is(err, models.ErrBadToken) || (err == nil && feed.Calendar != models.TimetablePage) {
+		metrics.Refused(r.Context())
 		http.Error(w, "There is no timetable at this address. Ask the business for its current link.", http.StatusNotFound)
 		return
 	}
@@ -64,6 +66,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	metrics.Authenticated(r.Context())
 	sn, err := h.store.Snapshot(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)
@@ -144,6 +147,12 @@ func toggle(sn *models.Snapshot, token string, dated bool, from engine.Date, sta
 }
 
 func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
+	if models.Unavailable(err) {
+		h.log.WarnContext(r.Context(), "timetable page: database unavailable", "err", err)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "the timetable cannot be reached just now: try again in a few seconds", http.StatusServiceUnavailable)
+		return
+	}
 	h.log.ErrorContext(r.Context(), "timetable page", "path", "/t/…", "err", err)
 	http.Error(w, "internal error", http.StatusInternalServerError)
 }

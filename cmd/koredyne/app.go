@@ -113,8 +113,9 @@ type Config struct {
 	Playground     bool
 	PlaygroundIdle time.Duration
 	PlaygroundMax  int
-	// RateLimit is the requests per second one token (or one address,
-	// without a token) may make, with bursts of RateBurst; 0: no limit.
+	// RateLimit is the units of work a second one token (or one address,
+	// without a token) may spend, with bursts of RateBurst; a plain request
+	// is a unit, heavier ones more (see limiter); 0: no limit.
 	RateLimit float64
 	RateBurst int
 	// MaxBody is the largest request body accepted, in bytes.
@@ -143,8 +144,8 @@ func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
 	fs.BoolVar(&c.Playground, "playground", getenv("KOREDYNE_PLAYGROUND") == "true", "serve every visitor a private in-memory demo")
 	fs.DurationVar(&c.PlaygroundIdle, "playground-idle", envDuration(getenv, "KOREDYNE_PLAYGROUND_IDLE", time.Hour), "how long an unused playground copy is kept")
 	fs.IntVar(&c.PlaygroundMax, "playground-max", envInt(getenv, "KOREDYNE_PLAYGROUND_MAX", 200), "most playground copies kept")
-	fs.Float64Var(&c.RateLimit, "rate-limit", envFloat(getenv, "KOREDYNE_RATE_LIMIT", 20), "requests per second per token (0: no limit)")
-	fs.IntVar(&c.RateBurst, "rate-burst", envInt(getenv, "KOREDYNE_RATE_BURST", 40), "requests one token may make at once")
+	fs.Float64Var(&c.RateLimit, "rate-limit", envFloat(getenv, "KOREDYNE_RATE_LIMIT", 20), "units of work per second per token (0: no limit)")
+	fs.IntVar(&c.RateBurst, "rate-burst", envInt(getenv, "KOREDYNE_RATE_BURST", 1000), "units of work one token may spend at once")
 	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt(getenv, "KOREDYNE_MAX_BODY", 10<<20)), "largest request body in bytes")
 	fs.IntVar(&c.MaxDepth, "max-depth", envInt(getenv, "KOREDYNE_MAX_DEPTH", 12), "deepest nesting of a GraphQL query")
 	fs.IntVar(&c.MaxCost, "max-cost", envInt(getenv, "KOREDYNE_MAX_COST", graph.DefaultMaxCost), "most values a GraphQL answer may hold by the cost model")
@@ -322,7 +323,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	ready := func(context.Context) error { return nil }
 	// api is the GraphQL API's configuration, for the database's store or
 	// for each playground copy's.
-	api := graph.Resolver{Log: log, PublicURL: c.PublicURL,
+	live := graph.NewConnections()
+	api := graph.Resolver{Log: log, PublicURL: c.PublicURL, Connections: live,
 		Metrics: m, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
 		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
 	if c.Playground {
@@ -364,6 +366,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := ready(r.Context()); err != nil {
+			w.Header().Set("Retry-After", graph.RetryAfter)
 			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
 			return
 		}
@@ -391,10 +394,37 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return shutdown(log, srv, live)
+}
+
+// Shutdown waits at most this long for the subscriptions to say goodbye
+// (their close handshakes), and this long for requests under way.
+const (
+	subscriptionsGrace = 1500 * time.Millisecond
+	requestsGrace      = 20 * time.Second
+)
+
+// shutdown stops taking connections and ends the server: subscriptions
+// are closed at once, with a websocket close frame (1001, going away) or
+// an event stream's last event, since they would otherwise hold the
+// shutdown for as long as their clients stay; requests under way are let
+// finish. Websockets are hijacked connections, which srv.Shutdown does not
+// wait for, so their close handshakes are waited for here.
+func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections) error {
+	log.Info("shutting down", "subscriptions", live.Count())
+	closed := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), subscriptionsGrace)
+		defer cancel()
+		closed <- live.Close(ctx)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), requestsGrace)
 	defer cancel()
-	return srv.Shutdown(shutdown)
+	err := srv.Shutdown(ctx)
+	if err := <-closed; err != nil {
+		log.Warn("shutting down: some subscribers did not answer the close in time", "err", err)
+	}
+	return err
 }
 
 // bootstrap seeds an empty database with a business "demo" holding the gym

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"net"
 	"net/http"
@@ -10,12 +12,38 @@ import (
 	"time"
 
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/models/metrics"
 )
 
-// limiter is a token bucket per caller: each holds up to burst requests and
-// refills at rate a second. A bucket left alone long enough to be full
-// again is the same as no bucket, so the sweep drops those and memory
-// stays bounded by the callers of the last few seconds.
+// Failed sign-ins are limited per client address, slowly: enough for a
+// person mistyping a password or an app with a stale token to be told so,
+// far too few to try tokens.
+const (
+	failureRate  = 1.0 // a second
+	failureBurst = 10
+)
+
+// remembered is how long a credential that authenticated counts as known:
+// its requests skip the failure limit and are counted against itself.
+const remembered = 10 * time.Minute
+
+// limiter is a token bucket per caller, charged by the work of each
+// request: a unit for the request and the units its handler reports
+// (metrics.AddWork), such as three months of sessions computed or 500
+// calendar objects fetched. A request is let in while its caller's bucket holds a
+// unit; what it costs beyond that is taken when it is answered, so a
+// bucket may go into debt, and the next request waits until it is paid.
+//
+// A request counts against a credential (a bearer token, a Basic login, a
+// feed or timetable URL) only once the credential has been checked:
+// credentials not yet known to be good draw on their address's bucket of
+// failed sign-ins, which refills slowly, and are refunded when they turn
+// out good. Requests without credentials count against their address.
+//
+// A bucket left alone long enough to be full again is the same as no
+// bucket, so the sweep drops those and memory stays bounded by the callers
+// of the last few seconds (and the credentials that authenticated in the
+// last ten minutes).
 type limiter struct {
 	rate  float64
 	burst float64
@@ -23,41 +51,104 @@ type limiter struct {
 
 	mu        sync.Mutex
 	buckets   map[string]*bucket
+	known     map[string]time.Time     // credential → until when it counts as good
+	pending   map[string]chan struct{} // credentials being checked
 	lastSweep time.Time
 }
 
 type bucket struct {
-	tokens float64
-	at     time.Time // when tokens was last brought up to date
+	tokens      float64
+	at          time.Time // when tokens was last brought up to date
+	rate, burst float64
 }
 
 func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
-	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}, lastSweep: now()}
+	return &limiter{rate: rate, burst: float64(burst), now: now,
+		buckets: map[string]*bucket{}, known: map[string]time.Time{}, pending: map[string]chan struct{}{}, lastSweep: now()}
 }
 
-// allow takes one request from key's bucket. When the bucket is empty it
-// returns false and how long until a request would be allowed.
-func (l *limiter) allow(key string) (bool, time.Duration) {
+// bucket returns key's bucket brought up to now, making a full one.
+func (l *limiter) bucket(key string, rate, burst float64, now time.Time) *bucket {
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{tokens: burst, at: now, rate: rate, burst: burst}
+		l.buckets[key] = b
+	}
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.at).Seconds()*b.rate)
+	b.at = now
+	return b
+}
+
+// take takes one unit from key's bucket. When the bucket holds less than
+// one it returns false and how long until it holds one.
+func (l *limiter) take(key string, rate, burst float64) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	l.sweep(now)
-	b, ok := l.buckets[key]
-	if !ok {
-		b = &bucket{tokens: l.burst, at: now}
-		l.buckets[key] = b
-	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
-	b.at = now
+	b := l.bucket(key, rate, burst, now)
 	if b.tokens >= 1 {
 		b.tokens--
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return false, time.Duration((1 - b.tokens) / rate * float64(time.Second))
 }
 
-// sweep drops the buckets that have refilled, at most once per refill time
-// (and at least once a second), so the cost is spread over many requests.
+// charge takes units from key's bucket (a negative charge refunds), down
+// to a debt of at most ten bursts.
+func (l *limiter) charge(key string, rate, burst, units float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.bucket(key, rate, burst, l.now())
+	b.tokens = max(b.tokens-units, -10*burst)
+}
+
+// allow takes one request from key's bucket at the configured rate.
+func (l *limiter) allow(key string) (bool, time.Duration) {
+	return l.take(key, l.rate, l.burst)
+}
+
+// isKnown reports whether a credential authenticated lately.
+func (l *limiter) isKnown(cred string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	until, ok := l.known[cred]
+	return ok && l.now().Before(until)
+}
+
+func (l *limiter) remember(cred string, good bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if good {
+		l.known[cred] = l.now().Add(remembered)
+	} else {
+		delete(l.known, cred)
+	}
+}
+
+// checking starts the check of a credential not known to be good. When no
+// other request is checking it, it returns done, to be called when the
+// request is answered; otherwise a channel closed when the request that
+// checks it is answered.
+func (l *limiter) checking(cred string) (<-chan struct{}, func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ch, ok := l.pending[cred]; ok {
+		return ch, nil
+	}
+	ch := make(chan struct{})
+	l.pending[cred] = ch
+	return nil, func() {
+		l.mu.Lock()
+		delete(l.pending, cred)
+		l.mu.Unlock()
+		close(ch)
+	}
+}
+
+// sweep drops the buckets that have refilled and the credentials not seen
+// for a while, at most once per refill time (and at least once a second),
+// so the cost is spread over many requests.
 func (l *limiter) sweep(now time.Time) {
 	full := time.Duration(l.burst / l.rate * float64(time.Second))
 	if now.Sub(l.lastSweep) < max(full, time.Second) {
@@ -65,8 +156,13 @@ func (l *limiter) sweep(now time.Time) {
 	}
 	l.lastSweep = now
 	for key, b := range l.buckets {
-		if b.tokens+now.Sub(b.at).Seconds()*l.rate >= l.burst {
+		if b.tokens+now.Sub(b.at).Seconds()*b.rate >= b.burst {
 			delete(l.buckets, key)
+		}
+	}
+	for cred, until := range l.known {
+		if now.After(until) {
+			delete(l.known, cred)
 		}
 	}
 }
@@ -78,25 +174,33 @@ func (l *limiter) size() int {
 	return len(l.buckets)
 }
 
-// rateKey names who makes a request: its bearer token, its Basic user (a
-// calendar app), the secret token of a feed or timetable URL, or else the
-// address it comes from. Behind a load balancer the address is the
-// balancer's, which is why requests with a token never fall back to it.
-func rateKey(r *http.Request) string {
+// credential names what a request authenticates with: its bearer token,
+// its Basic login and password (a calendar app), or the secret token of a
+// feed or timetable URL; "" when it has none. It is hashed, so the
+// limiter's memory holds no secrets.
+func credential(r *http.Request) string {
+	var c string
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return "token " + strings.TrimSpace(tok)
+		c = "token " + strings.TrimSpace(tok)
+	} else if user, password, ok := r.BasicAuth(); ok {
+		c = "user " + user + "\x00" + password
+	} else if m := secretPath.FindString(r.URL.Path); m != "" {
+		c = "url " + m
+	} else {
+		return ""
 	}
-	if user, _, ok := r.BasicAuth(); ok {
-		return "user " + user
-	}
-	if m := secretPath.FindString(r.URL.Path); m != "" {
-		return "url " + m
-	}
+	sum := sha256.Sum256([]byte(c))
+	return hex.EncodeToString(sum[:16])
+}
+
+// address is the client address of a request: behind a load balancer, the
+// balancer's.
+func address(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		host = r.RemoteAddr
+		return r.RemoteAddr
 	}
-	return "addr " + host
+	return host
 }
 
 // unlimited are the paths a balancer and a metrics scraper poll; they
@@ -104,25 +208,106 @@ func rateKey(r *http.Request) string {
 var unlimited = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
 
 // limit answers 429 Too Many Requests, with Retry-After in whole seconds,
-// to a caller over its rate; GraphQL callers get it in GraphQL's error
-// shape.
+// to a caller over its rate, and to an address with too many failed
+// sign-ins; GraphQL callers get it in GraphQL's error shape.
 func (l *limiter) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if unlimited[r.URL.Path] {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ok, wait := l.allow(rateKey(r))
-		if ok {
-			next.ServeHTTP(w, r)
+		cred := credential(r)
+		failures := "failed " + address(r)
+		key := "addr " + address(r)
+		if cred != "" {
+			key = "cred " + cred
+		}
+		// reserved: a unit taken from the address's failed sign-ins, for a
+		// credential not known to be good. Only one request per such
+		// credential is checked at a time, so that a calendar app opening
+		// forty connections at once spends one unit, not forty.
+		reserved := false
+		var checkDone func()
+		var ok bool
+		var wait time.Duration
+		for {
+			if cred == "" || l.isKnown(cred) {
+				ok, wait = l.allow(key)
+				break
+			}
+			checked, done := l.checking(cred)
+			if done != nil {
+				checkDone = done
+				ok, wait = l.take(failures, failureRate, failureBurst)
+				reserved = ok
+				break
+			}
+			select {
+			case <-checked:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if !ok {
+			if checkDone != nil {
+				checkDone()
+			}
+			tooMany(w, r, wait, cred != "" && !l.isKnown(cred))
 			return
 		}
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		const msg = "Too many requests: slow down and retry after the time in Retry-After"
-		if r.URL.Path != "/graphql" {
-			http.Error(w, msg, http.StatusTooManyRequests)
-			return
+		ctx, work := metrics.WithWork(r.Context())
+		answered := make(chan struct{})
+		if checkDone != nil {
+			// The others with this credential wait for its check, not for
+			// the answer, which for a subscription comes much later.
+			go func() {
+				select {
+				case <-work.Checked():
+				case <-answered:
+				}
+				_, good, refused := work.Result()
+				switch {
+				case good:
+					l.charge(failures, failureRate, failureBurst, -1)
+					l.remember(cred, true)
+				case refused:
+					l.remember(cred, false)
+				}
+				checkDone()
+			}()
 		}
-		graph.WriteError(w, http.StatusTooManyRequests, "RATE_LIMITED", msg)
+		next.ServeHTTP(w, r.WithContext(ctx))
+		close(answered)
+		units, good, refused := work.Result()
+		switch {
+		case refused && !reserved: // a known credential since revoked, or a websocket's token
+			if cred != "" {
+				l.remember(cred, false)
+			}
+			l.charge(failures, failureRate, failureBurst, 1)
+		case refused:
+		case reserved && good: // the unit of the request was taken from the failures
+			l.charge(key, l.rate, l.burst, 1+units)
+		case reserved: // not checked (refused before that): the unit stays counted
+		default:
+			if good && cred != "" {
+				l.remember(cred, true)
+			}
+			l.charge(key, l.rate, l.burst, units)
+		}
 	})
+}
+
+// tooMany answers 429 with Retry-After.
+func tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, signIns bool) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	msg := "Too many requests: slow down and retry after the time in Retry-After"
+	if signIns {
+		msg = "Too many failed sign-ins from your address: check the token or password, and retry after the time in Retry-After"
+	}
+	if r.URL.Path != "/graphql" {
+		http.Error(w, msg, http.StatusTooManyRequests)
+		return
+	}
+	graph.WriteError(w, http.StatusTooManyRequests, "RATE_LIMITED", msg)
 }

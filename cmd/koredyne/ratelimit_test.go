@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,9 +48,9 @@ func TestRateLimitBucketsRefillAndAreDropped(t *testing.T) {
 	}
 }
 
-// TestRateKey names callers by what they authenticate with, never by the
-// address when they send a token.
-func TestRateKey(t *testing.T) {
+// TestCredential names callers by what they authenticate with, hashed,
+// and gives none to a request without credentials.
+func TestCredential(t *testing.T) {
 	req := func(path string, headers ...string) *http.Request {
 		r, _ := http.NewRequest("GET", "http://127.0.0.1"+path, nil)
 		r.RemoteAddr = "10.0.0.7:51234"
@@ -58,21 +59,88 @@ func TestRateKey(t *testing.T) {
 		}
 		return r
 	}
-	basic := req("/caldav/")
-	basic.SetBasicAuth("demo", "secret")
+	basic := func(user, password string) *http.Request {
+		r := req("/caldav/")
+		r.SetBasicAuth(user, password)
+		return r
+	}
+	seen := map[string]string{}
 	for _, c := range []struct {
 		name string
 		r    *http.Request
-		want string
 	}{
-		{"bearer", req("/graphql", "Authorization", "Bearer kd_abc"), "token kd_abc"},
-		{"basic", basic, "user demo"},
-		{"feed", req("/ics/kdf_xyz.ics"), "url /ics/kdf_xyz"},
-		{"timetable", req("/t/kdt_xyz"), "url /t/kdt_xyz"},
-		{"anonymous", req("/"), "addr 10.0.0.7"},
+		{"bearer", req("/graphql", "Authorization", "Bearer kd_abc")},
+		{"another bearer", req("/graphql", "Authorization", "Bearer kd_abd")},
+		{"basic", basic("demo", "secret")},
+		{"basic, another password", basic("demo", "secret2")},
+		{"feed", req("/ics/kdf_xyz.ics")},
+		{"timetable", req("/t/kdt_xyz")},
 	} {
-		if got := rateKey(c.r); got != c.want {
-			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		got := credential(c.r)
+		if got == "" || strings.Contains(got, "abc") || strings.Contains(got, "secret") || strings.Contains(got, "xyz") {
+			t.Errorf("%s: credential %q", c.name, got)
 		}
+		if other, ok := seen[got]; ok {
+			t.Errorf("%s and %s have the same credential", c.name, other)
+		}
+		seen[got] = c.name
+	}
+	if got := credential(req("/")); got != "" {
+		t.Errorf("a request without credentials has %q", got)
+	}
+	if got := address(req("/")); got != "10.0.0.7" {
+		t.Errorf("address %q", got)
+	}
+}
+
+// TestBadCredentialsLimitedPerAddress sends 80 requests with 80 different
+// bad tokens, and 20 CalDAV logins with bad passwords, from one address on
+// the default settings: only the first few reach authentication (401), the
+// rest are refused before it (429 with Retry-After). A token that signed in
+// before goes on working meanwhile, and its requests never counted as
+// failures.
+func TestBadCredentialsLimitedPerAddress(t *testing.T) {
+	s, _ := startLogged(t, nil)
+	good := []string{"Authorization", "Bearer " + bootstrapToken, "Content-Type", "application/json"}
+	for range 5 {
+		if resp, body := hit(t, "POST", s.url+"/graphql", `{"query":"{ business { slug } }"}`, good...); resp.StatusCode != 200 {
+			t.Fatalf("the good token: %d %s", resp.StatusCode, body)
+		}
+	}
+	calendar := func() int {
+		resp, _ := hit(t, "PROPFIND", s.url+"/caldav/demo/", "", "Authorization", "Basic "+basicAuth("demo", bootstrapToken), "Depth", "0", "Content-Type", "application/xml")
+		return resp.StatusCode
+	}
+	if code := calendar(); code != 207 {
+		t.Fatalf("CalDAV with a good password: %d", code)
+	}
+	counts := map[int]int{}
+	for i := range 80 {
+		resp, body := hit(t, "POST", s.url+"/graphql", `{"query":"{ business { slug } }"}`,
+			"Authorization", fmt.Sprintf("Bearer kd_guess_%d", i), "Content-Type", "application/json")
+		counts[resp.StatusCode]++
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+		case http.StatusTooManyRequests:
+			if gqlCode(t, body) != "RATE_LIMITED" || resp.Header.Get("Retry-After") == "" {
+				t.Errorf("guess %d: 429 %s, Retry-After %q", i, body, resp.Header.Get("Retry-After"))
+			}
+		default:
+			t.Errorf("guess %d: %d %s", i, resp.StatusCode, body)
+		}
+	}
+	for i := range 20 {
+		resp, _ := hit(t, "PROPFIND", s.url+"/caldav/demo/", "", "Authorization", "Basic "+basicAuth("demo", fmt.Sprintf("guess-%d", i)), "Depth", "0")
+		counts[resp.StatusCode]++
+	}
+	t.Logf("100 bad credentials: %v", counts)
+	if counts[http.StatusUnauthorized] > failureBurst+2 || counts[http.StatusTooManyRequests] < 100-failureBurst-2 {
+		t.Errorf("100 bad credentials from one address: %v; want at most about %d to reach authentication", counts, failureBurst)
+	}
+	if resp, body := hit(t, "POST", s.url+"/graphql", `{"query":"{ business { slug } }"}`, good...); resp.StatusCode != 200 {
+		t.Errorf("the good token during the attack: %d %s", resp.StatusCode, body)
+	}
+	if code := calendar(); code != 207 {
+		t.Errorf("CalDAV with a good password that signed in before: %d", code)
 	}
 }
