@@ -15,7 +15,7 @@ import (
 // for business b) and after, as revision rev. Rows of after with a negative
 // id are new: they are inserted, get real ids, and every reference to them
 // in after is rewritten; the map from temporary to real ids is returned.
-// after ends up canonical (see Canonical), equal to what LoadState will read
+// after ends up canonical (see canonical), equal to what LoadState will read
 // back. Every row written carries rev, what is removed leaves a tombstone,
 // and v (the versions of before, which SaveState changes) becomes the
 // versions of after.
@@ -39,7 +39,7 @@ func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State
 			return nil, err
 		}
 	}
-	Canonical(after)
+	canonical(after)
 	for _, t := range tables {
 		if err := t.update(w, &before, after); err != nil {
 			return nil, err
