@@ -268,7 +268,7 @@ func editSeries(e *models.Edit, id int64, in model.SeriesInput, from *engine.Dat
 	if openEnded {
 		newEnd = 0
 	}
-	before := models.Clone(e.State)
+	before := e.State.Clone()
 	var kept int64
 	switch {
 	case !shapes || at <= old.Anchor || (endOnly && (newEnd == 0 || newEnd >= at)):

@@ -42,34 +42,19 @@ type BackupBusiness struct {
 	WeekStart int    `json:"weekStart"`
 }
 
-// backupTables are the tables a backup holds, parents before the rows that
-// refer to them, each with its order.
-var backupTables = []struct {
-	rows  func() any // a pointer to an empty slice of the row type
-	order string
-}{
-	{func() any { return &[]Room{} }, "id"},
-	{func() any { return &[]Staff{} }, "id"},
-	{func() any { return &[]Activity{} }, "id"},
-	{func() any { return &[]Class{} }, "id"},
-	{func() any { return &[]ClassStaff{} }, "class_id, position"},
-	{func() any { return &[]ClassTime{} }, "id"},
-	{func() any { return &[]Series{} }, "id"},
-	{func() any { return &[]SeriesEntry{} }, "id"},
-	{func() any { return &[]Plan{} }, "id"},
-	{func() any { return &[]Client{} }, "id"},
-	{func() any { return &[]Subscription{} }, "id"},
-	{func() any { return &[]OneOff{} }, "id"},
-	{func() any { return &[]OneOffClient{} }, "one_off_id, client_id"},
-	{func() any { return &[]DayChange{} }, "id"},
-	{func() any { return &[]DayChangeStaff{} }, "day_change_id, position"},
-	{func() any { return &[]Closure{} }, "id"},
-	{func() any { return &[]ClosureRoom{} }, "closure_id, room_id"},
-	{func() any { return &[]CapacityRule{} }, "id"},
-	{func() any { return &[]RoomBooking{} }, "id"},
-	{func() any { return &[]SessionBooking{} }, "id"},
-	{func() any { return &[]AcceptedClash{} }, "key"},
+// backupTables are the tables a backup holds: every table of the registry
+// and its children, parents before the rows that refer to them.
+func backupTables() []rowTable {
+	var out []rowTable
+	for _, t := range tables {
+		out = append(out, t)
+		out = append(out, t.children()...)
+	}
+	return out
 }
+
+// newRows returns a pointer to an empty slice of a table's row type.
+func newRows(t rowTable) any { return reflect.New(reflect.SliceOf(t.rowType())).Interface() }
 
 // skipped columns: the tenant, which a restore sets, and revisions.
 var backupSkips = []string{"business_id", "revision", "settings_revision"}
@@ -79,12 +64,12 @@ func ExportBackup(ctx context.Context, db *DB, b *Business) ([]byte, error) {
 	out := backupFile[map[string]any]{Format: BackupFormat, Version: BackupVersion,
 		Business: &BackupBusiness{b.Slug, b.Name, b.Kind, b.Currency, b.TimeZone, b.WeekStart}, Tables: map[string][]map[string]any{}}
 	err := db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
-		for _, t := range backupTables {
-			rows := t.rows()
-			if err := tx.NewSelect().Model(rows).Where("business_id = ?", b.ID).OrderExpr(t.order).Scan(ctx); err != nil {
+		for _, t := range backupTables() {
+			rows := newRows(t)
+			if err := tx.NewSelect().Model(rows).Where("business_id = ?", b.ID).OrderExpr(t.orderBy()).Scan(ctx); err != nil {
 				return fmt.Errorf("reading %T: %w", rows, err)
 			}
-			table := db.Table(reflect.TypeOf(rows).Elem().Elem())
+			table := db.Table(t.rowType())
 			list := reflect.ValueOf(rows).Elem()
 			objects := make([]map[string]any, list.Len())
 			for i := range objects {
@@ -126,8 +111,8 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 		slug = in.Business.Slug
 	}
 	known := map[string]bool{}
-	for _, t := range backupTables {
-		known[db.Table(reflect.TypeOf(t.rows()).Elem().Elem()).Name] = true
+	for _, t := range backupTables() {
+		known[db.Table(t.rowType()).Name] = true
 	}
 	for name := range in.Tables {
 		if !known[name] {
@@ -148,9 +133,9 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 			return err
 		}
 		const rev = 1
-		for _, t := range backupTables {
-			rows := t.rows()
-			table := db.Table(reflect.TypeOf(rows).Elem().Elem())
+		for _, t := range backupTables() {
+			rows := newRows(t)
+			table := db.Table(t.rowType())
 			objects := in.Tables[table.Name]
 			if len(objects) == 0 {
 				continue

@@ -51,7 +51,7 @@ func BusinessBySlug(ctx context.Context, db bun.IDB, slug string) (*Business, er
 // written as new, and everything the business had is removed (demos,
 // imports, clearing the data).
 func (e *Edit) ReplaceSchedule(s engine.State) {
-	s = Clone(s)
+	s = s.Clone()
 	clientIDs := map[int64]int64{} // temporary to real; SaveState does not see clients
 	Renumber(&s, e.NewID)
 	clients, subs := s.Clients, s.Subscriptions

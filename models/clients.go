@@ -106,7 +106,8 @@ func (e *Edit) SaveClient(ctx context.Context, c engine.Client) (engine.Client, 
 	if err := engine.Validate(engine.State{Business: e.State.Business, Clients: []engine.Client{withID(c)}}); err != nil {
 		return c, err
 	}
-	row := &Client{ID: c.ID, BusinessID: e.Business.ID, Name: c.Name, Email: c.Email, Phone: c.Phone}
+	r := clientRow(e.Business.ID, c)
+	row := &r
 	if c.ID == 0 {
 		if _, err := e.Tx.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 			return c, fmt.Errorf("adding a client: %w", err)
@@ -195,8 +196,8 @@ func (e *Edit) SaveSubscription(ctx context.Context, sub engine.Subscription) (e
 	if err := engine.Validate(st); err != nil {
 		return sub, err
 	}
-	row := &Subscription{ID: sub.ID, BusinessID: e.Business.ID, ClientID: sub.ClientID, SeriesID: sub.SeriesID, PlanID: sub.PlanID,
-		StartDate: Day(sub.Start), EndDate: Day(sub.End)}
+	r := subscriptionRow(e.Business.ID, sub)
+	row := &r
 	if sub.ID == 0 {
 		if _, err := e.Tx.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 			return sub, fmt.Errorf("adding a subscription: %w", err)

@@ -1,6 +1,8 @@
 // Package models stores businesses in PostgreSQL or SQLite with bun: one row
 // type per table, conversion between a business's rows and an engine.State,
-// and the guarded write, the only path by which anything is written.
+// and the guarded write, the only path by which anything is written. Every
+// table of a business's data is an entry of one list (tables, in
+// tables.go), which saving, loading, id rewriting and backups all walk.
 package models
 
 import (

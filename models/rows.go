@@ -142,8 +142,8 @@ func (r *Room) Engine() engine.Room {
 	return engine.Room{ID: r.ID, Name: fit(r.Name, engine.NameText), Capacity: min(r.Capacity, engine.MaxUnits)}
 }
 
-func roomRow(b int64, r engine.Room) *Room {
-	return &Room{ID: r.ID, BusinessID: b, Name: r.Name, Capacity: r.Capacity}
+func roomRow(b int64, r engine.Room) Room {
+	return Room{ID: r.ID, BusinessID: b, Name: r.Name, Capacity: r.Capacity}
 }
 
 type Staff struct {
@@ -159,7 +159,7 @@ func (r *Staff) Engine() engine.Staff {
 	return engine.Staff{ID: r.ID, Name: fit(r.Name, engine.NameText)}
 }
 
-func staffRow(b int64, s engine.Staff) *Staff { return &Staff{ID: s.ID, BusinessID: b, Name: s.Name} }
+func staffRow(b int64, s engine.Staff) Staff { return Staff{ID: s.ID, BusinessID: b, Name: s.Name} }
 
 type Activity struct {
 	bun.BaseModel `bun:"table:activities"`
@@ -175,8 +175,8 @@ func (r *Activity) Engine() engine.Activity {
 	return engine.Activity{ID: r.ID, Name: fit(r.Name, engine.NameText), Color: fit(r.Color, engine.ColorText)}
 }
 
-func activityRow(b int64, a engine.Activity) *Activity {
-	return &Activity{ID: a.ID, BusinessID: b, Name: a.Name, Color: a.Color}
+func activityRow(b int64, a engine.Activity) Activity {
+	return Activity{ID: a.ID, BusinessID: b, Name: a.Name, Color: a.Color}
 }
 
 // Class is an activity; its ordered staff are ClassStaff rows.
@@ -198,16 +198,11 @@ type ClassStaff struct {
 	Position   int
 }
 
-func classRow(b int64, c engine.Class) *Class {
-	return &Class{ID: c.ID, BusinessID: b, ActivityID: c.ActivityID}
-}
+// Engine returns the class without its staff (see the classes table).
+func (r *Class) Engine() engine.Class { return engine.Class{ID: r.ID, ActivityID: r.ActivityID} }
 
-func classStaffRows(b int64, c engine.Class) []ClassStaff {
-	rows := make([]ClassStaff, len(c.StaffIDs))
-	for i, s := range c.StaffIDs {
-		rows[i] = ClassStaff{BusinessID: b, ClassID: c.ID, StaffID: s, Position: i}
-	}
-	return rows
+func classRow(b int64, c engine.Class) Class {
+	return Class{ID: c.ID, BusinessID: b, ActivityID: c.ActivityID}
 }
 
 type ClassTime struct {
@@ -237,8 +232,8 @@ func (r *ClassTime) Engine() engine.ClassTime {
 	}
 }
 
-func classTimeRow(b int64, c engine.ClassTime) *ClassTime {
-	return &ClassTime{
+func classTimeRow(b int64, c engine.ClassTime) ClassTime {
+	return ClassTime{
 		ID: c.ID, BusinessID: b, RoomID: c.RoomID, Weekday: int(c.Weekday),
 		StartMinute: c.Start.Minutes(), EndMinute: c.End.Minutes(), Label: c.Label, Capacity: c.Capacity,
 		Type: c.Type, BufferMinutes: c.Buffer, Active: !c.Inactive, Units: c.Units,
@@ -261,8 +256,8 @@ func (r *Series) Engine() engine.Series {
 	return engine.Series{ID: r.ID, Name: fit(r.Name, engine.NameText), Anchor: engine.Date(r.AnchorDate), End: engine.Date(r.EndDate), Cycle: r.CycleWeeks}
 }
 
-func seriesRow(b int64, s engine.Series) *Series {
-	return &Series{ID: s.ID, BusinessID: b, Name: s.Name, AnchorDate: Day(s.Anchor), EndDate: Day(s.End), CycleWeeks: s.Cycle}
+func seriesRow(b int64, s engine.Series) Series {
+	return Series{ID: s.ID, BusinessID: b, Name: s.Name, AnchorDate: Day(s.Anchor), EndDate: Day(s.End), CycleWeeks: s.Cycle}
 }
 
 type SeriesEntry struct {
@@ -281,8 +276,8 @@ func (r *SeriesEntry) Engine() engine.Entry {
 	return engine.Entry{ID: r.ID, SeriesID: r.SeriesID, ClassTimeID: r.ClassTimeID, ClassID: r.ClassID, Week: r.Week}
 }
 
-func entryRow(b int64, e engine.Entry) *SeriesEntry {
-	return &SeriesEntry{ID: e.ID, BusinessID: b, SeriesID: e.SeriesID, ClassTimeID: e.ClassTimeID, ClassID: e.ClassID, Week: e.Week}
+func entryRow(b int64, e engine.Entry) SeriesEntry {
+	return SeriesEntry{ID: e.ID, BusinessID: b, SeriesID: e.SeriesID, ClassTimeID: e.ClassTimeID, ClassID: e.ClassID, Week: e.Week}
 }
 
 type Plan struct {
@@ -303,8 +298,8 @@ func (r *Plan) Engine() engine.Plan {
 		PerMonth: min(r.SessionsPerMonth, engine.MaxPerMonth), Months: min(r.Months, engine.MaxMonths), Price: engine.Money(r.Price)}
 }
 
-func planRow(b int64, p engine.Plan) *Plan {
-	return &Plan{ID: p.ID, BusinessID: b, SeriesID: p.SeriesID, Name: p.Name, SessionsPerMonth: p.PerMonth, Months: p.Months, Price: int64(p.Price)}
+func planRow(b int64, p engine.Plan) Plan {
+	return Plan{ID: p.ID, BusinessID: b, SeriesID: p.SeriesID, Name: p.Name, SessionsPerMonth: p.PerMonth, Months: p.Months, Price: int64(p.Price)}
 }
 
 // Client and Subscription are the business's customers. They are not part of
@@ -324,6 +319,10 @@ func (r *Client) Engine() engine.Client {
 	return engine.Client{ID: r.ID, Name: fit(r.Name, engine.NameText), Email: fit(r.Email, engine.EmailText), Phone: fit(r.Phone, engine.PhoneText)}
 }
 
+func clientRow(b int64, c engine.Client) Client {
+	return Client{ID: c.ID, BusinessID: b, Name: c.Name, Email: c.Email, Phone: c.Phone}
+}
+
 type Subscription struct {
 	bun.BaseModel `bun:"table:subscriptions"`
 
@@ -338,6 +337,10 @@ type Subscription struct {
 
 func (r *Subscription) Engine() engine.Subscription {
 	return engine.Subscription{ID: r.ID, ClientID: r.ClientID, SeriesID: r.SeriesID, PlanID: r.PlanID, Start: engine.Date(r.StartDate), End: engine.Date(r.EndDate)}
+}
+
+func subscriptionRow(b int64, s engine.Subscription) Subscription {
+	return Subscription{ID: s.ID, BusinessID: b, ClientID: s.ClientID, SeriesID: s.SeriesID, PlanID: s.PlanID, StartDate: Day(s.Start), EndDate: Day(s.End)}
 }
 
 type OneOff struct {
@@ -368,8 +371,8 @@ func (r *OneOff) Engine() engine.OneOff {
 	}
 }
 
-func oneOffRow(b int64, o engine.OneOff) *OneOff {
-	return &OneOff{
+func oneOffRow(b int64, o engine.OneOff) OneOff {
+	return OneOff{
 		ID: o.ID, BusinessID: b, ClassID: o.ClassID, RoomID: o.RoomID, Date: Day(o.Date),
 		StartMinute: o.Start.Minutes(), EndMinute: o.End.Minutes(), Label: o.Label, Capacity: o.Capacity,
 		BufferMinutes: o.Buffer, Units: o.Units, Cancelled: o.Cancelled, Note: o.Note,
@@ -430,9 +433,11 @@ func (r *DayChange) Engine() engine.DayChange {
 	return c
 }
 
-func changeRow(b, id int64, c engine.DayChange) *DayChange {
-	r := &DayChange{
-		ID: id, BusinessID: b, OrigDate: Day(c.Ref.Date), ClassTimeID: c.Ref.ClassTimeID, ClassID: c.Ref.ClassID,
+// changeRow returns the row of a change without an id: a change is known by
+// its session, and its row is replaced whenever it changes.
+func changeRow(b int64, c engine.DayChange) DayChange {
+	r := DayChange{
+		BusinessID: b, OrigDate: Day(c.Ref.Date), ClassTimeID: c.Ref.ClassTimeID, ClassID: c.Ref.ClassID,
 		Cancelled: c.Cancelled, Date: Day(c.Date), RoomID: c.RoomID, NewClassID: c.ClassID,
 		NewStaff: c.StaffIDs != nil, Note: c.Note,
 	}
@@ -471,8 +476,8 @@ func (r *Closure) Engine() engine.Closure {
 	return engine.Closure{ID: r.ID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate), Reason: fit(r.Reason, engine.NoteText), Pause: r.Pause}
 }
 
-func closureRow(b int64, c engine.Closure) *Closure {
-	return &Closure{ID: c.ID, BusinessID: b, FromDate: Day(c.From), ToDate: Day(c.To), Reason: c.Reason, Pause: c.Pause}
+func closureRow(b int64, c engine.Closure) Closure {
+	return Closure{ID: c.ID, BusinessID: b, FromDate: Day(c.From), ToDate: Day(c.To), Reason: c.Reason, Pause: c.Pause}
 }
 
 // RevisionTime is when a revision of a business was committed.
@@ -526,12 +531,12 @@ func (r *CapacityRule) Engine() engine.CapacityRule {
 	return c
 }
 
-func capacityRow(b int64, c engine.CapacityRule) *CapacityRule {
+func capacityRow(b int64, c engine.CapacityRule) CapacityRule {
 	days := make([]string, len(c.Weekdays))
 	for i, d := range c.Weekdays {
 		days[i] = strconv.Itoa(int(d))
 	}
-	return &CapacityRule{ID: c.ID, BusinessID: b, RoomID: c.RoomID, Weekdays: strings.Join(days, ","), FromDate: Day(c.From), ToDate: Day(c.To),
+	return CapacityRule{ID: c.ID, BusinessID: b, RoomID: c.RoomID, Weekdays: strings.Join(days, ","), FromDate: Day(c.From), ToDate: Day(c.To),
 		StartMinute: c.Start.Minutes(), EndMinute: c.End.Minutes(), Units: c.Units}
 }
 
@@ -556,8 +561,8 @@ func (r *RoomBooking) Engine() engine.RoomBooking {
 		End: engine.LocalTime(r.EndMinute), Units: min(r.Units, engine.MaxUnits), ClientID: r.ClientID, Note: fit(r.Note, engine.NoteText), Cancelled: r.Cancelled}
 }
 
-func roomBookingRow(b int64, r engine.RoomBooking) *RoomBooking {
-	return &RoomBooking{ID: r.ID, BusinessID: b, RoomID: r.RoomID, Date: Day(r.Date), StartMinute: r.Start.Minutes(), EndMinute: r.End.Minutes(),
+func roomBookingRow(b int64, r engine.RoomBooking) RoomBooking {
+	return RoomBooking{ID: r.ID, BusinessID: b, RoomID: r.RoomID, Date: Day(r.Date), StartMinute: r.Start.Minutes(), EndMinute: r.End.Minutes(),
 		Units: r.Units, ClientID: r.ClientID, Note: r.Note, Cancelled: r.Cancelled}
 }
 

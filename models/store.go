@@ -289,7 +289,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 				return err
 			}
 		}
-		e := &Edit{State: Clone(before.State), Before: before, Business: b, Tx: tx, Today: before.Today(s.now())}
+		e := &Edit{State: before.State.Clone(), Before: before, Business: b, Tx: tx, Today: before.Today(s.now())}
 		if err := fn(e); err != nil {
 			return err
 		}

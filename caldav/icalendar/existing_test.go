@@ -34,7 +34,7 @@ func TestImportIntoExisting(t *testing.T) {
 		// Two whole weeks closed, pausing rotations.
 		Closures: []engine.Closure{{ID: 9, From: engine.MustDate(2026, 8, 3), To: engine.MustDate(2026, 8, 16), Reason: "summer", Pause: true}},
 	}
-	before := cloneState(existing)
+	before := existing.Clone()
 	file := calendar(
 		"BEGIN:VEVENT\nUID:yoga\nSUMMARY:yoga\nLOCATION: studio \nORGANIZER;CN=ANNA  KELLER:mailto:a@x\n"+
 			"DTSTART;TZID=Europe/Berlin:20260601T100000\nDTEND;TZID=Europe/Berlin:20260601T110000\nRRULE:FREQ=WEEKLY;COUNT=4\nEND:VEVENT",

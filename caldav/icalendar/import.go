@@ -88,7 +88,7 @@ func Import(r io.Reader, existing engine.State, opts ImportOptions) (*Result, er
 		lines = nil // cannot pair them up: report line 0 rather than a wrong one
 	}
 
-	st := cloneState(existing)
+	st := existing.Clone()
 	im := &importer{
 		opts: opts, biz: existing.Business.Location, ws: existing.Business.WeekStart,
 		words: engine.Words(existing.Business.Kind), st: &st, existing: existing,
@@ -140,22 +140,6 @@ func Import(r io.Reader, existing engine.State, opts ImportOptions) (*Result, er
 	sort.SliceStable(im.problems, func(i, j int) bool { return im.problems[i].Line < im.problems[j].Line })
 	return &Result{State: st, Problems: im.problems, Events: im.imported,
 		Series: im.series, OneOffs: im.oneOffs, Changes: im.changes}, nil
-}
-
-// cloneState copies the top-level slices, so appending never writes into
-// the caller's arrays.
-func cloneState(s engine.State) engine.State {
-	c := s
-	c.Rooms = append([]engine.Room(nil), s.Rooms...)
-	c.Staff = append([]engine.Staff(nil), s.Staff...)
-	c.Activities = append([]engine.Activity(nil), s.Activities...)
-	c.Classes = append([]engine.Class(nil), s.Classes...)
-	c.ClassTimes = append([]engine.ClassTime(nil), s.ClassTimes...)
-	c.Series = append([]engine.Series(nil), s.Series...)
-	c.Entries = append([]engine.Entry(nil), s.Entries...)
-	c.OneOffs = append([]engine.OneOff(nil), s.OneOffs...)
-	c.Changes = append([]engine.DayChange(nil), s.Changes...)
-	return c
 }
 
 type importer struct {

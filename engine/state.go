@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Clone returns a deep copy of s: no slice or pointer of the copy is shared
+// with s, so an edit of the copy never changes a state that readers share
+// (a snapshot, a demo, the existing schedule an import adds to).
+func (s State) Clone() State {
+	c := s
+	c.Rooms = slices.Clone(s.Rooms)
+	c.Staff = slices.Clone(s.Staff)
+	c.Activities = slices.Clone(s.Activities)
+	c.Classes = slices.Clone(s.Classes)
+	for i := range c.Classes {
+		c.Classes[i].StaffIDs = slices.Clone(c.Classes[i].StaffIDs)
+	}
+	c.ClassTimes = slices.Clone(s.ClassTimes)
+	c.Series = slices.Clone(s.Series)
+	c.Entries = slices.Clone(s.Entries)
+	c.Plans = slices.Clone(s.Plans)
+	c.Clients = slices.Clone(s.Clients)
+	c.Subscriptions = slices.Clone(s.Subscriptions)
+	c.OneOffs = slices.Clone(s.OneOffs)
+	for i := range c.OneOffs {
+		c.OneOffs[i].ClientIDs = slices.Clone(c.OneOffs[i].ClientIDs)
+	}
+	c.Changes = slices.Clone(s.Changes)
+	for i := range c.Changes {
+		ch := &c.Changes[i]
+		ch.StaffIDs = slices.Clone(ch.StaffIDs)
+		if ch.Start != nil {
+			ch.Start = ptr(*ch.Start)
+		}
+		if ch.End != nil {
+			ch.End = ptr(*ch.End)
+		}
+	}
+	c.Closures = slices.Clone(s.Closures)
+	for i := range c.Closures {
+		c.Closures[i].RoomIDs = slices.Clone(c.Closures[i].RoomIDs)
+	}
+	c.Capacity = slices.Clone(s.Capacity)
+	for i := range c.Capacity {
+		c.Capacity[i].Weekdays = slices.Clone(c.Capacity[i].Weekdays)
+	}
+	c.RoomBookings = slices.Clone(s.RoomBookings)
+	return c
+}
+
+// Canonical puts s in one order, so that two states holding the same rows
+// compare equal with reflect.DeepEqual: rows by id, day changes by their
+// session (date, class time, class), the rooms of a closure and the weekdays
+// of a capacity rule ascending without repeats (they are sets), and every
+// empty list nil. Lists whose order means something (a class's staff, the
+// first being the main one; a cover; a one-off's clients) keep their order.
+// It changes nothing a timetable computes from s.
+func (s *State) Canonical() {
+	byID(s.Rooms, func(v *Room) int64 { return v.ID })
+	byID(s.Staff, func(v *Staff) int64 { return v.ID })
+	byID(s.Activities, func(v *Activity) int64 { return v.ID })
+	byID(s.Classes, func(v *Class) int64 { return v.ID })
+	byID(s.ClassTimes, func(v *ClassTime) int64 { return v.ID })
+	byID(s.Series, func(v *Series) int64 { return v.ID })
+	byID(s.Entries, func(v *Entry) int64 { return v.ID })
+	byID(s.Plans, func(v *Plan) int64 { return v.ID })
+	byID(s.Clients, func(v *Client) int64 { return v.ID })
+	byID(s.Subscriptions, func(v *Subscription) int64 { return v.ID })
+	byID(s.OneOffs, func(v *OneOff) int64 { return v.ID })
+	byID(s.Closures, func(v *Closure) int64 { return v.ID })
+	byID(s.Capacity, func(v *CapacityRule) int64 { return v.ID })
+	byID(s.RoomBookings, func(v *RoomBooking) int64 { return v.ID })
+	slices.SortFunc(s.Changes, func(a, b DayChange) int {
+		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
+	})
+	for i := range s.Classes {
+		s.Classes[i].StaffIDs = nilIfEmpty(s.Classes[i].StaffIDs)
+	}
+	for i := range s.OneOffs {
+		s.OneOffs[i].ClientIDs = nilIfEmpty(s.OneOffs[i].ClientIDs)
+	}
+	for i := range s.Changes {
+		// An empty cover is no cover: Validate refuses a session without
+		// staff, and nil is what "no change of staff" is.
+		s.Changes[i].StaffIDs = nilIfEmpty(s.Changes[i].StaffIDs)
+	}
+	for i := range s.Closures {
+		c := &s.Closures[i]
+		slices.Sort(c.RoomIDs)
+		c.RoomIDs = nilIfEmpty(slices.Compact(c.RoomIDs))
+	}
+	for i := range s.Capacity {
+		c := &s.Capacity[i]
+		slices.Sort(c.Weekdays)
+		c.Weekdays = nilIfEmpty(slices.Compact(c.Weekdays))
+	}
+	s.Rooms, s.Staff, s.Activities = nilIfEmpty(s.Rooms), nilIfEmpty(s.Staff), nilIfEmpty(s.Activities)
+	s.Classes, s.ClassTimes, s.Series = nilIfEmpty(s.Classes), nilIfEmpty(s.ClassTimes), nilIfEmpty(s.Series)
+	s.Entries, s.Plans = nilIfEmpty(s.Entries), nilIfEmpty(s.Plans)
+	s.Clients, s.Subscriptions = nilIfEmpty(s.Clients), nilIfEmpty(s.Subscriptions)
+	s.OneOffs, s.Changes, s.Closures = nilIfEmpty(s.OneOffs), nilIfEmpty(s.Changes), nilIfEmpty(s.Closures)
+	s.Capacity, s.RoomBookings = nilIfEmpty(s.Capacity), nilIfEmpty(s.RoomBookings)
+}
+
+func byID[T any](l []T, id func(*T) int64) {
+	slices.SortFunc(l, func(a, b T) int { return cmp.Compare(id(&a), id(&b)) })
+}
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
