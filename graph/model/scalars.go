@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -73,6 +74,23 @@ func UnmarshalLocalTime(v any) (engine.LocalTime, error) {
 	t, err := engine.ParseLocalTime(s)
 	if err != nil {
 		return 0, engine.Errorf(engine.Invalid, "time", "%v", err)
+	}
+	return t, nil
+}
+
+// MarshalDateTime writes an instant in RFC 3339, as gqlgen's Time does.
+func MarshalDateTime(t time.Time) graphql.Marshaler { return graphql.MarshalTime(t) }
+
+// UnmarshalDateTime reads an RFC 3339 instant ("2026-12-01T09:00:00Z" or
+// with an offset); anything else is the client's mistake, said as such.
+func UnmarshalDateTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, engine.Errorf(engine.Invalid, "dateTime", "an instant is written as a string in RFC 3339, such as 2026-12-01T09:00:00Z")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, engine.Errorf(engine.Invalid, "dateTime", "%q is not an instant in RFC 3339, such as 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00", s)
 	}
 	return t, nil
 }
