@@ -160,7 +160,7 @@ fileext = ".ics"
 		t.Errorf("fetching a year got %v × 429", n)
 	}
 
-	out, _ = runClient(t, "", python, "-I", filepath.Join("testdata", "clients", "multiget.py"), s.url+"/caldav/", "script", script, today, "730", "loop", "400", "Coach 40 ")
+	out, _ = runClient(t, "", python, "-I", filepath.Join("testdata", "clients", "multiget.py"), s.url+"/caldav/", "script", script, today, "730", "loop", "1000", "Coach 40 ")
 	var loop struct {
 		Requests int
 		Error    string
@@ -169,7 +169,11 @@ fileext = ".ics"
 		t.Fatalf("multiget.py: %v: %s", err, out)
 	}
 	t.Logf("python-caldav asked for two years %d times, then: %s", loop.Requests, loop.Error)
-	if !strings.Contains(loop.Error, "429") || loop.Requests > 300 {
-		t.Errorf("asking for two years in a loop: %+v, want a 429 within 300 requests", loop)
+	// Each asks for 9 units (a request, and one a quarter): the burst of
+	// 1,000 lasts about 110 of them, and a loop that outpaces the refill of
+	// 20 units a second runs out soon after (127 requests on an idle
+	// machine; more on a loaded one, whose slower answers refill more).
+	if !strings.Contains(loop.Error, "429") {
+		t.Errorf("asking for two years in a loop: %+v, want a 429 within 1,000 requests", loop)
 	}
 }
