@@ -354,33 +354,7 @@ func TestVdirsyncerSync(t *testing.T) {
 
 	dir := t.TempDir()
 	local := filepath.Join(dir, "calendars")
-	config := filepath.Join(dir, "config")
-	q := func(v string) string { b, _ := json.Marshal(v); return string(b) } // vdirsyncer reads values as JSON
-	conf := `[general]
-status_path = ` + q(filepath.Join(dir, "status")+"/") + `
-
-[pair koredyne]
-a = "gateway"
-b = "local"
-collections = ["from a"]
-conflict_resolution = "a wins"
-
-[storage gateway]
-type = "caldav"
-url = ` + q(s.url+"/caldav/") + `
-username = "demo"
-password = ` + q(bootstrapToken) + `
-read_only = true
-item_types = ["VEVENT"]
-
-[storage local]
-type = "filesystem"
-path = ` + q(local+"/") + `
-fileext = ".ics"
-`
-	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := vdirsyncerConfig(t, dir, s.url)
 	vdir := func(args ...string) string {
 		t.Helper()
 		// discover asks once per collection whether to create it locally.
@@ -808,4 +782,39 @@ func repeatedWallClock(at time.Time, loc *time.Location) bool {
 		}
 	}
 	return false
+}
+
+// vdirsyncerConfig writes a vdirsyncer configuration that mirrors every
+// calendar of the demo business at base into dir/calendars, read-only, and
+// returns its path.
+func vdirsyncerConfig(t *testing.T, dir, base string) string {
+	t.Helper()
+	q := func(v string) string { b, _ := json.Marshal(v); return string(b) } // vdirsyncer reads values as JSON
+	conf := `[general]
+status_path = ` + q(filepath.Join(dir, "status")+"/") + `
+
+[pair koredyne]
+a = "gateway"
+b = "local"
+collections = ["from a"]
+conflict_resolution = "a wins"
+
+[storage gateway]
+type = "caldav"
+url = ` + q(base+"/caldav/") + `
+username = "demo"
+password = ` + q(bootstrapToken) + `
+read_only = true
+item_types = ["VEVENT"]
+
+[storage local]
+type = "filesystem"
+path = ` + q(filepath.Join(dir, "calendars")+"/") + `
+fileext = ".ics"
+`
+	config := filepath.Join(dir, "config")
+	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return config
 }

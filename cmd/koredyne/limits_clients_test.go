@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -87,38 +86,12 @@ func TestCalendarClientsWithinDefaultLimits(t *testing.T) {
 	desk, script := appPassword(t, s, "desk"), appPassword(t, s, "script")
 	before := refusals(t, s)
 
-	q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
 	var wg sync.WaitGroup
 	dirs := []string{t.TempDir(), t.TempDir()}
 	logs := make([]string, len(dirs))
 	start := time.Now()
 	for i, dir := range dirs {
-		config := filepath.Join(dir, "config")
-		conf := `[general]
-status_path = ` + q(filepath.Join(dir, "status")+"/") + `
-
-[pair koredyne]
-a = "gateway"
-b = "local"
-collections = ["from a"]
-conflict_resolution = "a wins"
-
-[storage gateway]
-type = "caldav"
-url = ` + q(s.url+"/caldav/") + `
-username = "demo"
-password = ` + q(bootstrapToken) + `
-read_only = true
-item_types = ["VEVENT"]
-
-[storage local]
-type = "filesystem"
-path = ` + q(filepath.Join(dir, "calendars")+"/") + `
-fileext = ".ics"
-`
-		if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		config := vdirsyncerConfig(t, dir, s.url)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
