@@ -108,3 +108,29 @@ func ExampleExpiry() {
 	// Output:
 	// 2026-02-27
 }
+
+// Describing a class with its staff in another order names the same class,
+// whose main staff member stays first.
+func ExampleState_ClassWith() {
+	s := engine.State{
+		Staff:      []engine.Staff{{ID: 1, Name: "Marco Reyes"}, {ID: 2, Name: "Sami Al-Otaibi"}},
+		Activities: []engine.Activity{{ID: 1, Name: "Boxing"}},
+		Classes:    []engine.Class{{ID: 3, ActivityID: 1, StaffIDs: []int64{1, 2}}},
+	}
+	c, ok := s.ClassWith(1, []int64{2, 1})
+	fmt.Println(c.ID, c.StaffIDs, ok)
+	_, ok = s.ClassWith(1, []int64{2})
+	fmt.Println(ok)
+	// Output:
+	// 3 [1 2] true
+	// false
+}
+
+// Imports know classes by name: the key ignores the order of the staff and
+// the case of every name.
+func ExampleClassKey() {
+	a := engine.ClassKey("Boxing", []string{"Marco Reyes", "Sami Al-Otaibi"})
+	b := engine.ClassKey("boxing", []string{"sami al-otaibi", "MARCO REYES"})
+	fmt.Println(a == b)
+	// Output: true
+}

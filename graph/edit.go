@@ -127,8 +127,8 @@ func applyBusiness(dst *engine.Business, in model.BusinessInput) error {
 }
 
 // classFor returns the class an input names: an existing one by id, or one
-// described inline — an existing class with the same activity and staff, or
-// a new one.
+// described inline — the existing class with the same activity and set of
+// staff (engine.State.ClassWith), or a new one.
 func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (int64, error) {
 	switch {
 	case id != nil:
@@ -138,10 +138,8 @@ func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (in
 	}
 	c := engine.Class{}
 	applyClass(&c, *in)
-	for _, old := range e.State.Classes {
-		if old.ActivityID == c.ActivityID && slices.Equal(old.StaffIDs, c.StaffIDs) {
-			return old.ID, nil
-		}
+	if old, ok := e.State.ClassWith(c.ActivityID, c.StaffIDs); ok {
+		return old.ID, nil
 	}
 	c.ID = e.NewID()
 	e.State.Classes = append(e.State.Classes, c)
