@@ -134,3 +134,38 @@ func ExampleClassKey() {
 	fmt.Println(a == b)
 	// Output: true
 }
+
+// Dropping the hiring interviews from next week splits their series: a new
+// series keeps the weeks before, and the series goes on without them. An
+// edit that would change a day of this week that has passed is refused.
+func ExampleState_EditSeries() {
+	s := exampleState()
+	next := int64(100)
+	newID := func() int64 { next++; return next }
+	today := engine.MustDate(2026, 10, 21) // a Wednesday
+	kept, lost, err := s.EditSeries(2, engine.SeriesEdit{From: engine.MustDate(2026, 10, 26), Entries: true, Carry: true}, today, newID, func(week func(int) int) error {
+		var entries []engine.Entry
+		for _, e := range s.Entries {
+			if e.SeriesID != 2 {
+				entries = append(entries, e)
+			}
+		}
+		s.Entries = entries
+		return nil
+	})
+	fmt.Println(kept, lost, err)
+	_, _, err = s.EditSeries(1, engine.SeriesEdit{Entries: true}, today, newID, func(func(int) int) error {
+		s.Entries = s.Entries[:0]
+		return nil
+	})
+	fmt.Println(err)
+	for _, sr := range s.Series {
+		fmt.Println(sr.ID, "from", sr.Anchor, "open ended:", sr.End == 0)
+	}
+	// Output:
+	// 101 [] <nil>
+	// Series "Acme — Daily standup": the edit would change 2026-10-20, which has already happened; it can apply from 2026-10-26 on
+	// 1 from 2026-10-05 open ended: true
+	// 2 from 2026-10-26 open ended: true
+	// 101 from 2026-10-05 open ended: false
+}
