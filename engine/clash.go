@@ -441,7 +441,7 @@ func (p *prover) people(ids []int64, names map[string]string) []string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		name := p.t.staff[id].Name
-		k := personKey(name)
+		k := NameKey(name)
 		if !slices.Contains(out, k) {
 			out = append(out, k)
 		}
@@ -561,7 +561,7 @@ func (p *prover) identity(c *candidate, choice []int) string {
 	for i, gi := range c.members {
 		g := &p.t.groups[gi]
 		e := g.entries[choice[i]]
-		parts[i] = p.groupContent(g) + "@" + personKey(e.series.Name) + "#" + strconv.Itoa(e.week)
+		parts[i] = p.groupContent(g) + "@" + NameKey(e.series.Name) + "#" + strconv.Itoa(e.week)
 	}
 	k := p.resourceKey(c) + "|" + sortedJoin(parts)
 	if c.regime != "" {
@@ -572,7 +572,7 @@ func (p *prover) identity(c *candidate, choice []int) string {
 
 func (p *prover) resourceKey(c *candidate) string {
 	if c.kind == RoomClash {
-		return "room|" + personKey(p.t.rooms[c.room].Name)
+		return "room|" + NameKey(p.t.rooms[c.room].Name)
 	}
 	return "staff|" + c.resource
 }
@@ -584,10 +584,10 @@ func (p *prover) groupContent(g *group) string {
 func (p *prover) content(activity int64, staff []int64, room int64, start, end LocalTime) string {
 	names := make([]string, len(staff))
 	for i, id := range staff {
-		names[i] = personKey(p.t.staff[id].Name)
+		names[i] = NameKey(p.t.staff[id].Name)
 	}
-	return personKey(p.t.activities[activity].Name) + "/" + sortedJoin(names) + "/" +
-		personKey(p.t.rooms[room].Name) + "/" + start.String() + "-" + end.String()
+	return NameKey(p.t.activities[activity].Name) + "/" + sortedJoin(names) + "/" +
+		NameKey(p.t.rooms[room].Name) + "/" + start.String() + "-" + end.String()
 }
 
 func sortedJoin(parts []string) string {
@@ -675,7 +675,7 @@ func (p *prover) dated() {
 				if m >= len(sessions) {
 					b := *bookings[m-len(sessions)]
 					cl.Bookings = append(cl.Bookings, b)
-					parts[i] = fmt.Sprintf("booking/%s/%s-%s/%d/%d", personKey(t.rooms[b.RoomID].Name), b.Start, b.End, b.Units, b.ClientID)
+					parts[i] = fmt.Sprintf("booking/%s/%s-%s/%d/%d", NameKey(t.rooms[b.RoomID].Name), b.Start, b.End, b.Units, b.ClientID)
 					cl.RoomID = b.RoomID
 					continue
 				}
@@ -688,7 +688,7 @@ func (p *prover) dated() {
 			}
 			resKey := "staff|" + resource
 			if kind == RoomClash {
-				resKey = "room|" + personKey(t.rooms[cl.RoomID].Name)
+				resKey = "room|" + NameKey(t.rooms[cl.RoomID].Name)
 			}
 			cl.keys = []string{resKey + "|" + sortedJoin(parts) + "|" + d.String()}
 			cl.Message = t.clashMessage(&cl, p.today)
@@ -700,7 +700,7 @@ func (p *prover) dated() {
 func (p *prover) sessionContent(s *Session) string {
 	k := p.content(p.t.classes[s.ClassID].ActivityID, s.StaffIDs, s.RoomID, s.Start, s.End)
 	if s.IsOneOff() {
-		return k + "|one-off:" + personKey(s.Label)
+		return k + "|one-off:" + NameKey(s.Label)
 	}
 	g := &p.t.groups[p.t.groupOf[groupKey{s.Ref.ClassTimeID, s.Ref.ClassID}]]
 	return k + "|from:" + s.Ref.Date.String() + ":" + p.groupContent(g)
@@ -722,7 +722,7 @@ func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBookin
 		var keys []string
 		for _, id := range s.StaffIDs {
 			name := t.staff[id].Name
-			k := personKey(name)
+			k := NameKey(name)
 			if slices.Contains(keys, k) {
 				continue
 			}

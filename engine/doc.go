@@ -7,7 +7,9 @@
 //
 // A business (State.Business) has rooms, staff, activities and clients. A
 // Class is an activity given by an ordered list of staff (the first is the
-// main one); a ClassTime is a room, a weekday and a wall-clock span. A Series
+// main one), and is told apart by its activity and its set of staff, names
+// compared without case (ClassKey, State.ClassWith): no two classes share
+// them; a ClassTime is a room, a weekday and a wall-clock span. A Series
 // is what is sold: it starts on an anchor week, may end (exclusively) on a
 // later week, and rotates through Cycle weeks. An Entry puts a class in a
 // class time in week k of a series — the week lives on the entry, so the same
@@ -77,6 +79,14 @@
 // weeks — never by row ids or by the dates a scan looked at; NewClashes
 // compares two reports that way, so a write is refused only for the clashes
 // it adds.
+//
+// # Editing
+//
+// The rules of changing a state that are more than setting a field live here
+// too, so every adapter applies them alike: what may be removed and what goes
+// with it (State.RemoveClass and the like), hand-overs
+// (State.ReplaceSeriesFrom), and how a running series is edited without
+// rewriting the weeks that already happened (State.EditSeries).
 //
 // # Words
 //

@@ -225,7 +225,7 @@ func (s *State) ReplaceSeriesFrom(id int64, date Date, name string, copyEntries 
 	for _, e := range s.Entries {
 		if e.SeriesID == id {
 			e.ID, e.SeriesID = newID(), next.ID
-			e.Week = ShiftWeek(e.Week, offset, old.Cycle)
+			e.Week = shiftWeek(e.Week, offset, old.Cycle)
 			s.Entries = append(s.Entries, e)
 		}
 	}
@@ -257,7 +257,7 @@ func (s *State) SplitSeries(id int64, date Date, newID func() int64) (past int64
 	for j := range s.Entries {
 		if e := &s.Entries[j]; e.SeriesID == id {
 			s.Entries = append(s.Entries, Entry{ID: newID(), SeriesID: kept.ID, ClassTimeID: e.ClassTimeID, ClassID: e.ClassID, Week: e.Week})
-			s.Entries[j].Week = ShiftWeek(s.Entries[j].Week, shift, old.Cycle)
+			s.Entries[j].Week = shiftWeek(s.Entries[j].Week, shift, old.Cycle)
 		}
 	}
 	s.Series = append(s.Series, kept)
@@ -293,53 +293,11 @@ func (s *State) position(id int64, date Date) int {
 	return compile(*s).rot[id].position(WeekOf(date, s.Business.WeekStart))
 }
 
-// ShiftWeek renumbers a week of a cycle so that week shift+1 becomes 1.
+// shiftWeek renumbers a week of a cycle so that week shift+1 becomes 1.
 // Weeks outside the cycle stay as they are, for validation to refuse.
-func ShiftWeek(week, shift, cycle int) int {
+func shiftWeek(week, shift, cycle int) int {
 	if week < 1 || week > cycle {
 		return week
 	}
 	return (week-1-shift+cycle)%cycle + 1
-}
-
-// LostChanges lists the day changes dated from date on that named a session
-// of a series in before and name no session in after: the edited rules no
-// longer make the session they change. With all, it lists every change of
-// the series' sessions from date on, made or not.
-func LostChanges(before, after State, series int64, from Date, all bool) []SessionRef {
-	was, is := compile(before), compile(after)
-	var lost []SessionRef
-	for _, c := range before.Changes {
-		if c.Ref.Date < from {
-			continue
-		}
-		s, ok := was.original(c.Ref)
-		if !ok || !slices.ContainsFunc(s.Series, func(sw SeriesWeek) bool { return sw.SeriesID == series }) {
-			continue
-		}
-		if _, ok := is.original(c.Ref); all || !ok {
-			lost = append(lost, c.Ref)
-		}
-	}
-	return lost
-}
-
-// FirstDifference returns the first date in [from, to) on which a and b
-// hold different sessions, comparing what happens (date, times, room,
-// class, staff, cancellation, the series listed) and not the week numbers
-// of rotations, which a split renumbers.
-func FirstDifference(a, b State, from, to Date) (Date, bool) {
-	ta, tb := compile(a), compile(b)
-	for d := from; d < to; d++ {
-		if !slices.EqualFunc(ta.Day(d), tb.Day(d), sameHappening) {
-			return d, true
-		}
-	}
-	return 0, false
-}
-
-func sameHappening(x, y Session) bool {
-	return x.Key() == y.Key() && x.Date == y.Date && x.Start == y.Start && x.End == y.End && x.RoomID == y.RoomID &&
-		x.ClassID == y.ClassID && slices.Equal(x.StaffIDs, y.StaffIDs) && x.Cancelled == y.Cancelled &&
-		slices.EqualFunc(x.Series, y.Series, func(p, q SeriesWeek) bool { return p.SeriesID == q.SeriesID })
 }

@@ -108,3 +108,64 @@ func ExampleExpiry() {
 	// Output:
 	// 2026-02-27
 }
+
+// Describing a class with its staff in another order names the same class,
+// whose main staff member stays first.
+func ExampleState_ClassWith() {
+	s := engine.State{
+		Staff:      []engine.Staff{{ID: 1, Name: "Marco Reyes"}, {ID: 2, Name: "Sami Al-Otaibi"}},
+		Activities: []engine.Activity{{ID: 1, Name: "Boxing"}},
+		Classes:    []engine.Class{{ID: 3, ActivityID: 1, StaffIDs: []int64{1, 2}}},
+	}
+	c, ok := s.ClassWith(1, []int64{2, 1})
+	fmt.Println(c.ID, c.StaffIDs, ok)
+	_, ok = s.ClassWith(1, []int64{2})
+	fmt.Println(ok)
+	// Output:
+	// 3 [1 2] true
+	// false
+}
+
+// Imports know classes by name: the key ignores the order of the staff and
+// the case of every name.
+func ExampleClassKey() {
+	a := engine.ClassKey("Boxing", []string{"Marco Reyes", "Sami Al-Otaibi"})
+	b := engine.ClassKey("boxing", []string{"sami al-otaibi", "MARCO REYES"})
+	fmt.Println(a == b)
+	// Output: true
+}
+
+// Dropping the hiring interviews from next week splits their series: a new
+// series keeps the weeks before, and the series goes on without them. An
+// edit that would change a day of this week that has passed is refused.
+func ExampleState_EditSeries() {
+	s := exampleState()
+	next := int64(100)
+	newID := func() int64 { next++; return next }
+	today := engine.MustDate(2026, 10, 21) // a Wednesday
+	kept, lost, err := s.EditSeries(2, engine.SeriesEdit{From: engine.MustDate(2026, 10, 26), Entries: true, Carry: true}, today, newID, func(week func(int) int) error {
+		var entries []engine.Entry
+		for _, e := range s.Entries {
+			if e.SeriesID != 2 {
+				entries = append(entries, e)
+			}
+		}
+		s.Entries = entries
+		return nil
+	})
+	fmt.Println(kept, lost, err)
+	_, _, err = s.EditSeries(1, engine.SeriesEdit{Entries: true}, today, newID, func(func(int) int) error {
+		s.Entries = s.Entries[:0]
+		return nil
+	})
+	fmt.Println(err)
+	for _, sr := range s.Series {
+		fmt.Println(sr.ID, "from", sr.Anchor, "open ended:", sr.End == 0)
+	}
+	// Output:
+	// 101 [] <nil>
+	// Series "Acme — Daily standup": the edit would change 2026-10-20, which has already happened; it can apply from 2026-10-26 on
+	// 1 from 2026-10-05 open ended: true
+	// 2 from 2026-10-26 open ended: true
+	// 101 from 2026-10-05 open ended: false
+}

@@ -3,7 +3,6 @@ package engine
 import (
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -250,10 +249,4 @@ func (t *Timetable) units(want int, room int64) int {
 		return c
 	}
 	return want
-}
-
-// personKey is how the clash rules tell people apart: by name, without case
-// or surrounding space.
-func personKey(name string) string {
-	return strings.ToLower(strings.Join(strings.Fields(name), " "))
 }

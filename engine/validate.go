@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -179,7 +178,7 @@ func indexByID[T any](v *validator, table string, rows []T, id func(*T) int64) m
 
 // unique reports names used twice in one list, compared without case.
 func (v *validator) unique(table string, id int64, word, name string, seen map[string]bool) {
-	k := personKey(name)
+	k := NameKey(name)
 	if k == "" {
 		v.add(table, id, "name", "Every %s needs a name", word)
 		return
@@ -205,7 +204,7 @@ func (v *validator) checkPeople() {
 	// Two staff rows may carry one person's name (the clash rules then treat
 	// them as one person), but every row needs a name.
 	for _, p := range v.s.Staff {
-		if personKey(p.Name) == "" {
+		if NameKey(p.Name) == "" {
 			v.add("staff", p.ID, "name", "Every %s needs a name", v.words.Staff.One)
 		}
 		v.text("staff", p.ID, "name", "The name of "+v.words.Staff.A(), p.Name, NameText)
@@ -236,24 +235,22 @@ func (v *validator) checkClasses() {
 		if len(c.StaffIDs) == 0 {
 			v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(&c), v.words.Staff.One)
 		}
-		keys := make([]string, 0, len(c.StaffIDs))
+		names := make([]string, 0, len(c.StaffIDs))
 		for _, id := range c.StaffIDs {
 			p, ok := v.staff[id]
 			if !ok {
 				v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(&c), v.words.Staff.One)
 				continue
 			}
-			k := personKey(p.Name)
-			if slices.Contains(keys, k) {
+			if slices.ContainsFunc(names, func(n string) bool { return NameKey(n) == NameKey(p.Name) }) {
 				v.add("classes", c.ID, "staffIds", "%s lists %s twice", v.className(&c), p.Name)
 			}
-			keys = append(keys, k)
+			names = append(names, p.Name)
 		}
-		if !ok || len(keys) == 0 {
+		if !ok || len(names) == 0 {
 			continue
 		}
-		sort.Strings(keys)
-		k := personKey(a.Name) + "|" + strings.Join(keys, "|")
+		k := ClassKey(a.Name, names)
 		if other, dup := seen[k]; dup {
 			v.add("classes", c.ID, "staffIds", "%s already exists (%s %d): no two %s share %s and the same %s",
 				v.className(&c), v.words.Class.One, other, v.words.Class.Many, v.words.Activity.A(), v.words.Staff.Many)

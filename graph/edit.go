@@ -127,8 +127,8 @@ func applyBusiness(dst *engine.Business, in model.BusinessInput) error {
 }
 
 // classFor returns the class an input names: an existing one by id, or one
-// described inline — an existing class with the same activity and staff, or
-// a new one.
+// described inline — the existing class with the same activity and set of
+// staff (engine.State.ClassWith), or a new one.
 func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (int64, error) {
 	switch {
 	case id != nil:
@@ -138,10 +138,8 @@ func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (in
 	}
 	c := engine.Class{}
 	applyClass(&c, *in)
-	for _, old := range e.State.Classes {
-		if old.ActivityID == c.ActivityID && slices.Equal(old.StaffIDs, c.StaffIDs) {
-			return old.ID, nil
-		}
+	if old, ok := e.State.ClassWith(c.ActivityID, c.StaffIDs); ok {
+		return old.ID, nil
 	}
 	c.ID = e.NewID()
 	e.State.Classes = append(e.State.Classes, c)
@@ -238,74 +236,22 @@ func applySeries(e *models.Edit, id int64, in model.SeriesInput) error {
 	return nil
 }
 
-// editSeries applies an updateSeries input without rewriting the weeks that
-// already happened (see the schema). It returns the series that keeps the
-// weeks before a split (0 when the edit applied in place) and the day
-// changes it removed.
+// editSeries maps an updateSeries request onto engine.State.EditSeries,
+// which holds the policy for editing a running series. It returns the
+// series that keeps the weeks before a split (0 when the edit applied in
+// place) and the day changes it removed.
 func editSeries(e *models.Edit, id int64, in model.SeriesInput, from *engine.Date, carry bool) (int64, []engine.SessionRef, error) {
-	w := engine.Words(e.State.Business.Kind)
-	sr, err := row(e.State.Series, id, func(s *engine.Series) int64 { return s.ID }, w.Series.One)
-	if err != nil {
-		return 0, nil, err
+	ed := engine.SeriesEdit{From: deref(from), Anchor: in.AnchorDate != nil, End: in.EndDate, Cycle: in.CycleWeeks, Entries: in.Entries != nil, Carry: carry}
+	if in.OpenEnded != nil && *in.OpenEnded {
+		ed.End = new(engine.Date)
 	}
-	old := *sr
-	ws := e.State.Business.WeekStart
-	thisWeek := e.Today.WeekStart(ws)
-	at := thisWeek
-	if from != nil {
-		if at = from.WeekStart(ws); at < thisWeek {
-			return 0, nil, engine.Errorf(engine.Invalid, "from", "%s %q: the week of %s has already happened; an edit can apply from this week (%s) on",
-				w.Series.Title(), old.Name, at, thisWeek)
+	return e.State.EditSeries(id, ed, e.Today, e.NewID, func(week func(int) int) error {
+		in.Entries = slices.Clone(in.Entries)
+		for i := range in.Entries {
+			in.Entries[i].Week = week(in.Entries[i].Week)
 		}
-	}
-	openEnded := in.OpenEnded != nil && *in.OpenEnded
-	endOnly := (in.EndDate != nil || openEnded) && in.AnchorDate == nil && in.CycleWeeks == nil && in.Entries == nil
-	shapes := endOnly || in.AnchorDate != nil || in.CycleWeeks != nil || in.Entries != nil
-	newEnd := old.End
-	if in.EndDate != nil {
-		newEnd = *in.EndDate
-	}
-	if openEnded {
-		newEnd = 0
-	}
-	before := e.State.Clone()
-	var kept int64
-	switch {
-	case !shapes || at <= old.Anchor || (endOnly && (newEnd == 0 || newEnd >= at)):
-		// Nothing before at changes: in place.
-	case old.End != 0 && old.End <= at:
-		return 0, nil, engine.Errorf(engine.Invalid, "from", "%s %q ended on %s; its weeks have all happened and cannot be changed",
-			w.Series.Title(), old.Name, old.End.AddDays(-1))
-	case in.AnchorDate != nil:
-		return 0, nil, engine.Errorf(engine.Invalid, "anchorDate", "%s %q has already run since %s: it keeps its start, and the change applies from %s",
-			w.Series.Title(), old.Name, old.Anchor, at)
-	default:
-		var shift int
-		if kept, shift, err = e.State.SplitSeries(id, at, e.NewID); err != nil {
-			return 0, nil, err
-		}
-		// Entries sent along count weeks as the series did before, unless
-		// the cycle changes too.
-		if in.CycleWeeks == nil || *in.CycleWeeks == old.Cycle {
-			in.Entries = slices.Clone(in.Entries)
-			for i := range in.Entries {
-				in.Entries[i].Week = engine.ShiftWeek(in.Entries[i].Week, shift, old.Cycle)
-			}
-		}
-	}
-	if err := applySeries(e, id, in); err != nil {
-		return 0, nil, err
-	}
-	lost := engine.LostChanges(before, e.State, id, at, !carry)
-	e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return slices.Contains(lost, c.Ref) })
-	if err := engine.Validate(e.State); err != nil {
-		return 0, nil, err
-	}
-	if d, changed := engine.FirstDifference(before, e.State, at, e.Today); changed {
-		return 0, nil, engine.Errorf(engine.Invalid, "from", "%s %q: the edit would change %s, which has already happened; it can apply from %s on",
-			w.Series.Title(), old.Name, d, thisWeek.AddDays(7))
-	}
-	return kept, lost, nil
+		return applySeries(e, id, in)
+	})
 }
 
 // sessionRef checks a ref against the snapshot: the session must happen

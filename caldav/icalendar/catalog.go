@@ -1,7 +1,6 @@
 package icalendar
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/koredyne/schedule/engine"
@@ -57,7 +56,7 @@ func newCatalog(st *engine.State) *catalog {
 		for i, id := range cl.StaffIDs {
 			names[i] = c.staffName[id]
 		}
-		if k := classKey(c.actName[cl.ActivityID], names); c.classes[k] == 0 {
+		if k := engine.ClassKey(c.actName[cl.ActivityID], names); c.classes[k] == 0 {
 			c.classes[k] = cl.ID
 		}
 	}
@@ -98,17 +97,6 @@ func newCatalog(st *engine.State) *catalog {
 func (c *catalog) id() int64 {
 	c.next--
 	return c.next
-}
-
-// classKey is a class as the engine tells classes apart: its activity and
-// its set of staff, by name without case.
-func classKey(activity string, staff []string) string {
-	keys := make([]string, len(staff))
-	for i, s := range staff {
-		keys[i] = key(s)
-	}
-	sort.Strings(keys)
-	return key(activity) + "\x00" + strings.Join(keys, "\x00")
 }
 
 func (c *catalog) room(name string, capacity int) int64 {
@@ -167,7 +155,7 @@ func (c *catalog) activity(name, color string) int64 {
 // existing one with the same activity and staff set, whatever its order, or
 // a new one with the staff in the order given (the first is the main one).
 func (c *catalog) class(activity, color string, staff []string) int64 {
-	k := classKey(activity, staff)
+	k := engine.ClassKey(activity, staff)
 	if id := c.classes[k]; id != 0 {
 		return id
 	}

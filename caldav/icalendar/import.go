@@ -343,7 +343,7 @@ func (im *importer) master(e *event) {
 		return
 	}
 	e.dur = dur
-	e.classKey = classKey(e.in.activity, e.in.staff)
+	e.classKey = engine.ClassKey(e.in.activity, e.in.staff)
 
 	recurring := v.HasProperty(ics.ComponentPropertyRrule) || v.HasProperty(ics.ComponentPropertyRdate)
 	if !recurring {

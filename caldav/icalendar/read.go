@@ -199,11 +199,8 @@ func readInfo(v *ics.VEvent) info {
 	return in
 }
 
-// key is how names are compared: without case or surrounding space, runs
-// of space as one (the engine compares staff the same way).
-func key(name string) string {
-	return strings.ToLower(strings.Join(strings.Fields(name), " "))
-}
+// key is how names are compared: as the engine compares them.
+func key(name string) string { return engine.NameKey(name) }
 
 // untilOf reads UNTIL from the raw RRULE text: whether it is UTC matters
 // and the library's parsed value does not say.

@@ -131,9 +131,11 @@ func (c *converter) buildClasses() {
 			return a.name < b.name
 		})
 		staff := make([]int64, len(cl.coaches))
+		names := make([]string, len(cl.coaches))
 		keys := make([]string, len(cl.coaches))
 		for i, l := range cl.coaches {
-			staff[i], keys[i] = l.coach, nameKey(c.coachName(l.coach))
+			staff[i], names[i] = l.coach, c.coachName(l.coach)
+			keys[i] = engine.NameKey(names[i])
 		}
 		if dup := firstRepeat(keys); dup != "" {
 			c.d.problems = append(c.d.problems, Problem{Table: "classes", ID: id, Field: "class_coaches",
@@ -141,9 +143,7 @@ func (c *converter) buildClasses() {
 			continue
 		}
 		ordered := strings.Join(keys, "|")
-		sorted := slices.Clone(keys)
-		slices.Sort(sorted)
-		setKey := fmt.Sprint(cl.activity, "|", strings.Join(sorted, "|"))
+		setKey := engine.ClassKey(c.activityName(cl.activity), names)
 		if other, dup := bySet[setKey]; dup {
 			if why := c.cannotMerge(other.id, id); why != "" {
 				c.d.problems = append(c.d.problems, Problem{Table: "classes", ID: id, Message: fmt.Sprintf(

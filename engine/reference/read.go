@@ -289,12 +289,12 @@ func (c *converter) named(r *row, what string, names map[string]int64, name *str
 	if r.id == 0 || strings.TrimSpace(*name) == "" {
 		return false
 	}
-	k := nameKey(*name)
+	k := engine.NameKey(*name)
 	if other, dup := names[k]; dup {
 		renamed := fmt.Sprintf("%s (%s %d)", *name, what, r.id)
 		c.d.note(r.table, "name", "%s %d is called %q, as %s %d is; our %ss need distinct names, so it is called %q here",
 			what, r.id, *name, what, other, what, renamed)
-		*name, k = renamed, nameKey(renamed)
+		*name, k = renamed, engine.NameKey(renamed)
 	}
 	names[k] = r.id
 	return true
@@ -581,9 +581,4 @@ func has(m map[int64]int, id int64) bool {
 func hasPlan(m map[int64]int64, id int64) bool {
 	_, ok := m[id]
 	return ok
-}
-
-// nameKey compares names as our engine does: without case or extra space.
-func nameKey(name string) string {
-	return strings.ToLower(strings.Join(strings.Fields(name), " "))
 }
