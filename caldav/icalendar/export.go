@@ -10,7 +10,6 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
-	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/engine"
 )
 
@@ -72,12 +71,12 @@ func Export(st engine.State, opts ExportOptions) ([]byte, error) {
 	if x.minDate != 0 {
 		from := x.minDate.At(0, x.loc)
 		to := (x.maxDate + 366).At(0, x.loc)
-		cal.AddVTimezone(caldav.VTimezone(x.loc, from, to))
+		cal.AddVTimezone(VTimezone(x.loc, from, to))
 	}
 	for _, ev := range x.events {
 		cal.AddVEvent(ev)
 	}
-	caldav.SafeCalendar(cal)
+	SafeCalendar(cal)
 	return []byte(cal.Serialize(serial)), nil
 }
 
