@@ -18,6 +18,7 @@ import (
 	"github.com/emersion/go-ical"
 	webcaldav "github.com/emersion/go-webdav/caldav"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/metrics"
 )
@@ -212,7 +213,7 @@ func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.Ca
 		cal("supported-calendar-component-set"): func() string { return `<C:comp name="VEVENT"/>` },
 		cal("supported-calendar-data"):          func() string { return `<C:calendar-data content-type="text/calendar" version="2.0"/>` },
 		cal("calendar-timezone"): func() string {
-			return escape(objectStart + vtimezone(rd.loc, h.Store.Now(), h.Store.Now().Add(366*24*time.Hour)).Serialize(serial) + "END:VCALENDAR\r\n")
+			return escape(objectStart + icalendar.VTimezone(rd.loc, h.Store.Now(), h.Store.Now().Add(366*24*time.Hour)).Serialize(serial) + "END:VCALENDAR\r\n")
 		},
 		cal("max-resource-size"): func() string { return strconv.Itoa(MaxBody) },
 		apple("calendar-color"):  func() string { return c.color },

@@ -7,8 +7,9 @@
 // session's identity (original date, class time and class, or the one-off),
 // so a moved session updates in place; its ETag comes from its bytes; its
 // LAST-MODIFIED and SEQUENCE from the revision that last changed it
-// (models.Versions). Events are written with arran4/golang-ical and a
-// VTIMEZONE generated from Go's zone database.
+// (models.Versions). Events are written with arran4/golang-ical, their
+// text made safe and their VTIMEZONE generated from Go's zone database by
+// the file format package icalendar, the same writers the export uses.
 //
 // emersion/go-webdav answers discovery (the root and the principal, with
 // current-user-principal and calendar-home-set) and matches prop filters.

@@ -12,6 +12,7 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
 )
@@ -31,7 +32,7 @@ func calendarStart(name string, loc *time.Location) string {
 		cal.SetXWRCalName(name)
 		cal.SetXWRTimezone(loc.String())
 	}
-	SafeCalendar(cal)
+	icalendar.SafeCalendar(cal)
 	return strings.TrimSuffix(cal.Serialize(serial), "END:VCALENDAR\r\n")
 }
 
@@ -249,7 +250,7 @@ func (r *renderer) render(s *engine.Session) *event {
 	ev.SetModifiedAt(modified)
 	ev.SetSequence(int(version))
 
-	SafeComponent(ev)
+	icalendar.SafeComponent(ev)
 	vevent := ev.Serialize(serial)
 	object := objectStart + r.zone(start, end) + vevent + "END:VCALENDAR\r\n"
 	sum := sha256.Sum256([]byte(object))
@@ -282,7 +283,7 @@ func (r *renderer) zone(start, end time.Time) string {
 	if ok && !crosses(start, end, r.loc) {
 		return z
 	}
-	z = vtimezone(r.loc, start, end).Serialize(serial)
+	z = icalendar.VTimezone(r.loc, start, end).Serialize(serial)
 	if !crosses(start, end, r.loc) {
 		r.mu.Lock()
 		r.zones[key] = z
@@ -302,7 +303,7 @@ func crosses(start, end time.Time, loc *time.Location) bool {
 func (r *renderer) feed(name string, events []*event, from, to time.Time) []byte {
 	var b strings.Builder
 	b.WriteString(calendarStart(name, r.loc))
-	b.WriteString(vtimezone(r.loc, from, to).Serialize(serial))
+	b.WriteString(icalendar.VTimezone(r.loc, from, to).Serialize(serial))
 	for _, e := range events {
 		b.WriteString(e.vevent)
 	}

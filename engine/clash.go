@@ -414,7 +414,7 @@ func (p *prover) regimes(room int64, wd time.Weekday) []regime {
 		out = append(out, regime{levels: levels, allow: allow, name: "capacity " + a.String() + ".." + b.String()})
 	}
 	// The weekly rules hold in the weeks between.
-	weekly.allow = appendCut(nil, segment{from: p.w0, to: noEnd, mod: 1}, mergeRanges(taken))
+	weekly.allow = appendCut(nil, segment{from: p.w0, to: NoEnd, mod: 1}, mergeRanges(taken))
 	return append(out, weekly)
 }
 
@@ -602,7 +602,7 @@ func (p *prover) emitPeriodic(c *candidate, o occurrence) {
 	cl := Clash{Kind: c.kind, RoomID: c.room, Staff: c.staff, First: first, Until: first, keys: o.keys}
 	if o.weeks.step > 0 {
 		cl.Every = o.weeks.step
-		if o.weeks.last+o.weeks.step < noEnd {
+		if o.weeks.last+o.weeks.step < NoEnd {
 			cl.Until = DayIn(o.weeks.last, wd, t.ws)
 		} else {
 			cl.Until = 0

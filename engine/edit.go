@@ -290,7 +290,7 @@ func (s *State) handOverWeek(id int64, date Date) (int, Date, error) {
 // position is the week of its rotation a series is in on date, pauses
 // counted.
 func (s *State) position(id int64, date Date) int {
-	return compile(*s).rot[id].position(WeekOf(date, s.Business.WeekStart))
+	return compile(*s).rot[id].Position(WeekOf(date, s.Business.WeekStart))
 }
 
 // shiftWeek renumbers a week of a cycle so that week shift+1 becomes 1.

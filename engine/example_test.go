@@ -169,3 +169,33 @@ func ExampleState_EditSeries() {
 	// 2 from 2026-10-26 open ended: true
 	// 101 from 2026-10-05 open ended: false
 }
+
+// A two-week programme paused by a week's closure for Eid: the paused week
+// does not advance the rotation, so the weeks after it are two legs of
+// plain arithmetic, the second one week late.
+func ExampleRotation() {
+	const ws = time.Monday
+	d := engine.MustDate
+	programme := engine.Series{Anchor: d(2026, 10, 5), Cycle: 2}
+	eid := engine.Closure{From: d(2026, 10, 19), To: d(2026, 10, 25), Reason: "Eid", Pause: true}
+	r := engine.RotationOf(&programme, []*engine.Closure{&eid}, map[int64]bool{1: true}, ws)
+	for w := engine.WeekOf(d(2026, 10, 5), ws); w < engine.WeekOf(d(2026, 11, 9), ws); w++ {
+		fmt.Printf("week of %s: week %d\n", engine.WeekStartDay(w, ws), r.Position(w))
+	}
+	for _, l := range r.Legs() {
+		to := "no end"
+		if l.To != engine.NoEnd {
+			to = "before " + engine.WeekStartDay(l.To, ws).String()
+		}
+		first := l.From + ((r.Residue(l, 1)-l.From)%2+2)%2
+		fmt.Printf("from %s, %s, %d week skipped: week 1 from %s\n", engine.WeekStartDay(l.From, ws), to, l.Skipped, engine.WeekStartDay(first, ws))
+	}
+	// Output:
+	// week of 2026-10-05: week 1
+	// week of 2026-10-12: week 2
+	// week of 2026-10-19: week 1
+	// week of 2026-10-26: week 1
+	// week of 2026-11-02: week 2
+	// from 2026-10-05, before 2026-10-19, 0 week skipped: week 1 from 2026-10-05
+	// from 2026-10-26, no end, 1 week skipped: week 1 from 2026-10-26
+}

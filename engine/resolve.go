@@ -99,7 +99,7 @@ func (t *Timetable) original(ref SessionRef) (Session, bool) {
 func (g *group) activeIn(w int) []SeriesWeek {
 	var weeks []SeriesWeek
 	for _, e := range g.entries {
-		if e.rot.position(w) == e.week {
+		if e.rot.Position(w) == e.week {
 			weeks = append(weeks, SeriesWeek{SeriesID: e.series.ID, Week: e.week, Cycle: e.series.Cycle})
 		}
 	}

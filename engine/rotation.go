@@ -9,7 +9,7 @@ import (
 // arithmetic: week w starts on day 7w + weekStart (Rata Die). A date's week is
 // the week holding it; ⌊(date − anchor)/7⌋ is the difference of week numbers
 // because anchors fall on the week start. They are exported for code that
-// reasons about rotations as the engine does (the iCalendar export).
+// reasons about weeks as the engine does (the iCalendar export).
 
 // WeekOf returns the number of the week holding d, for weeks starting on ws.
 func WeekOf(d Date, ws time.Weekday) int { return (int(d) - int(ws)) / 7 }
@@ -22,13 +22,16 @@ func DayIn(w int, wd, ws time.Weekday) Date {
 	return WeekStartDay(w, ws) + Date((int(wd)-int(ws)+7)%7)
 }
 
-// noEnd is the first week that may hold a day past MaxDate: an open-ended
+// NoEnd is the first week that may hold a day past MaxDate: an open-ended
 // series runs until it, which is as far as any date can go.
-var noEnd = WeekOf(MaxDate, time.Sunday) - 1
+var NoEnd = WeekOf(MaxDate, time.Sunday) - 1
 
-// rotation is a series compiled for week arithmetic.
-type rotation struct {
-	anchor, end int       // week numbers; end exclusive (noEnd when open)
+// Rotation is a series compiled for week arithmetic: the one home of the
+// rotation rule (position = ⌊(date − anchor)/7⌋ mod N + 1 while anchor ≤
+// date < end, paused weeks not counted), for the timetable and for code
+// that writes a series' weeks as rules (the iCalendar export).
+type Rotation struct {
+	anchor, end int       // week numbers; end exclusive (NoEnd when open)
 	cycle       int       // weeks
 	paused      []WeekRun // paused weeks inside [anchor, end), ascending, apart
 	before      []int     // before[i]: paused weeks in paused[:i]
@@ -37,19 +40,34 @@ type rotation struct {
 // WeekRun is the weeks [From, To), numbered as WeekOf numbers them.
 type WeekRun struct{ From, To int }
 
-func (r *rotation) setPaused(runs []WeekRun) {
-	r.paused = runs
-	r.before = make([]int, len(runs)+1)
-	for i, p := range runs {
+// RotationOf compiles series sr, for weeks starting on ws: it does not
+// advance in the weeks a pausing closure of closures covers whole for every
+// room of rooms, the rooms its entries use (see PausedRuns).
+func RotationOf(sr *Series, closures []*Closure, rooms map[int64]bool, ws time.Weekday) *Rotation {
+	r := &Rotation{anchor: WeekOf(sr.Anchor, ws), end: NoEnd, cycle: sr.Cycle}
+	if sr.End != 0 {
+		r.end = WeekOf(sr.End, ws)
+	}
+	r.paused = PausedRuns(closures, rooms, r.anchor, r.end, ws)
+	r.before = make([]int, len(r.paused)+1)
+	for i, p := range r.paused {
 		r.before[i+1] = r.before[i] + p.To - p.From
 	}
+	return r
 }
 
-// position returns the series' week (1..cycle) in week w, or 0 when the
+// Cycle returns the length of the rotation in weeks.
+func (r *Rotation) Cycle() int { return r.cycle }
+
+// Paused returns the runs of weeks in which the series does not advance,
+// ascending and apart; the caller must not change them.
+func (r *Rotation) Paused() []WeekRun { return r.paused }
+
+// Position returns the series' week (1..cycle) in week w, or 0 when the
 // series does not run then. A paused week does not advance the rotation: it
 // shows the position the series resumes with (its sessions are cancelled by
 // the closure that pauses it).
-func (r *rotation) position(w int) int {
+func (r *Rotation) Position(w int) int {
 	if w < r.anchor || w >= r.end {
 		return 0
 	}
@@ -59,13 +77,38 @@ func (r *rotation) position(w int) int {
 
 // pausedBefore counts the paused weeks before w, by binary search over the
 // runs: a closure of a century costs what a closure of a week does.
-func (r *rotation) pausedBefore(w int) int {
+func (r *Rotation) pausedBefore(w int) int {
 	i := sort.Search(len(r.paused), func(i int) bool { return r.paused[i].To > w })
 	n := r.before[i]
 	if i < len(r.paused) && r.paused[i].From < w {
 		n += w - r.paused[i].From
 	}
 	return n
+}
+
+// Leg is the weeks [From, To) of a series between two of its pauses (or
+// its anchor and end): in it the series is a plain rotation that started
+// Skipped weeks late. To is NoEnd when the series does not end.
+type Leg struct{ From, To, Skipped int }
+
+// Legs returns the legs of the series in order, one more than its pauses;
+// a leg is empty when a pause starts at the anchor or reaches the end, and
+// kept so that the i-th leg is the same for every week of the series.
+func (r *Rotation) Legs() []Leg {
+	out := make([]Leg, 0, len(r.paused)+1)
+	from, skipped := r.anchor, 0
+	for _, p := range r.paused {
+		out = append(out, Leg{From: from, To: p.From, Skipped: skipped})
+		skipped += p.To - p.From
+		from = p.To
+	}
+	return append(out, Leg{From: from, To: r.end, Skipped: skipped})
+}
+
+// Residue returns where week k of the series falls in leg s: in the weeks
+// w of s with w ≡ Residue (mod Cycle), and in no other.
+func (r *Rotation) Residue(s Leg, k int) int {
+	return mod(r.anchor+s.Skipped+k-1, r.cycle)
 }
 
 // segment is a stretch of weeks [from, to) in which something happens in
@@ -75,24 +118,16 @@ type segment struct {
 	mod, res int
 }
 
-// segments returns, for week k of the series, the stretches of weeks in which
-// it is active, between pauses. Each is a plain residue class: the pauses are
+// segments returns, for week k of the series, the non-empty legs as the
+// weeks in which it is active. Each is a plain residue class: the pauses are
 // what make the rotation piecewise periodic.
-func (r *rotation) segments(k int) []segment {
+func (r *Rotation) segments(k int) []segment {
 	var out []segment
-	from, skipped := r.anchor, 0
-	emit := func(to int) {
-		if from < to {
-			res := ((r.anchor+skipped+k-1)%r.cycle + r.cycle) % r.cycle
-			out = append(out, segment{from: from, to: to, mod: r.cycle, res: res})
+	for _, s := range r.Legs() {
+		if s.From < s.To {
+			out = append(out, segment{from: s.From, to: s.To, mod: r.cycle, res: r.Residue(s, k)})
 		}
 	}
-	for _, p := range r.paused {
-		emit(p.From)
-		skipped += p.To - p.From
-		from = p.To
-	}
-	emit(r.end)
 	return out
 }
 

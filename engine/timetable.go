@@ -19,7 +19,7 @@ type Timetable struct {
 	classes    map[int64]*Class
 	classTimes map[int64]*ClassTime
 	series     map[int64]*Series
-	rot        map[int64]*rotation
+	rot        map[int64]*Rotation
 
 	// groups are the series sessions that can happen: one per (class time,
 	// class) that some entry names, however many series share it.
@@ -46,7 +46,7 @@ type group struct {
 
 type groupEntry struct {
 	series *Series
-	rot    *rotation
+	rot    *Rotation
 	week   int
 }
 
@@ -69,7 +69,7 @@ func compile(s State) *Timetable {
 		classes:    make(map[int64]*Class, len(s.Classes)),
 		classTimes: make(map[int64]*ClassTime, len(s.ClassTimes)),
 		series:     make(map[int64]*Series, len(s.Series)),
-		rot:        make(map[int64]*rotation, len(s.Series)),
+		rot:        make(map[int64]*Rotation, len(s.Series)),
 		groupOf:    make(map[groupKey]int),
 		changes:    make(map[SessionRef]*DayChange, len(s.Changes)),
 		byOrigin:   make(map[Date][]*DayChange),
@@ -116,12 +116,7 @@ func compile(s State) *Timetable {
 	for i := range s.Series {
 		sr := &s.Series[i]
 		t.series[sr.ID] = sr
-		r := &rotation{anchor: WeekOf(sr.Anchor, t.ws), end: noEnd, cycle: sr.Cycle}
-		if sr.End != 0 {
-			r.end = WeekOf(sr.End, t.ws)
-		}
-		r.setPaused(t.pausedWeeks(r, seriesRooms[sr.ID]))
-		t.rot[sr.ID] = r
+		t.rot[sr.ID] = RotationOf(sr, t.closures, seriesRooms[sr.ID], t.ws)
 	}
 
 	entries := append([]Entry(nil), s.Entries...)
@@ -166,13 +161,6 @@ func compile(s State) *Timetable {
 		t.oneOffs[o.Date] = append(t.oneOffs[o.Date], o)
 	}
 	return t
-}
-
-// pausedWeeks returns the runs of weeks a series does not advance in:
-// weeks inside its run that a pausing closure covers whole, for every room
-// the series uses.
-func (t *Timetable) pausedWeeks(r *rotation, rooms map[int64]bool) []WeekRun {
-	return PausedRuns(t.closures, rooms, r.anchor, r.end, t.ws)
 }
 
 // PausedRuns returns, ascending, merged and apart, the runs of weeks in

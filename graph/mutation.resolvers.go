@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
@@ -585,9 +586,10 @@ func (r *mutationResolver) ImportCalendar(ctx context.Context, ics string, defau
 	var imp *icalendar.Result
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		var err error
-		if imp, err = icalendar.Apply(e, []byte(ics), opts); err != nil {
+		if imp, err = icalendar.Import(strings.NewReader(ics), e.State, opts); err != nil {
 			return badInput("ics", "%v", err)
 		}
+		e.State = imp.State
 		return nil
 	})
 	if err != nil {

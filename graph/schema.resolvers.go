@@ -526,7 +526,7 @@ func (r *queryResolver) CalendarExport(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := icalendar.ExportOf(ctx, sn, r.Store.Now())
+	data, err := icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: r.Store.Now(), Stop: models.Stop(ctx)})
 	return string(data), err
 }
 

@@ -108,6 +108,11 @@ func (b *Business) Settings() (engine.Business, error) {
 	}, nil
 }
 
+// UIDDomain ends the UIDs of the business's events in the calendar files
+// and feeds it is written to ("…@harbor.koredyne"), so the UIDs of two
+// businesses never meet.
+func (b *Business) UIDDomain() string { return b.Slug + ".koredyne" }
+
 // SetSettings copies engine settings onto the row.
 func (b *Business) SetSettings(s engine.Business) {
 	b.Kind, b.Name, b.Currency = string(s.Kind), s.Name, s.Currency

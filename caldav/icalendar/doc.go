@@ -3,7 +3,13 @@
 // schedule kept elsewhere and for handing one to calendar programs as
 // rules rather than as expanded sessions (package caldav serves those).
 // Both directions are pure functions: no clock, no I/O beyond the reader
-// given, no time zone but the business's and the file's.
+// given, no time zone but the business's and the file's. The package
+// imports neither models nor the gateway (package caldav uses its zone
+// and text writers, VTimezone and SafeCalendar, so a feed and an export
+// agree): the guarded write around an import is its caller's, which runs
+// Import on the edited state inside models.Store.Write and keeps
+// Result.State, so the import is checked under the write's lock like any
+// other edit and one that would add a clash is refused whole.
 //
 // # Export
 //
@@ -31,7 +37,7 @@
 // one-offs are single events. SUMMARY is the activity (with the class
 // time's label), LOCATION the room, ORGANIZER the main staff member and
 // ATTENDEE (ROLE=REQ-PARTICIPANT) the others, all with CN. A VTIMEZONE for
-// the business's zone (caldav.VTimezone) covers the file's dates and a year
+// the business's zone (VTimezone) covers the file's dates and a year
 // past the last. UIDs come from row ids ("e<entry>-<first date>@<domain>",
 // "o-<one-off>@…"), never from time or order; DTSTAMP is an option.
 //

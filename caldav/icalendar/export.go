@@ -10,7 +10,6 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
-	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/engine"
 )
 
@@ -72,12 +71,12 @@ func Export(st engine.State, opts ExportOptions) ([]byte, error) {
 	if x.minDate != 0 {
 		from := x.minDate.At(0, x.loc)
 		to := (x.maxDate + 366).At(0, x.loc)
-		cal.AddVTimezone(caldav.VTimezone(x.loc, from, to))
+		cal.AddVTimezone(VTimezone(x.loc, from, to))
 	}
 	for _, ev := range x.events {
 		cal.AddVEvent(ev)
 	}
-	caldav.SafeCalendar(cal)
+	SafeCalendar(cal)
 	return []byte(cal.Serialize(serial)), nil
 }
 
@@ -94,8 +93,8 @@ type exporter struct {
 	activities map[int64]engine.Activity
 	classes    map[int64]engine.Class
 	series     map[int64]engine.Series
-	rot        map[int64]*rotation
-	segs       map[int64][]segment
+	rot        map[int64]*engine.Rotation
+	legs       map[int64][]engine.Leg
 	changes    map[[2]int64][]engine.Date // original dates of the changes of a (class time, class)
 
 	events           []*ics.VEvent
@@ -133,14 +132,14 @@ func (x *exporter) index() {
 		rooms[e.SeriesID][cts[e.ClassTimeID].RoomID] = true
 	}
 	x.series = map[int64]engine.Series{}
-	x.rot = map[int64]*rotation{}
-	x.segs = map[int64][]segment{}
+	x.rot = map[int64]*engine.Rotation{}
+	x.legs = map[int64][]engine.Leg{}
+	closures := pointers(s.Closures)
 	for _, sr := range s.Series {
 		x.series[sr.ID] = sr
-		r := newRotation(sr, x.ws)
-		r.paused = pausedWeeks(s.Closures, rooms[sr.ID], r.anchor, r.end, x.ws)
+		r := engine.RotationOf(&sr, closures, rooms[sr.ID], x.ws)
 		x.rot[sr.ID] = r
-		x.segs[sr.ID] = r.segments()
+		x.legs[sr.ID] = r.Legs()
 	}
 	x.changes = map[[2]int64][]engine.Date{}
 	for _, c := range s.Changes {
@@ -222,8 +221,8 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 	for _, e := range entries {
 		r := x.rot[e.SeriesID]
 		var rs []entryRun
-		for i, s := range x.segs[e.SeriesID] {
-			rn := r.runOf(s, e.Week)
+		for i, l := range x.legs[e.SeriesID] {
+			rn := legRun(r, l, e.Week)
 			if !rn.empty() {
 				rs = append(rs, entryRun{e, i, rn})
 				cuts[rn.from], cuts[rn.to] = true, true
@@ -282,7 +281,7 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 	}
 	for _, e := range entries {
 		r := x.rot[e.SeriesID]
-		for _, p := range r.paused {
+		for _, p := range r.Paused() {
 			weeks := make([]int, 0, min(p.To-p.From, maxListed))
 			if p.To-p.From <= maxListed {
 				for w := p.From; w < p.To; w++ {
@@ -297,7 +296,7 @@ func (x *exporter) group(ct engine.ClassTime, class engine.Class, entries []engi
 				sort.Ints(weeks)
 			}
 			for _, w := range weeks {
-				if seen[w] || inAny(all, w) || r.position(w) != e.Week {
+				if seen[w] || inAny(all, w) || r.Position(w) != e.Week {
 					continue
 				}
 				seen[w] = true
@@ -327,7 +326,7 @@ func (x *exporter) cutLongClosures(ct engine.ClassTime, pieces []piece) []piece 
 			continue
 		}
 		from, to := weeksOn(c.From, c.To, ct.Weekday, x.ws)
-		if to >= noEnd {
+		if to >= engine.NoEnd {
 			to = forever // nothing happens after the last date there is
 		}
 		var out []piece
@@ -604,23 +603,20 @@ func (x *exporter) classTimeProps(ev *ics.VEvent, ct engine.ClassTime) {
 func (x *exporter) declare(ev *ics.VEvent, entries []engine.Entry, runs [][]entryRun, p run) {
 	for j, e := range entries {
 		sr := x.series[e.SeriesID]
-		segs := x.segs[e.SeriesID]
+		legs := x.legs[e.SeriesID]
 		r := x.rot[e.SeriesID]
-		for i, s := range segs {
-			to := s.to
-			if to >= noEnd {
-				to = forever
-			}
-			if s.from >= p.to || p.from >= to || !runsHave(runs[j], i) {
+		for i, l := range legs {
+			rn := legRun(r, l, e.Week)
+			if l.From >= p.to || p.from >= rn.to || !runsHave(runs[j], i) {
 				continue
 			}
 			k := strconv.FormatInt(sr.ID, 10)
 			anchor := sr.Anchor
 			week := e.Week
-			if len(segs) > 1 {
+			if len(legs) > 1 {
 				k += "." + strconv.Itoa(i)
-				anchor = engine.WeekStartDay(s.from, x.ws)
-				week = mod(e.Week-1-(s.from-r.anchor-s.skipped), sr.Cycle) + 1
+				anchor = engine.WeekStartDay(l.From, x.ws)
+				week = mod(rn.res-l.From, sr.Cycle) + 1 // the entry's week in a rotation anchored there
 			}
 			params := []ics.PropertyParameter{
 				&ics.KeyValues{Key: "X-KEY", Value: []string{k}},
@@ -628,8 +624,8 @@ func (x *exporter) declare(ev *ics.VEvent, entries []engine.Entry, runs [][]entr
 				&ics.KeyValues{Key: "X-CYCLE", Value: []string{strconv.Itoa(sr.Cycle)}},
 				&ics.KeyValues{Key: "X-WEEK", Value: []string{strconv.Itoa(week)}},
 			}
-			if to < forever {
-				params = append(params, &ics.KeyValues{Key: "X-END", Value: []string{icsDate(engine.WeekStartDay(s.to, x.ws))}})
+			if rn.to < forever {
+				params = append(params, &ics.KeyValues{Key: "X-END", Value: []string{icsDate(engine.WeekStartDay(l.To, x.ws))}})
 			} else if sr.End != 0 {
 				params = append(params, &ics.KeyValues{Key: "X-END", Value: []string{icsDate(sr.End)}})
 			}

@@ -282,7 +282,7 @@ func checkSeries(t *testing.T, n int, orig, back engine.State) int {
 	}
 	count := 0
 	for _, s := range orig.Series {
-		if len(x.rot[s.ID].paused) > 0 {
+		if len(x.rot[s.ID].Paused()) > 0 {
 			continue
 		}
 		if have[sig{s.Name, s.Anchor, s.End, s.Cycle}] {

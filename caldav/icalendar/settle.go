@@ -208,7 +208,7 @@ func (im *importer) badKeys() map[string]bool {
 		}
 	}
 	for k, d := range first {
-		end := noEnd
+		end := engine.NoEnd
 		if d.end != 0 {
 			end = engine.WeekOf(d.end, im.ws)
 		}
@@ -223,12 +223,12 @@ func (im *importer) badKeys() map[string]bool {
 func (g *group) produced(ws time.Weekday) []run {
 	var out []run
 	for _, p := range g.entries {
-		a := engine.WeekOf(p.series.anchor, ws)
-		to := forever
+		r := engine.RotationOf(&engine.Series{Anchor: p.series.anchor, End: p.series.end, Cycle: p.series.cycle}, nil, nil, ws)
+		rn := legRun(r, r.Legs()[0], p.week) // no closure: one leg
 		if p.series.end != 0 {
-			to = engine.WeekOf(p.series.end, ws)
+			rn.to = engine.WeekOf(p.series.end, ws)
 		}
-		out = append(out, run{from: a, to: to, mod: p.series.cycle, res: mod(a+p.week-1, p.series.cycle)})
+		out = append(out, rn)
 	}
 	return out
 }
@@ -275,8 +275,8 @@ func (im *importer) derive(e *event, gs *groups) {
 		w, _ := dr.run.first()
 		from = min(from, w)
 		if dr.run.to >= forever {
-			to = noEnd
-		} else if to != noEnd {
+			to = engine.NoEnd
+		} else if to != engine.NoEnd {
 			l, _ := dr.run.last()
 			to = max(to, l+1)
 		}
@@ -296,7 +296,7 @@ func (im *importer) derive(e *event, gs *groups) {
 			return
 		}
 		s := &pseries{name: name, anchor: engine.WeekStartDay(a, im.ws), cycle: e.period}
-		if b < noEnd && engine.WeekStartDay(b, im.ws) <= engine.MaxDate {
+		if b < engine.NoEnd && engine.WeekStartDay(b, im.ws) <= engine.MaxDate {
 			s.end = engine.WeekStartDay(b, im.ws)
 		}
 		made := false

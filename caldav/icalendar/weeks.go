@@ -9,14 +9,15 @@ import (
 
 // Weeks are numbered as the engine numbers them (engine.WeekOf): every
 // series session of one class time falls on one weekday, so a set of its
-// dates is a set of weeks.
+// dates is a set of weeks. Where a series' weeks fall is the engine's
+// rule (engine.Rotation: its position, legs between pauses and open end);
+// this file only reasons about the resulting runs of weeks, as a file's
+// rules and the entries they become.
 
-// forever is the exclusive end of a run that does not end.
+// forever is the exclusive end of a run that does not end: past
+// engine.NoEnd, so a run's weeks can be counted without meeting the end of
+// dates.
 const forever = 1 << 30
-
-// noEnd is the week an open-ended series runs until in the engine
-// (engine/rotation.go): as far as any date can go.
-var noEnd = engine.WeekOf(engine.MaxDate, time.Sunday) - 1
 
 // run is the weeks w in [from, to) with w ≡ res (mod mod): what one entry of
 // a series makes between pauses, and what one weekday of a weekly-periodic
@@ -169,86 +170,26 @@ func minus(a, b []run, limit int) ([]int, bool) {
 	return out, true
 }
 
-// rotation is a series as the engine rotates it (engine/rotation.go): week
-// numbers, an exclusive end, and the weeks a pausing closure holds it.
-type rotation struct {
-	anchor, end int
-	cycle       int
-	paused      []engine.WeekRun // ascending, apart, inside [anchor, end)
-}
-
-func newRotation(sr engine.Series, ws time.Weekday) *rotation {
-	r := &rotation{anchor: engine.WeekOf(sr.Anchor, ws), end: noEnd, cycle: sr.Cycle}
-	if sr.End != 0 {
-		r.end = engine.WeekOf(sr.End, ws)
-	}
-	return r
-}
-
-// position is the series' week (1..cycle) in week w, or 0 when it does not
-// run: a paused week shows the position the series resumes with.
-func (r *rotation) position(w int) int {
-	if w < r.anchor || w >= r.end {
-		return 0
-	}
-	return mod(w-r.anchor-r.pausedBefore(w), r.cycle) + 1
-}
-
-// pausedBefore counts the paused weeks before w.
-func (r *rotation) pausedBefore(w int) int {
-	n := 0
-	for _, p := range r.paused {
-		if p.From >= w {
-			break
-		}
-		n += min(p.To, w) - p.From
-	}
-	return n
-}
-
-// isPaused reports whether w is a paused week.
-func (r *rotation) isPaused(w int) bool {
-	for _, p := range r.paused {
-		if p.From <= w && w < p.To {
-			return true
-		}
-	}
-	return false
-}
-
-// segment is a stretch of a series between pauses: in it the series is a
-// plain rotation that started skipped weeks late.
-type segment struct {
-	from, to int
-	skipped  int
-}
-
-func (r *rotation) segments() []segment {
-	var out []segment
-	from, skipped := r.anchor, 0
-	for _, p := range r.paused {
-		out = append(out, segment{from, p.From, skipped})
-		skipped += p.To - p.From
-		from = p.To
-	}
-	return append(out, segment{from, r.end, skipped})
-}
-
-// runOf is where week k of the series falls in a segment.
-func (r *rotation) runOf(s segment, k int) run {
-	to := s.to
-	if to >= noEnd {
+// legRun is where week k of a series falls in one of its legs between
+// pauses (engine.Rotation.Legs), as a run.
+func legRun(r *engine.Rotation, l engine.Leg, k int) run {
+	to := l.To
+	if to >= engine.NoEnd {
 		to = forever
 	}
-	return run{from: s.from, to: to, mod: r.cycle, res: mod(r.anchor+s.skipped+k-1, r.cycle)}
+	return run{from: l.From, to: to, mod: r.Cycle(), res: r.Residue(l, k)}
 }
 
 // pausedWeeks lists the runs of weeks in [from, to) that the engine holds
 // a series using rooms in (engine.PausedRuns).
 func pausedWeeks(closures []engine.Closure, rooms map[int64]bool, from, to int, ws time.Weekday) []engine.WeekRun {
+	return engine.PausedRuns(pointers(closures), rooms, from, to, ws)
+}
+
+func pointers(closures []engine.Closure) []*engine.Closure {
 	ptrs := make([]*engine.Closure, len(closures))
 	for i := range closures {
 		ptrs[i] = &closures[i]
 	}
-	return engine.PausedRuns(ptrs, rooms, from, to, ws)
+	return ptrs
 }

@@ -42,7 +42,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	case "ics":
 		var sn *models.Snapshot
 		if sn, err = models.NewStore(db, time.Now).Snapshot(ctx, b.ID, -1); err == nil {
-			data, err = icalendar.ExportOf(ctx, sn, time.Now())
+			data, err = icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: time.Now(), Stop: models.Stop(ctx)})
 		}
 	default:
 		return usageError("export writes json or ics, not %q", fs.Arg(0))
@@ -128,7 +128,14 @@ func importCalendar(ctx context.Context, store *models.Store, data []byte, slug 
 			}
 		}
 	}
-	imp, err := icalendar.ImportInto(ctx, store, b.ID, data, opts, dryRun)
+	var imp *icalendar.Result
+	res, err := store.Write(ctx, b.ID, dryRun, func(e *models.Edit) error {
+		var err error
+		if imp, err = icalendar.Import(bytes.NewReader(data), e.State, opts); err == nil {
+			e.State = imp.State
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -141,7 +148,7 @@ func importCalendar(ctx context.Context, store *models.Store, data []byte, slug 
 	for _, p := range imp.Problems {
 		fmt.Fprintf(stdout, "not imported: %s\n", p)
 	}
-	for _, c := range imp.Write.Clashes {
+	for _, c := range res.Clashes {
 		fmt.Fprintf(stdout, "clash, first %s: %s\n", c.First, c.Message)
 	}
 	return nil

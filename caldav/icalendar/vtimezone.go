@@ -1,4 +1,4 @@
-package caldav
+package icalendar
 
 import (
 	"fmt"
@@ -7,18 +7,13 @@ import (
 	ics "github.com/arran4/golang-ical"
 )
 
-// VTimezone is vtimezone for other packages that write iCalendar files
-// (caldav/icalendar): one zone writer, so a feed and an export agree.
-func VTimezone(loc *time.Location, from, to time.Time) *ics.VTimezone {
-	return vtimezone(loc, from, to)
-}
-
-// vtimezone builds the VTIMEZONE of loc for [from, to] from Go's zone
+// VTimezone builds the VTIMEZONE of loc for [from, to] from Go's zone
 // database (golang-ical builds none): the observance in force at from and
 // one STANDARD or DAYLIGHT component for each change of offset up to to.
 // Each component names its own onset, so no recurrence rule has to guess
-// the zone's future.
-func vtimezone(loc *time.Location, from, to time.Time) *ics.VTimezone {
+// the zone's future. It is the one zone writer, so the export and the
+// gateway's feeds (package caldav) agree.
+func VTimezone(loc *time.Location, from, to time.Time) *ics.VTimezone {
 	tz := ics.NewTimezone(loc.String())
 	t := from.In(loc)
 	prevOffset := offsetBefore(t)
