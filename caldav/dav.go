@@ -83,7 +83,7 @@ func (h *Handler) collectNow(rd *renderer, c calendar) *collected {
 // remember stores the items behind a sync token handed out, so that a sync
 // from it later can say exactly what changed.
 func (h *Handler) remember(r *http.Request, user models.CalendarUser, c calendar, col *collected) error {
-	return models.SaveSync(r.Context(), h.Store.DB, user.BusinessID, c.id, col.token, col.items, h.Store.Now())
+	return h.Backend.SaveSync(r.Context(), user.BusinessID, c.id, col.token, col.items)
 }
 
 // propfind answers PROPFIND on the home, a calendar or an event.
@@ -212,7 +212,7 @@ func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.Ca
 		cal("supported-calendar-component-set"): func() string { return `<C:comp name="VEVENT"/>` },
 		cal("supported-calendar-data"):          func() string { return `<C:calendar-data content-type="text/calendar" version="2.0"/>` },
 		cal("calendar-timezone"): func() string {
-			return escape(objectStart + vtimezone(rd.loc, h.Store.Now(), h.Store.Now().Add(366*24*time.Hour)).Serialize(serial) + "END:VCALENDAR\r\n")
+			return escape(objectStart + vtimezone(rd.loc, h.Backend.Now(), h.Backend.Now().Add(366*24*time.Hour)).Serialize(serial) + "END:VCALENDAR\r\n")
 		},
 		cal("max-resource-size"): func() string { return strconv.Itoa(MaxBody) },
 		apple("calendar-color"):  func() string { return c.color },
@@ -313,7 +313,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 	col := h.collect(rd, c)
 	var before map[string]string
 	if token := strings.TrimSpace(s.SyncToken); token != "" {
-		items, ok, err := models.LoadSync(r.Context(), h.Store.DB, user.BusinessID, c.id, token)
+		items, ok, err := h.Backend.LoadSync(r.Context(), user.BusinessID, c.id, token)
 		if err != nil {
 			return err
 		}

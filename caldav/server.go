@@ -46,8 +46,8 @@ const (
 // Authentication is HTTP Basic: the business slug with an API token or an
 // app password of that business, or a staff login with its app password.
 type Handler struct {
-	Store *models.Store
-	Log   *slog.Logger
+	Backend Backend
+	Log     *slog.Logger
 	// Listing is the window of days a calendar lists (PROPFIND, sync and the
 	// feeds), around today: Back weeks before it, Ahead weeks after.
 	Back, Ahead int
@@ -57,8 +57,8 @@ type Handler struct {
 }
 
 // NewHandler returns a gateway listing 8 weeks back and 52 ahead.
-func NewHandler(store *models.Store, log *slog.Logger) *Handler {
-	return &Handler{Store: store, Log: log, Back: 8, Ahead: 52, renderers: map[int64]*renderer{}}
+func NewHandler(backend Backend, log *slog.Logger) *Handler {
+	return &Handler{Backend: backend, Log: log, Back: 8, Ahead: 52, renderers: map[int64]*renderer{}}
 }
 
 type userKey struct{}
@@ -85,7 +85,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		unauthorized(w)
 		return
 	}
-	user, err := models.AuthenticateCalendar(r.Context(), h.Store.DB, login, password)
+	user, err := h.Backend.AuthenticateCalendar(r.Context(), login, password)
 	if errors.Is(err, models.ErrBadToken) {
 		metrics.Refused(r.Context())
 		unauthorized(w)
@@ -294,7 +294,7 @@ func strongETag(body []byte) string {
 // renderer returns the renderer of a business at a revision, keeping the
 // newest one so that events are rendered once per revision.
 func (h *Handler) renderer(ctx context.Context, business, revision int64) (*renderer, error) {
-	sn, err := h.Store.Snapshot(ctx, business, revision)
+	sn, err := h.Backend.Snapshot(ctx, business, revision)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func (h *Handler) renderer(ctx context.Context, business, revision int64) (*rend
 
 // window is the listing window around today, as dates and instants.
 func (h *Handler) window(rd *renderer) (from, to engine.Date) {
-	today := rd.sn.Today(h.Store.Now())
+	today := rd.sn.Today(h.Backend.Now())
 	ws := rd.sn.State.Business.WeekStart
 	return today.WeekStart(ws).AddDays(-7 * h.Back), today.WeekStart(ws).AddDays(7 * (h.Ahead + 1))
 }
@@ -336,7 +336,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	feed, err := models.FeedByToken(r.Context(), h.Store.DB, token)
+	feed, err := h.Backend.FeedByToken(r.Context(), token)
 	if errors.Is(err, models.ErrBadToken) {
 		metrics.Refused(r.Context())
 		http.NotFound(w, r)

@@ -10,12 +10,14 @@
 package page
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
@@ -38,16 +40,30 @@ type view struct {
 	Toggle, ToggleHref string
 }
 
+// Backend is what the page asks of the storage behind it; *models.Store
+// satisfies it.
+type Backend interface {
+	// FeedByToken finds the calendar a secret opens; an unknown one is
+	// models.ErrBadToken.
+	FeedByToken(ctx context.Context, token string) (*models.FeedToken, error)
+	// Snapshot is a business's schedule at a revision (-1: the newest).
+	Snapshot(ctx context.Context, business, revision int64) (*models.Snapshot, error)
+	// Now is the clock that "this week" is read from.
+	Now() time.Time
+}
+
+var _ Backend = (*models.Store)(nil)
+
 type handler struct {
-	store *models.Store
-	log   *slog.Logger
+	backend Backend
+	log     *slog.Logger
 }
 
 // NewHandler serves GET /t/{token}: the week holding ?week=YYYY-MM-DD (this
 // week in the business's zone without it), with staff names unless
 // ?staff=off.
-func NewHandler(store *models.Store, log *slog.Logger) http.Handler {
-	h := &handler{store: store, log: log}
+func NewHandler(backend Backend, log *slog.Logger) http.Handler {
+	h := &handler{backend: backend, log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /t/{token}", h.serve)
 	return mux
@@ -56,7 +72,7 @@ func NewHandler(store *models.Store, log *slog.Logger) http.Handler {
 func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	secure(w.Header())
 	token := r.PathValue("token")
-	feed, err := models.FeedByToken(r.Context(), h.store.DB, token)
+	feed, err := h.backend.FeedByToken(r.Context(), token)
 	if errors.Is(err, models.ErrBadToken) || (err == nil && feed.Calendar != models.TimetablePage) {
 		metrics.Refused(r.Context())
 		http.Error(w, "There is no timetable at this address. Ask the business for its current link.", http.StatusNotFound)
@@ -67,13 +83,13 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	metrics.Authenticated(r.Context())
-	sn, err := h.store.Snapshot(r.Context(), feed.BusinessID, -1)
+	sn, err := h.backend.Snapshot(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)
 		return
 	}
 	q := r.URL.Query()
-	from, err := weekOf(q.Get("week"), sn, h.store)
+	from, err := weekOf(q.Get("week"), sn, h.backend.Now())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -102,10 +118,10 @@ func secure(h http.Header) {
 
 // weekOf is the first day of the week the page shows: the week holding the
 // date asked for, or this week in the business's zone.
-func weekOf(param string, sn *models.Snapshot, store *models.Store) (engine.Date, error) {
+func weekOf(param string, sn *models.Snapshot, now time.Time) (engine.Date, error) {
 	ws := sn.State.Business.WeekStart
 	if param == "" {
-		return sn.Today(store.Now()).WeekStart(ws), nil
+		return sn.Today(now).WeekStart(ws), nil
 	}
 	d, err := engine.ParseDate(param)
 	if err != nil {
