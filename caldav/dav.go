@@ -164,7 +164,7 @@ func answer(href string, have map[xml.Name]func() string, order []xml.Name, req 
 const readOnlyPrivileges = "<D:privilege><D:read/></D:privilege><D:privilege><D:read-current-user-privilege-set/></D:privilege>"
 
 func (h *Handler) homeResponse(rd *renderer, user models.CalendarUser, req *propfindReq) response {
-	principal := "/caldav/" + user.Login + "/"
+	principal := principalPath(user)
 	have := map[xml.Name]func() string{
 		dav("resourcetype"):               func() string { return "<D:collection/>" },
 		dav("displayname"):                func() string { return escape(rd.sn.State.Business.Name) },
@@ -177,7 +177,7 @@ func (h *Handler) homeResponse(rd *renderer, user models.CalendarUser, req *prop
 }
 
 func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.CalendarUser, c calendar, req *propfindReq) (response, error) {
-	principal := "/caldav/" + user.Login + "/"
+	principal := principalPath(user)
 	var col *collected
 	listing := func() *collected {
 		if col == nil {

@@ -26,6 +26,18 @@ import (
 	"github.com/koredyne/schedule/models/metrics"
 )
 
+// Where the gateway is served: the router mounts the handler on these,
+// the API hands out feed URLs under FeedPath, and the access log masks
+// the tokens after it.
+const (
+	// Path is the root of the CalDAV tree.
+	Path = "/caldav/"
+	// WellKnown is where calendar apps look for the CalDAV root (RFC 6764).
+	WellKnown = "/.well-known/caldav"
+	// FeedPath is the root of the .ics feeds: FeedPath + token + ".ics".
+	FeedPath = "/ics/"
+)
+
 // Defaults of a gateway.
 const (
 	// MaxBody is the largest request body read; larger ones get 413.
@@ -76,7 +88,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if strings.HasPrefix(r.URL.Path, "/ics/") {
+	if strings.HasPrefix(r.URL.Path, FeedPath) {
 		h.serveFeed(w, r)
 		return
 	}
@@ -152,7 +164,7 @@ const (
 
 func (h *Handler) parse(p string, user models.CalendarUser) (target, error) {
 	p = path.Clean(p)
-	rest, ok := strings.CutPrefix(p, "/caldav")
+	rest, ok := strings.CutPrefix(p, root)
 	if !ok {
 		return target{}, fail(http.StatusNotFound, "not found")
 	}
@@ -178,7 +190,13 @@ func (h *Handler) parse(p string, user models.CalendarUser) (target, error) {
 	return target{}, fail(http.StatusNotFound, "not found")
 }
 
-func homePath(user models.CalendarUser) string { return "/caldav/" + user.Login + "/calendars/" }
+// root is Path without its final slash, as go-webdav takes a prefix and
+// as path.Clean leaves the root.
+var root = strings.TrimSuffix(Path, "/")
+
+func principalPath(user models.CalendarUser) string { return Path + user.Login + "/" }
+
+func homePath(user models.CalendarUser) string { return principalPath(user) + "calendars/" }
 
 func calendarPath(user models.CalendarUser, id string) string { return homePath(user) + id + "/" }
 
@@ -189,8 +207,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		// The gateway publishes computed sessions; nothing is written here.
 		return precondition(http.StatusForbidden, nsDAV, "need-privileges", "calendars here are read-only: change the schedule through the API")
 	}
-	if r.URL.Path == "/.well-known/caldav" || r.URL.Path == "/.well-known/caldav/" {
-		http.Redirect(w, r, "/caldav/"+user.Login+"/", http.StatusMovedPermanently)
+	if r.URL.Path == WellKnown || r.URL.Path == WellKnown+"/" {
+		http.Redirect(w, r, principalPath(user), http.StatusMovedPermanently)
 		return nil
 	}
 	t, err := h.parse(r.URL.Path, user)
@@ -207,7 +225,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		if err := checkDepth(r); err != nil {
 			return err
 		}
-		(&webcaldav.Handler{Backend: &discovery{h: h, user: user, w: w}, Prefix: "/caldav"}).ServeHTTP(w, r)
+		(&webcaldav.Handler{Backend: &discovery{h: h, user: user, w: w}, Prefix: root}).ServeHTTP(w, r)
 		return nil
 	}
 	rd, err := h.renderer(r.Context(), user.BusinessID, user.Revision)
@@ -331,7 +349,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "feeds are read-only", http.StatusMethodNotAllowed)
 		return
 	}
-	token, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/ics/"), ".ics")
+	token, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, FeedPath), ".ics")
 	if !ok || token == "" || strings.Contains(token, "/") {
 		http.NotFound(w, r)
 		return
@@ -374,7 +392,7 @@ type discovery struct {
 var errReadOnly = webdav.NewHTTPError(http.StatusForbidden, errors.New("read-only"))
 
 func (d *discovery) CurrentUserPrincipal(ctx context.Context) (string, error) {
-	return "/caldav/" + d.user.Login + "/", nil
+	return principalPath(d.user), nil
 }
 
 func (d *discovery) CalendarHomeSetPath(ctx context.Context) (string, error) {

@@ -240,6 +240,10 @@ func writeError(w http.ResponseWriter, status int, e *apiError) {
 	})
 }
 
+// Path is where the server mounts the API (Resolver.Handler), and where
+// GraphiQL sends its queries.
+const Path = "/graphql"
+
 // Playground serves GraphiQL for the endpoint.
 func Playground(endpoint string) http.Handler {
 	return playground.Handler("Koredyne Schedule", endpoint)

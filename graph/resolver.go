@@ -18,6 +18,12 @@ type Resolver struct {
 	// PublicURL is where clients reach the server ("https://cal.example.com"),
 	// for the URLs the API hands out; empty: the URL each request came to.
 	PublicURL string
+	// FeedPath and PagePath are where the server serves the .ics feeds
+	// (FeedPath + token + ".ics") and the timetable pages (PagePath +
+	// token), for the URLs the API hands out: the gateway's caldav.FeedPath
+	// and page.Path, which the server wires in (graph does not import the
+	// gateway).
+	FeedPath, PagePath string
 	// Playground marks every business as a visitor's private demo copy.
 	IsPlayground bool
 	// AllowedOrigins are the browser origins ("https://desk.example.com")

@@ -24,6 +24,11 @@ import (
 	"github.com/koredyne/schedule/models/metrics"
 )
 
+// Path is where the pages are served: Path + token. The router mounts the
+// handler on it, the API hands out URLs under it, and the access log
+// masks the tokens after it.
+const Path = "/t/"
+
 //go:embed page.css
 var stylesheet string
 
@@ -59,13 +64,13 @@ type handler struct {
 	log     *slog.Logger
 }
 
-// NewHandler serves GET /t/{token}: the week holding ?week=YYYY-MM-DD (this
+// NewHandler serves GET Path{token}: the week holding ?week=YYYY-MM-DD (this
 // week in the business's zone without it), with staff names unless
 // ?staff=off.
 func NewHandler(backend Backend, log *slog.Logger) http.Handler {
 	h := &handler{backend: backend, log: log}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /t/{token}", h.serve)
+	mux.HandleFunc("GET "+Path+"{token}", h.serve)
 	return mux
 }
 
@@ -169,6 +174,6 @@ func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 		http.Error(w, "the timetable cannot be reached just now: try again in a few seconds", http.StatusServiceUnavailable)
 		return
 	}
-	h.log.ErrorContext(r.Context(), "timetable page", "path", "/t/…", "err", err)
+	h.log.ErrorContext(r.Context(), "timetable page", "path", Path+"…", "err", err)
 	http.Error(w, "internal error", http.StatusInternalServerError)
 }

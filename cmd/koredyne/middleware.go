@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/koredyne/schedule/caldav"
+	"github.com/koredyne/schedule/caldav/page"
+	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/models/metrics"
 )
 
@@ -102,13 +105,13 @@ func (w *recorder) code() int {
 // secretPath matches the paths whose second segment is a secret token: the
 // .ics feeds and the public timetable pages. Tokens are base64url, so the
 // match stops at a ".ics" suffix.
-var secretPath = regexp.MustCompile(`^/(ics|t)/[^/.]+`)
+var secretPath = regexp.MustCompile(`^(` + regexp.QuoteMeta(caldav.FeedPath) + `|` + regexp.QuoteMeta(page.Path) + `)[^/.]+`)
 
 // logPath is the path as the access log shows it: no query string, and the
 // secret token of a feed or timetable URL masked, since whoever reads the
 // logs must not be able to subscribe to a business's calendar.
 func logPath(r *http.Request) string {
-	return secretPath.ReplaceAllString(r.URL.Path, "/$1/…")
+	return secretPath.ReplaceAllString(r.URL.Path, "${1}…")
 }
 
 // longLived reports whether a request holds its connection open for a
@@ -241,7 +244,7 @@ func protect(origins []string, next http.Handler) http.Handler {
 	page := htmlPage(graphiQLPolicy, next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/graphql":
+		case graph.Path:
 			api.ServeHTTP(w, r)
 		case "/":
 			page.ServeHTTP(w, r)

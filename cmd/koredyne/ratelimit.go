@@ -305,7 +305,7 @@ func tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, signIns
 	if signIns {
 		msg = "Too many failed sign-ins from your address: check the token or password, and retry after the time in Retry-After"
 	}
-	if r.URL.Path != "/graphql" {
+	if r.URL.Path != graph.Path {
 		http.Error(w, msg, http.StatusTooManyRequests)
 		return
 	}
