@@ -30,3 +30,26 @@ type Backend interface {
 }
 
 var _ Backend = (*models.Store)(nil)
+
+// Observer hears what the gateway learns of a request, for the server's
+// rate limit: whether its credentials (a login or a feed token) were
+// good, and the work it costs beyond the one unit every request costs (a
+// unit per three months of a time range the client chose, per 500 hrefs
+// of a multiget). Its methods are called concurrently.
+type Observer interface {
+	Checked(ctx context.Context, good bool)
+	Work(ctx context.Context, units float64)
+}
+
+// checked and work tell the Observer, when there is one.
+func (h *Handler) checked(ctx context.Context, good bool) {
+	if h.Observer != nil {
+		h.Observer.Checked(ctx, good)
+	}
+}
+
+func (h *Handler) work(ctx context.Context, units float64) {
+	if h.Observer != nil {
+		h.Observer.Work(ctx, units)
+	}
+}

@@ -19,7 +19,6 @@ import (
 	webcaldav "github.com/emersion/go-webdav/caldav"
 
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 func dav(local string) xml.Name   { return xml.Name{Space: nsDAV, Local: local} }
@@ -276,7 +275,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		if err := xml.Unmarshal(body, &m); err != nil {
 			return fail(http.StatusBadRequest, "the calendar-multiget is not well-formed: %v", err)
 		}
-		metrics.AddWork(r.Context(), float64(len(m.Hrefs))/500)
+		h.work(r.Context(), float64(len(m.Hrefs))/500)
 		out := make([]response, 0, len(m.Hrefs))
 		for _, href := range m.Hrefs {
 			p := href
@@ -422,7 +421,7 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 		return nil, fail(http.StatusBadRequest, "the time range is outside the years 1 to 9999")
 	}
 	if tr != nil && (tr.Start != "" || tr.End != "") {
-		metrics.AddWork(ctx, end.Sub(start).Hours()/24/92)
+		h.work(ctx, end.Sub(start).Hours()/24/92)
 	}
 	return rd.inRange(start, end, c.keep), nil
 }

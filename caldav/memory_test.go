@@ -140,14 +140,7 @@ func TestProtocolInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	principal, err := c.FindCurrentUserPrincipal(ctx)
-	if err != nil || principal != "/caldav/meridian/" {
-		t.Fatalf("principal %q, %v", principal, err)
-	}
-	home, err := c.FindCalendarHomeSet(ctx, principal)
-	if err != nil || home != "/caldav/meridian/calendars/" {
-		t.Fatalf("home %q, %v", home, err)
-	}
+	home := discover(t, c, "meridian")
 	cals, err := c.FindCalendars(ctx, home)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,6 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Where the gateway is served: the router mounts the handler on these,
@@ -60,6 +59,9 @@ const (
 type Handler struct {
 	Backend Backend
 	Log     *slog.Logger
+	// Observer, when set, hears checked credentials and the work of each
+	// request.
+	Observer Observer
 	// Listing is the window of days a calendar lists (PROPFIND, sync and the
 	// feeds), around today: Back weeks before it, Ahead weeks after.
 	Back, Ahead int
@@ -99,7 +101,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	user, err := h.Backend.AuthenticateCalendar(r.Context(), login, password)
 	if errors.Is(err, models.ErrBadToken) {
-		metrics.Refused(r.Context())
+		h.checked(r.Context(), false)
 		unauthorized(w)
 		return
 	}
@@ -107,7 +109,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	metrics.Authenticated(r.Context())
+	h.checked(r.Context(), true)
 	ctx := context.WithValue(r.Context(), userKey{}, user)
 	r = r.WithContext(ctx)
 	if err := h.serve(w, r, user); err != nil {
@@ -356,7 +358,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 	}
 	feed, err := h.Backend.FeedByToken(r.Context(), token)
 	if errors.Is(err, models.ErrBadToken) {
-		metrics.Refused(r.Context())
+		h.checked(r.Context(), false)
 		http.NotFound(w, r)
 		return
 	}
@@ -364,7 +366,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	metrics.Authenticated(r.Context())
+	h.checked(r.Context(), true)
 	rd, err := h.renderer(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Resolver is the root of the resolvers: wiring only.
@@ -33,8 +32,10 @@ type Resolver struct {
 	// acts as (the visitor's own copy in the playground); unset, such a
 	// request is refused.
 	Guest *models.Principal
-	// Metrics, when set, counts operations and response cache hits.
-	Metrics *metrics.Metrics
+	// Observer, when set, hears operations, response cache hits, checked
+	// tokens and the work of each request (for metrics and the rate
+	// limit).
+	Observer Observer
 	// MaxBody is the largest request body read, in bytes; 0: no limit.
 	MaxBody int64
 	// MaxDepth is how deep a query may nest its selections; 0: no limit.

@@ -21,7 +21,6 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Path is where the pages are served: Path + token. The router mounts the
@@ -59,27 +58,46 @@ type Backend interface {
 
 var _ Backend = (*models.Store)(nil)
 
-type handler struct {
+// Observer hears whether a request's token opened a timetable, for the
+// server's rate limit. Its methods are called concurrently.
+type Observer interface {
+	Checked(ctx context.Context, good bool)
+}
+
+// Handler serves the pages.
+type Handler struct {
+	// Observer, when set, hears every token checked.
+	Observer Observer
+
 	backend Backend
 	log     *slog.Logger
+	mux     *http.ServeMux
 }
 
 // NewHandler serves GET Path{token}: the week holding ?week=YYYY-MM-DD (this
 // week in the business's zone without it), with staff names unless
 // ?staff=off.
-func NewHandler(backend Backend, log *slog.Logger) http.Handler {
-	h := &handler{backend: backend, log: log}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+Path+"{token}", h.serve)
-	return mux
+func NewHandler(backend Backend, log *slog.Logger) *Handler {
+	h := &Handler{backend: backend, log: log, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET "+Path+"{token}", h.serve)
+	return h
 }
 
-func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// checked tells the Observer, when there is one.
+func (h *Handler) checked(ctx context.Context, good bool) {
+	if h.Observer != nil {
+		h.Observer.Checked(ctx, good)
+	}
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	secure(w.Header())
 	token := r.PathValue("token")
 	feed, err := h.backend.FeedByToken(r.Context(), token)
 	if errors.Is(err, models.ErrBadToken) || (err == nil && feed.Calendar != models.TimetablePage) {
-		metrics.Refused(r.Context())
+		h.checked(r.Context(), false)
 		http.Error(w, "There is no timetable at this address. Ask the business for its current link.", http.StatusNotFound)
 		return
 	}
@@ -87,7 +105,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	metrics.Authenticated(r.Context())
+	h.checked(r.Context(), true)
 	sn, err := h.backend.Snapshot(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)
@@ -167,7 +185,7 @@ func toggle(sn *models.Snapshot, token string, dated bool, from engine.Date, sta
 	return "Show " + words.Staff.Many, link(token, from, true)
 }
 
-func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
+func (h *Handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 	if models.Unavailable(err) {
 		h.log.WarnContext(r.Context(), "timetable page: database unavailable", "err", err)
 		w.Header().Set("Retry-After", "5")

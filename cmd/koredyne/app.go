@@ -24,7 +24,6 @@ import (
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 const usage = `usage:
@@ -313,7 +312,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// pg is the playground in playground mode: no database is opened at
 	// all, and CalDAV and feeds are left out.
 	var pg *playground
-	m := metrics.New(func() int {
+	m := newMetrics(func() int {
 		if pg == nil {
 			return 0
 		}
@@ -326,10 +325,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// for each playground copy's.
 	live := graph.NewConnections()
 	api := graph.Resolver{Log: log, PublicURL: c.PublicURL, FeedPath: caldav.FeedPath, PagePath: page.Path, Connections: live,
-		Metrics: m, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
+		Observer: hooks{m}, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
 		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
 	if c.Playground {
 		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
+		pg.onWrite = m.Write
 		defer pg.Close()
 		go pg.sweep(ctx, time.Minute)
 		mux.Handle(graph.Path, pg)
@@ -353,13 +353,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 		api.Store = store
 		calendars := caldav.NewHandler(store, log)
-		calendars.Back, calendars.Ahead = c.WeeksBack, c.WeeksAhead
+		calendars.Back, calendars.Ahead, calendars.Observer = c.WeeksBack, c.WeeksAhead, hooks{m}
+		timetables := page.NewHandler(store, log)
+		timetables.Observer = hooks{m}
 		dav := observeCalDAV(m, calendars)
 		mux.Handle(graph.Path, api.Handler())
 		mux.Handle(caldav.Path, dav)
 		mux.Handle(caldav.WellKnown, dav)
 		mux.Handle(caldav.FeedPath, dav)
-		mux.Handle(page.Path, page.NewHandler(store, log))
+		mux.Handle(page.Path, timetables)
 		mux.Handle("GET /{$}", graph.Playground(graph.Path))
 		ready = db.PingContext
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/caldav/page"
 	"github.com/koredyne/schedule/graph"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 type requestIDKey struct{}
@@ -157,7 +156,7 @@ func observe(log *slog.Logger, maxBody int64, next http.Handler) http.Handler {
 }
 
 // observeCalDAV counts CalDAV and feed requests by method and status.
-func observeCalDAV(m *metrics.Metrics, next http.Handler) http.Handler {
+func observeCalDAV(m *Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
