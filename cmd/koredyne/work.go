@@ -44,23 +44,16 @@ func addWork(ctx context.Context, units float64) {
 	}
 }
 
-// authenticated records that the request's credentials were checked and
-// are good.
-func authenticated(ctx context.Context) {
+// checked records that the request's credentials were checked: good, or
+// unknown or revoked.
+func checked(ctx context.Context, good bool) {
 	if w := workOf(ctx); w != nil {
 		w.mu.Lock()
-		w.authenticated = true
-		w.done()
-		w.mu.Unlock()
-	}
-}
-
-// refusedCredentials records that the request's credentials were checked
-// and are unknown or revoked.
-func refusedCredentials(ctx context.Context) {
-	if w := workOf(ctx); w != nil {
-		w.mu.Lock()
-		w.refused = true
+		if good {
+			w.authenticated = true
+		} else {
+			w.refused = true
+		}
 		w.done()
 		w.mu.Unlock()
 	}
@@ -96,11 +89,4 @@ type hooks struct{ m *Metrics }
 func (h hooks) Operation(name, outcome string, took time.Duration) { h.m.GraphQL(name, outcome, took) }
 func (h hooks) Cache(hit bool)                                     { h.m.Cache(hit) }
 func (hooks) Work(ctx context.Context, units float64)              { addWork(ctx, units) }
-
-func (hooks) Checked(ctx context.Context, good bool) {
-	if good {
-		authenticated(ctx)
-	} else {
-		refusedCredentials(ctx)
-	}
-}
+func (hooks) Checked(ctx context.Context, good bool)               { checked(ctx, good) }
