@@ -20,7 +20,6 @@ import (
 
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 func dav(local string) xml.Name   { return xml.Name{Space: nsDAV, Local: local} }
@@ -84,7 +83,7 @@ func (h *Handler) collectNow(rd *renderer, c calendar) *collected {
 // remember stores the items behind a sync token handed out, so that a sync
 // from it later can say exactly what changed.
 func (h *Handler) remember(r *http.Request, user models.CalendarUser, c calendar, col *collected) error {
-	return models.SaveSync(r.Context(), h.Store.DB, user.BusinessID, c.id, col.token, col.items, h.Store.Now())
+	return h.Backend.SaveSync(r.Context(), user.BusinessID, c.id, col.token, col.items)
 }
 
 // propfind answers PROPFIND on the home, a calendar or an event.
@@ -165,7 +164,7 @@ func answer(href string, have map[xml.Name]func() string, order []xml.Name, req 
 const readOnlyPrivileges = "<D:privilege><D:read/></D:privilege><D:privilege><D:read-current-user-privilege-set/></D:privilege>"
 
 func (h *Handler) homeResponse(rd *renderer, user models.CalendarUser, req *propfindReq) response {
-	principal := "/caldav/" + user.Login + "/"
+	principal := principalPath(user)
 	have := map[xml.Name]func() string{
 		dav("resourcetype"):               func() string { return "<D:collection/>" },
 		dav("displayname"):                func() string { return escape(rd.sn.State.Business.Name) },
@@ -178,7 +177,7 @@ func (h *Handler) homeResponse(rd *renderer, user models.CalendarUser, req *prop
 }
 
 func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.CalendarUser, c calendar, req *propfindReq) (response, error) {
-	principal := "/caldav/" + user.Login + "/"
+	principal := principalPath(user)
 	var col *collected
 	listing := func() *collected {
 		if col == nil {
@@ -213,7 +212,7 @@ func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.Ca
 		cal("supported-calendar-component-set"): func() string { return `<C:comp name="VEVENT"/>` },
 		cal("supported-calendar-data"):          func() string { return `<C:calendar-data content-type="text/calendar" version="2.0"/>` },
 		cal("calendar-timezone"): func() string {
-			return escape(objectStart + icalendar.VTimezone(rd.loc, h.Store.Now(), h.Store.Now().Add(366*24*time.Hour)).Serialize(serial) + "END:VCALENDAR\r\n")
+			return escape(objectStart + icalendar.VTimezone(rd.loc, h.Backend.Now(), h.Backend.Now().Add(366*24*time.Hour)).Serialize(serial) + "END:VCALENDAR\r\n")
 		},
 		cal("max-resource-size"): func() string { return strconv.Itoa(MaxBody) },
 		apple("calendar-color"):  func() string { return c.color },
@@ -277,7 +276,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		if err := xml.Unmarshal(body, &m); err != nil {
 			return fail(http.StatusBadRequest, "the calendar-multiget is not well-formed: %v", err)
 		}
-		metrics.AddWork(r.Context(), float64(len(m.Hrefs))/500)
+		h.work(r.Context(), float64(len(m.Hrefs))/500)
 		out := make([]response, 0, len(m.Hrefs))
 		for _, href := range m.Hrefs {
 			p := href
@@ -314,7 +313,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 	col := h.collect(rd, c)
 	var before map[string]string
 	if token := strings.TrimSpace(s.SyncToken); token != "" {
-		items, ok, err := models.LoadSync(r.Context(), h.Store.DB, user.BusinessID, c.id, token)
+		items, ok, err := h.Backend.LoadSync(r.Context(), user.BusinessID, c.id, token)
 		if err != nil {
 			return err
 		}
@@ -423,7 +422,7 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 		return nil, fail(http.StatusBadRequest, "the time range is outside the years 1 to 9999")
 	}
 	if tr != nil && (tr.Start != "" || tr.End != "") {
-		metrics.AddWork(ctx, end.Sub(start).Hours()/24/92)
+		h.work(ctx, end.Sub(start).Hours()/24/92)
 	}
 	return rd.inRange(start, end, c.keep), nil
 }

@@ -16,4 +16,9 @@
 // What it does not answer — collection ctag and sync-token, sync-collection,
 // If-None-Match on GET, time ranges computed for any range, read-only
 // refusals — the gateway answers itself, writing the XML in xml.go.
+//
+// The gateway reads through Backend, which it declares (as go-webdav's
+// caldav.Backend): logins, feed tokens, snapshots and sync state.
+// *models.Store satisfies it; the protocol tests also run on one held in
+// memory (memory_test.go).
 package caldav

@@ -29,14 +29,7 @@ func TestDiscoveryAndQueries(t *testing.T) {
 			if resp.Request.URL.Path != "/caldav/harbor/" {
 				t.Errorf("well-known led to %s", resp.Request.URL.Path)
 			}
-			principal, err := c.FindCurrentUserPrincipal(ctx)
-			if err != nil || principal != "/caldav/harbor/" {
-				t.Fatalf("principal %q, %v", principal, err)
-			}
-			home, err := c.FindCalendarHomeSet(ctx, principal)
-			if err != nil || home != "/caldav/harbor/calendars/" {
-				t.Fatalf("home %q, %v", home, err)
-			}
+			home := discover(t, c, "harbor")
 			cals, err := c.FindCalendars(ctx, home)
 			if err != nil {
 				t.Fatal(err)
@@ -111,6 +104,21 @@ func TestDiscoveryAndQueries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// discover finds the principal and the calendar home of a login as
+// calendar apps do (RFC 6764, RFC 4791 §6.2.1), and returns the home.
+func discover(t *testing.T, c *webcaldav.Client, login string) string {
+	t.Helper()
+	principal, err := c.FindCurrentUserPrincipal(context.Background())
+	if err != nil || principal != "/caldav/"+login+"/" {
+		t.Fatalf("principal %q, %v", principal, err)
+	}
+	home, err := c.FindCalendarHomeSet(context.Background(), principal)
+	if err != nil || home != "/caldav/"+login+"/calendars/" {
+		t.Fatalf("home %q, %v", home, err)
+	}
+	return home
 }
 
 // listedEvent returns the VEVENT of the first event the calendar lists.

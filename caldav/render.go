@@ -78,7 +78,7 @@ func eventName(s *engine.Session) string {
 // uid is the session's identity, stable across edits and unique across
 // businesses.
 func (r *renderer) uid(s *engine.Session) string {
-	return strings.ReplaceAll(s.Key(), "/", "-") + "@" + r.sn.Business.Slug + ".koredyne"
+	return strings.ReplaceAll(s.Key(), "/", "-") + "@" + r.sn.Business.UIDDomain()
 }
 
 // events renders the sessions of days from..to (to exclusive) that keep

@@ -23,7 +23,18 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
+)
+
+// Where the gateway is served: the router mounts the handler on these,
+// the API hands out feed URLs under FeedPath, and the access log masks
+// the tokens after it.
+const (
+	// Path is the root of the CalDAV tree.
+	Path = "/caldav/"
+	// WellKnown is where calendar apps look for the CalDAV root (RFC 6764).
+	WellKnown = "/.well-known/caldav"
+	// FeedPath is the root of the .ics feeds: FeedPath + token + ".ics".
+	FeedPath = "/ics/"
 )
 
 // Defaults of a gateway.
@@ -46,8 +57,11 @@ const (
 // Authentication is HTTP Basic: the business slug with an API token or an
 // app password of that business, or a staff login with its app password.
 type Handler struct {
-	Store *models.Store
-	Log   *slog.Logger
+	Backend Backend
+	Log     *slog.Logger
+	// Observer, when set, hears checked credentials and the work of each
+	// request.
+	Observer Observer
 	// Listing is the window of days a calendar lists (PROPFIND, sync and the
 	// feeds), around today: Back weeks before it, Ahead weeks after.
 	Back, Ahead int
@@ -57,8 +71,8 @@ type Handler struct {
 }
 
 // NewHandler returns a gateway listing 8 weeks back and 52 ahead.
-func NewHandler(store *models.Store, log *slog.Logger) *Handler {
-	return &Handler{Store: store, Log: log, Back: 8, Ahead: 52, renderers: map[int64]*renderer{}}
+func NewHandler(backend Backend, log *slog.Logger) *Handler {
+	return &Handler{Backend: backend, Log: log, Back: 8, Ahead: 52, renderers: map[int64]*renderer{}}
 }
 
 type userKey struct{}
@@ -76,7 +90,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if strings.HasPrefix(r.URL.Path, "/ics/") {
+	if strings.HasPrefix(r.URL.Path, FeedPath) {
 		h.serveFeed(w, r)
 		return
 	}
@@ -85,9 +99,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		unauthorized(w)
 		return
 	}
-	user, err := models.AuthenticateCalendar(r.Context(), h.Store.DB, login, password)
+	user, err := h.Backend.AuthenticateCalendar(r.Context(), login, password)
 	if errors.Is(err, models.ErrBadToken) {
-		metrics.Refused(r.Context())
+		h.checked(r.Context(), false)
 		unauthorized(w)
 		return
 	}
@@ -95,7 +109,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	metrics.Authenticated(r.Context())
+	h.checked(r.Context(), true)
 	ctx := context.WithValue(r.Context(), userKey{}, user)
 	r = r.WithContext(ctx)
 	if err := h.serve(w, r, user); err != nil {
@@ -152,7 +166,7 @@ const (
 
 func (h *Handler) parse(p string, user models.CalendarUser) (target, error) {
 	p = path.Clean(p)
-	rest, ok := strings.CutPrefix(p, "/caldav")
+	rest, ok := strings.CutPrefix(p, root)
 	if !ok {
 		return target{}, fail(http.StatusNotFound, "not found")
 	}
@@ -178,7 +192,13 @@ func (h *Handler) parse(p string, user models.CalendarUser) (target, error) {
 	return target{}, fail(http.StatusNotFound, "not found")
 }
 
-func homePath(user models.CalendarUser) string { return "/caldav/" + user.Login + "/calendars/" }
+// root is Path without its final slash, as go-webdav takes a prefix and
+// as path.Clean leaves the root.
+var root = strings.TrimSuffix(Path, "/")
+
+func principalPath(user models.CalendarUser) string { return Path + user.Login + "/" }
+
+func homePath(user models.CalendarUser) string { return principalPath(user) + "calendars/" }
 
 func calendarPath(user models.CalendarUser, id string) string { return homePath(user) + id + "/" }
 
@@ -189,8 +209,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		// The gateway publishes computed sessions; nothing is written here.
 		return precondition(http.StatusForbidden, nsDAV, "need-privileges", "calendars here are read-only: change the schedule through the API")
 	}
-	if r.URL.Path == "/.well-known/caldav" || r.URL.Path == "/.well-known/caldav/" {
-		http.Redirect(w, r, "/caldav/"+user.Login+"/", http.StatusMovedPermanently)
+	if r.URL.Path == WellKnown || r.URL.Path == WellKnown+"/" {
+		http.Redirect(w, r, principalPath(user), http.StatusMovedPermanently)
 		return nil
 	}
 	t, err := h.parse(r.URL.Path, user)
@@ -207,7 +227,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		if err := checkDepth(r); err != nil {
 			return err
 		}
-		(&webcaldav.Handler{Backend: &discovery{h: h, user: user, w: w}, Prefix: "/caldav"}).ServeHTTP(w, r)
+		(&webcaldav.Handler{Backend: &discovery{h: h, user: user, w: w}, Prefix: root}).ServeHTTP(w, r)
 		return nil
 	}
 	rd, err := h.renderer(r.Context(), user.BusinessID, user.Revision)
@@ -294,7 +314,7 @@ func strongETag(body []byte) string {
 // renderer returns the renderer of a business at a revision, keeping the
 // newest one so that events are rendered once per revision.
 func (h *Handler) renderer(ctx context.Context, business, revision int64) (*renderer, error) {
-	sn, err := h.Store.Snapshot(ctx, business, revision)
+	sn, err := h.Backend.Snapshot(ctx, business, revision)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +332,7 @@ func (h *Handler) renderer(ctx context.Context, business, revision int64) (*rend
 
 // window is the listing window around today, as dates and instants.
 func (h *Handler) window(rd *renderer) (from, to engine.Date) {
-	today := rd.sn.Today(h.Store.Now())
+	today := rd.sn.Today(h.Backend.Now())
 	ws := rd.sn.State.Business.WeekStart
 	return today.WeekStart(ws).AddDays(-7 * h.Back), today.WeekStart(ws).AddDays(7 * (h.Ahead + 1))
 }
@@ -331,14 +351,14 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "feeds are read-only", http.StatusMethodNotAllowed)
 		return
 	}
-	token, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/ics/"), ".ics")
+	token, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, FeedPath), ".ics")
 	if !ok || token == "" || strings.Contains(token, "/") {
 		http.NotFound(w, r)
 		return
 	}
-	feed, err := models.FeedByToken(r.Context(), h.Store.DB, token)
+	feed, err := h.Backend.FeedByToken(r.Context(), token)
 	if errors.Is(err, models.ErrBadToken) {
-		metrics.Refused(r.Context())
+		h.checked(r.Context(), false)
 		http.NotFound(w, r)
 		return
 	}
@@ -346,7 +366,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	metrics.Authenticated(r.Context())
+	h.checked(r.Context(), true)
 	rd, err := h.renderer(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)
@@ -374,7 +394,7 @@ type discovery struct {
 var errReadOnly = webdav.NewHTTPError(http.StatusForbidden, errors.New("read-only"))
 
 func (d *discovery) CurrentUserPrincipal(ctx context.Context) (string, error) {
-	return "/caldav/" + d.user.Login + "/", nil
+	return principalPath(d.user), nil
 }
 
 func (d *discovery) CalendarHomeSetPath(ctx context.Context) (string, error) {

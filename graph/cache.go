@@ -61,7 +61,7 @@ func (c *responseCache) InterceptResponse(ctx context.Context, next graphql.Resp
 		return next(ctx)
 	}
 	r, hit := c.lru.Get(ctx, key)
-	c.r.Metrics.Cache(hit)
+	c.r.observer().Cache(hit)
 	if hit {
 		req.fromCache.Store(oc, true)
 		return r

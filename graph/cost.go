@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-	"github.com/koredyne/schedule/models/metrics"
 	"strconv"
 	"time"
 
@@ -84,7 +83,7 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 	}
 	if cost <= c.max {
 		// The rate limit prices a query by its cost: a unit per 1,000.
-		metrics.AddWork(ctx, float64(cost)/1000)
+		c.r.observer().Work(ctx, float64(cost)/1000)
 		return nil
 	}
 	return tooComplex(cost, fmt.Sprintf("The query could return %d values (its cost); at most %d are allowed: ask for fewer days, fewer nested lists or fewer fields", cost, c.max))

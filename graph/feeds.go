@@ -30,16 +30,16 @@ func (r *Resolver) feedURL(ctx context.Context, calendar string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	return secretURL(ctx, calendar, token), nil
+	return r.secretURL(ctx, calendar, token), nil
 }
 
 // secretURL is the URL a feed token opens: the public timetable page, or
-// a calendar's .ics feed.
-func secretURL(ctx context.Context, calendar, token string) string {
+// a calendar's .ics feed, where the server mounts them.
+func (r *Resolver) secretURL(ctx context.Context, calendar, token string) string {
 	if calendar == models.TimetablePage {
-		return requestFrom(ctx).base + "/t/" + token
+		return requestFrom(ctx).base + r.PagePath + token
 	}
-	return requestFrom(ctx).base + "/ics/" + token + ".ics"
+	return requestFrom(ctx).base + r.FeedPath + token + ".ics"
 }
 
 // rotateFeed gives a calendar of the request's business a new secret URL.
@@ -48,7 +48,7 @@ func (r *Resolver) rotateFeed(ctx context.Context, calendar string) (string, err
 	if err != nil {
 		return "", err
 	}
-	return secretURL(ctx, calendar, token), nil
+	return r.secretURL(ctx, calendar, token), nil
 }
 
 // calendarOf names the calendar an input picks, checking that its staff

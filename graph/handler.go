@@ -18,7 +18,6 @@ import (
 
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 // MaxDays is the longest range days and sessions answer.
@@ -66,8 +65,8 @@ func (r *Resolver) Handler() http.Handler {
 		mutations: r.limit(r.MaxMutations, DefaultMaxMutations), verdicts: lru.New[verdict](1000)})
 	srv.Use(depthLimit{r.MaxDepth})
 	srv.Use(newCostLimit(r, es.Schema()))
-	if r.Metrics != nil {
-		srv.Use(observer{r.Metrics}) // before the cache, so its answers are counted
+	if r.Observer != nil {
+		srv.Use(observer{r.Observer}) // before the cache, so its answers are counted
 	}
 	srv.Use(newResponseCache(r, 512))
 	srv.Use(responseLimit{r.limit(r.MaxResponse, DefaultMaxResponse)}) // after the cache, whose answers it saw
@@ -156,13 +155,13 @@ func (r *Resolver) limit(v, def int) int {
 func (r *Resolver) authenticate(ctx context.Context, token string) (context.Context, error) {
 	p, err := models.Authenticate(ctx, r.Store.DB, token)
 	if errors.Is(err, models.ErrBadToken) {
-		metrics.Refused(ctx)
+		r.observer().Checked(ctx, false)
 		return ctx, errUnauthenticated
 	}
 	if err != nil {
 		return ctx, err
 	}
-	metrics.Authenticated(ctx)
+	r.observer().Checked(ctx, true)
 	return withRequest(ctx, &request{principal: p, loaders: newLoaders(r.Store, p.BusinessID)}), nil
 }
 
@@ -239,6 +238,10 @@ func writeError(w http.ResponseWriter, status int, e *apiError) {
 		"errors": []map[string]any{{"message": e.message, "extensions": map[string]any{"code": e.code}}},
 	})
 }
+
+// Path is where the server mounts the API (Resolver.Handler), and where
+// GraphiQL sends its queries.
+const Path = "/graphql"
 
 // Playground serves GraphiQL for the endpoint.
 func Playground(endpoint string) http.Handler {

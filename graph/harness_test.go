@@ -38,7 +38,7 @@ func eachDatabase(t *testing.T, test func(t *testing.T, a *api)) {
 	for _, d := range modelstest.Databases(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			store := models.NewStore(d.DB, func() time.Time { return now })
-			h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler()
+			h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), FeedPath: "/ics/", PagePath: "/t/"}).Handler()
 			test(t, &api{t: t, db: d, store: store, handler: h, c: client.New(h)})
 		})
 	}

@@ -7,17 +7,48 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
-
-	"github.com/koredyne/schedule/models/metrics"
 )
 
-// observer counts every query and mutation the API answers, with its
-// operation name, outcome and time, in the server's metrics. It is added
-// before the response cache, so answers from the cache are counted too.
-// Subscriptions are counted once, when they start: their events are not
-// requests.
+// Observer hears what the API does, for the server's metrics and rate
+// limit: graph declares what it reports, the server decides what to do
+// with it. Its methods are called concurrently.
+type Observer interface {
+	// Operation hears one answered query or mutation, or a subscription
+	// as it starts: the operation's name ("" when anonymous), its outcome
+	// ("ok", "subscribed", or the first error's code) and the time taken.
+	Operation(name, outcome string, took time.Duration)
+	// Cache hears whether the response cache answered a query.
+	Cache(hit bool)
+	// Checked hears that the request's token was checked: good, or
+	// unknown or revoked.
+	Checked(ctx context.Context, good bool)
+	// Work hears what the request costs beyond the one unit every request
+	// costs (a unit per 1,000 points of a query's cost).
+	Work(ctx context.Context, units float64)
+}
+
+// quiet is the Observer of a Resolver that was given none.
+type quiet struct{}
+
+func (quiet) Operation(string, string, time.Duration) {}
+func (quiet) Cache(bool)                              {}
+func (quiet) Checked(context.Context, bool)           {}
+func (quiet) Work(context.Context, float64)           {}
+
+// observer returns the Resolver's Observer, or one that hears nothing.
+func (r *Resolver) observer() Observer {
+	if r.Observer == nil {
+		return quiet{}
+	}
+	return r.Observer
+}
+
+// observer reports every query and mutation the API answers, with its
+// operation name, outcome and time. It is added before the response
+// cache, so answers from the cache are counted too. Subscriptions are
+// reported once, when they start: their events are not requests.
 type observer struct {
-	m *metrics.Metrics
+	o Observer
 }
 
 var _ interface {
@@ -31,7 +62,7 @@ func (observer) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (o observer) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
-		o.m.GraphQL(operationName(oc), "subscribed", time.Since(oc.Stats.OperationStart))
+		o.o.Operation(operationName(oc), "subscribed", time.Since(oc.Stats.OperationStart))
 	}
 	return next(ctx)
 }
@@ -55,7 +86,7 @@ func (o observer) InterceptResponse(ctx context.Context, next graphql.ResponseHa
 	if start.IsZero() {
 		start = oc.Stats.Read.Start
 	}
-	o.m.GraphQL(operationName(oc), outcome(resp), time.Since(start))
+	o.o.Operation(operationName(oc), outcome(resp), time.Since(start))
 	return resp
 }
 

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Resolver is the root of the resolvers: wiring only.
@@ -18,6 +17,12 @@ type Resolver struct {
 	// PublicURL is where clients reach the server ("https://cal.example.com"),
 	// for the URLs the API hands out; empty: the URL each request came to.
 	PublicURL string
+	// FeedPath and PagePath are where the server serves the .ics feeds
+	// (FeedPath + token + ".ics") and the timetable pages (PagePath +
+	// token), for the URLs the API hands out: the gateway's caldav.FeedPath
+	// and page.Path, which the server wires in (graph does not import the
+	// gateway).
+	FeedPath, PagePath string
 	// Playground marks every business as a visitor's private demo copy.
 	IsPlayground bool
 	// AllowedOrigins are the browser origins ("https://desk.example.com")
@@ -27,8 +32,10 @@ type Resolver struct {
 	// acts as (the visitor's own copy in the playground); unset, such a
 	// request is refused.
 	Guest *models.Principal
-	// Metrics, when set, counts operations and response cache hits.
-	Metrics *metrics.Metrics
+	// Observer, when set, hears operations, response cache hits, checked
+	// tokens and the work of each request (for metrics and the rate
+	// limit).
+	Observer Observer
 	// MaxBody is the largest request body read, in bytes; 0: no limit.
 	MaxBody int64
 	// MaxDepth is how deep a query may nest its selections; 0: no limit.

@@ -46,6 +46,26 @@ func BusinessBySlug(ctx context.Context, db bun.IDB, slug string) (*Business, er
 	return b, nil
 }
 
+// AnyBusiness reports whether the database holds a business at all (an
+// empty one is seeded on a server's first start).
+func AnyBusiness(ctx context.Context, db bun.IDB) (bool, error) {
+	found, err := db.NewSelect().Model((*Business)(nil)).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("looking for a business: %w", err)
+	}
+	return found, nil
+}
+
+// TakeBackBusiness removes a business that CreateBusiness just made and no
+// write has committed to (revision 0), such as one made for an import
+// that was then refused. A business that holds anything is left alone.
+func TakeBackBusiness(ctx context.Context, db bun.IDB, id int64) error {
+	if _, err := db.NewDelete().Model((*Business)(nil)).Where("id = ?", id).Where("revision = 0").Exec(ctx); err != nil {
+		return fmt.Errorf("taking back business %d: %w", id, err)
+	}
+	return nil
+}
+
 // ReplaceSchedule makes s the whole data of the edited business, with its
 // settings: every row of s, its clients and subscriptions included, is
 // written as new, and everything the business had is removed (demos,

@@ -10,17 +10,23 @@
 package page
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
+
+// Path is where the pages are served: Path + token. The router mounts the
+// handler on it, the API hands out URLs under it, and the access log
+// masks the tokens after it.
+const Path = "/t/"
 
 //go:embed page.css
 var stylesheet string
@@ -38,27 +44,60 @@ type view struct {
 	Toggle, ToggleHref string
 }
 
-type handler struct {
-	store *models.Store
-	log   *slog.Logger
+// Backend is what the page asks of the storage behind it; *models.Store
+// satisfies it.
+type Backend interface {
+	// FeedByToken finds the calendar a secret opens; an unknown one is
+	// models.ErrBadToken.
+	FeedByToken(ctx context.Context, token string) (*models.FeedToken, error)
+	// Snapshot is a business's schedule at a revision (-1: the newest).
+	Snapshot(ctx context.Context, business, revision int64) (*models.Snapshot, error)
+	// Now is the clock that "this week" is read from.
+	Now() time.Time
 }
 
-// NewHandler serves GET /t/{token}: the week holding ?week=YYYY-MM-DD (this
+var _ Backend = (*models.Store)(nil)
+
+// Observer hears whether a request's token opened a timetable, for the
+// server's rate limit. Its methods are called concurrently.
+type Observer interface {
+	Checked(ctx context.Context, good bool)
+}
+
+// Handler serves the pages.
+type Handler struct {
+	// Observer, when set, hears every token checked.
+	Observer Observer
+
+	backend Backend
+	log     *slog.Logger
+	mux     *http.ServeMux
+}
+
+// NewHandler serves GET Path{token}: the week holding ?week=YYYY-MM-DD (this
 // week in the business's zone without it), with staff names unless
 // ?staff=off.
-func NewHandler(store *models.Store, log *slog.Logger) http.Handler {
-	h := &handler{store: store, log: log}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /t/{token}", h.serve)
-	return mux
+func NewHandler(backend Backend, log *slog.Logger) *Handler {
+	h := &Handler{backend: backend, log: log, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET "+Path+"{token}", h.serve)
+	return h
 }
 
-func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// checked tells the Observer, when there is one.
+func (h *Handler) checked(ctx context.Context, good bool) {
+	if h.Observer != nil {
+		h.Observer.Checked(ctx, good)
+	}
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	secure(w.Header())
 	token := r.PathValue("token")
-	feed, err := models.FeedByToken(r.Context(), h.store.DB, token)
+	feed, err := h.backend.FeedByToken(r.Context(), token)
 	if errors.Is(err, models.ErrBadToken) || (err == nil && feed.Calendar != models.TimetablePage) {
-		metrics.Refused(r.Context())
+		h.checked(r.Context(), false)
 		http.Error(w, "There is no timetable at this address. Ask the business for its current link.", http.StatusNotFound)
 		return
 	}
@@ -66,14 +105,14 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
-	metrics.Authenticated(r.Context())
-	sn, err := h.store.Snapshot(r.Context(), feed.BusinessID, -1)
+	h.checked(r.Context(), true)
+	sn, err := h.backend.Snapshot(r.Context(), feed.BusinessID, -1)
 	if err != nil {
 		h.internal(w, r, err)
 		return
 	}
 	q := r.URL.Query()
-	from, err := weekOf(q.Get("week"), sn, h.store)
+	from, err := weekOf(q.Get("week"), sn, h.backend.Now())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -102,10 +141,10 @@ func secure(h http.Header) {
 
 // weekOf is the first day of the week the page shows: the week holding the
 // date asked for, or this week in the business's zone.
-func weekOf(param string, sn *models.Snapshot, store *models.Store) (engine.Date, error) {
+func weekOf(param string, sn *models.Snapshot, now time.Time) (engine.Date, error) {
 	ws := sn.State.Business.WeekStart
 	if param == "" {
-		return sn.Today(store.Now()).WeekStart(ws), nil
+		return sn.Today(now).WeekStart(ws), nil
 	}
 	d, err := engine.ParseDate(param)
 	if err != nil {
@@ -146,13 +185,13 @@ func toggle(sn *models.Snapshot, token string, dated bool, from engine.Date, sta
 	return "Show " + words.Staff.Many, link(token, from, true)
 }
 
-func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
+func (h *Handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 	if models.Unavailable(err) {
 		h.log.WarnContext(r.Context(), "timetable page: database unavailable", "err", err)
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, "the timetable cannot be reached just now: try again in a few seconds", http.StatusServiceUnavailable)
 		return
 	}
-	h.log.ErrorContext(r.Context(), "timetable page", "path", "/t/…", "err", err)
+	h.log.ErrorContext(r.Context(), "timetable page", "path", Path+"…", "err", err)
 	http.Error(w, "internal error", http.StatusInternalServerError)
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 const usage = `usage:
@@ -34,7 +33,8 @@ const usage = `usage:
   koredyne demo load gym|clinic|office --business SLUG
   koredyne export json|ics --business SLUG [--out FILE]
   koredyne import json FILE [--business SLUG]
-  koredyne import koredyne FILE --business SLUG [--create] [--replace] [--dry-run] [--strict]
+  koredyne import koredyne FILE --business SLUG [--create --time-zone ZONE]
+                                [--replace] [--dry-run] [--strict]
   koredyne import ics FILE --business SLUG [--dry-run] [--expand-until DATE]
                            [--default-staff NAME] [--default-room NAME]
 
@@ -312,7 +312,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// pg is the playground in playground mode: no database is opened at
 	// all, and CalDAV and feeds are left out.
 	var pg *playground
-	m := metrics.New(func() int {
+	m := newMetrics(func() int {
 		if pg == nil {
 			return 0
 		}
@@ -324,15 +324,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// api is the GraphQL API's configuration, for the database's store or
 	// for each playground copy's.
 	live := graph.NewConnections()
-	api := graph.Resolver{Log: log, PublicURL: c.PublicURL, Connections: live,
-		Metrics: m, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
+	api := graph.Resolver{Log: log, PublicURL: c.PublicURL, FeedPath: caldav.FeedPath, PagePath: page.Path, Connections: live,
+		Observer: hooks{m}, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
 		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
 	if c.Playground {
 		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
+		pg.onWrite = m.Write
 		defer pg.Close()
 		go pg.sweep(ctx, time.Minute)
-		mux.Handle("/graphql", pg)
-		mux.Handle("GET /{$}", pg.Page(graph.Playground("/graphql")))
+		mux.Handle(graph.Path, pg)
+		mux.Handle("GET /{$}", pg.Page(graph.Playground(graph.Path)))
 	} else {
 		db, err := c.open(ctx)
 		if err != nil {
@@ -352,14 +353,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 		api.Store = store
 		calendars := caldav.NewHandler(store, log)
-		calendars.Back, calendars.Ahead = c.WeeksBack, c.WeeksAhead
+		calendars.Back, calendars.Ahead, calendars.Observer = c.WeeksBack, c.WeeksAhead, hooks{m}
+		timetables := page.NewHandler(store, log)
+		timetables.Observer = hooks{m}
 		dav := observeCalDAV(m, calendars)
-		mux.Handle("/graphql", api.Handler())
-		mux.Handle("/caldav/", dav)
-		mux.Handle("/.well-known/caldav", dav)
-		mux.Handle("/ics/", dav)
-		mux.Handle("GET /t/{token}", page.NewHandler(store, log))
-		mux.Handle("GET /{$}", graph.Playground("/graphql"))
+		mux.Handle(graph.Path, api.Handler())
+		mux.Handle(caldav.Path, dav)
+		mux.Handle(caldav.WellKnown, dav)
+		mux.Handle(caldav.FeedPath, dav)
+		mux.Handle(page.Path, timetables)
+		mux.Handle("GET /{$}", graph.Playground(graph.Path))
 		ready = db.PingContext
 	}
 	mux.Handle("GET /metrics", m.Handler())
@@ -386,7 +389,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "listening on http://%s (GraphQL at /graphql, GraphiQL at /)\n", ln.Addr())
+	fmt.Fprintf(stdout, "listening on http://%s (GraphQL at %s, GraphiQL at /)\n", ln.Addr(), graph.Path)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -431,8 +434,8 @@ func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections) error
 // demo, and an owner token: the value of KOREDYNE_BOOTSTRAP_TOKEN when set,
 // else a random one printed once.
 func bootstrap(ctx context.Context, store *models.Store, token string, stdout io.Writer) error {
-	n, err := store.DB.NewSelect().Model((*models.Business)(nil)).Count(ctx)
-	if err != nil || n > 0 {
+	seeded, err := models.AnyBusiness(ctx, store.DB)
+	if err != nil || seeded {
 		return err
 	}
 	b, err := demoBusiness(ctx, store, "demo", engine.Gym)

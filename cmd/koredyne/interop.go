@@ -229,7 +229,9 @@ func importReference(ctx context.Context, store *models.Store, data []byte, slug
 		if err != nil {
 			if missing {
 				// Nothing was written into it: take the new business back.
-				store.DB.NewDelete().Model((*models.Business)(nil)).Where("id = ?", b.ID).Exec(ctx)
+				if undo := models.TakeBackBusiness(ctx, store.DB, b.ID); undo != nil {
+					return errors.Join(err, undo)
+				}
 			}
 			return err
 		}

@@ -1,13 +1,19 @@
-// Command koredyne runs Koredyne Schedule: the GraphQL server and the
-// commands that manage its database.
+// Command koredyne runs Koredyne Schedule: the server (GraphQL, the
+// CalDAV gateway, the .ics feeds and the timetable pages) and the commands
+// that manage its database.
 //
-//	koredyne serve                                  run the server
+//	koredyne serve                                  run the server (or, with --playground, private demo copies)
 //	koredyne migrate up|down|status                 manage the schema
-//	koredyne token create --business SLUG --role ROLE
+//	koredyne token create --business SLUG --role ROLE [--name NAME]
 //	koredyne demo load gym|clinic|office --business SLUG
+//	koredyne export json|ics --business SLUG [--out FILE]
+//	koredyne import ics FILE --business SLUG [--dry-run] [--expand-until DATE] [--default-staff NAME] [--default-room NAME]
+//	koredyne import json FILE [--business SLUG]
+//	koredyne import koredyne FILE --business SLUG [--create --time-zone ZONE] [--replace] [--dry-run] [--strict]
 //
 // Every command takes --data DIR (the SQLite database lives in
-// DIR/koredyne.db) or DATABASE_URL=postgres://… in the environment.
+// DIR/koredyne.db) or DATABASE_URL=postgres://… in the environment; the
+// README's command and configuration tables say the rest.
 package main
 
 import (

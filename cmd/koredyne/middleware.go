@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/koredyne/schedule/models/metrics"
+	"github.com/koredyne/schedule/caldav"
+	"github.com/koredyne/schedule/caldav/page"
+	"github.com/koredyne/schedule/graph"
 )
 
 type requestIDKey struct{}
@@ -102,13 +104,13 @@ func (w *recorder) code() int {
 // secretPath matches the paths whose second segment is a secret token: the
 // .ics feeds and the public timetable pages. Tokens are base64url, so the
 // match stops at a ".ics" suffix.
-var secretPath = regexp.MustCompile(`^/(ics|t)/[^/.]+`)
+var secretPath = regexp.MustCompile(`^(` + regexp.QuoteMeta(caldav.FeedPath) + `|` + regexp.QuoteMeta(page.Path) + `)[^/.]+`)
 
 // logPath is the path as the access log shows it: no query string, and the
 // secret token of a feed or timetable URL masked, since whoever reads the
 // logs must not be able to subscribe to a business's calendar.
 func logPath(r *http.Request) string {
-	return secretPath.ReplaceAllString(r.URL.Path, "/$1/…")
+	return secretPath.ReplaceAllString(r.URL.Path, "${1}…")
 }
 
 // longLived reports whether a request holds its connection open for a
@@ -154,7 +156,7 @@ func observe(log *slog.Logger, maxBody int64, next http.Handler) http.Handler {
 }
 
 // observeCalDAV counts CalDAV and feed requests by method and status.
-func observeCalDAV(m *metrics.Metrics, next http.Handler) http.Handler {
+func observeCalDAV(m *Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
@@ -241,7 +243,7 @@ func protect(origins []string, next http.Handler) http.Handler {
 	page := htmlPage(graphiQLPolicy, next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/graphql":
+		case graph.Path:
 			api.ServeHTTP(w, r)
 		case "/":
 			page.ServeHTTP(w, r)

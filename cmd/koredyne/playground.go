@@ -35,6 +35,8 @@ type playground struct {
 	log  *slog.Logger
 	// api is the configuration every copy's GraphQL API starts from.
 	api graph.Resolver
+	// onWrite hears the outcome of every visitor's write (the metrics).
+	onWrite func(outcome string)
 
 	mu     sync.Mutex
 	copies map[string]*demoCopy
@@ -189,7 +191,7 @@ func (p *playground) build(ctx context.Context) (*demoCopy, error) {
 		return nil, fmt.Errorf("loading the demo into a playground copy: %w", err)
 	}
 	api := p.api
-	store.OnWrite = api.Metrics.Write // after the demo: visitors' writes count, not the set-up
+	store.OnWrite = p.onWrite // after the demo: visitors' writes count, not the set-up
 	api.Store = store
 	api.IsPlayground = true
 	api.Guest = &models.Principal{BusinessID: b.ID, Role: models.Owner}

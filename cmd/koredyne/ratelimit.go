@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/koredyne/schedule/graph"
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 // Failed sign-ins are limited per client address, slowly: enough for a
@@ -29,7 +28,7 @@ const remembered = 10 * time.Minute
 
 // limiter is a token bucket per caller, charged by the work of each
 // request: a unit for the request and the units its handler reports
-// (metrics.AddWork), such as three months of sessions computed or 500
+// (hooks.Work), such as three months of sessions computed or 500
 // calendar objects fetched. A request is let in while its caller's bucket holds a
 // unit; what it costs beyond that is taken when it is answered, so a
 // bucket may go into debt, and the next request waits until it is paid.
@@ -255,7 +254,7 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 			tooMany(w, r, wait, cred != "" && !l.isKnown(cred))
 			return
 		}
-		ctx, work := metrics.WithWork(r.Context())
+		ctx, work := withWork(r.Context())
 		answered := make(chan struct{})
 		if checkDone != nil {
 			// The others with this credential wait for its check, not for
@@ -305,7 +304,7 @@ func tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, signIns
 	if signIns {
 		msg = "Too many failed sign-ins from your address: check the token or password, and retry after the time in Retry-After"
 	}
-	if r.URL.Path != "/graphql" {
+	if r.URL.Path != graph.Path {
 		http.Error(w, msg, http.StatusTooManyRequests)
 		return
 	}

@@ -1,12 +1,4 @@
-// Package metrics holds the server's Prometheus collectors: requests and
-// latencies per GraphQL operation and CalDAV method, the outcomes of the
-// guarded write, the GraphQL response cache and the playground's copies.
-//
-// It knows nothing of models, graph or caldav: they report plain names and
-// numbers here through small hooks, and serve exposes the registry at
-// /metrics. Every method is safe on a nil *Metrics, which records nothing,
-// so code and tests that run without metrics need no guards.
-package metrics
+package main
 
 import (
 	"net/http"
@@ -19,12 +11,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// MaxOperations is how many distinct GraphQL operation names get a label of
+// maxOperations is how many distinct GraphQL operation names get a label of
 // their own; later names are counted as "other". Clients choose operation
 // names, so without a bound one client could grow the metrics without end.
-const MaxOperations = 200
+const maxOperations = 200
 
-// Metrics is one server's collectors, on a registry of its own.
+// Metrics is one server's Prometheus collectors, on a registry of its own:
+// requests and latencies per GraphQL operation and CalDAV method, the
+// outcomes of the guarded write, the GraphQL response cache and the
+// playground's copies. graph reports operations and the cache through its
+// Observer (hooks), models the writes through Store.OnWrite, and CalDAV
+// requests are counted around the gateway (observeCalDAV); serve exposes
+// the registry at /metrics. Every method is safe on a nil *Metrics, which
+// records nothing.
 type Metrics struct {
 	Registry *prometheus.Registry
 
@@ -39,10 +38,10 @@ type Metrics struct {
 	operations map[string]bool
 }
 
-// New registers the collectors, with the Go runtime's and the process's, on
+// newMetrics registers the collectors, with the Go runtime's and the process's, on
 // a new registry. copies reports how many playground copies are held; nil
 // means the server has no playground and reports 0.
-func New(copies func() int) *Metrics {
+func newMetrics(copies func() int) *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
 		graphqlRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -87,7 +86,7 @@ func New(copies func() int) *Metrics {
 	)
 	// Outcomes that have not happened yet still show, as 0, so a dashboard
 	// or an alert on a rate finds the series from the start.
-	for _, o := range []string{WriteCommitted, WriteClash, WriteError, WriteDryRun} {
+	for _, o := range []string{writeCommitted, writeClash, writeError, writeDryRun} {
 		m.writes.WithLabelValues(o)
 	}
 	m.cache.WithLabelValues("hit")
@@ -112,7 +111,7 @@ func (m *Metrics) GraphQL(name, outcome string, took time.Duration) {
 }
 
 // operation returns the label for an operation name, keeping the number of
-// distinct labels under MaxOperations.
+// distinct labels under maxOperations.
 func (m *Metrics) operation(name string) string {
 	if name == "" {
 		return "anonymous"
@@ -122,7 +121,7 @@ func (m *Metrics) operation(name string) string {
 	if m.operations[name] {
 		return name
 	}
-	if len(m.operations) >= MaxOperations {
+	if len(m.operations) >= maxOperations {
 		return "other"
 	}
 	m.operations[name] = true
@@ -149,15 +148,15 @@ func (m *Metrics) CalDAV(method string, status int, took time.Duration) {
 	m.caldavDuration.WithLabelValues(method).Observe(took.Seconds())
 }
 
-// The outcomes of a guarded write.
+// The outcomes of a guarded write (models.Store.OnWrite).
 const (
-	WriteCommitted = "committed"
-	WriteClash     = "clash"
-	WriteError     = "error"
-	WriteDryRun    = "dry_run"
+	writeCommitted = "committed"
+	writeClash     = "clash"
+	writeError     = "error"
+	writeDryRun    = "dry_run"
 )
 
-// Write records the outcome of one guarded write: one of the Write…
+// Write records the outcome of one guarded write: one of the write…
 // constants.
 func (m *Metrics) Write(outcome string) {
 	if m == nil {

@@ -1,4 +1,4 @@
-package metrics_test
+package main
 
 import (
 	"fmt"
@@ -7,16 +7,14 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-
-	"github.com/koredyne/schedule/models/metrics"
 )
 
 // TestMetricsOperationNamesAreBounded sends more distinct operation names
 // than get a label and checks the rest fold into "other", so clients cannot
 // grow the metrics without end.
 func TestMetricsOperationNamesAreBounded(t *testing.T) {
-	m := metrics.New(func() int { return 3 })
-	for i := range metrics.MaxOperations + 50 {
+	m := newMetrics(func() int { return 3 })
+	for i := range maxOperations + 50 {
 		m.GraphQL(fmt.Sprintf("Op%d", i), "ok", time.Millisecond)
 	}
 	m.GraphQL("", "ok", time.Millisecond)
@@ -46,7 +44,7 @@ func TestMetricsOperationNamesAreBounded(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", key, counts[key], want)
 		}
 	}
-	if want := metrics.MaxOperations + 3; series != want {
+	if want := maxOperations + 3; series != want {
 		t.Errorf("got %d series, want %d", series, want)
 	}
 	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(copiesMetric(3)), "koredyne_playground_copies"); err != nil {
@@ -57,17 +55,17 @@ func TestMetricsOperationNamesAreBounded(t *testing.T) {
 // TestMetricsNilRecordsNothing calls every hook on a nil *Metrics, as code
 // without metrics does.
 func TestMetricsNilRecordsNothing(t *testing.T) {
-	var m *metrics.Metrics
+	var m *Metrics
 	m.GraphQL("Week", "ok", time.Second)
 	m.CalDAV("REPORT", 207, time.Second)
-	m.Write(metrics.WriteCommitted)
+	m.Write(writeCommitted)
 	m.Cache(true)
 }
 
 // TestMetricsCalDAVMethodsAreBounded checks an invented method is counted
 // as "other" and a known one under its name.
 func TestMetricsCalDAVMethodsAreBounded(t *testing.T) {
-	m := metrics.New(nil)
+	m := newMetrics(nil)
 	m.CalDAV("REPORT", 207, time.Millisecond)
 	m.CalDAV("BREW", 405, time.Millisecond)
 	const want = `

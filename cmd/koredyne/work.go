@@ -1,14 +1,16 @@
-package metrics
+package main
 
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Work is what one request cost and who it turned out to be, as the
-// handlers that serve it find out: the rate limit charges a caller by the
-// work its requests make, and counts against a token only once the token
-// has been checked. A context without a Work records nothing.
+// handlers that serve it find out (they tell hooks): the rate limit
+// charges a caller by the work its requests make, and counts against a
+// token only once the token has been checked. A context without a Work
+// records nothing.
 type Work struct {
 	mu            sync.Mutex
 	units         float64
@@ -19,8 +21,8 @@ type Work struct {
 
 type workKey struct{}
 
-// WithWork returns a context that records the work of a request in w.
-func WithWork(ctx context.Context) (context.Context, *Work) {
+// withWork returns a context that records the work of a request in w.
+func withWork(ctx context.Context) (context.Context, *Work) {
 	w := &Work{checked: make(chan struct{})}
 	return context.WithValue(ctx, workKey{}, w), w
 }
@@ -30,11 +32,11 @@ func workOf(ctx context.Context) *Work {
 	return w
 }
 
-// AddWork adds units to the request's work beyond the one every request
+// addWork adds units to the request's work beyond the one every request
 // costs: a unit is about what a plain request costs (three months of
 // sessions computed, 500 calendar objects fetched, 1,000 points of GraphQL
 // complexity).
-func AddWork(ctx context.Context, units float64) {
+func addWork(ctx context.Context, units float64) {
 	if w := workOf(ctx); w != nil && units > 0 {
 		w.mu.Lock()
 		w.units += units
@@ -42,23 +44,16 @@ func AddWork(ctx context.Context, units float64) {
 	}
 }
 
-// Authenticated records that the request's credentials were checked and
-// are good.
-func Authenticated(ctx context.Context) {
-	if w := workOf(ctx); w != nil {
-		w.mu.Lock()
-		w.authenticated = true
-		w.done()
-		w.mu.Unlock()
-	}
-}
-
-// Refused records that the request's credentials were checked and are
+// checked records that the request's credentials were checked: good, or
 // unknown or revoked.
-func Refused(ctx context.Context) {
+func checked(ctx context.Context, good bool) {
 	if w := workOf(ctx); w != nil {
 		w.mu.Lock()
-		w.refused = true
+		if good {
+			w.authenticated = true
+		} else {
+			w.refused = true
+		}
 		w.done()
 		w.mu.Unlock()
 	}
@@ -84,3 +79,14 @@ func (w *Work) Result() (units float64, authenticated, refused bool) {
 	defer w.mu.Unlock()
 	return w.units, w.authenticated, w.refused
 }
+
+// hooks is what graph, the CalDAV gateway and the timetable page report
+// to the server, each through the observer it declares (graph.Observer,
+// caldav.Observer, page.Observer): operations and cache hits go to the
+// metrics, checked credentials and work to the request's Work.
+type hooks struct{ m *Metrics }
+
+func (h hooks) Operation(name, outcome string, took time.Duration) { h.m.GraphQL(name, outcome, took) }
+func (h hooks) Cache(hit bool)                                     { h.m.Cache(hit) }
+func (hooks) Work(ctx context.Context, units float64)              { addWork(ctx, units) }
+func (hooks) Checked(ctx context.Context, good bool)               { checked(ctx, good) }

@@ -1,0 +1,55 @@
+package caldav
+
+import (
+	"context"
+	"time"
+
+	"github.com/koredyne/schedule/models"
+)
+
+// Backend is what the gateway asks of the storage behind it, declared here
+// where it is used (as go-webdav's caldav.Backend is): *models.Store
+// satisfies it, and tests may serve the protocol from memory.
+type Backend interface {
+	// AuthenticateCalendar checks an HTTP Basic login: the business slug
+	// or a staff login, with an API token or an app password. Unknown or
+	// revoked credentials are models.ErrBadToken.
+	AuthenticateCalendar(ctx context.Context, login, password string) (models.CalendarUser, error)
+	// FeedByToken finds the calendar the secret of an .ics URL opens; an
+	// unknown token is models.ErrBadToken.
+	FeedByToken(ctx context.Context, token string) (*models.FeedToken, error)
+	// Snapshot is a business's schedule at a revision (-1: the newest).
+	Snapshot(ctx context.Context, business, revision int64) (*models.Snapshot, error)
+	// SaveSync keeps what a calendar held when a sync token was handed
+	// out (href → ETag); LoadSync gives it back, or false once the token
+	// is unknown or expired.
+	SaveSync(ctx context.Context, business int64, calendar, token string, items map[string]string) error
+	LoadSync(ctx context.Context, business int64, calendar, token string) (map[string]string, bool, error)
+	// Now is the clock that "today" is read from.
+	Now() time.Time
+}
+
+var _ Backend = (*models.Store)(nil)
+
+// Observer hears what the gateway learns of a request, for the server's
+// rate limit: whether its credentials (a login or a feed token) were
+// good, and the work it costs beyond the one unit every request costs (a
+// unit per three months of a time range the client chose, per 500 hrefs
+// of a multiget). Its methods are called concurrently.
+type Observer interface {
+	Checked(ctx context.Context, good bool)
+	Work(ctx context.Context, units float64)
+}
+
+// checked and work tell the Observer, when there is one.
+func (h *Handler) checked(ctx context.Context, good bool) {
+	if h.Observer != nil {
+		h.Observer.Checked(ctx, good)
+	}
+}
+
+func (h *Handler) work(ctx context.Context, units float64) {
+	if h.Observer != nil {
+		h.Observer.Work(ctx, units)
+	}
+}

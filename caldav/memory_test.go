@@ -1,0 +1,245 @@
+package caldav_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-ical"
+	"github.com/emersion/go-webdav"
+	webcaldav "github.com/emersion/go-webdav/caldav"
+
+	"github.com/koredyne/schedule/caldav"
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/demo"
+	"github.com/koredyne/schedule/models"
+)
+
+// memory is a caldav.Backend that holds one business in memory: the
+// gateway's protocol runs on it without any database.
+type memory struct {
+	mu       sync.Mutex
+	sn       *models.Snapshot
+	login    string
+	password string
+	feeds    map[string]string // token → calendar
+	syncs    map[string]map[string]string
+}
+
+var _ caldav.Backend = (*memory)(nil)
+
+func newMemory(t *testing.T, slug string, kind engine.Kind) *memory {
+	t.Helper()
+	st, ok := demo.ByKind(kind, engine.DateOf(now))
+	if !ok {
+		t.Fatalf("no %s demo", kind)
+	}
+	m := &memory{login: slug, password: "secret-app-password", feeds: map[string]string{}, syncs: map[string]map[string]string{}}
+	m.set(t, models.Business{ID: 7, Slug: slug, Name: st.Business.Name, Kind: string(st.Business.Kind), Revision: 1}, st)
+	return m
+}
+
+func (m *memory) set(t *testing.T, b models.Business, st engine.State) {
+	t.Helper()
+	sn, err := models.NewSnapshot(b, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	m.sn = sn
+	m.mu.Unlock()
+}
+
+// write changes the schedule as a new revision.
+func (m *memory) write(t *testing.T, fn func(st *engine.State)) {
+	t.Helper()
+	m.mu.Lock()
+	b, st := m.sn.Business, m.sn.State.Clone()
+	m.mu.Unlock()
+	fn(&st)
+	b.Revision++
+	m.set(t, b, st)
+}
+
+func (m *memory) AuthenticateCalendar(ctx context.Context, login, password string) (models.CalendarUser, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if login != m.login || password != m.password {
+		return models.CalendarUser{}, models.ErrBadToken
+	}
+	return models.CalendarUser{Principal: models.Principal{BusinessID: m.sn.Business.ID, Role: models.ReadOnly, Revision: m.sn.Business.Revision}, Login: login}, nil
+}
+
+func (m *memory) FeedByToken(ctx context.Context, token string) (*models.FeedToken, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cal, ok := m.feeds[token]
+	if !ok {
+		return nil, models.ErrBadToken
+	}
+	return &models.FeedToken{BusinessID: m.sn.Business.ID, Calendar: cal, Token: token}, nil
+}
+
+func (m *memory) Snapshot(ctx context.Context, business, revision int64) (*models.Snapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if business != m.sn.Business.ID {
+		return nil, engine.Errorf(engine.NotFound, "business", "no business %d", business)
+	}
+	return m.sn, nil
+}
+
+func (m *memory) SaveSync(ctx context.Context, business int64, calendar, token string, items map[string]string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.syncs[calendar+" "+token] = items
+	return nil
+}
+
+func (m *memory) LoadSync(ctx context.Context, business int64, calendar, token string) (map[string]string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	items, ok := m.syncs[calendar+" "+token]
+	return items, ok, nil
+}
+
+func (m *memory) Now() time.Time { return now }
+
+// TestProtocolInMemory serves the office demo from memory and walks it as
+// a client does: discovery with go-webdav's client, a time-range query, a
+// sync before and after a change, and an .ics feed.
+func TestProtocolInMemory(t *testing.T) {
+	ctx := context.Background()
+	m := newMemory(t, "meridian", engine.Office)
+	m.feeds["feed-secret"] = models.CalendarOf("", 0)
+	h := caldav.NewHandler(m, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	do := func(method, path, body string, header ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.SetBasicAuth(m.login, m.password)
+		req.Header.Set("Content-Type", "application/xml; charset=utf-8")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	c, err := webcaldav.NewClient(webdav.HTTPClientWithBasicAuth(http.DefaultClient, m.login, m.password), srv.URL+"/caldav/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := discover(t, c, "meridian")
+	cals, err := c.FindCalendars(ctx, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1 + len(m.sn.State.Staff) + len(m.sn.State.Rooms); len(cals) != want || cals[0].Path != home+"all/" {
+		t.Fatalf("%d calendars (first %+v), want the business, its hosts and rooms: %d", len(cals), cals[0], want)
+	}
+
+	// A time-range query holds exactly the engine's sessions of that day.
+	day := engine.MustDate(2026, 12, 8)
+	loc := m.sn.State.Business.Location
+	objs, err := c.QueryCalendar(ctx, home+"all/", &webcaldav.CalendarQuery{
+		CompRequest: webcaldav.CalendarCompRequest{Name: "VCALENDAR", AllProps: true, AllComps: true},
+		CompFilter: webcaldav.CompFilter{Name: "VCALENDAR", Comps: []webcaldav.CompFilter{{
+			Name: "VEVENT", Start: day.At(0, loc), End: day.AddDays(1).At(0, loc),
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, s := range m.sn.Timetable.Day(day) {
+		if !s.Cancelled {
+			want[strings.ReplaceAll(s.Key(), "/", "-")+"@meridian.koredyne"] = true
+		}
+	}
+	got := map[string]bool{}
+	for _, o := range objs {
+		got[o.Data.Events()[0].Props.Get(ical.PropUID).Value] = true
+	}
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("the query of %s holds %d events, the engine %d sessions", day, len(got), len(want))
+	}
+	for uid := range want {
+		if !got[uid] {
+			t.Errorf("the query of %s lacks %s", day, uid)
+		}
+	}
+
+	// Sync: everything, nothing, then just the session that changed.
+	cal := home + "all/"
+	syncReport := func(token string) multistatus {
+		t.Helper()
+		return decodeMultistatus(t, do("REPORT", cal, strings.Replace(syncBody, "%s", token, 1)))
+	}
+	first := syncReport("")
+	if len(first.Responses) < 100 || first.SyncToken == "" {
+		t.Fatalf("first sync: %d items, token %q", len(first.Responses), first.SyncToken)
+	}
+	if again := syncReport(first.SyncToken); len(again.Responses) != 0 || again.SyncToken != first.SyncToken {
+		t.Errorf("nothing changed, yet %d items (token %q → %q)", len(again.Responses), first.SyncToken, again.SyncToken)
+	}
+	var ref engine.SessionRef
+	for _, s := range m.sn.Timetable.Day(day) {
+		if !s.IsOneOff() {
+			ref = s.Ref
+			break
+		}
+	}
+	m.write(t, func(st *engine.State) {
+		st.Changes = append(st.Changes, engine.DayChange{Ref: ref, Cancelled: true, Note: "flu"})
+	})
+	changed := syncReport(first.SyncToken)
+	href := cal + strings.ReplaceAll((&engine.Session{Ref: ref}).Key(), "/", "-") + ".ics"
+	if len(changed.Responses) != 1 || changed.Responses[0].Href != href || changed.SyncToken == first.SyncToken {
+		t.Fatalf("after cancelling %s the sync returned %+v", href, changed.Responses)
+	}
+	resp := do("REPORT", cal, strings.Replace(syncBody, "%s", "urn:koredyne:sync:nonsense", 1))
+	if body := read(t, resp); resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "valid-sync-token") {
+		t.Errorf("an unknown sync token: %d %s", resp.StatusCode, body)
+	}
+
+	// The feed lists the window, the cancelled session as cancelled.
+	resp = get(t, srv.URL+"/ics/feed-secret.ics", "")
+	feed := read(t, resp)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("feed: %d %s", resp.StatusCode, feed)
+	}
+	parsed, err := ical.NewDecoder(strings.NewReader(feed)).Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := len(first.Responses)
+	cancelled := 0
+	for _, ev := range parsed.Events() {
+		if ev.Props.Get(ical.PropUID).Value == strings.ReplaceAll((&engine.Session{Ref: ref}).Key(), "/", "-")+"@meridian.koredyne" {
+			if st := ev.Props.Get(ical.PropStatus); st == nil || st.Value != "CANCELLED" {
+				t.Errorf("the cancelled session is published as %v", st)
+			}
+			cancelled++
+		}
+	}
+	if len(parsed.Events()) != listed || cancelled != 1 {
+		t.Errorf("the feed holds %d events (%d the cancelled one), the sync listed %d", len(parsed.Events()), cancelled, listed)
+	}
+	if resp := get(t, srv.URL+"/ics/not-a-token.ics", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("an unknown feed token: %d, want 404", resp.StatusCode)
+	}
+	if resp := do("PROPFIND", "/caldav/meridian/", "", "Authorization", "Basic bWVyaWRpYW46d3Jvbmc="); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong password: %d, want 401", resp.StatusCode)
+	}
+}
