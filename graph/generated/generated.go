@@ -653,6 +653,29 @@ type LiveResolver interface {
 }
 type MutationResolver interface {
 	UpdateBusiness(ctx context.Context, input model.BusinessInput, dryRun *bool) (*model.BusinessPayload, error)
+	LoadDemo(ctx context.Context, kind engine.Kind, dryRun *bool) (*model.BusinessPayload, error)
+	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
+	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64) (*model.TokenPayload, error)
+	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
+	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error)
+	RevokeAppPassword(ctx context.Context, id int64) (int64, error)
+	CreateClient(ctx context.Context, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error)
+	UpdateClient(ctx context.Context, id int64, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error)
+	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	CreateSubscription(ctx context.Context, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
+	UpdateSubscription(ctx context.Context, id int64, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
+	DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	BookSession(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
+	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
+	MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error)
+	BookRoom(ctx context.Context, input model.RoomBookingInput, dryRun *bool) (*model.RoomBookingPayload, error)
+	CancelRoomBooking(ctx context.Context, id int64, dryRun *bool) (*model.RoomBookingPayload, error)
+	CreateCapacityRule(ctx context.Context, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
+	UpdateCapacityRule(ctx context.Context, id int64, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
+	DeleteCapacityRule(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error)
+	RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error)
+	RotateTimetableToken(ctx context.Context) (string, error)
 	CreateRoom(ctx context.Context, input model.RoomInput, dryRun *bool) (*model.RoomPayload, error)
 	UpdateRoom(ctx context.Context, id int64, input model.RoomInput, dryRun *bool) (*model.RoomPayload, error)
 	DeleteRoom(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -675,12 +698,6 @@ type MutationResolver interface {
 	CreatePlan(ctx context.Context, input model.PlanInput, dryRun *bool) (*model.PlanPayload, error)
 	UpdatePlan(ctx context.Context, id int64, input model.PlanInput, dryRun *bool) (*model.PlanPayload, error)
 	DeletePlan(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClient(ctx context.Context, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error)
-	UpdateClient(ctx context.Context, id int64, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error)
-	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateSubscription(ctx context.Context, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
-	UpdateSubscription(ctx context.Context, id int64, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
-	DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	ChangeSession(ctx context.Context, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
 	CancelSession(ctx context.Context, ref model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error)
 	RestoreSession(ctx context.Context, ref model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
@@ -690,23 +707,6 @@ type MutationResolver interface {
 	DeleteOneOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClosure(ctx context.Context, input model.ClosureInput, dryRun *bool) (*model.ClosurePayload, error)
 	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	LoadDemo(ctx context.Context, kind engine.Kind, dryRun *bool) (*model.BusinessPayload, error)
-	ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error)
-	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
-	BookSession(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
-	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
-	MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error)
-	BookRoom(ctx context.Context, input model.RoomBookingInput, dryRun *bool) (*model.RoomBookingPayload, error)
-	CancelRoomBooking(ctx context.Context, id int64, dryRun *bool) (*model.RoomBookingPayload, error)
-	CreateCapacityRule(ctx context.Context, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
-	UpdateCapacityRule(ctx context.Context, id int64, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
-	DeleteCapacityRule(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64) (*model.TokenPayload, error)
-	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
-	RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error)
-	RotateTimetableToken(ctx context.Context) (string, error)
-	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error)
-	RevokeAppPassword(ctx context.Context, id int64) (int64, error)
 }
 type OneOffResolver interface {
 	Class(ctx context.Context, obj *engine.OneOff) (*model.Class, error)
@@ -731,6 +731,16 @@ type PlanResolver interface {
 type QueryResolver interface {
 	Business(ctx context.Context) (*models.Business, error)
 	Vocabulary(ctx context.Context) (*engine.Vocabulary, error)
+	Tokens(ctx context.Context) ([]models.APIToken, error)
+	AppPasswords(ctx context.Context) ([]models.AppPassword, error)
+	Clients(ctx context.Context, search *string) ([]engine.Client, error)
+	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64) ([]engine.Subscription, error)
+	Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error)
+	Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error)
+	CapacityRules(ctx context.Context, roomID *int64) ([]engine.CapacityRule, error)
+	RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date) ([]engine.RoomBooking, error)
+	Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date) ([]models.SessionBooking, error)
+	CalendarExport(ctx context.Context) (string, error)
 	Rooms(ctx context.Context) ([]engine.Room, error)
 	Staff(ctx context.Context) ([]engine.Staff, error)
 	Activities(ctx context.Context) ([]model.Activity, error)
@@ -738,22 +748,12 @@ type QueryResolver interface {
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
 	Series(ctx context.Context) ([]engine.Series, error)
 	Plans(ctx context.Context, seriesID *int64) ([]engine.Plan, error)
-	Clients(ctx context.Context, search *string) ([]engine.Client, error)
-	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64) ([]engine.Subscription, error)
 	OneOffs(ctx context.Context, from *engine.Date, to *engine.Date) ([]engine.OneOff, error)
 	Closures(ctx context.Context) ([]engine.Closure, error)
 	Day(ctx context.Context, date engine.Date) (*model.Day, error)
 	Days(ctx context.Context, from engine.Date, to engine.Date, filter *model.SessionFilter) ([]model.Day, error)
 	Sessions(ctx context.Context, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) ([]model.Session, error)
-	CalendarExport(ctx context.Context) (string, error)
 	Clashes(ctx context.Context) (*engine.Report, error)
-	Tokens(ctx context.Context) ([]models.APIToken, error)
-	AppPasswords(ctx context.Context) ([]models.AppPassword, error)
-	Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error)
-	Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error)
-	CapacityRules(ctx context.Context, roomID *int64) ([]engine.CapacityRule, error)
-	RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date) ([]engine.RoomBooking, error)
-	Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date) ([]models.SessionBooking, error)
 }
 type RoomResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Room) (string, error)
@@ -3500,57 +3500,14 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
-	{Name: "../schema/mutation.graphqls", Input: `# Every write takes dryRun: it then does everything a write does — checks,
-# saving, the clash proof — and rolls back, returning what it would have done
-# and the clashes it would add. A real write that would add a clash fails
-# with extensions.code CLASH.
+	{Name: "../schema/access.graphqls", Input: `# Who may call: API tokens and CalDAV logins.
 
-"What every write returns besides its object."
-interface Write {
-  dryRun: Boolean!
-  "The revision after the write (unchanged for a dry run)."
-  revision: Int!
-  "The clashes the write adds; only a dry run can return any."
-  clashes: [Clash!]!
-}
+enum Role { OWNER MANAGER FRONT_DESK STAFF READ_ONLY CLIENT }
 
-type BusinessPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  business: Business! }
-type RoomPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  room: Room! }
-type StaffPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  staff: Staff! }
-type ActivityPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  activity: Activity! }
-type ClassPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  class: Class! }
-type ClassTimePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  classTime: ClassTime! }
-type SeriesPayload implements Write {
-  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  series: Series!
-  "When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were."
-  kept: Series
-  "Day changes on or after from whose session the edited rules no longer make; they were removed."
-  changesNotCarried: [SessionRef!]!
-}
-type PlanPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  plan: Plan! }
-type ClientPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  client: Client! }
-type SubscriptionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  subscription: Subscription! }
-type OneOffPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  oneOff: OneOff! }
-type ClosurePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  closure: Closure! }
-"The session after the change, wherever it now happens."
-type SessionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  session: Session! }
-type DeletePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  id: ID! }
-"What importCalendar made of the file."
-type CalendarImportPayload implements Write {
-  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!
-  "Events imported whole or in part (overrides of single dates aside)."
-  events: Int!
-  series: Int!  oneOffs: Int!  dayChanges: Int!
-  "The events, or parts of them, that were left out, in file order."
-  problems: [CalendarProblem!]!
-}
-type CalendarProblem {
-  "The line of the event's BEGIN:VEVENT (1-based; 0 when unknown)."
-  line: Int!
-  uid: String!
-  summary: String!
-  reason: String!
-}
+type Token { id: ID!  name: String!  role: Role! }
+
+"A CalDAV login: the login (or the business slug) and its password in HTTP Basic."
+type AppPassword { id: ID!  login: String!  role: Role!  staff: Staff }
 
 type AppPasswordPayload {
   "The password, shown this once."
@@ -3558,162 +3515,120 @@ type AppPasswordPayload {
   info: AppPassword!
 }
 
-"Which calendar: a staff member's, a room's, or (neither) the whole business's."
-input CalendarInput { staffId: ID  roomId: ID }
-
-type BookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  booking: Booking!  "Bookings moved from the wait list to a place by this write." promoted: [Booking!]! }
-type RoomBookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  roomBooking: RoomBooking! }
-type CapacityRulePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  capacityRule: CapacityRule! }
-
-input RoomBookingInput { roomId: ID  date: Date  start: LocalTime  end: LocalTime  "Null or 0: the whole room." units: Int  clientId: ID  note: String }
-input CapacityRuleInput { roomId: ID  weekdays: [Weekday!]  from: Date  to: Date  start: LocalTime  end: LocalTime  units: Int }
-
 type TokenPayload {
   "The secret, shown this once."
   token: String!
   info: Token!
 }
 
-input BusinessInput { name: String  kind: BusinessKind  currency: String  timeZone: String  weekStart: Weekday }
-input RoomInput { name: String  capacity: Int }
-input StaffInput { name: String }
-input ActivityInput { name: String  color: String }
-input ClassInput { activityId: ID  staffIds: [ID!] }
-input ClassTimeInput {
-  roomId: ID
-  weekday: Weekday
-  start: LocalTime
-  end: LocalTime
-  label: String
-  capacity: Int
-  type: String
-  bufferMinutes: Int
-  active: Boolean
-  units: Int
+extend type Query {
+  "The business's API tokens (owners only)."
+  tokens: [Token!]!
+  "The business's CalDAV logins (owners and managers)."
+  appPasswords: [AppPassword!]!
 }
 
-"One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in the same request."
-input SeriesEntryInput {
-  week: Int!
-  classTimeId: ID
-  classTime: ClassTimeInput
-  classId: ID
-  class: ClassInput
+extend type Mutation {
+  "clientId ties a CLIENT token to its client; staffId ties a token to a staff member."
+  createToken(role: Role!, name: String, clientId: ID, staffId: ID): TokenPayload!
+  revokeToken(id: ID!): Token!
+  "A CalDAV login. Tied to a staff member with the STAFF role it shows only that member's calendar."
+  createAppPassword(login: String!, role: Role!, staffId: ID): AppPasswordPayload!
+  revokeAppPassword(id: ID!): ID!
+}
+`, BuiltIn: false},
+	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, subscriptions, bookings, room bookings, capacity and availability.
+
+enum BookingStatus { BOOKED WAITLISTED ATTENDED NO_SHOW CANCELLED LATE_CANCEL }
+
+enum AttendanceStatus { ATTENDED NO_SHOW }
+
+type Client {
+  id: ID!
+  name: String!
+  email: String
+  phone: String
+  subscriptions: [Subscription!]!
 }
 
-"A plan; in updateSeries, a plan with an id is edited in place (its subscribers stay) and a plan left out is removed (its subscribers stay on the series without a plan)."
-input PlanInput { id: ID  seriesId: ID  name: String  sessionsPerMonth: Int  months: Int  price: String }
-
-"In updateSeries, entries and plans, when given, replace the lists."
-input SeriesInput {
-  name: String
-  anchorDate: Date
+type Subscription {
+  id: ID!
+  client: Client!
+  series: Series!
+  "Null: on the series without a plan."
+  plan: Plan
+  startDate: Date!
+  "Inclusive; null when open."
   endDate: Date
-  "Set to clear the end date."
-  openEnded: Boolean
-  cycleWeeks: Int
-  entries: [SeriesEntryInput!]
-  plans: [PlanInput!]
 }
+
+"A client's place in one session, with what the session was when booked."
+type Booking {
+  id: ID!
+  client: Client!
+  status: BookingStatus!
+  "Place on the wait list (1 is next); null when not waiting."
+  position: Int
+  createdAt: DateTime!
+  "The session as it is now; null when it no longer happens."
+  session: Session
+  "The session as it was when booked: later edits to the rules never change it."
+  booked: BookingSnapshot!
+}
+
+type BookingSnapshot { date: Date!  start: LocalTime!  end: LocalTime!  startsAt: DateTime!  activity: String!  room: String!  staff: [String!]!  label: String }
+
+"How many units a room has over a wall-clock span: weekly on weekdays, or (from..to) an override of those dates."
+type CapacityRule { id: ID!  room: Room!  weekdays: [Weekday!]!  from: Date  to: Date  start: LocalTime!  end: LocalTime!  units: Int! }
+
+"Units of a room taken for a span of one date."
+type RoomBooking { id: ID!  room: Room!  date: Date!  start: LocalTime!  end: LocalTime!  "Null: the whole room." units: Int  client: Client  note: String  cancelled: Boolean! }
+
+"A maximal interval in which the units asked for stay free for the minutes asked for."
+type AvailabilityWindow { start: DateTime!  end: DateTime!  latestStart: DateTime! }
+
+"A stretch of a room's day over which nothing changes."
+type TimelineStretch { start: DateTime!  end: DateTime!  capacity: Int!  used: Int!  free: Int! }
+
+type ClientPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  client: Client! }
+
+type SubscriptionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  subscription: Subscription! }
+
+type BookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  booking: Booking!  "Bookings moved from the wait list to a place by this write." promoted: [Booking!]! }
+
+type RoomBookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  roomBooking: RoomBooking! }
+
+type CapacityRulePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  capacityRule: CapacityRule! }
+
+input RoomBookingInput { roomId: ID  date: Date  start: LocalTime  end: LocalTime  "Null or 0: the whole room." units: Int  clientId: ID  note: String }
+
+input CapacityRuleInput { roomId: ID  weekdays: [Weekday!]  from: Date  to: Date  start: LocalTime  end: LocalTime  units: Int }
 
 input ClientInput { name: String  email: String  phone: String }
+
 input SubscriptionInput { clientId: ID  seriesId: ID  planId: ID  startDate: Date  endDate: Date }
-input OneOffInput {
-  classId: ID
-  class: ClassInput
-  roomId: ID
-  date: Date
-  start: LocalTime
-  end: LocalTime
-  label: String
-  capacity: Int
-  bufferMinutes: Int
-  units: Int
-  note: String
-  clientIds: [ID!]
+
+extend type Query {
+  clients(search: String): [Client!]!
+  subscriptions(clientId: ID, seriesId: ID): [Subscription!]!
+  "Every maximal window in which units of the room stay free for minutes (exact to the second)."
+  availability(roomId: ID!, from: DateTime!, to: DateTime!, units: Int!, minutes: Int!): [AvailabilityWindow!]!
+  "The room's capacity and use over time."
+  timeline(roomId: ID!, from: DateTime!, to: DateTime!): [TimelineStretch!]!
+  capacityRules(roomId: ID): [CapacityRule!]!
+  "to is exclusive."
+  roomBookings(roomId: ID, from: Date, to: Date): [RoomBooking!]!
+  "A client's bookings of sessions from..to (to exclusive); a client token sees its own."
+  bookings(clientId: ID, from: Date!, to: Date!): [Booking!]!
 }
-input ClosureInput { from: Date  to: Date  roomIds: [ID!]  reason: String  pausesRotation: Boolean }
 
-input SessionRefInput { date: Date!  classTimeId: ID!  classId: ID! }
-"Fields left out stay as they are; a field set to what the session normally is drops that part of the change."
-input SessionChangeInput { cancelled: Boolean  date: Date  roomId: ID  start: LocalTime  end: LocalTime  classId: ID  staffIds: [ID!]  note: String }
-
-type Mutation {
-  updateBusiness(input: BusinessInput!, dryRun: Boolean): BusinessPayload!
-
-  createRoom(input: RoomInput!, dryRun: Boolean): RoomPayload!
-  updateRoom(id: ID!, input: RoomInput!, dryRun: Boolean): RoomPayload!
-  deleteRoom(id: ID!, dryRun: Boolean): DeletePayload!
-
-  createStaff(input: StaffInput!, dryRun: Boolean): StaffPayload!
-  updateStaff(id: ID!, input: StaffInput!, dryRun: Boolean): StaffPayload!
-  deleteStaff(id: ID!, dryRun: Boolean): DeletePayload!
-
-  createActivity(input: ActivityInput!, dryRun: Boolean): ActivityPayload!
-  updateActivity(id: ID!, input: ActivityInput!, dryRun: Boolean): ActivityPayload!
-  deleteActivity(id: ID!, dryRun: Boolean): DeletePayload!
-
-  createClass(input: ClassInput!, dryRun: Boolean): ClassPayload!
-  updateClass(id: ID!, input: ClassInput!, dryRun: Boolean): ClassPayload!
-  deleteClass(id: ID!, dryRun: Boolean): DeletePayload!
-
-  createClassTime(input: ClassTimeInput!, dryRun: Boolean): ClassTimePayload!
-  updateClassTime(id: ID!, input: ClassTimeInput!, dryRun: Boolean): ClassTimePayload!
-  deleteClassTime(id: ID!, dryRun: Boolean): DeletePayload!
-
-  "A series with its entries and plans, all or nothing."
-  createSeries(input: SeriesInput!, dryRun: Boolean): SeriesPayload!
-  """
-  Edits a series without rewriting the weeks that already happened. An edit of its sessions (anchor, end, cycle, entries) from a week after its
-  first (from, or today when not given and the series has started) splits it: a new series keeps the weeks before, as they were, and this series
-  (its id, plans and subscribers) starts that week with the edit, counting its rotation from week 1 there. Entries given in the same request count
-  weeks as the series did before the edit (from week 1 in that week when the cycle changes too). The days of that week before today must stay as
-  they were. Day changes from then on stay when the edited rules still make
-  their session (carryChanges: false removes them all); the others are removed and listed in changesNotCarried. A name or plans-only edit, or an
-  edit of a series that has not started by from, applies in place.
-  """
-  updateSeries(id: ID!, input: SeriesInput!, from: Date, carryChanges: Boolean, dryRun: Boolean): SeriesPayload!
-  deleteSeries(id: ID!, dryRun: Boolean): DeletePayload!
-  "Hand-over: ends the series the week of date and starts a successor there."
-  replaceSeriesFrom(id: ID!, date: Date!, name: String, copyEntries: Boolean, dryRun: Boolean): SeriesPayload!
-
-  createPlan(input: PlanInput!, dryRun: Boolean): PlanPayload!
-  updatePlan(id: ID!, input: PlanInput!, dryRun: Boolean): PlanPayload!
-  deletePlan(id: ID!, dryRun: Boolean): DeletePayload!
-
+extend type Mutation {
   createClient(input: ClientInput!, dryRun: Boolean): ClientPayload!
   updateClient(id: ID!, input: ClientInput!, dryRun: Boolean): ClientPayload!
   deleteClient(id: ID!, dryRun: Boolean): DeletePayload!
-
   createSubscription(input: SubscriptionInput!, dryRun: Boolean): SubscriptionPayload!
   updateSubscription(id: ID!, input: SubscriptionInput!, dryRun: Boolean): SubscriptionPayload!
   deleteSubscription(id: ID!, dryRun: Boolean): DeletePayload!
-
-  changeSession(ref: SessionRefInput!, change: SessionChangeInput!, dryRun: Boolean): SessionPayload!
-  cancelSession(ref: SessionRefInput!, note: String, dryRun: Boolean): SessionPayload!
-  "Undo every change of the session on that date."
-  restoreSession(ref: SessionRefInput!, dryRun: Boolean): SessionPayload!
-
-  createOneOff(input: OneOffInput!, dryRun: Boolean): OneOffPayload!
-  updateOneOff(id: ID!, input: OneOffInput!, dryRun: Boolean): OneOffPayload!
-  cancelOneOff(id: ID!, note: String, dryRun: Boolean): OneOffPayload!
-  deleteOneOff(id: ID!, dryRun: Boolean): DeletePayload!
-
-  createClosure(input: ClosureInput!, dryRun: Boolean): ClosurePayload!
-  deleteClosure(id: ID!, dryRun: Boolean): DeletePayload!
-
-  "Replace all data with a demo of that kind (its settings too)."
-  loadDemo(kind: BusinessKind!, dryRun: Boolean): BusinessPayload!
-  """
-  Adds the events of an iCalendar file (RFC 5545) to the timetable: weekly and every-k-days rules become series, EXDATEs and RECURRENCE-ID
-  overrides day changes, times stay on their wall clock. Rooms, staff and activities are matched by name. Events the timetable cannot hold
-  (monthly, yearly, …) are listed in problems, or with expandUntil come in as one-offs up to that date. An import that would add a clash is
-  refused whole (CLASH).
-  """
-  importCalendar(ics: String!, defaultStaff: String, defaultRoom: String, expandUntil: Date, dryRun: Boolean): CalendarImportPayload!
-  "Remove every room, class, series, client… and keep the business settings."
-  clearData(dryRun: Boolean): BusinessPayload!
-
   "A place in a session (a series session by its ref, or a one-off) for a client; with waitlist, a place on the wait list when it is full. A client token books for itself."
   bookSession(ref: SessionRefInput, oneOffId: ID, clientId: ID, waitlist: Boolean, dryRun: Boolean): BookingPayload!
   "Gives up a place (late within 12 hours of the start); the first on the wait list takes it."
@@ -3724,21 +3639,16 @@ type Mutation {
   createCapacityRule(input: CapacityRuleInput!, dryRun: Boolean): CapacityRulePayload!
   updateCapacityRule(id: ID!, input: CapacityRuleInput!, dryRun: Boolean): CapacityRulePayload!
   deleteCapacityRule(id: ID!, dryRun: Boolean): DeletePayload!
-
-  "clientId ties a CLIENT token to its client; staffId ties a token to a staff member."
-  createToken(role: Role!, name: String, clientId: ID, staffId: ID): TokenPayload!
-  revokeToken(id: ID!): Token!
-
-  "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL."
-  rotateFeedToken(calendar: CalendarInput!): String!
-  "A new secret for the public timetable page; the old URL stops working. Returns the new URL."
-  rotateTimetableToken: String!
-  "A CalDAV login. Tied to a staff member with the STAFF role it shows only that member's calendar."
-  createAppPassword(login: String!, role: Role!, staffId: ID): AppPasswordPayload!
-  revokeAppPassword(id: ID!): ID!
 }
 `, BuiltIn: false},
-	{Name: "../schema/schema.graphqls", Input: `schema {
+	{Name: "../schema/business.graphqls", Input: `# The business itself, the scalars and enums every part uses, and what every write returns.
+#
+# Every write takes dryRun: it then does everything a write does — checks,
+# saving, the clash proof — and rolls back, returning what it would have done
+# and the clashes it would add. A real write that would add a clash fails
+# with extensions.code CLASH.
+
+schema {
   query: Query
   mutation: Mutation
   subscription: Live
@@ -3746,17 +3656,16 @@ type Mutation {
 
 "A civil date, YYYY-MM-DD."
 scalar Date
+
 "A wall-clock time of day, HH:MM on a 24-hour clock (00:00–24:00)."
 scalar LocalTime
+
 "An instant, RFC 3339."
 scalar DateTime
 
 enum BusinessKind { GYM CLINIC OFFICE }
+
 enum Weekday { SUNDAY MONDAY TUESDAY WEDNESDAY THURSDAY FRIDAY SATURDAY }
-enum ClashKind { ROOM STAFF }
-enum Role { OWNER MANAGER FRONT_DESK STAFF READ_ONLY CLIENT }
-enum BookingStatus { BOOKED WAITLISTED ATTENDED NO_SHOW CANCELLED LATE_CANCEL }
-enum AttendanceStatus { ATTENDED NO_SHOW }
 
 type Business {
   id: ID!
@@ -3790,6 +3699,78 @@ type Vocabulary {
   printTitle: String!
 }
 
+"What every write returns besides its object."
+interface Write {
+  dryRun: Boolean!
+  "The revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the write adds; only a dry run can return any."
+  clashes: [Clash!]!
+}
+
+type BusinessPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  business: Business! }
+
+type DeletePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  id: ID! }
+
+input BusinessInput { name: String  kind: BusinessKind  currency: String  timeZone: String  weekStart: Weekday }
+
+type Query {
+  business: Business!
+  vocabulary: Vocabulary!
+}
+
+type Mutation {
+  updateBusiness(input: BusinessInput!, dryRun: Boolean): BusinessPayload!
+  "Replace all data with a demo of that kind (its settings too)."
+  loadDemo(kind: BusinessKind!, dryRun: Boolean): BusinessPayload!
+  "Remove every room, class, series, client… and keep the business settings."
+  clearData(dryRun: Boolean): BusinessPayload!
+}
+`, BuiltIn: false},
+	{Name: "../schema/calendars.graphqls", Input: `# Calendar files: the iCalendar export and import, and the secret URLs of the feeds and the timetable page.
+
+"What importCalendar made of the file."
+type CalendarImportPayload implements Write {
+  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!
+  "Events imported whole or in part (overrides of single dates aside)."
+  events: Int!
+  series: Int!  oneOffs: Int!  dayChanges: Int!
+  "The events, or parts of them, that were left out, in file order."
+  problems: [CalendarProblem!]!
+}
+
+type CalendarProblem {
+  "The line of the event's BEGIN:VEVENT (1-based; 0 when unknown)."
+  line: Int!
+  uid: String!
+  summary: String!
+  reason: String!
+}
+
+"Which calendar: a staff member's, a room's, or (neither) the whole business's."
+input CalendarInput { staffId: ID  roomId: ID }
+
+extend type Query {
+  "The timetable as an iCalendar file of recurring events (one per series entry, EXDATEs, RECURRENCE-ID overrides, one-offs, a VTIMEZONE); importCalendar reads it back."
+  calendarExport: String!
+}
+
+extend type Mutation {
+  """
+  Adds the events of an iCalendar file (RFC 5545) to the timetable: weekly and every-k-days rules become series, EXDATEs and RECURRENCE-ID
+  overrides day changes, times stay on their wall clock. Rooms, staff and activities are matched by name. Events the timetable cannot hold
+  (monthly, yearly, …) are listed in problems, or with expandUntil come in as one-offs up to that date. An import that would add a clash is
+  refused whole (CLASH).
+  """
+  importCalendar(ics: String!, defaultStaff: String, defaultRoom: String, expandUntil: Date, dryRun: Boolean): CalendarImportPayload!
+  "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL."
+  rotateFeedToken(calendar: CalendarInput!): String!
+  "A new secret for the public timetable page; the old URL stops working. Returns the new URL."
+  rotateTimetableToken: String!
+}
+`, BuiltIn: false},
+	{Name: "../schema/catalog.graphqls", Input: `# What the timetable is made of: rooms, staff, activities, classes and class times.
+
 type Room {
   id: ID!
   name: String!
@@ -3797,12 +3778,14 @@ type Room {
   "The plain .ics URL of the room's calendar."
   feedUrl: String!
 }
+
 type Staff {
   id: ID!
   name: String!
   "The plain .ics URL of the staff member's calendar."
   feedUrl: String!
 }
+
 type Activity { id: ID!  name: String!  color: String }
 
 "An activity given by one or more staff; the first is the main one."
@@ -3832,6 +3815,88 @@ type ClassTime {
   units: Int
 }
 
+type RoomPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  room: Room! }
+
+type StaffPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  staff: Staff! }
+
+type ActivityPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  activity: Activity! }
+
+type ClassPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  class: Class! }
+
+type ClassTimePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  classTime: ClassTime! }
+
+input RoomInput { name: String  capacity: Int }
+
+input StaffInput { name: String }
+
+input ActivityInput { name: String  color: String }
+
+input ClassInput { activityId: ID  staffIds: [ID!] }
+
+input ClassTimeInput {
+  roomId: ID
+  weekday: Weekday
+  start: LocalTime
+  end: LocalTime
+  label: String
+  capacity: Int
+  type: String
+  bufferMinutes: Int
+  active: Boolean
+  units: Int
+}
+
+extend type Query {
+  rooms: [Room!]!
+  staff: [Staff!]!
+  activities: [Activity!]!
+  classes: [Class!]!
+  classTimes(roomId: ID): [ClassTime!]!
+}
+
+extend type Mutation {
+  createRoom(input: RoomInput!, dryRun: Boolean): RoomPayload!
+  updateRoom(id: ID!, input: RoomInput!, dryRun: Boolean): RoomPayload!
+  deleteRoom(id: ID!, dryRun: Boolean): DeletePayload!
+  createStaff(input: StaffInput!, dryRun: Boolean): StaffPayload!
+  updateStaff(id: ID!, input: StaffInput!, dryRun: Boolean): StaffPayload!
+  deleteStaff(id: ID!, dryRun: Boolean): DeletePayload!
+  createActivity(input: ActivityInput!, dryRun: Boolean): ActivityPayload!
+  updateActivity(id: ID!, input: ActivityInput!, dryRun: Boolean): ActivityPayload!
+  deleteActivity(id: ID!, dryRun: Boolean): DeletePayload!
+  createClass(input: ClassInput!, dryRun: Boolean): ClassPayload!
+  updateClass(id: ID!, input: ClassInput!, dryRun: Boolean): ClassPayload!
+  deleteClass(id: ID!, dryRun: Boolean): DeletePayload!
+  createClassTime(input: ClassTimeInput!, dryRun: Boolean): ClassTimePayload!
+  updateClassTime(id: ID!, input: ClassTimeInput!, dryRun: Boolean): ClassTimePayload!
+  deleteClassTime(id: ID!, dryRun: Boolean): DeletePayload!
+}
+`, BuiltIn: false},
+	{Name: "../schema/live.graphqls", Input: `# Live updates: the subscription root.
+
+"A write that committed: what front ends listening to scheduleChanged refetch."
+type ScheduleChange {
+  "The business's revision after the write."
+  revision: Int!
+  "The first date whose sessions (or their bookings) may differ."
+  from: Date!
+  "The end of the dates that may differ (exclusive); null when every date from from on may."
+  to: Date
+}
+
+"The root of subscriptions (Subscription is a client's place on a plan)."
+type Live {
+  """
+  Sent after every write that commits to the token's business, whichever server made it (servers on one PostgreSQL hear each other).
+  Over graphql-transport-ws (websocket at /graphql) or server-sent events (POST /graphql with Accept: text/event-stream).
+  """
+  scheduleChanged: ScheduleChange!
+}
+`, BuiltIn: false},
+	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
+
+enum ClashKind { ROOM STAFF }
+
 "A repeating unit that is sold, rotating through cycleWeeks weeks."
 type Series {
   id: ID!
@@ -3859,25 +3924,6 @@ type Plan {
   price: String!
   "\"12 sessions a month · 3 months · 180 KD\""
   label: String!
-}
-
-type Client {
-  id: ID!
-  name: String!
-  email: String
-  phone: String
-  subscriptions: [Subscription!]!
-}
-
-type Subscription {
-  id: ID!
-  client: Client!
-  series: Series!
-  "Null: on the series without a plan."
-  plan: Plan
-  startDate: Date!
-  "Inclusive; null when open."
-  endDate: Date
 }
 
 "A single dated session outside any series."
@@ -3947,36 +3993,10 @@ type Session {
   bookings: [Booking!]!
 }
 
-"A client's place in one session, with what the session was when booked."
-type Booking {
-  id: ID!
-  client: Client!
-  status: BookingStatus!
-  "Place on the wait list (1 is next); null when not waiting."
-  position: Int
-  createdAt: DateTime!
-  "The session as it is now; null when it no longer happens."
-  session: Session
-  "The session as it was when booked: later edits to the rules never change it."
-  booked: BookingSnapshot!
-}
-
-type BookingSnapshot { date: Date!  start: LocalTime!  end: LocalTime!  startsAt: DateTime!  activity: String!  room: String!  staff: [String!]!  label: String }
-
-"How many units a room has over a wall-clock span: weekly on weekdays, or (from..to) an override of those dates."
-type CapacityRule { id: ID!  room: Room!  weekdays: [Weekday!]!  from: Date  to: Date  start: LocalTime!  end: LocalTime!  units: Int! }
-
-"Units of a room taken for a span of one date."
-type RoomBooking { id: ID!  room: Room!  date: Date!  start: LocalTime!  end: LocalTime!  "Null: the whole room." units: Int  client: Client  note: String  cancelled: Boolean! }
-
-"A maximal interval in which the units asked for stay free for the minutes asked for."
-type AvailabilityWindow { start: DateTime!  end: DateTime!  latestStart: DateTime! }
-
-"A stretch of a room's day over which nothing changes."
-type TimelineStretch { start: DateTime!  end: DateTime!  capacity: Int!  used: Int!  free: Int! }
-
 type SeriesWeek { series: Series!  week: Int!  cycleWeeks: Int! }
+
 type SessionRef { date: Date!  classTime: ClassTime!  class: Class! }
+
 type SessionOrigin { date: Date!  start: LocalTime!  end: LocalTime!  room: Room!  class: Class!  staff: [Staff!]! }
 
 type ClashReport {
@@ -4004,25 +4024,74 @@ type Clash {
   preExisting: Boolean!
 }
 
-type Token { id: ID!  name: String!  role: Role! }
-
-"A CalDAV login: the login (or the business slug) and its password in HTTP Basic."
-type AppPassword { id: ID!  login: String!  role: Role!  staff: Staff }
-
 input SessionFilter { staffId: ID  roomId: ID  seriesId: ID  includeCancelled: Boolean }
 
-type Query {
-  business: Business!
-  vocabulary: Vocabulary!
-  rooms: [Room!]!
-  staff: [Staff!]!
-  activities: [Activity!]!
-  classes: [Class!]!
-  classTimes(roomId: ID): [ClassTime!]!
+type SeriesPayload implements Write {
+  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  series: Series!
+  "When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were."
+  kept: Series
+  "Day changes on or after from whose session the edited rules no longer make; they were removed."
+  changesNotCarried: [SessionRef!]!
+}
+
+type PlanPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  plan: Plan! }
+
+type OneOffPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  oneOff: OneOff! }
+
+type ClosurePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  closure: Closure! }
+
+"The session after the change, wherever it now happens."
+type SessionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  session: Session! }
+
+"One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in the same request."
+input SeriesEntryInput {
+  week: Int!
+  classTimeId: ID
+  classTime: ClassTimeInput
+  classId: ID
+  class: ClassInput
+}
+
+"A plan; in updateSeries, a plan with an id is edited in place (its subscribers stay) and a plan left out is removed (its subscribers stay on the series without a plan)."
+input PlanInput { id: ID  seriesId: ID  name: String  sessionsPerMonth: Int  months: Int  price: String }
+
+"In updateSeries, entries and plans, when given, replace the lists."
+input SeriesInput {
+  name: String
+  anchorDate: Date
+  endDate: Date
+  "Set to clear the end date."
+  openEnded: Boolean
+  cycleWeeks: Int
+  entries: [SeriesEntryInput!]
+  plans: [PlanInput!]
+}
+
+input OneOffInput {
+  classId: ID
+  class: ClassInput
+  roomId: ID
+  date: Date
+  start: LocalTime
+  end: LocalTime
+  label: String
+  capacity: Int
+  bufferMinutes: Int
+  units: Int
+  note: String
+  clientIds: [ID!]
+}
+
+input ClosureInput { from: Date  to: Date  roomIds: [ID!]  reason: String  pausesRotation: Boolean }
+
+input SessionRefInput { date: Date!  classTimeId: ID!  classId: ID! }
+
+"Fields left out stay as they are; a field set to what the session normally is drops that part of the change."
+input SessionChangeInput { cancelled: Boolean  date: Date  roomId: ID  start: LocalTime  end: LocalTime  classId: ID  staffIds: [ID!]  note: String }
+
+extend type Query {
   series: [Series!]!
   plans(seriesId: ID): [Plan!]!
-  clients(search: String): [Client!]!
-  subscriptions(clientId: ID, seriesId: ID): [Subscription!]!
   oneOffs(from: Date, to: Date): [OneOff!]!
   closures: [Closure!]!
   day(date: Date!): Day!
@@ -4030,42 +4099,39 @@ type Query {
   days(from: Date!, to: Date!, filter: SessionFilter): [Day!]!
   "to is exclusive; at most 400 days."
   sessions(from: Date!, to: Date!, staffId: ID, roomId: ID, seriesId: ID): [Session!]!
-  "The timetable as an iCalendar file of recurring events (one per series entry, EXDATEs, RECURRENCE-ID overrides, one-offs, a VTIMEZONE); importCalendar reads it back."
-  calendarExport: String!
   "Every clash from this week on, for every future date."
   clashes: ClashReport!
-  "The business's API tokens (owners only)."
-  tokens: [Token!]!
-  "The business's CalDAV logins (owners and managers)."
-  appPasswords: [AppPassword!]!
-  "Every maximal window in which units of the room stay free for minutes (exact to the second)."
-  availability(roomId: ID!, from: DateTime!, to: DateTime!, units: Int!, minutes: Int!): [AvailabilityWindow!]!
-  "The room's capacity and use over time."
-  timeline(roomId: ID!, from: DateTime!, to: DateTime!): [TimelineStretch!]!
-  capacityRules(roomId: ID): [CapacityRule!]!
-  "to is exclusive."
-  roomBookings(roomId: ID, from: Date, to: Date): [RoomBooking!]!
-  "A client's bookings of sessions from..to (to exclusive); a client token sees its own."
-  bookings(clientId: ID, from: Date!, to: Date!): [Booking!]!
 }
 
-"A write that committed: what front ends listening to scheduleChanged refetch."
-type ScheduleChange {
-  "The business's revision after the write."
-  revision: Int!
-  "The first date whose sessions (or their bookings) may differ."
-  from: Date!
-  "The end of the dates that may differ (exclusive); null when every date from from on may."
-  to: Date
-}
-
-"The root of subscriptions (Subscription is a client's place on a plan)."
-type Live {
+extend type Mutation {
+  "A series with its entries and plans, all or nothing."
+  createSeries(input: SeriesInput!, dryRun: Boolean): SeriesPayload!
   """
-  Sent after every write that commits to the token's business, whichever server made it (servers on one PostgreSQL hear each other).
-  Over graphql-transport-ws (websocket at /graphql) or server-sent events (POST /graphql with Accept: text/event-stream).
+  Edits a series without rewriting the weeks that already happened. An edit of its sessions (anchor, end, cycle, entries) from a week after its
+  first (from, or today when not given and the series has started) splits it: a new series keeps the weeks before, as they were, and this series
+  (its id, plans and subscribers) starts that week with the edit, counting its rotation from week 1 there. Entries given in the same request count
+  weeks as the series did before the edit (from week 1 in that week when the cycle changes too). The days of that week before today must stay as
+  they were. Day changes from then on stay when the edited rules still make
+  their session (carryChanges: false removes them all); the others are removed and listed in changesNotCarried. A name or plans-only edit, or an
+  edit of a series that has not started by from, applies in place.
   """
-  scheduleChanged: ScheduleChange!
+  updateSeries(id: ID!, input: SeriesInput!, from: Date, carryChanges: Boolean, dryRun: Boolean): SeriesPayload!
+  deleteSeries(id: ID!, dryRun: Boolean): DeletePayload!
+  "Hand-over: ends the series the week of date and starts a successor there."
+  replaceSeriesFrom(id: ID!, date: Date!, name: String, copyEntries: Boolean, dryRun: Boolean): SeriesPayload!
+  createPlan(input: PlanInput!, dryRun: Boolean): PlanPayload!
+  updatePlan(id: ID!, input: PlanInput!, dryRun: Boolean): PlanPayload!
+  deletePlan(id: ID!, dryRun: Boolean): DeletePayload!
+  changeSession(ref: SessionRefInput!, change: SessionChangeInput!, dryRun: Boolean): SessionPayload!
+  cancelSession(ref: SessionRefInput!, note: String, dryRun: Boolean): SessionPayload!
+  "Undo every change of the session on that date."
+  restoreSession(ref: SessionRefInput!, dryRun: Boolean): SessionPayload!
+  createOneOff(input: OneOffInput!, dryRun: Boolean): OneOffPayload!
+  updateOneOff(id: ID!, input: OneOffInput!, dryRun: Boolean): OneOffPayload!
+  cancelOneOff(id: ID!, note: String, dryRun: Boolean): OneOffPayload!
+  deleteOneOff(id: ID!, dryRun: Boolean): DeletePayload!
+  createClosure(input: ClosureInput!, dryRun: Boolean): ClosurePayload!
+  deleteClosure(id: ID!, dryRun: Boolean): DeletePayload!
 }
 `, BuiltIn: false},
 }
@@ -10338,6 +10404,997 @@ func (ec *executionContext) fieldContext_Mutation_updateBusiness(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_loadDemo(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_loadDemo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LoadDemo(ctx, fc.Args["kind"].(engine.Kind), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
+			return ec.marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_loadDemo(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BusinessPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_loadDemo_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_clearData(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_clearData(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ClearData(ctx, fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
+			return ec.marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_clearData(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BusinessPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_clearData_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
+			return ec.marshalNTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeToken(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.APIToken) graphql.Marshaler {
+			return ec.marshalNToken2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createAppPassword(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["login"].(string), fc.Args["role"].(models.Role), fc.Args["staffId"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
+			return ec.marshalNAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPasswordPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeAppPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeAppPassword(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeAppPassword(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createClient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateClient(ctx, fc.Args["input"].(model.ClientInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
+			return ec.marshalNClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClientPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createClient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateClient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateClient(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.ClientInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
+			return ec.marshalNClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClientPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateClient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteClient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteClient(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteClient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.SubscriptionInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
+			return ec.marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubscriptionPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.SubscriptionInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
+			return ec.marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubscriptionPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteSubscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteSubscription(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_bookSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_bookSession(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_bookSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_bookSession_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelBooking(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markAttendance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markAttendance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkAttendance(ctx, fc.Args["id"].(int64), fc.Args["status"].(models.BookingStatus), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markAttendance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markAttendance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_bookRoom(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_bookRoom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().BookRoom(ctx, fc.Args["input"].(model.RoomBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
+			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_bookRoom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_bookRoom_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelRoomBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelRoomBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelRoomBooking(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
+			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelRoomBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelRoomBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCapacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCapacityRule(ctx, fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
+			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCapacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
+			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRulePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCapacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importCalendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportCalendar(ctx, fc.Args["ics"].(string), fc.Args["defaultStaff"].(*string), fc.Args["defaultRoom"].(*string), fc.Args["expandUntil"].(*engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarImportPayload) graphql.Marshaler {
+			return ec.marshalNCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CalendarImportPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateFeedToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateFeedToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateFeedToken(ctx, fc.Args["calendar"].(model.CalendarInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateFeedToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateFeedToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateTimetableToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateTimetableToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().RotateTimetableToken(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateTimetableToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mutation", field, true, true, "String")
+}
+
 func (ec *executionContext) _Mutation_createRoom(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11306,270 +12363,6 @@ func (ec *executionContext) fieldContext_Mutation_deletePlan(ctx context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_createClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createClient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClient(ctx, fc.Args["input"].(model.ClientInput), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
-			return ec.marshalNClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_createClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ClientPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createClient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_updateClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_updateClient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClient(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.ClientInput), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
-			return ec.marshalNClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_updateClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_ClientPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_updateClient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_deleteClient(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deleteClient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteClient(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_deleteClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DeletePayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deleteClient_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_createSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createSubscription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.SubscriptionInput), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_createSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_updateSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_updateSubscription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.SubscriptionInput), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_updateSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_updateSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_deleteSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deleteSubscription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteSubscription(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_deleteSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DeletePayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deleteSubscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Mutation_changeSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11960,733 +12753,6 @@ func (ec *executionContext) fieldContext_Mutation_deleteClosure(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteClosure_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_loadDemo(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_loadDemo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().LoadDemo(ctx, fc.Args["kind"].(engine.Kind), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
-			return ec.marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_loadDemo(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BusinessPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_loadDemo_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_importCalendar(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ImportCalendar(ctx, fc.Args["ics"].(string), fc.Args["defaultStaff"].(*string), fc.Args["defaultRoom"].(*string), fc.Args["expandUntil"].(*engine.Date), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarImportPayload) graphql.Marshaler {
-			return ec.marshalNCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CalendarImportPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_importCalendar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_clearData(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_clearData(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ClearData(ctx, fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
-			return ec.marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_clearData(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BusinessPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_clearData_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_bookSession(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_bookSession(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
-			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_bookSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BookingPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_bookSession_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_cancelBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_cancelBooking(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelBooking(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
-			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_cancelBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BookingPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_cancelBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_markAttendance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_markAttendance(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().MarkAttendance(ctx, fc.Args["id"].(int64), fc.Args["status"].(models.BookingStatus), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
-			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_markAttendance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_BookingPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_markAttendance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_bookRoom(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_bookRoom(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().BookRoom(ctx, fc.Args["input"].(model.RoomBookingInput), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
-			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_bookRoom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RoomBookingPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_bookRoom_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_cancelRoomBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_cancelRoomBooking(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelRoomBooking(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
-			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_cancelRoomBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RoomBookingPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_cancelRoomBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_createCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createCapacityRule(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateCapacityRule(ctx, fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
-			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_createCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CapacityRulePayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_updateCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_updateCapacityRule(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
-			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_updateCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CapacityRulePayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_updateCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_deleteCapacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deleteCapacityRule(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_deleteCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DeletePayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deleteCapacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_createToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createToken(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
-			return ec.marshalNTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_createToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TokenPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_revokeToken(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RevokeToken(ctx, fc.Args["id"].(int64))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *models.APIToken) graphql.Marshaler {
-			return ec.marshalNToken2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Token(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_revokeToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_rotateFeedToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_rotateFeedToken(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RotateFeedToken(ctx, fc.Args["calendar"].(model.CalendarInput))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_rotateFeedToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_rotateFeedToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_rotateTimetableToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_rotateTimetableToken(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Mutation().RotateTimetableToken(ctx)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_rotateTimetableToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Mutation", field, true, true, "String")
-}
-
-func (ec *executionContext) _Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_createAppPassword(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["login"].(string), fc.Args["role"].(models.Role), fc.Args["staffId"].(*int64))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
-			return ec.marshalNAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AppPasswordPayload(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_createAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_revokeAppPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_revokeAppPassword(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RevokeAppPassword(ctx, fc.Args["id"].(int64))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNID2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_revokeAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type ID does not have child fields")
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_revokeAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13473,6 +13539,401 @@ func (ec *executionContext) fieldContext_Query_vocabulary(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Tokens(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.APIToken) graphql.Marshaler {
+			return ec.marshalNToken2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPITokenᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_appPasswords(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_appPasswords(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().AppPasswords(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.AppPassword) graphql.Marshaler {
+			return ec.marshalNAppPassword2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPasswordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_appPasswords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPassword(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_clients(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_clients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Clients(ctx, fc.Args["search"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClientᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_clients(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_clients_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_subscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_subscriptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Subscriptions(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Subscription(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_subscriptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_availability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Availability(ctx, fc.Args["roomId"].(int64), fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["units"].(int), fc.Args["minutes"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
+			return ec.marshalNAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_availability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityWindow(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_availability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_timeline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Timeline(ctx, fc.Args["roomId"].(int64), fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
+			return ec.marshalNTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimelineStretch(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_capacityRules(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_capacityRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CapacityRules(ctx, fc.Args["roomId"].(*int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
+			return ec.marshalNCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_capacityRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRule(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_capacityRules_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_roomBookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_roomBookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().RoomBookings(ctx, fc.Args["roomId"].(*int64), fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.RoomBooking) graphql.Marshaler {
+			return ec.marshalNRoomBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_roomBookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBooking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_roomBookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_bookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_bookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Bookings(ctx, fc.Args["clientId"].(*int64), fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_bookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_bookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_calendarExport(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_calendarExport(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().CalendarExport(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_calendarExport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
+}
+
 func (ec *executionContext) _Query_rooms(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13721,94 +14182,6 @@ func (ec *executionContext) fieldContext_Query_plans(ctx context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_clients(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_clients(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Clients(ctx, fc.Args["search"].(*string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Client) graphql.Marshaler {
-			return ec.marshalNClient2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClientᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_clients(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Client(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_clients_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_subscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_subscriptions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Subscriptions(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_subscriptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Query_oneOffs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14017,29 +14390,6 @@ func (ec *executionContext) fieldContext_Query_sessions(ctx context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_calendarExport(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_calendarExport(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().CalendarExport(ctx)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_calendarExport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
-}
-
 func (ec *executionContext) _Query_clashes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14068,290 +14418,6 @@ func (ec *executionContext) fieldContext_Query_clashes(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClashReport(ctx, field)
 		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_tokens(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().Tokens(ctx)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []models.APIToken) graphql.Marshaler {
-			return ec.marshalNToken2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPITokenᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Token(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_appPasswords(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_appPasswords(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().AppPasswords(ctx)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []models.AppPassword) graphql.Marshaler {
-			return ec.marshalNAppPassword2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPasswordᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_appPasswords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AppPassword(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_availability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_availability(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Availability(ctx, fc.Args["roomId"].(int64), fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["units"].(int), fc.Args["minutes"].(int))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
-			return ec.marshalNAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_availability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AvailabilityWindow(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_availability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_timeline(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Timeline(ctx, fc.Args["roomId"].(int64), fc.Args["from"].(time.Time), fc.Args["to"].(time.Time))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
-			return ec.marshalNTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TimelineStretch(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_capacityRules(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_capacityRules(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().CapacityRules(ctx, fc.Args["roomId"].(*int64))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
-			return ec.marshalNCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_capacityRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CapacityRule(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_capacityRules_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_roomBookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_roomBookings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().RoomBookings(ctx, fc.Args["roomId"].(*int64), fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.RoomBooking) graphql.Marshaler {
-			return ec.marshalNRoomBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBookingᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_roomBookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RoomBooking(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_roomBookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_bookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_bookings(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Bookings(ctx, fc.Args["clientId"].(*int64), fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
-			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_bookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Booking(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_bookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
 	}
 	return fc, nil
 }
@@ -21595,6 +21661,167 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "loadDemo":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_loadDemo(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clearData":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_clearData(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createAppPassword":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createAppPassword(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeAppPassword":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeAppPassword(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createClient":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createClient(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateClient":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateClient(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteClient":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteClient(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteSubscription":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteSubscription(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bookSession":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_bookSession(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markAttendance":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markAttendance(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bookRoom":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_bookRoom(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelRoomBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelRoomBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createCapacityRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCapacityRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCapacityRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCapacityRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCapacityRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCapacityRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importCalendar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importCalendar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateFeedToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateFeedToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rotateTimetableToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateTimetableToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createRoom":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createRoom(ctx, field)
@@ -21749,48 +21976,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "createClient":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createClient(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "updateClient":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_updateClient(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "deleteClient":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deleteClient(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createSubscription":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createSubscription(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "updateSubscription":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_updateSubscription(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "deleteSubscription":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deleteSubscription(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		case "changeSession":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_changeSession(ctx, field)
@@ -21850,125 +22035,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteClosure":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClosure(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "loadDemo":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_loadDemo(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "importCalendar":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_importCalendar(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "clearData":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_clearData(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "bookSession":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_bookSession(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "cancelBooking":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_cancelBooking(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "markAttendance":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_markAttendance(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "bookRoom":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_bookRoom(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "cancelRoomBooking":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_cancelRoomBooking(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createCapacityRule":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createCapacityRule(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "updateCapacityRule":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_updateCapacityRule(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "deleteCapacityRule":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deleteCapacityRule(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createToken":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createToken(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "revokeToken":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_revokeToken(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "rotateFeedToken":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_rotateFeedToken(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "rotateTimetableToken":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_rotateTimetableToken(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "createAppPassword":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_createAppPassword(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "revokeAppPassword":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_revokeAppPassword(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -22286,6 +22352,66 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_vocabulary(ctx, field)
 				})
+		case "tokens":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tokens(ctx, field)
+				})
+		case "appPasswords":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_appPasswords(ctx, field)
+				})
+		case "clients":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_clients(ctx, field)
+				})
+		case "subscriptions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_subscriptions(ctx, field)
+				})
+		case "availability":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_availability(ctx, field)
+				})
+		case "timeline":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_timeline(ctx, field)
+				})
+		case "capacityRules":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_capacityRules(ctx, field)
+				})
+		case "roomBookings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_roomBookings(ctx, field)
+				})
+		case "bookings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_bookings(ctx, field)
+				})
+		case "calendarExport":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_calendarExport(ctx, field)
+				})
 		case "rooms":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -22328,18 +22454,6 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_plans(ctx, field)
 				})
-		case "clients":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_clients(ctx, field)
-				})
-		case "subscriptions":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_subscriptions(ctx, field)
-				})
 		case "oneOffs":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -22370,59 +22484,11 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_sessions(ctx, field)
 				})
-		case "calendarExport":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_calendarExport(ctx, field)
-				})
 		case "clashes":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_clashes(ctx, field)
-				})
-		case "tokens":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_tokens(ctx, field)
-				})
-		case "appPasswords":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_appPasswords(ctx, field)
-				})
-		case "availability":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_availability(ctx, field)
-				})
-		case "timeline":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_timeline(ctx, field)
-				})
-		case "capacityRules":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_capacityRules(ctx, field)
-				})
-		case "roomBookings":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_roomBookings(ctx, field)
-				})
-		case "bookings":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_bookings(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
