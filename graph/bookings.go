@@ -207,3 +207,11 @@ func roomHas(e *models.Edit, b engine.RoomBooking) error {
 	err.Details = map[string]any{"unitsFree": free}
 	return err
 }
+
+func applySubscription(dst *engine.Subscription, in model.SubscriptionInput) {
+	set(&dst.ClientID, in.ClientID)
+	set(&dst.SeriesID, in.SeriesID)
+	set(&dst.PlanID, in.PlanID)
+	set(&dst.Start, in.StartDate)
+	set(&dst.End, in.EndDate)
+}

@@ -6,83 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
 
-// write runs fn through the guarded write for the request's business, after
-// checking the role, and makes the rest of the request read its result.
-func (r *Resolver) write(ctx context.Context, need models.Permission, dryRun *bool, fn func(*models.Edit) error) (*models.Result, error) {
-	if err := can(ctx, need); err != nil {
-		return nil, err
-	}
-	return r.writeAs(ctx, dryRun, fn)
-}
-
-// writeAs is write for callers that check access themselves (a client
-// token books for itself).
-func (r *Resolver) writeAs(ctx context.Context, dryRun *bool, fn func(*models.Edit) error) (*models.Result, error) {
-	if requestFrom(ctx) == nil {
-		return nil, errUnauthenticated
-	}
-	res, err := r.Store.Write(ctx, principal(ctx).BusinessID, dryRun != nil && *dryRun, fn)
-	if err != nil {
-		return nil, err
-	}
-	use(ctx, res.After)
-	return res, nil
-}
-
-// row finds the row with id in a table of the edited state.
-func row[T any](list []T, id int64, key func(*T) int64, what string) (*T, error) {
-	for i := range list {
-		if key(&list[i]) == id {
-			return &list[i], nil
-		}
-	}
-	return nil, notFound(what, id)
-}
-
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
-func applyRoom(dst *engine.Room, in model.RoomInput) {
-	set(&dst.Name, in.Name)
-	set(&dst.Capacity, in.Capacity)
-}
-
-func applyActivity(dst *engine.Activity, in model.ActivityInput) {
-	set(&dst.Name, in.Name)
-	set(&dst.Color, in.Color)
-}
-
-func applyClass(dst *engine.Class, in model.ClassInput) {
-	set(&dst.ActivityID, in.ActivityID)
-	if in.StaffIds != nil {
-		dst.StaffIDs = slices.Clone(in.StaffIds)
-	}
-}
-
-func applyClassTime(dst *engine.ClassTime, in model.ClassTimeInput) {
-	set(&dst.RoomID, in.RoomID)
-	set(&dst.Weekday, in.Weekday)
-	set(&dst.Start, in.Start)
-	set(&dst.End, in.End)
-	set(&dst.Label, in.Label)
-	set(&dst.Capacity, in.Capacity)
-	set(&dst.Type, in.Type)
-	set(&dst.Buffer, in.BufferMinutes)
-	set(&dst.Units, in.Units)
-	if in.Active != nil {
-		dst.Inactive = !*in.Active
-	}
-}
+// Input mapping of the timetable: series and plans, one-offs, day changes
+// (timetable.graphqls, timetable.resolvers.go).
 
 func applyPlan(dst *engine.Plan, in model.PlanInput) error {
 	set(&dst.Name, in.Name)
@@ -109,61 +40,6 @@ func applyOneOff(dst *engine.OneOff, in model.OneOffInput) {
 	set(&dst.Buffer, in.BufferMinutes)
 	set(&dst.Units, in.Units)
 	set(&dst.Note, in.Note)
-}
-
-func applyBusiness(dst *engine.Business, in model.BusinessInput) error {
-	set(&dst.Name, in.Name)
-	set(&dst.Kind, in.Kind)
-	set(&dst.Currency, in.Currency)
-	set(&dst.WeekStart, in.WeekStart)
-	if in.TimeZone != nil {
-		loc, err := time.LoadLocation(*in.TimeZone)
-		if err != nil || *in.TimeZone == "" || *in.TimeZone == "Local" {
-			return badInput("timeZone", "%q is not a time zone: use an IANA name such as Europe/Berlin", *in.TimeZone)
-		}
-		dst.Location = loc
-	}
-	return nil
-}
-
-// classFor returns the class an input names: an existing one by id, or one
-// described inline — the existing class with the same activity and set of
-// staff (engine.State.ClassWith), or a new one.
-func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (int64, error) {
-	switch {
-	case id != nil:
-		return *id, nil
-	case in == nil:
-		return 0, badInput(field, "Name the %s by id or describe it", engine.Words(e.State.Business.Kind).Class.One)
-	}
-	c := engine.Class{}
-	applyClass(&c, *in)
-	if old, ok := e.State.ClassWith(c.ActivityID, c.StaffIDs); ok {
-		return old.ID, nil
-	}
-	c.ID = e.NewID()
-	e.State.Classes = append(e.State.Classes, c)
-	return c.ID, nil
-}
-
-// classTimeFor is classFor for class times: an identical one is reused.
-func classTimeFor(e *models.Edit, id *int64, in *model.ClassTimeInput) (int64, error) {
-	switch {
-	case id != nil:
-		return *id, nil
-	case in == nil:
-		return 0, badInput("classTimeId", "Name the class time by id or describe it")
-	}
-	ct := engine.ClassTime{}
-	applyClassTime(&ct, *in)
-	for _, old := range e.State.ClassTimes {
-		if ct.ID = old.ID; ct == old {
-			return old.ID, nil
-		}
-	}
-	ct.ID = e.NewID()
-	e.State.ClassTimes = append(e.State.ClassTimes, ct)
-	return ct.ID, nil
 }
 
 // applySeries sets the fields of a series and, when the input has them,
@@ -318,35 +194,6 @@ func oneOffClients(ctx context.Context, e *models.Edit, oneOff int64, ids []int6
 		return nil
 	})
 	return nil
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
-func applySubscription(dst *engine.Subscription, in model.SubscriptionInput) {
-	set(&dst.ClientID, in.ClientID)
-	set(&dst.SeriesID, in.SeriesID)
-	set(&dst.PlanID, in.PlanID)
-	set(&dst.Start, in.StartDate)
-	set(&dst.End, in.EndDate)
-}
-
-// remove and removeWith run a deletion and answer with the id.
-func (r *Resolver) remove(ctx context.Context, id int64, dryRun *bool, fn func(*models.Edit) error) (*model.DeletePayload, error) {
-	return r.removeWith(ctx, models.EditSchedule, id, dryRun, fn)
-}
-
-func (r *Resolver) removeWith(ctx context.Context, need models.Permission, id int64, dryRun *bool, fn func(*models.Edit) error) (*model.DeletePayload, error) {
-	res, err := r.write(ctx, need, dryRun, fn)
-	if err != nil {
-		return nil, err
-	}
-	return &model.DeletePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ID: id}, nil
 }
 
 func (r *Resolver) planPayload(ctx context.Context, res *models.Result, id int64) (*model.PlanPayload, error) {

@@ -1,0 +1,68 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/koredyne/schedule/graph/model"
+	"github.com/koredyne/schedule/models"
+)
+
+// write runs fn through the guarded write for the request's business, after
+// checking the role, and makes the rest of the request read its result.
+func (r *Resolver) write(ctx context.Context, need models.Permission, dryRun *bool, fn func(*models.Edit) error) (*models.Result, error) {
+	if err := can(ctx, need); err != nil {
+		return nil, err
+	}
+	return r.writeAs(ctx, dryRun, fn)
+}
+
+// writeAs is write for callers that check access themselves (a client
+// token books for itself).
+func (r *Resolver) writeAs(ctx context.Context, dryRun *bool, fn func(*models.Edit) error) (*models.Result, error) {
+	if requestFrom(ctx) == nil {
+		return nil, errUnauthenticated
+	}
+	res, err := r.Store.Write(ctx, principal(ctx).BusinessID, dryRun != nil && *dryRun, fn)
+	if err != nil {
+		return nil, err
+	}
+	use(ctx, res.After)
+	return res, nil
+}
+
+// row finds the row with id in a table of the edited state.
+func row[T any](list []T, id int64, key func(*T) int64, what string) (*T, error) {
+	for i := range list {
+		if key(&list[i]) == id {
+			return &list[i], nil
+		}
+	}
+	return nil, notFound(what, id)
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// remove and removeWith run a deletion and answer with the id.
+func (r *Resolver) remove(ctx context.Context, id int64, dryRun *bool, fn func(*models.Edit) error) (*model.DeletePayload, error) {
+	return r.removeWith(ctx, models.EditSchedule, id, dryRun, fn)
+}
+
+func (r *Resolver) removeWith(ctx context.Context, need models.Permission, id int64, dryRun *bool, fn func(*models.Edit) error) (*model.DeletePayload, error) {
+	res, err := r.write(ctx, need, dryRun, fn)
+	if err != nil {
+		return nil, err
+	}
+	return &model.DeletePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ID: id}, nil
+}
