@@ -41,7 +41,10 @@ type SeriesEdit struct {
 //     longer make (every change of the series' sessions, without ed.Carry)
 //     are removed and returned.
 //   - The edit is refused when the result is not valid or when it would
-//     change a day of this week before today.
+//     change a day before today: this week's past days, and any earlier day
+//     an edit in place reaches (a start moved earlier, an ended series given
+//     a later end, a day change that applies again and moves a session into
+//     an earlier week).
 //
 // apply makes the edit's changes on s, as the caller's input says: week
 // maps a week of the edit's numbering to the series' own (the identity when
@@ -101,7 +104,7 @@ func (s *State) EditSeries(id int64, ed SeriesEdit, today Date, newID func() int
 	if err := Validate(*s); err != nil {
 		return fail(err)
 	}
-	if d, changed := firstDifference(before, *s, at, today); changed {
+	if d, changed := firstPastDifference(before, *s, id, at, today); changed {
 		return fail(Errorf(Invalid, "from", "%s %q: the edit would change %s, which has already happened; it can apply from %s on",
 			w.Series.Title(), old.Name, d, thisWeek.AddDays(7)))
 	}
@@ -128,6 +131,34 @@ func lostChanges(before, after State, series int64, from Date, all bool) []Sessi
 		}
 	}
 	return lost
+}
+
+// firstPastDifference returns the first date before today on which an edit
+// of series id, applied from the week at, changes what happens. Splitting
+// keeps the weeks before at as they were, but an edit in place can reach
+// further back: a start moved earlier, an ended series given a later end, or
+// a day change of a session from at on that the edit makes again and that
+// moves it into an earlier week. Those dates are compared too.
+func firstPastDifference(before, after State, id int64, at, today Date) (Date, bool) {
+	from := at
+	old := before.Series[slices.IndexFunc(before.Series, func(x Series) bool { return x.ID == id })]
+	if i := slices.IndexFunc(after.Series, func(x Series) bool { return x.ID == id }); i >= 0 {
+		from = min(from, after.Series[i].Anchor)
+		if old.End != 0 && (after.Series[i].End == 0 || after.Series[i].End > old.End) {
+			from = min(from, old.End)
+		}
+	}
+	if d, changed := firstDifference(before, after, from, today); changed {
+		return d, true
+	}
+	for _, c := range after.Changes {
+		if c.Date != 0 && c.Date < from && c.Ref.Date >= from {
+			if d, changed := firstDifference(before, after, c.Date, min(c.Date+1, today)); changed {
+				return d, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // firstDifference returns the first date in [from, to) on which a and b
