@@ -12,8 +12,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/coder/websocket"
+	"github.com/koredyne/schedule/graph/graphiql"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/koredyne/schedule/graph/generated"
@@ -243,7 +243,8 @@ func writeError(w http.ResponseWriter, status int, e *apiError) {
 // GraphiQL sends its queries.
 const Path = "/graphql"
 
-// Playground serves GraphiQL for the endpoint.
+// Playground serves GraphiQL's page for the endpoint; its scripts are
+// graphiql.Assets, served from the binary at graphiql.Prefix.
 func Playground(endpoint string) http.Handler {
-	return playground.Handler("Koredyne Schedule", endpoint)
+	return graphiql.Handler("Koredyne Schedule", endpoint)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/demo"
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/graph/graphiql"
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
 )
@@ -365,6 +366,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		mux.Handle("GET /{$}", graph.Playground(graph.Path))
 		ready = db.PingContext
 	}
+	mux.Handle("GET "+graphiql.Prefix, graphiql.Assets)
 	mux.Handle("GET /metrics", m.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {

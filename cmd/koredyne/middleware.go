@@ -14,6 +14,7 @@ import (
 	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/caldav/page"
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/graph/graphiql"
 )
 
 type requestIDKey struct{}
@@ -196,13 +197,10 @@ func allowOrigins(origins []string, next http.Handler) http.Handler {
 	})
 }
 
-// graphiQLPolicy lets GraphiQL load exactly what gqlgen's page loads:
-// React, GraphiQL and the explorer plugin from cdn.jsdelivr.net (pinned
-// with subresource integrity), its inline boot script and styles, and
-// requests to this server (HTTP and websocket) only.
-const graphiQLPolicy = "default-src 'none'; script-src https://cdn.jsdelivr.net 'unsafe-inline'; " +
-	"style-src https://cdn.jsdelivr.net 'unsafe-inline'; font-src https://cdn.jsdelivr.net data:; " +
-	"img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// graphiQLPolicy is GraphiQL's page's: its scripts and styles come from
+// this server (graphiql.Assets, embedded in the binary), none inline, and
+// it talks to this server only.
+const graphiQLPolicy = graphiql.Policy
 
 // pagePolicy is the policy of HTML pages that set none of their own: this
 // server's resources and inline styles, nothing else.
