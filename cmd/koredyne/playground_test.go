@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -182,6 +183,14 @@ func TestPlaygroundServe(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !bytes.Contains(page, []byte("/graphql")) {
 		t.Errorf("GET / = %d %s, want GraphiQL's page posting to /graphql", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	// Its scripts are served here too, without making a copy.
+	for _, m := range regexp.MustCompile(`src="(/graphiql/[^"]+)"`).FindAllSubmatch(page, -1) {
+		if resp, err := http.Get(srv.url + string(m[1])); err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s in the playground: %v %v", m[1], err, resp)
+		} else {
+			resp.Body.Close()
+		}
 	}
 	// The two copies are counted, and so is the write one made in it.
 	resp, err = http.Get(srv.url + "/metrics")

@@ -30,7 +30,8 @@ const Prefix = "/graphiql/"
 
 // Policy is the content security policy of the page: scripts, styles and
 // requests (HTTP and websocket) to this server only, no inline script.
-// Inline styles stay allowed: React and CodeMirror set them as they draw.
+// Inline styles stay allowed: GraphiQL's dialogs (Radix) add style
+// elements when they open (cmd/koredyne's TestGraphiQLOffline sees it).
 // GraphiQL's fonts and icons are data: URLs inside its stylesheet.
 const Policy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self' data:; " +
 	"img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
