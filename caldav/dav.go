@@ -120,7 +120,7 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 		out = append(out, resp)
 		if depth1 {
 			for _, e := range h.collect(rd, c).events {
-				out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil))
+				out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
 			}
 		}
 	case kindObject:
@@ -128,7 +128,7 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 		if !ok || !c.keep(&e.session) {
 			return fail(http.StatusNotFound, "no such event")
 		}
-		out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil))
+		out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
 	}
 	writeMultistatus(w, out, "")
 	return nil
@@ -226,15 +226,15 @@ func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.Ca
 }
 
 // objectResponse answers for one event; calendar-data is given when asked
-// for by name.
-func objectResponse(base string, e *event, p *propReq, all, names bool) response {
+// for by name, expanded when x is not nil.
+func objectResponse(base string, e *event, p *propReq, all, names bool, x *expansion) response {
 	have := map[xml.Name]func() string{
 		dav("getetag"):          func() string { return escape(`"` + e.etag + `"`) },
 		dav("getcontenttype"):   func() string { return "text/calendar; charset=utf-8; component=vevent" },
 		dav("getcontentlength"): func() string { return strconv.Itoa(len(e.object)) },
 		dav("getlastmodified"):  func() string { return e.modified.UTC().Format(http.TimeFormat) },
 		dav("resourcetype"):     func() string { return "" },
-		cal("calendar-data"):    func() string { return e.escaped },
+		cal("calendar-data"):    func() string { return x.calendarData(e) },
 	}
 	order := []xml.Name{dav("getetag"), dav("getcontenttype"), dav("getcontentlength"), dav("getlastmodified"), dav("resourcetype")}
 	req := &propfindReq{Prop: p}
@@ -261,13 +261,19 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		if err := xml.Unmarshal(body, &q); err != nil {
 			return fail(http.StatusBadRequest, "the calendar-query is not well-formed: %v", err)
 		}
+		x, err := expandOf(body)
+		if err != nil {
+			return err
+		}
 		events, err := h.query(r.Context(), rd, c, &q)
 		if err != nil {
 			return err
 		}
 		out := make([]response, 0, len(events))
 		for _, e := range events {
-			out = append(out, objectResponse(base, e, q.Prop, q.AllProp != nil, q.PropName != nil))
+			if x == nil || x.overlaps(e) {
+				out = append(out, objectResponse(base, e, q.Prop, q.AllProp != nil, q.PropName != nil, x))
+			}
 		}
 		writeMultistatus(w, out, "")
 		return nil
@@ -275,6 +281,10 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		var m multiget
 		if err := xml.Unmarshal(body, &m); err != nil {
 			return fail(http.StatusBadRequest, "the calendar-multiget is not well-formed: %v", err)
+		}
+		x, err := expandOf(body)
+		if err != nil {
+			return err
 		}
 		h.work(r.Context(), float64(len(m.Hrefs))/500)
 		out := make([]response, 0, len(m.Hrefs))
@@ -288,7 +298,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 				out = append(out, response{href: strings.TrimSpace(href), status: http.StatusNotFound})
 				continue
 			}
-			out = append(out, objectResponse(base, e, m.Prop, m.AllProp != nil, m.PropName != nil))
+			out = append(out, objectResponse(base, e, m.Prop, m.AllProp != nil, m.PropName != nil, x))
 		}
 		writeMultistatus(w, out, "")
 		return nil
@@ -328,7 +338,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 	var out []response
 	for _, e := range col.events {
 		if before[e.name] != e.etag {
-			out = append(out, objectResponse(base, e, s.Prop, s.AllProp != nil || s.Prop == nil, false))
+			out = append(out, objectResponse(base, e, s.Prop, s.AllProp != nil || s.Prop == nil, false, nil))
 		}
 	}
 	gone := make([]string, 0)

@@ -17,7 +17,7 @@ import (
 )
 
 // FeedURL is the resolver for the feedUrl field.
-func (r *businessResolver) FeedURL(ctx context.Context, obj *models.Business) (string, error) {
+func (r *businessResolver) FeedURL(ctx context.Context, obj *models.Business) (*string, error) {
 	return r.feedURL(ctx, models.CalendarOf("", 0))
 }
 
@@ -37,7 +37,7 @@ func (r *businessResolver) Playground(ctx context.Context, obj *models.Business)
 }
 
 // TimetableURL is the resolver for the timetableUrl field.
-func (r *businessResolver) TimetableURL(ctx context.Context, obj *models.Business) (string, error) {
+func (r *businessResolver) TimetableURL(ctx context.Context, obj *models.Business) (*string, error) {
 	return r.feedURL(ctx, models.TimetablePage)
 }
 

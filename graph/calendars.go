@@ -22,15 +22,20 @@ func (r *Resolver) baseURL(req *http.Request) string {
 	return scheme + "://" + req.Host
 }
 
-// feedURL is the secret URL of a calendar of the request's business. Feed
+// feedURL is the secret URL of a calendar of the request's business, or
+// nil on a playground, whose copies no URL outside the API finds. Feed
 // tokens change outside the guarded write, so the answer is not cached.
-func (r *Resolver) feedURL(ctx context.Context, calendar string) (string, error) {
+func (r *Resolver) feedURL(ctx context.Context, calendar string) (*string, error) {
+	if r.IsPlayground {
+		return nil, nil
+	}
 	noCache(ctx)
 	token, err := models.Feed(ctx, r.Store.DB, principal(ctx).BusinessID, calendar)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return r.secretURL(ctx, calendar, token), nil
+	u := r.secretURL(ctx, calendar, token)
+	return &u, nil
 }
 
 // secretURL is the URL a feed token opens: the public timetable page, or
@@ -44,6 +49,9 @@ func (r *Resolver) secretURL(ctx context.Context, calendar, token string) string
 
 // rotateFeed gives a calendar of the request's business a new secret URL.
 func (r *Resolver) rotateFeed(ctx context.Context, calendar string) (string, error) {
+	if r.IsPlayground {
+		return "", errNotServed
+	}
 	token, err := models.RotateFeed(ctx, r.Store.DB, principal(ctx).BusinessID, calendar)
 	if err != nil {
 		return "", err

@@ -307,12 +307,12 @@ func (r *queryResolver) ClassTimes(ctx context.Context, roomID *int64) ([]engine
 }
 
 // FeedURL is the resolver for the feedUrl field.
-func (r *roomResolver) FeedURL(ctx context.Context, obj *engine.Room) (string, error) {
+func (r *roomResolver) FeedURL(ctx context.Context, obj *engine.Room) (*string, error) {
 	return r.feedURL(ctx, models.CalendarOf("room", obj.ID))
 }
 
 // FeedURL is the resolver for the feedUrl field.
-func (r *staffResolver) FeedURL(ctx context.Context, obj *engine.Staff) (string, error) {
+func (r *staffResolver) FeedURL(ctx context.Context, obj *engine.Staff) (*string, error) {
 	return r.feedURL(ctx, models.CalendarOf("staff", obj.ID))
 }
 

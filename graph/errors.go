@@ -24,6 +24,9 @@ var (
 	errForbidden       = &apiError{"FORBIDDEN", "Your role does not allow this"}
 	errUnavailable     = &apiError{"UNAVAILABLE", "The schedule cannot be reached just now: try again in a few seconds"}
 	errShuttingDownAPI = &apiError{"UNAVAILABLE", "The server is restarting: connect again in a few seconds"}
+	// A playground copy lives in memory behind a cookie: no feed or
+	// timetable URL would find it, so none is handed out or rotated.
+	errNotServed = &apiError{"NOT_SERVED", "A playground serves no calendar feeds or timetable pages; run your own server for secret URLs"}
 )
 
 // codes maps the engine's error codes onto extensions.code, once.

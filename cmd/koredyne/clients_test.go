@@ -251,7 +251,9 @@ func calendarIDs(t *testing.T, s *server) (ids []string, names map[string]string
 // TestPythonCaldavDiscovery runs python-caldav (Debian's python3-caldav)
 // through discovery — from /caldav/ and from /.well-known/caldav — and a
 // time-range search of next week on the business calendar, which must find
-// exactly the sessions GraphQL gives for that week.
+// exactly the sessions GraphQL gives for that week; the same search with
+// expand=True (CALDAV:expand, RFC 4791 §9.6.5) finds them too, each at its
+// instant and in UTC, without a VTIMEZONE.
 func TestPythonCaldavDiscovery(t *testing.T) {
 	python := lookClient(t, "/usr/bin/python3", "apt-get install python3")
 	// -I: Debian's packages only, not a user's site-packages or the working
@@ -272,9 +274,11 @@ func TestPythonCaldavDiscovery(t *testing.T) {
 	start := time.Date(week.Year(), week.Month(), week.Day(), 0, 0, 0, 0, loc)
 	end := start.AddDate(0, 0, 7)
 	var want []string
+	startsAt := map[string]time.Time{}
 	for _, ss := range sessionsOn(t, s, week.AddDate(0, 0, -1), week.AddDate(0, 0, 8), nil) {
 		if ss.StartsAt.Before(end) && ss.EndsAt.After(start) {
 			want = append(want, ss.uid())
+			startsAt[ss.uid()] = ss.StartsAt
 		}
 	}
 	slices.Sort(want)
@@ -292,6 +296,10 @@ func TestPythonCaldavDiscovery(t *testing.T) {
 				Searched  string
 				Count     int
 				UIDs      []string
+				Expanded  []struct {
+					UID, Start     string
+					UTC, VTimezone bool
+				}
 			}
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatalf("decoding discover.py's output: %v\n%s", err, out)
@@ -324,6 +332,18 @@ func TestPythonCaldavDiscovery(t *testing.T) {
 			if got.Count != len(want) || !slices.Equal(got.UIDs, want) {
 				t.Errorf("search of %s..%s found %d events (%d UIDs), GraphQL has %d sessions: %s",
 					start.Format(time.RFC3339), end.Format(time.RFC3339), got.Count, len(got.UIDs), len(want), diffSets(got.UIDs, want))
+			}
+			var expanded []string
+			for _, e := range got.Expanded {
+				expanded = append(expanded, e.UID)
+				at, err := time.Parse(time.RFC3339, e.Start)
+				if !e.UTC || e.VTimezone || err != nil || !at.Equal(startsAt[e.UID]) {
+					t.Errorf("expanded %s: start %s (%v), UTC times %v, VTIMEZONE %v; want %s in UTC and no VTIMEZONE",
+						e.UID, e.Start, err, e.UTC, e.VTimezone, startsAt[e.UID].UTC().Format(time.RFC3339))
+				}
+			}
+			if !slices.Equal(expanded, want) {
+				t.Errorf("the expanded search found %d events, GraphQL has %d sessions: %s", len(expanded), len(want), diffSets(expanded, want))
 			}
 		})
 	}

@@ -424,3 +424,57 @@ func BenchmarkPlaygroundCopy(b *testing.B) {
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestPlaygroundSecretURLs checks that a playground hands out no feed or
+// timetable URL (nothing outside the API could find a copy kept behind a
+// cookie): the fields are null, their descriptions say why, and rotating a
+// secret is refused with NOT_SERVED, writing nothing.
+func TestPlaygroundSecretURLs(t *testing.T) {
+	_, _, url := startPlayground(t, time.Hour, 10)
+	v := newVisitor(t, url)
+	data := v.graphql(`{ business { playground feedUrl timetableUrl } rooms { feedUrl } staff { feedUrl }
+		type: __type(name: "Business") { fields { name description } } }`, nil)
+	b := data["business"].(map[string]any)
+	if b["playground"] != true || b["feedUrl"] != nil || b["timetableUrl"] != nil {
+		t.Errorf("business = %v, want a playground with null feedUrl and timetableUrl", b)
+	}
+	for _, list := range []string{"rooms", "staff"} {
+		for _, x := range data[list].([]any) {
+			if u := x.(map[string]any)["feedUrl"]; u != nil {
+				t.Errorf("a playground's %s hand out feedUrl %v, want null", list, u)
+			}
+		}
+	}
+	for _, f := range data["type"].(map[string]any)["fields"].([]any) {
+		f := f.(map[string]any)
+		if (f["name"] == "feedUrl" || f["name"] == "timetableUrl") && !strings.Contains(f["description"].(string), "Null on a playground") {
+			t.Errorf("Business.%s's description %q does not say it is null on a playground", f["name"], f["description"])
+		}
+	}
+
+	for _, m := range []string{`mutation { rotateTimetableToken }`, `mutation { rotateFeedToken(calendar: {}) }`} {
+		body, _ := json.Marshal(map[string]any{"query": m})
+		resp, err := v.client.Post(url+"/graphql", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Data   map[string]any
+			Errors []struct {
+				Message    string
+				Extensions map[string]any
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Errors) != 1 || out.Errors[0].Extensions["code"] != "NOT_SERVED" || !strings.Contains(out.Errors[0].Message, "playground") {
+			t.Errorf("%s = %+v, want one NOT_SERVED error about the playground", m, out.Errors)
+		}
+	}
+	if b := v.graphql(`{ business { timetableUrl } }`, nil)["business"].(map[string]any); b["timetableUrl"] != nil {
+		t.Errorf("after the refused rotations timetableUrl = %v, want null", b["timetableUrl"])
+	}
+}

@@ -604,14 +604,14 @@ type BookingResolver interface {
 	Booked(ctx context.Context, obj *models.SessionBooking) (*model.BookingSnapshot, error)
 }
 type BusinessResolver interface {
-	FeedURL(ctx context.Context, obj *models.Business) (string, error)
+	FeedURL(ctx context.Context, obj *models.Business) (*string, error)
 
 	Kind(ctx context.Context, obj *models.Business) (engine.Kind, error)
 
 	WeekStart(ctx context.Context, obj *models.Business) (time.Weekday, error)
 
 	Playground(ctx context.Context, obj *models.Business) (bool, error)
-	TimetableURL(ctx context.Context, obj *models.Business) (string, error)
+	TimetableURL(ctx context.Context, obj *models.Business) (*string, error)
 }
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
@@ -756,7 +756,7 @@ type QueryResolver interface {
 	Clashes(ctx context.Context) (*engine.Report, error)
 }
 type RoomResolver interface {
-	FeedURL(ctx context.Context, obj *engine.Room) (string, error)
+	FeedURL(ctx context.Context, obj *engine.Room) (*string, error)
 }
 type RoomBookingResolver interface {
 	Room(ctx context.Context, obj *engine.RoomBooking) (*engine.Room, error)
@@ -794,7 +794,7 @@ type SessionRefResolver interface {
 	Class(ctx context.Context, obj *engine.SessionRef) (*model.Class, error)
 }
 type StaffResolver interface {
-	FeedURL(ctx context.Context, obj *engine.Staff) (string, error)
+	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
 }
 type SubscriptionResolver interface {
 	Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error)
@@ -3670,8 +3670,8 @@ enum Weekday { SUNDAY MONDAY TUESDAY WEDNESDAY THURSDAY FRIDAY SATURDAY }
 type Business {
   id: ID!
   slug: String!
-  "The plain .ics URL of the whole business's calendar (secret: anyone with it can read the calendar)."
-  feedUrl: String!
+  "The plain .ics URL of the whole business's calendar (secret: anyone with it can read the calendar). Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
+  feedUrl: String
   name: String!
   kind: BusinessKind!
   currency: String!
@@ -3681,8 +3681,8 @@ type Business {
   revision: Int!
   "True on a playground server: this business is the visitor's private, in-memory copy of a demo, dropped when idle."
   playground: Boolean!
-  "The secret URL of the business's public timetable page: the week's sessions, no client data (anyone with it can read the timetable)."
-  timetableUrl: String!
+  "The secret URL of the business's public timetable page: the week's sessions, no client data (anyone with it can read the timetable). Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
+  timetableUrl: String
 }
 
 "A noun of the business's vocabulary."
@@ -3763,9 +3763,9 @@ extend type Mutation {
   refused whole (CLASH).
   """
   importCalendar(ics: String!, defaultStaff: String, defaultRoom: String, expandUntil: Date, dryRun: Boolean): CalendarImportPayload!
-  "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL."
+  "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL. NOT_SERVED on a playground server, which serves no feeds."
   rotateFeedToken(calendar: CalendarInput!): String!
-  "A new secret for the public timetable page; the old URL stops working. Returns the new URL."
+  "A new secret for the public timetable page; the old URL stops working. Returns the new URL. NOT_SERVED on a playground server, which serves no timetable pages."
   rotateTimetableToken: String!
 }
 `, BuiltIn: false},
@@ -3775,15 +3775,15 @@ type Room {
   id: ID!
   name: String!
   capacity: Int!
-  "The plain .ics URL of the room's calendar."
-  feedUrl: String!
+  "The plain .ics URL of the room's calendar. Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
+  feedUrl: String
 }
 
 type Staff {
   id: ID!
   name: String!
-  "The plain .ics URL of the staff member's calendar."
-  feedUrl: String!
+  "The plain .ics URL of the staff member's calendar. Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
+  feedUrl: String
 }
 
 type Activity { id: ID!  name: String!  color: String }
@@ -7907,11 +7907,11 @@ func (ec *executionContext) _Business_feedUrl(ctx context.Context, field graphql
 			return ec.Resolvers.Business().FeedURL(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Business_feedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -8091,11 +8091,11 @@ func (ec *executionContext) _Business_timetableUrl(ctx context.Context, field gr
 			return ec.Resolvers.Business().TimetableURL(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Business_timetableUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14579,11 +14579,11 @@ func (ec *executionContext) _Room_feedUrl(ctx context.Context, field graphql.Col
 			return ec.Resolvers.Room().FeedURL(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Room_feedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16730,11 +16730,11 @@ func (ec *executionContext) _Staff_feedUrl(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Staff().FeedURL(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Staff_feedUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -20617,7 +20617,7 @@ func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "feedUrl":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Business_feedUrl(ctx, field, obj)
 				})
@@ -20661,7 +20661,7 @@ func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet,
 				})
 		case "timetableUrl":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Business_timetableUrl(ctx, field, obj)
 				})
@@ -22549,7 +22549,7 @@ func (ec *executionContext) _Room(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "feedUrl":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Room_feedUrl(ctx, field, obj)
 				})
@@ -23341,7 +23341,7 @@ func (ec *executionContext) _Staff(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "feedUrl":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Staff_feedUrl(ctx, field, obj)
 				})

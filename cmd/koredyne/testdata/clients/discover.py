@@ -9,7 +9,13 @@ its calendars, runs a time-range search on the business calendar (the one
 whose URL ends in /all/) and prints JSON:
 
   {"principal": URL, "calendars": [{"name": ..., "url": ...}],
-   "searched": URL, "count": N, "uids": [...]}
+   "searched": URL, "count": N, "uids": [...],
+   "expanded": [{"uid": ..., "start": UTC ISO 8601, "utc": bool, "vtimezone": bool}]}
+
+"expanded" is the same search with expand=True, which sends CALDAV:expand
+(RFC 4791 section 9.6.5): for each event, its UID, its start, whether
+DTSTART and DTEND are UTC date-times (no TZID) and whether its calendar
+still carries a VTIMEZONE.
 """
 
 import json
@@ -34,12 +40,25 @@ def main(url, user, password, start, end):
         for ev in events:
             for comp in ev.icalendar_instance.walk("VEVENT"):
                 uids.append(str(comp["UID"]))
+        expanded = []
+        for ev in business[0].search(start=start, end=end, event=True, expand=True):
+            cal = ev.icalendar_instance
+            for comp in cal.walk("VEVENT"):
+                s, e = comp["DTSTART"], comp["DTEND"]
+                expanded.append({
+                    "uid": str(comp["UID"]),
+                    "start": s.dt.isoformat(),
+                    "utc": all("TZID" not in p.params and p.to_ical().endswith(b"Z") for p in (s, e)),
+                    "vtimezone": bool(cal.walk("VTIMEZONE")),
+                })
+        expanded.sort(key=lambda x: x["uid"])
         json.dump({
             "principal": str(principal.url),
             "calendars": [{"name": c.name, "url": str(c.url)} for c in calendars],
             "searched": str(business[0].url),
             "count": len(events),
             "uids": sorted(uids),
+            "expanded": expanded,
         }, sys.stdout, indent=1)
         print()
 
