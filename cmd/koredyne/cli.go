@@ -189,8 +189,6 @@ func (a *app) serveFlags() []cli.Flag {
 	}
 }
 
-
-
 // action wraps a command's action: the environment is checked first (a
 // value that did not parse refuses the command), then the configuration,
 // and usage errors learn the command's name.
@@ -254,6 +252,11 @@ func version() string {
 	if !ok {
 		return "unknown"
 	}
+	return versionOf(bi)
+}
+
+// versionOf reads the version from a build's information.
+func versionOf(bi *debug.BuildInfo) string {
 	v := bi.Main.Version
 	if v == "" {
 		v = "(devel)"
