@@ -337,3 +337,52 @@ func TestJSONStartLines(t *testing.T) {
 		t.Errorf("no owner token in the JSON start lines: %q", stdout.buf.String())
 	}
 }
+
+// TestRequestLinesNameTheOperation: a GraphQL request's log line holds
+// its operation name, the business it acted in and, when it failed, the
+// error code. (A request refused for its token never reaches GraphQL: its
+// line has the 401 and no operation.)
+func TestRequestLinesNameTheOperation(t *testing.T) {
+	s, logs := startLogged(t, nil)
+	ask := func(query, operation string) string {
+		body, _ := json.Marshal(map[string]any{"query": query, "operationName": operation})
+		resp, text := hit(t, "POST", s.url+"/graphql", string(body), "Content-Type", "application/json", "Authorization", "Bearer "+bootstrapToken)
+		var out struct{ Errors []struct{ Extensions map[string]any } }
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			t.Fatalf("%d %s", resp.StatusCode, text)
+		}
+		if len(out.Errors) == 0 {
+			return ""
+		}
+		code, _ := out.Errors[0].Extensions["code"].(string)
+		if code == "" {
+			t.Fatalf("an error without a code: %s", text)
+		}
+		return code
+	}
+	want := map[string]string{
+		"FrontDesk": ask(`query FrontDesk { business { slug } }`, "FrontDesk"),
+		"Typo":      ask(`query Typo { busyness { slug } }`, "Typo"),
+		"Closed":    ask(`mutation Closed { createRoom(input: {name: ""}) { room { id } } }`, "Closed"),
+		"Second":    ask(`query First { business { slug } } query Second { rooms { name } }`, "Second"),
+	}
+	if want["FrontDesk"] != "" || want["Second"] != "" || want["Typo"] == "" || want["Closed"] == "" {
+		t.Fatalf("answers: %v", want)
+	}
+	found := map[string]bool{}
+	for _, rec := range logs.lines(t) {
+		op, _ := rec["operation"].(string)
+		code, ok := want[op]
+		if rec["msg"] != "request" || !ok {
+			continue
+		}
+		found[op] = true
+		business, _ := rec["business"].(float64)
+		if got, _ := rec["code"].(string); business < 1 || got != code || rec["request_id"] == nil {
+			t.Errorf("%s: log line %v, want the business and code %q", op, rec, code)
+		}
+	}
+	if len(found) != len(want) {
+		t.Errorf("request lines found for %v only", found)
+	}
+}
