@@ -347,7 +347,9 @@ func TestRequestLinesNameTheOperation(t *testing.T) {
 	ask := func(query, operation string) string {
 		body, _ := json.Marshal(map[string]any{"query": query, "operationName": operation})
 		resp, text := hit(t, "POST", s.url+"/graphql", string(body), "Content-Type", "application/json", "Authorization", "Bearer "+bootstrapToken)
-		var out struct{ Errors []struct{ Extensions map[string]any } }
+		var out struct {
+			Errors []struct{ Extensions map[string]any }
+		}
 		if err := json.Unmarshal([]byte(text), &out); err != nil {
 			t.Fatalf("%d %s", resp.StatusCode, text)
 		}

@@ -210,6 +210,18 @@ func TestBackupCommands(t *testing.T) {
 	if code, _, errs := run(t, other, "import", "json", file); code == 0 || !strings.Contains(errs, "already") {
 		t.Errorf("restoring twice: %d %s", code, errs)
 	}
+	// Under a new name, the backup is restored beside its original in the
+	// same database, with new ids: the same data but for the name and ids.
+	if code, out, errs := run(t, dir, "import", "json", file, "--business", "clinic-copy"); code != 0 || !strings.Contains(out, `restored business "clinic-copy"`) {
+		t.Fatalf("restoring beside the original: %d %s %s", code, out, errs)
+	}
+	code, copied, errs := run(t, dir, "export", "json", "--business", "clinic-copy")
+	if code != 0 {
+		t.Fatalf("the copy's backup: %d %s", code, errs)
+	}
+	if strings.Count(copied, `"id":`) != strings.Count(first, `"id":`) || copied == strings.Replace(first, `"slug": "clinic"`, `"slug": "clinic-copy"`, 1) {
+		t.Errorf("the copy should hold as many rows as the original, under new ids")
+	}
 }
 
 // TestCalendarCommands exports a demo as an iCalendar file and imports it
