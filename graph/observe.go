@@ -15,8 +15,9 @@ import (
 type Observer interface {
 	// Operation hears one answered query or mutation, or a subscription
 	// as it starts: the operation's name ("" when anonymous), its outcome
-	// ("ok", "subscribed", or the first error's code) and the time taken.
-	Operation(name, outcome string, took time.Duration)
+	// ("ok", "subscribed", or the first error's code) and the time taken;
+	// ctx is the request's (BusinessOf tells its business).
+	Operation(ctx context.Context, name, outcome string, took time.Duration)
 	// Cache hears whether the response cache answered a query.
 	Cache(hit bool)
 	// Checked hears that the request's token was checked: good, or
@@ -30,10 +31,14 @@ type Observer interface {
 // quiet is the Observer of a Resolver that was given none.
 type quiet struct{}
 
-func (quiet) Operation(string, string, time.Duration) {}
-func (quiet) Cache(bool)                              {}
-func (quiet) Checked(context.Context, bool)           {}
-func (quiet) Work(context.Context, float64)           {}
+func (quiet) Operation(context.Context, string, string, time.Duration) {}
+func (quiet) Cache(bool)                                               {}
+func (quiet) Checked(context.Context, bool)                            {}
+func (quiet) Work(context.Context, float64)                            {}
+
+// BusinessOf returns the id of the business a request acts in, once its
+// token has been checked (else 0): for the server's request log.
+func BusinessOf(ctx context.Context) int64 { return principal(ctx).BusinessID }
 
 // observer returns the Resolver's Observer, or one that hears nothing.
 func (r *Resolver) observer() Observer {
@@ -62,7 +67,7 @@ func (observer) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (o observer) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	if oc := graphql.GetOperationContext(ctx); oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
-		o.o.Operation(operationName(oc), "subscribed", time.Since(oc.Stats.OperationStart))
+		o.o.Operation(ctx, operationName(oc), "subscribed", time.Since(oc.Stats.OperationStart))
 	}
 	return next(ctx)
 }
@@ -86,7 +91,7 @@ func (o observer) InterceptResponse(ctx context.Context, next graphql.ResponseHa
 	if start.IsZero() {
 		start = oc.Stats.Read.Start
 	}
-	o.o.Operation(operationName(oc), outcome(resp), time.Since(start))
+	o.o.Operation(ctx, operationName(oc), outcome(resp), time.Since(start))
 	return resp
 }
 

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
 
 	"github.com/koredyne/schedule/engine"
 )
@@ -59,6 +62,35 @@ func newRows(t rowTable) any { return reflect.New(reflect.SliceOf(t.rowType())).
 // skipped columns: the tenant, which a restore sets, and revisions.
 var backupSkips = []string{"business_id", "revision", "settings_revision"}
 
+// idColumns are a table's id columns but the tenant: its own id and its
+// references to other rows.
+func idColumns(table *schema.Table) []*schema.Field {
+	var out []*schema.Field
+	for _, f := range table.Fields {
+		if (f.Name == "id" || strings.HasSuffix(f.Name, "_id")) && f.Name != "business_id" && f.IndirectType.Kind() == reflect.Int64 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// largestID is the largest id of any row of the tables a backup holds.
+func largestID(ctx context.Context, tx bun.Tx, db *DB) (int64, error) {
+	var most int64
+	for _, t := range backupTables() {
+		table := db.Table(t.rowType())
+		if _, ok := table.FieldMap["id"]; !ok {
+			continue
+		}
+		var n sql.NullInt64
+		if err := tx.NewSelect().TableExpr(table.Name).ColumnExpr("max(id)").Scan(ctx, &n); err != nil {
+			return 0, fmt.Errorf("reading the ids of %s: %w", table.Name, err)
+		}
+		most = max(most, n.Int64)
+	}
+	return most, nil
+}
+
 // ExportBackup reads a business's data in one consistent read.
 func ExportBackup(ctx context.Context, db *DB, b *Business) ([]byte, error) {
 	out := backupFile[map[string]any]{Format: BackupFormat, Version: BackupVersion,
@@ -90,10 +122,12 @@ func ExportBackup(ctx context.Context, db *DB, b *Business) ([]byte, error) {
 	return json.MarshalIndent(out, "", "  ")
 }
 
-// RestoreBackup creates a business from a backup, under slug (the backup's
-// own when empty), every row with its id. The ids must be free: restore
-// into another database than the one the backup came from, or after
-// removing that business. Nothing is written unless all of it is.
+// RestoreBackup creates a business from a backup. Under its own name (slug
+// empty or the backup's), every row keeps its id: the ids must be free, so
+// restore into another database than the one the backup came from, or
+// after removing that business. Under another name, every row takes a new
+// id (references follow), so the backup can be restored beside its
+// original. Nothing is written unless all of it is.
 func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now int64) (*Business, error) {
 	var in backupFile[map[string]json.RawMessage]
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -110,6 +144,7 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 	if slug == "" {
 		slug = in.Business.Slug
 	}
+	newIDs := slug != in.Business.Slug
 	known := map[string]bool{}
 	for _, t := range backupTables() {
 		known[db.Table(t.rowType()).Name] = true
@@ -133,10 +168,23 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 			return err
 		}
 		const rev = 1
+		// New ids are the backup's shifted past every id in use: each id
+		// column ("id", "…_id") moves by the same amount, so references
+		// follow; the accepted clashes, whose keys are made of ids, are
+		// accepted again below.
+		var shift int64
+		if newIDs {
+			if shift, err = largestID(ctx, tx, db); err != nil {
+				return err
+			}
+		}
 		for _, t := range backupTables() {
 			rows := newRows(t)
 			table := db.Table(t.rowType())
 			objects := in.Tables[table.Name]
+			if newIDs && t.rowType() == reflect.TypeFor[AcceptedClash]() {
+				continue
+			}
 			if len(objects) == 0 {
 				continue
 			}
@@ -154,12 +202,20 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 					}
 				}
 				table.FieldMap["business_id"].Value(row).SetInt(b.ID)
+				for _, f := range idColumns(table) {
+					if v := f.Value(row); v.Int() != 0 {
+						v.SetInt(v.Int() + shift)
+					}
+				}
 				if v, ok := row.Addr().Interface().(revisioned); ok {
 					v.setRevision(rev)
 				}
 			}
 			if _, err := tx.NewInsert().Model(rows).Exec(ctx); err != nil {
-				return fmt.Errorf("restoring %s: %w (are its ids in use by another business in this database?)", table.Name, err)
+				if !newIDs {
+					return fmt.Errorf("restoring %s: %w (are its ids in use by another business in this database? restore under another name, --business, for new ids)", table.Name, err)
+				}
+				return fmt.Errorf("restoring %s: %w", table.Name, err)
 			}
 			if pk := table.PKs; len(pk) == 1 && pk[0].AutoIncrement && tx.Dialect().Name().String() == "pg" {
 				// Rows came with their ids: move the sequence past them.
@@ -180,7 +236,20 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 		if err != nil {
 			return err
 		}
-		return engine.Validate(st)
+		if err := engine.Validate(st); err != nil {
+			return err
+		}
+		if newIDs {
+			// Every clash of a stored schedule was accepted when it was
+			// written: accept them again under their new keys.
+			report, err := engine.Clashes(st, engine.DateOf(time.Unix(now, 0).In(engineSettings.Location)))
+			if err != nil {
+				return err
+			}
+			_, err = accept(ctx, tx, b.ID, nil, report.Clashes)
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("restoring %s: %w", slug, err)

@@ -67,12 +67,40 @@ func TestBackupRoundTrip(t *testing.T) {
 					t.Fatalf("%s: a write after the restore: %v", kind, err)
 				}
 
-				// The same ids cannot be restored twice into one database.
-				if _, err := models.RestoreBackup(ctx, d.DB, first, "copy-"+string(kind), today.Unix()); err == nil || !strings.Contains(err.Error(), "ids in use") {
-					t.Errorf("%s: restoring beside the original: %v", kind, err)
+				// The same ids cannot be restored twice into one database
+				// under the backup's own name...
+				if _, err := models.RestoreBackup(ctx, empty.DB, first, "", today.Unix()); err == nil || !strings.Contains(err.Error(), "already") {
+					t.Errorf("%s: restoring twice: %v", kind, err)
 				}
-				if _, err := models.BusinessBySlug(ctx, d.DB, "copy-"+string(kind)); err == nil {
-					t.Errorf("%s: a refused restore left a business behind", kind)
+				// ...but under another name the rows take new ids, and the
+				// copy sits beside its original: the same schedule, its
+				// clashes accepted as they were (a write is not refused).
+				copied, err := models.RestoreBackup(ctx, d.DB, first, "copy-"+string(kind), today.Unix())
+				if err != nil {
+					t.Fatalf("%s: restoring beside the original: %v", kind, err)
+				}
+				twin, err := models.NewStore(d.DB, nil).Snapshot(ctx, copied.ID, -1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, c := was.State.Clone(), twin.State.Clone()
+				var n, m int64
+				models.Renumber(&a, func() int64 { n++; return n })
+				models.Renumber(&c, func() int64 { m++; return m })
+				if !sameState(a, c) {
+					t.Errorf("%s: the copy's schedule differs from the original's", kind)
+				}
+				if len(twin.State.Rooms) > 0 && twin.State.Rooms[0].ID == was.State.Rooms[0].ID {
+					t.Errorf("%s: the copy kept the original's ids", kind)
+				}
+				if _, err := models.NewStore(d.DB, nil).Write(ctx, copied.ID, false, func(e *models.Edit) error {
+					e.State.Rooms = append(e.State.Rooms, engine.Room{ID: e.NewID(), Name: "Beside the original"})
+					return nil
+				}); err != nil {
+					t.Errorf("%s: a write to the copy: %v", kind, err)
+				}
+				if again, _ := models.NewStore(d.DB, nil).Snapshot(ctx, b.ID, -1); !sameState(again.State, was.State) {
+					t.Errorf("%s: restoring the copy changed the original", kind)
 				}
 			}
 		})

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 	_ "time/tzdata" // business time zones load on machines without a zone database
+
+	"github.com/urfave/cli/v3"
 
 	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/caldav/page"
@@ -26,68 +26,6 @@ import (
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
 )
-
-const usage = `usage:
-  koredyne serve [--addr 127.0.0.1:8080] [--data ./data]
-  koredyne migrate up|down|status
-  koredyne token create --business SLUG --role owner|manager|front_desk|staff|read_only [--name NAME]
-  koredyne demo load gym|clinic|office --business SLUG
-  koredyne export json|ics --business SLUG [--out FILE]
-  koredyne import json FILE [--business SLUG]
-  koredyne import koredyne FILE --business SLUG [--create --time-zone ZONE]
-                                [--replace] [--dry-run] [--strict]
-  koredyne import ics FILE --business SLUG [--dry-run] [--expand-until DATE]
-                           [--default-staff NAME] [--default-room NAME]
-
-Every command takes --data DIR (SQLite at DIR/koredyne.db, the default) or
-DATABASE_URL=postgres://… in the environment.
-`
-
-// Main runs the command in args and returns the exit status. Tests call it
-// directly; getenv stands in for the environment.
-func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	var err error
-	switch args[0] {
-	case "serve":
-		err = serve(ctx, args[1:], getenv, stdout, stderr)
-	case "migrate":
-		err = migrate(ctx, args[1:], getenv, stdout)
-	case "token":
-		err = token(ctx, args[1:], getenv, stdout)
-	case "demo":
-		err = loadDemo(ctx, args[1:], getenv, stdout)
-	case "export":
-		err = export(ctx, args[1:], getenv, stdout)
-	case "import":
-		err = importCmd(ctx, args[1:], getenv, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		err = usageError("unknown command %q", args[0])
-	}
-	var ue usageErr
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "koredyne: %v\n\n%s", err, usage)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "koredyne: %v\n", err)
-		return 1
-	}
-}
-
-type usageErr struct{ msg string }
-
-func (e usageErr) Error() string { return e.msg }
-
-func usageError(format string, args ...any) error { return usageErr{fmt.Sprintf(format, args...)} }
 
 // Config is what every command needs to find its database, and what serve
 // needs besides.
@@ -128,96 +66,49 @@ type Config struct {
 	MaxCost, MaxAliases, MaxMutations, MaxResponse int
 }
 
-func (c *Config) flags(name string, getenv func(string) string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.Addr, "addr", envOr(getenv, "KOREDYNE_ADDR", "127.0.0.1:8080"), "address to listen on")
-	fs.StringVar(&c.Data, "data", envOr(getenv, "KOREDYNE_DATA", "data"), "directory of the SQLite database")
-	fs.StringVar(&c.PublicURL, "public-url", getenv("KOREDYNE_PUBLIC_URL"), "where clients reach the server, for feed URLs")
-	fs.IntVar(&c.WeeksBack, "calendar-weeks-back", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_BACK", 8), "weeks before today that calendars list")
-	fs.IntVar(&c.WeeksAhead, "calendar-weeks-ahead", envInt(getenv, "KOREDYNE_CALENDAR_WEEKS_AHEAD", 52), "weeks after today that calendars list")
-	fs.IntVar(&c.DBConns, "db-conns", envInt(getenv, "KOREDYNE_DB_CONNS", 20), "most PostgreSQL connections this process opens")
-	fs.Func("allowed-origins", "comma-separated browser origins that may call the API", func(v string) error {
-		c.AllowedOrigins = splitList(v)
-		return nil
-	})
-	c.AllowedOrigins = splitList(getenv("KOREDYNE_ALLOWED_ORIGINS"))
-	fs.BoolVar(&c.Playground, "playground", getenv("KOREDYNE_PLAYGROUND") == "true", "serve every visitor a private in-memory demo")
-	fs.DurationVar(&c.PlaygroundIdle, "playground-idle", envDuration(getenv, "KOREDYNE_PLAYGROUND_IDLE", time.Hour), "how long an unused playground copy is kept")
-	fs.IntVar(&c.PlaygroundMax, "playground-max", envInt(getenv, "KOREDYNE_PLAYGROUND_MAX", 200), "most playground copies kept")
-	fs.Float64Var(&c.RateLimit, "rate-limit", envFloat(getenv, "KOREDYNE_RATE_LIMIT", 20), "units of work per second per token (0: no limit)")
-	fs.IntVar(&c.RateBurst, "rate-burst", envInt(getenv, "KOREDYNE_RATE_BURST", 1000), "units of work one token may spend at once")
-	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt(getenv, "KOREDYNE_MAX_BODY", 10<<20)), "largest request body in bytes")
-	fs.IntVar(&c.MaxDepth, "max-depth", envInt(getenv, "KOREDYNE_MAX_DEPTH", 12), "deepest nesting of a GraphQL query")
-	fs.IntVar(&c.MaxCost, "max-cost", envInt(getenv, "KOREDYNE_MAX_COST", graph.DefaultMaxCost), "most values a GraphQL answer may hold by the cost model")
-	fs.IntVar(&c.MaxAliases, "max-aliases", envInt(getenv, "KOREDYNE_MAX_ALIASES", graph.DefaultMaxAliases), "most aliased fields in a GraphQL query")
-	fs.IntVar(&c.MaxMutations, "max-mutations", envInt(getenv, "KOREDYNE_MAX_MUTATIONS", graph.DefaultMaxMutations), "most mutations in one GraphQL request")
-	fs.IntVar(&c.MaxResponse, "max-response", envInt(getenv, "KOREDYNE_MAX_RESPONSE", graph.DefaultMaxResponse), "largest GraphQL answer in bytes")
-	c.DatabaseURL = getenv("DATABASE_URL")
-	c.BootstrapToken = getenv("KOREDYNE_BOOTSTRAP_TOKEN")
-	c.LogFormat = getenv("KOREDYNE_LOG_FORMAT")
-	return fs
-}
-
-// Validate checks the configuration before anything is opened.
-func (c *Config) Validate() error {
+// Validate checks the configuration before anything is opened: what
+// every command needs, and with serve the server's too. Each message names
+// the flag and its environment variable.
+func (c *Config) Validate(serve bool) error {
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return fmt.Errorf("DATABASE_URL must be a postgres:// URL; leave it unset for the embedded SQLite database")
 	}
+	if c.DBConns < 1 {
+		return fmt.Errorf("--db-conns (KOREDYNE_DB_CONNS) must be at least 1")
+	}
+	if !serve {
+		return nil
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
-		return fmt.Errorf("--addr %q: %w", c.Addr, err)
+		return fmt.Errorf("--addr (KOREDYNE_ADDR) %q: %w", c.Addr, err)
 	}
 	if c.WeeksBack < 0 || c.WeeksAhead < 1 || c.WeeksBack+c.WeeksAhead > 104 {
-		return fmt.Errorf("calendars list 0 or more weeks back and 1 or more ahead, 104 in all at most")
-	}
-	if c.DBConns < 1 {
-		return fmt.Errorf("--db-conns must be at least 1")
+		return fmt.Errorf("--calendar-weeks-back and --calendar-weeks-ahead (KOREDYNE_CALENDAR_WEEKS_BACK, _AHEAD): calendars list 0 or more weeks back and 1 or more ahead, 104 in all at most")
 	}
 	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
-		return fmt.Errorf("--public-url must start with http:// or https://")
+		return fmt.Errorf("--public-url (KOREDYNE_PUBLIC_URL) must start with http:// or https://")
 	}
 	for _, o := range c.AllowedOrigins {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-			return fmt.Errorf("--allowed-origins: %q is not an origin like https://desk.example.com", o)
+			return fmt.Errorf("--allowed-origins (KOREDYNE_ALLOWED_ORIGINS): %q is not an origin like https://desk.example.com", o)
 		}
 	}
 	if c.PlaygroundIdle < time.Minute || c.PlaygroundMax < 1 {
-		return fmt.Errorf("playground copies are kept a minute or more, and at least one")
+		return fmt.Errorf("--playground-idle and --playground-max (KOREDYNE_PLAYGROUND_IDLE, _MAX): playground copies are kept a minute or more, and at least one")
 	}
 	if c.RateLimit < 0 || (c.RateLimit > 0 && c.RateBurst < 1) {
-		return fmt.Errorf("--rate-limit must be 0 (off) or more, with a --rate-burst of at least 1")
+		return fmt.Errorf("--rate-limit (KOREDYNE_RATE_LIMIT) must be 0 (off) or more, with a --rate-burst (KOREDYNE_RATE_BURST) of at least 1")
 	}
 	if c.MaxBody < 1<<10 || c.MaxDepth < 2 {
-		return fmt.Errorf("--max-body must be at least 1024 bytes and --max-depth at least 2")
+		return fmt.Errorf("--max-body (KOREDYNE_MAX_BODY) must be at least 1024 bytes and --max-depth (KOREDYNE_MAX_DEPTH) at least 2")
 	}
 	if c.MaxCost < 1000 || c.MaxAliases < 1 || c.MaxMutations < 1 || c.MaxResponse < 1<<16 {
-		return fmt.Errorf("--max-cost must be at least 1000, --max-aliases and --max-mutations at least 1 and --max-response at least 65536 bytes")
+		return fmt.Errorf("--max-cost (KOREDYNE_MAX_COST) must be at least 1000, --max-aliases (KOREDYNE_MAX_ALIASES) and --max-mutations (KOREDYNE_MAX_MUTATIONS) at least 1 and --max-response (KOREDYNE_MAX_RESPONSE) at least 65536 bytes")
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
 	}
 	return nil
-}
-
-func envInt(getenv func(string) string, key string, def int) int {
-	if v, err := strconv.Atoi(getenv(key)); err == nil {
-		return v
-	}
-	return def
-}
-
-func envFloat(getenv func(string) string, key string, def float64) float64 {
-	if v, err := strconv.ParseFloat(getenv(key), 64); err == nil {
-		return v
-	}
-	return def
-}
-
-func envDuration(getenv func(string) string, key string, def time.Duration) time.Duration {
-	if v, err := time.ParseDuration(getenv(key)); err == nil {
-		return v
-	}
-	return def
 }
 
 // splitList reads a comma-separated list, leaving out empty items.
@@ -231,50 +122,32 @@ func splitList(v string) []string {
 	return out
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
+// dsn is the database to open: DATABASE_URL, else the SQLite file in the
+// data directory. Only serve and migrate create one (create); the other
+// commands refuse a data directory that holds none, so a mistyped --data
+// is an error, not a new empty database.
+func (c *Config) dsn(create bool) (string, error) {
+	if c.DatabaseURL != "" {
+		return c.DatabaseURL, nil
 	}
-	return def
+	file := filepath.Join(c.Data, "koredyne.db")
+	if !create {
+		if _, err := os.Stat(file); err != nil {
+			return "", fmt.Errorf("there is no database in %s (no koredyne.db there): give the --data directory of an existing one, or create one with `koredyne migrate up --data %s`", c.Data, c.Data)
+		}
+		return file, nil
+	}
+	if err := os.MkdirAll(c.Data, 0o750); err != nil {
+		return "", fmt.Errorf("creating the data directory: %w", err)
+	}
+	return file, nil
 }
 
-func parse(name string, args []string, getenv func(string) string) (*Config, *flag.FlagSet, error) {
-	c := &Config{}
-	fs := c.flags(name, getenv)
-	for _, f := range []string{"business", "role", "name", "out", "expand-until", "default-staff", "default-room", "time-zone"} {
-		fs.String(f, "", "")
-	}
-	for _, f := range []string{"dry-run", "create", "replace", "strict"} {
-		fs.Bool(f, false, "")
-	}
-	// Flags may follow positional arguments ("demo load gym --business x"):
-	// parse flags, set the next positional aside, repeat.
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, nil, usageError("%v", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	fs.Parse(positional) // holds no flags: it only makes fs.Args the positionals
-	if err := c.Validate(); err != nil {
-		return nil, nil, usageError("%v", err)
-	}
-	return c, fs, nil
-}
-
-// open opens and migrates the configured database.
-func (c *Config) open(ctx context.Context) (*models.DB, error) {
-	dsn := c.DatabaseURL
-	if dsn == "" {
-		if err := os.MkdirAll(c.Data, 0o750); err != nil {
-			return nil, fmt.Errorf("creating the data directory: %w", err)
-		}
-		dsn = filepath.Join(c.Data, "koredyne.db")
+// open opens and migrates the configured database; create as for dsn.
+func (c *Config) open(ctx context.Context, create bool) (*models.DB, error) {
+	dsn, err := c.dsn(create)
+	if err != nil {
+		return nil, err
 	}
 	db, err := models.Open(ctx, dsn)
 	if err != nil {
@@ -296,6 +169,17 @@ func (c *Config) open(ctx context.Context) (*models.DB, error) {
 	return db, nil
 }
 
+// console returns how serve tells its operator what happened (where it
+// listens, the one-time owner token) on stdout: the plain sentence, or
+// with --log-format json a JSON line holding the sentence and its values.
+func (c *Config) console(w io.Writer) func(msg string, attrs ...any) {
+	if c.LogFormat == "json" {
+		log := slog.New(slog.NewJSONHandler(w, nil))
+		return func(msg string, attrs ...any) { log.Info(msg, attrs...) }
+	}
+	return func(msg string, _ ...any) { fmt.Fprintln(w, msg) }
+}
+
 func (c *Config) logger(w io.Writer) *slog.Logger {
 	if c.LogFormat == "json" {
 		return slog.New(contextLog{slog.NewJSONHandler(w, nil)})
@@ -303,12 +187,19 @@ func (c *Config) logger(w io.Writer) *slog.Logger {
 	return slog.New(contextLog{slog.NewTextHandler(w, nil)})
 }
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c, _, err := parse("serve", args, getenv)
-	if err != nil {
+func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.Writer) error {
+	if err := args(cmd, 0, ""); err != nil {
 		return err
 	}
 	log := c.logger(stderr)
+	say := c.console(stdout)
+	// The port first: a busy one fails before a database is seeded and a
+	// one-time owner token printed (and lost).
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	mux := http.NewServeMux()
 	// pg is the playground in playground mode: no database is opened at
 	// all, and CalDAV and feeds are left out.
@@ -336,14 +227,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		mux.Handle(graph.Path, pg)
 		mux.Handle("GET /{$}", pg.Page(graph.Playground(graph.Path)))
 	} else {
-		db, err := c.open(ctx)
+		db, err := c.open(ctx, true)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
 		store := models.NewStore(db, time.Now)
 		store.OnWrite = m.Write
-		if err := bootstrap(ctx, store, c.BootstrapToken, stdout); err != nil {
+		if err := bootstrap(ctx, store, c.BootstrapToken, say); err != nil {
 			return err
 		}
 		if c.DatabaseURL != "" { // other servers on the database write too
@@ -387,11 +278,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "listening on http://%s (GraphQL at %s, GraphiQL at /)\n", ln.Addr(), graph.Path)
+	say("listening on http://"+ln.Addr().String(), "url", "http://"+ln.Addr().String(), "graphql", graph.Path, "graphiql", "/")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -435,7 +322,7 @@ func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections) error
 // bootstrap seeds an empty database with a business "demo" holding the gym
 // demo, and an owner token: the value of KOREDYNE_BOOTSTRAP_TOKEN when set,
 // else a random one printed once.
-func bootstrap(ctx context.Context, store *models.Store, token string, stdout io.Writer) error {
+func bootstrap(ctx context.Context, store *models.Store, token string, say func(msg string, attrs ...any)) error {
 	seeded, err := models.AnyBusiness(ctx, store.DB)
 	if err != nil || seeded {
 		return err
@@ -451,7 +338,8 @@ func bootstrap(ctx context.Context, store *models.Store, token string, stdout io
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "created business %q with the gym demo; owner token (shown once): %s\n", b.Slug, token)
+	say(fmt.Sprintf("created business %q with the gym demo; owner token (shown once): %s", b.Slug, token),
+		"business", b.Slug, "owner_token", token)
 	return nil
 }
 
@@ -477,20 +365,13 @@ func demoBusiness(ctx context.Context, store *models.Store, slug string, kind en
 	return b, err
 }
 
-func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	c, fs, err := parse("migrate", args, getenv)
-	if err != nil {
+func migrate(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	if err := args(cmd, 0, ""); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usageError("migrate needs up, down or status")
-	}
-	dsn := c.DatabaseURL
-	if dsn == "" {
-		if err := os.MkdirAll(c.Data, 0o750); err != nil {
-			return err
-		}
-		dsn = filepath.Join(c.Data, "koredyne.db")
+	dsn, err := c.dsn(true)
+	if err != nil {
+		return err
 	}
 	db, err := models.Open(ctx, dsn)
 	if err != nil {
@@ -501,7 +382,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	switch fs.Arg(0) {
+	switch cmd.Name {
 	case "up":
 		names, err := m.Up(ctx)
 		if err != nil {
@@ -526,38 +407,57 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 			}
 			fmt.Fprintf(stdout, "%s  %s\n", state, s.Name)
 		}
-	default:
-		return usageError("migrate needs up, down or status, not %q", fs.Arg(0))
 	}
 	return nil
 }
 
-func token(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	c, fs, err := parse("token", args, getenv)
-	if err != nil {
+// token creates a token; a client token names its client (--client), as
+// GraphQL's createToken asks, and a staff token may name its staff member.
+func token(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	if err := args(cmd, 0, ""); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || fs.Arg(0) != "create" {
-		return usageError("token needs create")
-	}
-	slug, roleName, name := fs.Lookup("business").Value.String(), fs.Lookup("role").Value.String(), fs.Lookup("name").Value.String()
-	if slug == "" || roleName == "" {
-		return usageError("token create needs --business and --role")
-	}
-	role, err := models.ParseRole(roleName)
+	role, err := models.ParseRole(cmd.String("role"))
 	if err != nil {
-		return usageError("%v", err)
+		return usageError("--role: %v", err)
 	}
-	db, err := c.open(ctx)
+	client, staff := cmd.Int64("client"), cmd.Int64("staff")
+	switch {
+	case role == models.ClientRole && client == 0:
+		return usageError("a client token needs --client ID: the client it books for")
+	case role != models.ClientRole && cmd.IsSet("client"):
+		return usageError("--client applies only to --role client")
+	case role != models.StaffRole && cmd.IsSet("staff"):
+		return usageError("--staff applies only to --role staff")
+	}
+	db, err := c.open(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	b, err := models.BusinessBySlug(ctx, db, slug)
+	b, err := models.BusinessBySlug(ctx, db, cmd.String("business"))
 	if err != nil {
 		return err
 	}
-	t, _, err := models.CreateToken(ctx, db, b.ID, role, name, "")
+	if client != 0 {
+		found, err := models.ClientsByID(ctx, db, b.ID, []int64{client})
+		if err != nil {
+			return err
+		}
+		if len(found) == 0 {
+			return fmt.Errorf("business %q has no client %d", b.Slug, client)
+		}
+	}
+	if staff != 0 {
+		sn, err := models.NewStore(db, time.Now).Snapshot(ctx, b.ID, -1)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(sn.State.Staff, func(s engine.Staff) bool { return s.ID == staff }) {
+			return fmt.Errorf("business %q has no staff member %d", b.Slug, staff)
+		}
+	}
+	t, _, err := models.CreateScopedToken(ctx, db, b.ID, role, cmd.String("name"), "", client, staff)
 	if err != nil {
 		return err
 	}
@@ -565,25 +465,21 @@ func token(ctx context.Context, args []string, getenv func(string) string, stdou
 	return nil
 }
 
-func loadDemo(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	c, fs, err := parse("demo", args, getenv)
-	if err != nil {
+func loadDemo(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	if err := args(cmd, 1, "a kind: gym, clinic or office"); err != nil {
 		return err
 	}
-	slug := fs.Lookup("business").Value.String()
-	if fs.NArg() != 2 || fs.Arg(0) != "load" || slug == "" {
-		return usageError("demo load needs a kind (gym, clinic or office) and --business SLUG")
-	}
-	db, err := c.open(ctx)
+	kind := cmd.Args().First()
+	db, err := c.open(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	store := models.NewStore(db, time.Now)
-	b, err := demoBusiness(ctx, store, slug, engine.Kind(fs.Arg(1)))
+	b, err := demoBusiness(ctx, store, cmd.String("business"), engine.Kind(kind))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "loaded the %s demo into business %q\n", fs.Arg(1), b.Slug)
+	fmt.Fprintf(stdout, "loaded the %s demo into business %q\n", kind, b.Slug)
 	return nil
 }

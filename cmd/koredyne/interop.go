@@ -9,6 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/reference"
@@ -17,16 +19,12 @@ import (
 
 // export writes a business's data: json is a backup of everything, ics
 // the timetable as recurring calendar events.
-func export(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	c, fs, err := parse("export", args, getenv)
-	if err != nil {
+func export(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	if err := args(cmd, 0, ""); err != nil {
 		return err
 	}
-	slug, out := fs.Lookup("business").Value.String(), fs.Lookup("out").Value.String()
-	if fs.NArg() != 1 || slug == "" {
-		return usageError("export needs a format (json or ics) and --business SLUG")
-	}
-	db, err := c.open(ctx)
+	slug, out := cmd.String("business"), cmd.String("out")
+	db, err := c.open(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -36,7 +34,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	var data []byte
-	switch fs.Arg(0) {
+	switch cmd.Name {
 	case "json":
 		data, err = models.ExportBackup(ctx, db, b)
 	case "ics":
@@ -44,8 +42,6 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		if sn, err = models.NewStore(db, time.Now).Snapshot(ctx, b.ID, -1); err == nil {
 			data, err = icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: time.Now(), Stop: models.Stop(ctx)})
 		}
-	default:
-		return usageError("export writes json or ics, not %q", fs.Arg(0))
 	}
 	if err != nil {
 		return err
@@ -57,59 +53,65 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 	return os.WriteFile(out, data, 0o600)
 }
 
-// importCmd reads data into a business: json restores a backup, koredyne
-// moves a business over from the reference system, ics adds the events of a
-// calendar file to a business's timetable.
-func importCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c, fs, err := parse("import", args, getenv)
+// importFile reads the one file an import command names, and opens the
+// database, which must exist.
+func importFile(ctx context.Context, c *Config, cmd *cli.Command) ([]byte, *models.Store, error) {
+	if err := args(cmd, 1, "a file"); err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(cmd.Args().First())
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := c.open(ctx, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, models.NewStore(db, time.Now), nil
+}
+
+// importJSON restores a backup: under its own name and ids, or with
+// --business under a new name with new ids, beside the original.
+func importJSON(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	data, store, err := importFile(ctx, c, cmd)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
-		return usageError("import needs a format (json, koredyne or ics) and a file")
-	}
-	data, err := os.ReadFile(fs.Arg(1))
+	defer store.DB.Close()
+	b, err := models.RestoreBackup(ctx, store.DB, data, cmd.String("business"), store.Now().Unix())
 	if err != nil {
 		return err
 	}
-	flag := func(name string) bool { return fs.Lookup(name).Value.String() == "true" }
-	slug := fs.Lookup("business").Value.String()
-	db, err := c.open(ctx)
+	fmt.Fprintf(stdout, "restored business %q\n", b.Slug)
+	return nil
+}
+
+// importKoredyne moves a business over from the reference system.
+func importKoredyne(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	data, store, err := importFile(ctx, c, cmd)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	store := models.NewStore(db, time.Now)
-	switch fs.Arg(0) {
-	case "json":
-		b, err := models.RestoreBackup(ctx, db, data, slug, store.Now().Unix())
-		if err != nil {
-			return err
+	defer store.DB.Close()
+	return importReference(ctx, store, data, cmd.String("business"), cmd.String("time-zone"),
+		cmd.Bool("create"), cmd.Bool("replace"), cmd.Bool("dry-run"), cmd.Bool("strict"), stdout)
+}
+
+// importICS adds the events of a calendar file to a business's timetable.
+func importICS(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.Writer) error {
+	opts := icalendar.ImportOptions{DefaultStaff: cmd.String("default-staff"), DefaultRoom: cmd.String("default-room")}
+	if v := cmd.String("expand-until"); v != "" {
+		var err error
+		if opts.ExpandUntil, err = engine.ParseDate(v); err != nil {
+			return usageError("--expand-until: %v", err)
 		}
-		fmt.Fprintf(stdout, "restored business %q\n", b.Slug)
-		return nil
-	case "koredyne":
-		if slug == "" {
-			return usageError("import koredyne needs --business SLUG")
-		}
-		return importReference(ctx, store, data, slug, fs.Lookup("time-zone").Value.String(),
-			flag("create"), flag("replace"), flag("dry-run"), flag("strict"), stdout)
-	case "ics":
-		if slug == "" {
-			return usageError("import ics needs --business SLUG")
-		}
-		opts := icalendar.ImportOptions{
-			DefaultStaff: fs.Lookup("default-staff").Value.String(),
-			DefaultRoom:  fs.Lookup("default-room").Value.String(),
-		}
-		if v := fs.Lookup("expand-until").Value.String(); v != "" {
-			if opts.ExpandUntil, err = engine.ParseDate(v); err != nil {
-				return usageError("--expand-until: %v", err)
-			}
-		}
-		return importCalendar(ctx, store, data, slug, opts, flag("dry-run"), stdout, stderr)
 	}
-	return usageError("import reads json, koredyne or ics, not %q", fs.Arg(0))
+	data, store, err := importFile(ctx, c, cmd)
+	if err != nil {
+		return err
+	}
+	defer store.DB.Close()
+	return importCalendar(ctx, store, data, cmd.String("business"), opts, cmd.Bool("dry-run"), stdout, stderr)
 }
 
 // importCalendar adds a calendar file's events to a business through the

@@ -24,6 +24,18 @@ func run(t *testing.T, dir string, args ...string) (code int, stdout, stderr str
 	return code, out.String(), errs.String()
 }
 
+// newDatabase makes a data directory holding a migrated database, as
+// `koredyne migrate up` does: the commands that read a database refuse a
+// directory that holds none.
+func newDatabase(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, errs := run(t, dir, "migrate", "up"); code != 0 {
+		t.Fatalf("migrate up: %d %s", code, errs)
+	}
+	return dir
+}
+
 // storedStore opens the database in dir as a second process would.
 func storedStore(t *testing.T, dir string) *models.Store {
 	t.Helper()
@@ -69,7 +81,7 @@ func describeDays(tt *engine.Timetable, from, to engine.Date) []string {
 // bookings come along as pre-existing clashes (or, with --strict, refuse
 // the import), and nothing is written by a dry run or a refused import.
 func TestImportReference(t *testing.T) {
-	dir := t.TempDir()
+	dir := newDatabase(t)
 	gym := filepath.Join("..", "..", "engine", "reference", "testdata", "gym.json")
 	double := filepath.Join("..", "..", "engine", "reference", "testdata", "double_bookings.json")
 
@@ -179,7 +191,7 @@ func TestImportReference(t *testing.T) {
 // TestBackupCommands backs a business up with the command and restores it
 // into another database.
 func TestBackupCommands(t *testing.T) {
-	dir, other := t.TempDir(), t.TempDir()
+	dir, other := newDatabase(t), newDatabase(t)
 	if code, _, errs := run(t, dir, "demo", "load", "clinic", "--business", "clinic"); code != 0 {
 		t.Fatal(errs)
 	}
@@ -198,6 +210,18 @@ func TestBackupCommands(t *testing.T) {
 	if code, _, errs := run(t, other, "import", "json", file); code == 0 || !strings.Contains(errs, "already") {
 		t.Errorf("restoring twice: %d %s", code, errs)
 	}
+	// Under a new name, the backup is restored beside its original in the
+	// same database, with new ids: the same data but for the name and ids.
+	if code, out, errs := run(t, dir, "import", "json", file, "--business", "clinic-copy"); code != 0 || !strings.Contains(out, `restored business "clinic-copy"`) {
+		t.Fatalf("restoring beside the original: %d %s %s", code, out, errs)
+	}
+	code, copied, errs := run(t, dir, "export", "json", "--business", "clinic-copy")
+	if code != 0 {
+		t.Fatalf("the copy's backup: %d %s", code, errs)
+	}
+	if strings.Count(copied, `"id":`) != strings.Count(first, `"id":`) || copied == strings.Replace(first, `"slug": "clinic"`, `"slug": "clinic-copy"`, 1) {
+		t.Errorf("the copy should hold as many rows as the original, under new ids")
+	}
 }
 
 // TestCalendarCommands exports a demo as an iCalendar file and imports it
@@ -206,7 +230,7 @@ func TestBackupCommands(t *testing.T) {
 // the timetable cannot hold are reported by line.
 func TestCalendarCommands(t *testing.T) {
 	ctx := context.Background()
-	dir, other := t.TempDir(), t.TempDir()
+	dir, other := newDatabase(t), newDatabase(t)
 	if code, _, errs := run(t, dir, "demo", "load", "gym", "--business", "gym"); code != 0 {
 		t.Fatal(errs)
 	}

@@ -4,16 +4,17 @@
 //
 //	koredyne serve                                  run the server (or, with --playground, private demo copies)
 //	koredyne migrate up|down|status                 manage the schema
-//	koredyne token create --business SLUG --role ROLE [--name NAME]
+//	koredyne token create --business SLUG --role ROLE [--client ID | --staff ID] [--name NAME]
 //	koredyne demo load gym|clinic|office --business SLUG
 //	koredyne export json|ics --business SLUG [--out FILE]
 //	koredyne import ics FILE --business SLUG [--dry-run] [--expand-until DATE] [--default-staff NAME] [--default-room NAME]
-//	koredyne import json FILE [--business SLUG]
+//	koredyne import json FILE [--business NEW]
 //	koredyne import koredyne FILE --business SLUG [--create --time-zone ZONE] [--replace] [--dry-run] [--strict]
 //
-// Every command takes --data DIR (the SQLite database lives in
-// DIR/koredyne.db) or DATABASE_URL=postgres://… in the environment; the
-// README's command and configuration tables say the rest.
+// Every command that opens the database takes --data DIR (the SQLite
+// database lives in DIR/koredyne.db) or DATABASE_URL=postgres://… in the
+// environment; only serve and migrate create one. Every command answers
+// --help; the README's command and configuration tables say the rest.
 package main
 
 import (

@@ -28,7 +28,9 @@ type server struct {
 	stop func()
 }
 
-var listening = regexp.MustCompile(`listening on (http://\S+)`)
+// listening finds where a server listens in its first line: the sentence,
+// or with JSON logs the line's url.
+var listening = regexp.MustCompile(`listening on (http://[^\s"]+)`)
 
 // waitListening reads a server's stdout until it says where it listens.
 func waitListening(t *testing.T, out io.Reader) string {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/koredyne/schedule/caldav"
@@ -54,6 +55,51 @@ func (h contextLog) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h contextLog) WithGroup(name string) slog.Handler {
 	return contextLog{h.Handler.WithGroup(name)}
+}
+
+// entry is what the handlers tell a request's log line: the GraphQL
+// operation, its outcome and the business it acted in (graph reports them
+// through its Observer, hooks writes them here).
+type entry struct {
+	mu                 sync.Mutex
+	graphql            bool
+	operation, outcome string
+	business           int64
+}
+
+type entryKey struct{}
+
+func entryOf(ctx context.Context) *entry {
+	e, _ := ctx.Value(entryKey{}).(*entry)
+	return e
+}
+
+// record records a GraphQL operation of the request.
+func (e *entry) record(name, outcome string, business int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.graphql, e.operation, e.outcome = true, name, outcome
+	if business != 0 {
+		e.business = business
+	}
+}
+
+// attrs are the entry's fields of the log line: the operation ("" when
+// anonymous), the business, and the error code when it failed.
+func (e *entry) attrs() []slog.Attr {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []slog.Attr
+	if e.graphql {
+		out = append(out, slog.String("operation", e.operation))
+		if e.outcome != "ok" && e.outcome != "subscribed" {
+			out = append(out, slog.String("code", e.outcome))
+		}
+	}
+	if e.business != 0 {
+		out = append(out, slog.Int64("business", e.business))
+	}
+	return out
 }
 
 // recorder remembers the status and size of a response for the access log
@@ -136,6 +182,8 @@ func observe(log *slog.Logger, maxBody int64, next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		e := &entry{}
+		ctx = context.WithValue(ctx, entryKey{}, e)
 		if longLived(r) {
 			rc := http.NewResponseController(w)
 			rc.SetReadDeadline(time.Time{})
@@ -146,13 +194,13 @@ func observe(log *slog.Logger, maxBody int64, next http.Handler) http.Handler {
 		}
 		rec := &recorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r.WithContext(ctx))
-		log.LogAttrs(ctx, slog.LevelInfo, "request",
+		log.LogAttrs(ctx, slog.LevelInfo, "request", append([]slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", logPath(r)),
 			slog.Int("status", rec.code()),
 			slog.Int64("bytes", rec.bytes),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-		)
+		}, e.attrs()...)...)
 	})
 }
 

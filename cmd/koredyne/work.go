@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/koredyne/schedule/graph"
 )
 
 // Work is what one request cost and who it turned out to be, as the
@@ -86,7 +88,12 @@ func (w *Work) Result() (units float64, authenticated, refused bool) {
 // metrics, checked credentials and work to the request's Work.
 type hooks struct{ m *Metrics }
 
-func (h hooks) Operation(name, outcome string, took time.Duration) { h.m.GraphQL(name, outcome, took) }
-func (h hooks) Cache(hit bool)                                     { h.m.Cache(hit) }
-func (hooks) Work(ctx context.Context, units float64)              { addWork(ctx, units) }
-func (hooks) Checked(ctx context.Context, good bool)               { checked(ctx, good) }
+func (h hooks) Operation(ctx context.Context, name, outcome string, took time.Duration) {
+	h.m.GraphQL(name, outcome, took)
+	if e := entryOf(ctx); e != nil {
+		e.record(name, outcome, graph.BusinessOf(ctx))
+	}
+}
+func (h hooks) Cache(hit bool)                        { h.m.Cache(hit) }
+func (hooks) Work(ctx context.Context, units float64) { addWork(ctx, units) }
+func (hooks) Checked(ctx context.Context, good bool)  { checked(ctx, good) }
