@@ -406,7 +406,7 @@ func (a *app) commands() *cli.Command {
 							&cli.StringFlag{Name: "expand-until", Usage: "date (YYYY-MM-DD) until which rules the timetable cannot hold are expanded into one-offs"},
 							&cli.StringFlag{Name: "default-staff", Usage: "staff member of events that name none"},
 							&cli.StringFlag{Name: "default-room", Usage: "room of events that name none"},
-							&cli.BoolFlag{Name: "dry-run", Usage: "check and report, write nothing"}}, db()),
+							dryRun}, db()),
 						Action: a.action(false, func(ctx context.Context, cmd *cli.Command) error {
 							return importICS(ctx, &a.c, cmd, a.stdout, a.stderr)
 						})},
