@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -248,23 +247,15 @@ func TestHostileRequests(t *testing.T) {
 // sendHostile sends one hostile request and returns its status and body.
 func sendHostile(t *testing.T, base string, h hostile) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(h.method, base+h.path, strings.NewReader(h.body))
-	if err != nil {
-		t.Fatalf("%s: %v", h.name, err)
-	}
+	var headers []string
 	for k, v := range h.header {
-		req.Header.Set(k, v)
+		headers = append(headers, k, v)
 	}
 	if h.authed {
-		req.Header.Set("Authorization", "Bearer "+bootstrapToken)
+		headers = append(headers, "Authorization", "Bearer "+bootstrapToken)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s: %v", h.name, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, string(b)
+	resp, body := hit(t, h.method, base+h.path, h.body, headers...)
+	return resp.StatusCode, body
 }
 
 // fingerprint is everything a write could change, as the owner reads it.
