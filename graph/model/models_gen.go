@@ -416,6 +416,18 @@ func (this OneOffPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// Where a page of a connection stands in the whole list.
+type PageInfo struct {
+	// More items follow this page: ask again with after set to endCursor.
+	HasNextPage bool `json:"hasNextPage"`
+	// Items come before this page.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The cursor of the page's first item; null on an empty page.
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The cursor of the page's last item; pass it as after for the next page. Null on an empty page.
+	EndCursor *string `json:"endCursor,omitempty"`
+}
+
 // A plan; in updateSeries, a plan with an id is edited in place (its subscribers stay) and a plan left out is removed (its subscribers stay on the series without a plan).
 type PlanInput struct {
 	ID               *int64  `json:"id,omitempty"`
