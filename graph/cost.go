@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -108,6 +109,7 @@ type costWalk struct {
 	fragments ast.FragmentDefinitionList
 	counts    *counts
 	err       error
+	page      int // the page size of the innermost connection walked
 }
 
 // set is the cost of a selection set asked of n objects; distinct says
@@ -145,6 +147,13 @@ func (w *costWalk) field(f *ast.Field, n int, distinct bool) int {
 			// gqlgen describes the whole schema afresh each time it is asked
 			return add(add(n, mul(n, schemaWork)), w.set(f.SelectionSet, n, distinct && n == 1))
 		}
+		if strings.HasSuffix(f.Definition.Type.NamedType, "Connection") {
+			// A page of a list: its edges and nodes are as long as the
+			// page, at most every row there is.
+			outer := w.page
+			w.page = w.pageSize(f)
+			defer func() { w.page = outer }()
+		}
 		// One object is always distinct; more may be the same one.
 		return add(n, w.set(f.SelectionSet, n, distinct && n == 1))
 	}
@@ -180,6 +189,9 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return bound{each: 0, all: 0}
 	}
 	root := func(rows int) bound { return bound{each: rows, all: rows, oneToMany: true} }
+	if strings.HasSuffix(parent, "Connection") && (f.Name == "edges" || f.Name == "nodes") {
+		return bound{each: w.page, all: -1, oneToMany: true}
+	}
 	switch parent + "." + f.Name {
 	case "Query.rooms":
 		return root(k.rooms)
@@ -294,6 +306,20 @@ func (w *costWalk) days(f *ast.Field, from, to string) int {
 		return MaxDays
 	}
 	return min(max(d2.Sub(d1), 1), MaxDays)
+}
+
+// pageSize is how many rows a connection field can give: first (or the
+// default page), at most the rows of the list it pages through — priced
+// under the connection field's own name, as the list it replaces.
+func (w *costWalk) pageSize(f *ast.Field) int {
+	n := defaultPage
+	switch first := f.ArgumentMap(w.vars)["first"].(type) {
+	case int64:
+		n = int(min(max(first, 0), maxPage))
+	case int:
+		n = min(max(first, 0), maxPage)
+	}
+	return min(n, w.bound(f).each)
 }
 
 // instantDays is days for a from..to of instants: the calendar days the
