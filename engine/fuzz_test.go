@@ -25,6 +25,32 @@ func FuzzParseDate(f *testing.F) {
 	})
 }
 
+// FuzzParseSessionKey: a session id is read only in the form Session.Key
+// writes, so whatever ParseSessionKey accepts names one session (a series
+// ref or a one-off, never both) whose key is exactly the text given.
+func FuzzParseSessionKey(f *testing.F) {
+	for _, s := range []string{"s/2026-12-05/103/19", "o/42", "o/0", "o/042", "o/+4", "s/2026-12-05/1", "s/2026-12-05/1/2/3",
+		"s/2026-02-30/1/2", "s/2026-12-05/9223372036854775807/1", "o/9223372036854775808", "x/1", "", "s//1/2", "s/2026-12-05/1/2\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ref, oneOff, err := engine.ParseSessionKey(s)
+		if err != nil {
+			return
+		}
+		if (oneOff != 0) == (ref != engine.SessionRef{}) {
+			t.Fatalf("ParseSessionKey(%q) = %+v, %d: not exactly one of a ref and a one-off", s, ref, oneOff)
+		}
+		if oneOff < 0 || ref.ClassTimeID < 0 || ref.ClassID < 0 || (oneOff == 0 && !ref.Date.Valid()) {
+			t.Fatalf("ParseSessionKey(%q) = %+v, %d: an impossible session", s, ref, oneOff)
+		}
+		sess := engine.Session{Ref: ref, OneOffID: oneOff}
+		if sess.Key() != s {
+			t.Errorf("ParseSessionKey(%q) = %+v, %d, whose key is %q", s, ref, oneOff, sess.Key())
+		}
+	})
+}
+
 // FuzzParseLocalTime: the same for wall-clock times, "00:00" to "24:00".
 func FuzzParseLocalTime(f *testing.F) {
 	for _, s := range []string{"00:00", "09:05", "23:59", "24:00", "24:01", "9:05", "09:5", "25:00", "12:60", "-1:00", "09:05:00", "٠٩:٠٥", ""} {

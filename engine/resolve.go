@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Day is the computed sessions of one date.
@@ -223,4 +224,59 @@ func (s *Session) Key() string {
 		return "o/" + strconv.FormatInt(s.OneOffID, 10)
 	}
 	return "s/" + s.Ref.Date.String() + "/" + strconv.FormatInt(s.Ref.ClassTimeID, 10) + "/" + strconv.FormatInt(s.Ref.ClassID, 10)
+}
+
+// ParseSessionKey reads a session id as Key writes it: "s/DATE/CLASSTIME/CLASS"
+// names a series session by its ref (its original date, class time and
+// class), "o/ONEOFF" a one-off, returned as its id with a zero ref. It
+// accepts each id in its one written form only — ids in plain decimal with
+// no sign or leading zero, the date as YYYY-MM-DD — so whatever it accepts
+// prints back exactly through Key. Anything else is an Invalid error on the
+// field "sessionId"; whether the session exists is for the caller to check.
+func ParseSessionKey(key string) (ref SessionRef, oneOffID int64, err error) {
+	bad := func(why string) (SessionRef, int64, error) {
+		return SessionRef{}, 0, Errorf(Invalid, "sessionId", "%q is not a session id (%s): use the id a session answers with, such as s/2026-12-05/103/19 for a timetabled session or o/42 for a one-off", key, why)
+	}
+	kind, rest, ok := strings.Cut(key, "/")
+	switch {
+	case !ok:
+		return bad("it has no kind")
+	case kind == "o":
+		id, ok := keyID(rest)
+		if !ok {
+			return bad("the one-off must be a positive whole number")
+		}
+		return SessionRef{}, id, nil
+	case kind != "s":
+		return bad("it must start with s/ or o/")
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 3 {
+		return bad("a timetabled session has a date, a class time and a class")
+	}
+	d, err := ParseDate(parts[0])
+	if err != nil {
+		return bad(err.Error())
+	}
+	ct, ok1 := keyID(parts[1])
+	cl, ok2 := keyID(parts[2])
+	if !ok1 || !ok2 {
+		return bad("the class time and the class must be positive whole numbers")
+	}
+	return SessionRef{Date: d, ClassTimeID: ct, ClassID: cl}, 0, nil
+}
+
+// keyID reads a row id of a session key: digits, no sign, no leading zero,
+// at most an int64.
+func keyID(s string) (int64, bool) {
+	if s == "" || s[0] < '1' || s[0] > '9' {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	return id, err == nil
 }
