@@ -37,7 +37,7 @@ func (a *api) classID(tok, name string) string {
 func TestReferenceBehaviours(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		tok := a.business("meridian", engine.Office)
-		series := a.ids(tok, "series", "name")
+		series := a.ids(tok, "allSeries", "name")
 		rooms := a.ids(tok, "rooms", "name")
 		activities := a.ids(tok, "activities", "name")
 		staff := a.ids(tok, "staff", "name")
@@ -45,9 +45,9 @@ func TestReferenceBehaviours(t *testing.T) {
 		t.Run("a series edit is all or nothing: a clash rolls back the rename too", func(t *testing.T) {
 			a := a.with(t)
 			sprint := series["Sprint cycle"]
-			data := a.ok(tok, `{ series { id entries { week classTime { id } class { id } } } }`, nil)
+			data := a.ok(tok, `{ allSeries { id entries { week classTime { id } class { id } } } }`, nil)
 			var entries []map[string]any
-			for _, s := range data["series"].([]any) {
+			for _, s := range data["allSeries"].([]any) {
 				if path(s, "id") == sprint {
 					for _, e := range path(s, "entries").([]any) {
 						entries = append(entries, map[string]any{"week": path(e, "week"), "classTimeId": path(e, "classTime", "id"), "classId": path(e, "class", "id")})
@@ -62,7 +62,7 @@ func TestReferenceBehaviours(t *testing.T) {
 			if clashes, _ := e.Extensions["clashes"].([]any); len(clashes) == 0 {
 				t.Errorf("no clashes in the error: %+v", e)
 			}
-			if got := a.ids(tok, "series", "name"); got["Sprint cycle"] != sprint || got["Renamed"] != "" {
+			if got := a.ids(tok, "allSeries", "name"); got["Sprint cycle"] != sprint || got["Renamed"] != "" {
 				t.Errorf("the rename survived the refused edit: %v", got)
 			}
 		})
@@ -184,8 +184,8 @@ func TestReferenceBehaviours(t *testing.T) {
 				t.Errorf("clinic demo: %d rooms", n)
 			}
 			a.ok(tok, `mutation { clearData { business { name } } }`, nil)
-			data := a.ok(tok, `{ business { kind } rooms { id } clients { id } series { id } }`, nil)
-			if path(data, "business", "kind") != "CLINIC" || len(data["rooms"].([]any))+len(data["clients"].([]any))+len(data["series"].([]any)) != 0 {
+			data := a.ok(tok, `{ business { kind } rooms { id } clients { id } allSeries { id } }`, nil)
+			if path(data, "business", "kind") != "CLINIC" || len(data["rooms"].([]any))+len(data["clients"].([]any))+len(data["allSeries"].([]any)) != 0 {
 				t.Errorf("after clearData: %v", data)
 			}
 		})

@@ -27,7 +27,7 @@ func newBookingFx(t *testing.T, a *api) *bookingFx {
 	f.ref = sessionRefOf(f.api, f.tok, "2026-12-08", "Daily standup")
 	f.ok(f.tok, `mutation($id: ID!) { updateClassTime(id: $id, input: {capacity: 2}) { classTime { id } } }`, map[string]any{"id": f.ref["classTimeId"]})
 	f.clients = f.ids(f.tok, "clients", "name")
-	standup := f.ids(f.tok, "series", "name")["Daily standup"]
+	standup := f.ids(f.tok, "allSeries", "name")["Daily standup"]
 	plan := created(f.api, f.tok, `mutation($s: ID!) { createPlan(input: {seriesId: $s, name: "Two a month", sessionsPerMonth: 2, months: 3, price: "40"}) { plan { id } } }`,
 		"createPlan", "plan", map[string]any{"s": standup})
 	for _, c := range []string{"Bluefin Legal", "Cedar & Pine Architects", "Northwind Traders"} {
@@ -213,7 +213,7 @@ func TestWhoSeesBookings(t *testing.T) {
 		}
 
 		// A client token sees no other client, in any list that names them.
-		data := a.ok(client, `{ clients { name } subscriptions { client { name } } series { subscriptions { client { name } } } oneOffs { clients { name } } }`, nil)
+		data := a.ok(client, `{ clients { name } subscriptions { client { name } } allSeries { subscriptions { client { name } } } oneOffs { clients { name } } }`, nil)
 		names := map[string]bool{}
 		var walk func(v any)
 		walk = func(v any) {

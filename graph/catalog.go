@@ -43,10 +43,21 @@ func applyClassTime(dst *engine.ClassTime, in model.ClassTimeInput) {
 	}
 }
 
+// classInput and classTimeInput read a create input as the plain input the
+// apply functions take: every field a create requires is there.
+func classInput(in model.CreateClassInput) model.ClassInput {
+	return model.ClassInput{ActivityID: &in.ActivityID, StaffIds: in.StaffIds}
+}
+
+func classTimeInput(in model.CreateClassTimeInput) model.ClassTimeInput {
+	return model.ClassTimeInput{RoomID: &in.RoomID, Weekday: &in.Weekday, Start: &in.Start, End: &in.End, Label: in.Label,
+		Capacity: in.Capacity, Type: in.Type, BufferMinutes: in.BufferMinutes, Active: in.Active, Units: in.Units}
+}
+
 // classFor returns the class an input names: an existing one by id, or one
 // described inline — the existing class with the same activity and set of
 // staff (engine.State.ClassWith), or a new one.
-func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (int64, error) {
+func classFor(e *models.Edit, id *int64, in *model.CreateClassInput, field string) (int64, error) {
 	switch {
 	case id != nil:
 		return *id, nil
@@ -54,7 +65,7 @@ func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (in
 		return 0, badInput(field, "Name the %s by id or describe it", engine.Words(e.State.Business.Kind).Class.One)
 	}
 	c := engine.Class{}
-	applyClass(&c, *in)
+	applyClass(&c, classInput(*in))
 	if old, ok := e.State.ClassWith(c.ActivityID, c.StaffIDs); ok {
 		return old.ID, nil
 	}
@@ -64,7 +75,7 @@ func classFor(e *models.Edit, id *int64, in *model.ClassInput, field string) (in
 }
 
 // classTimeFor is classFor for class times: an identical one is reused.
-func classTimeFor(e *models.Edit, id *int64, in *model.ClassTimeInput) (int64, error) {
+func classTimeFor(e *models.Edit, id *int64, in *model.CreateClassTimeInput) (int64, error) {
 	switch {
 	case id != nil:
 		return *id, nil
@@ -72,7 +83,7 @@ func classTimeFor(e *models.Edit, id *int64, in *model.ClassTimeInput) (int64, e
 		return 0, badInput("classTimeId", "Name the class time by id or describe it")
 	}
 	ct := engine.ClassTime{}
-	applyClassTime(&ct, *in)
+	applyClassTime(&ct, classTimeInput(*in))
 	for _, old := range e.State.ClassTimes {
 		if ct.ID = old.ID; ct == old {
 			return old.ID, nil

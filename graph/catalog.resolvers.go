@@ -164,12 +164,12 @@ func (r *mutationResolver) DeleteActivity(ctx context.Context, id int64, dryRun 
 }
 
 // CreateClass is the resolver for the createClass field.
-func (r *mutationResolver) CreateClass(ctx context.Context, input model.ClassInput, dryRun *bool) (*model.ClassPayload, error) {
+func (r *mutationResolver) CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool) (*model.ClassPayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		id = e.NewID()
 		c := engine.Class{ID: id}
-		applyClass(&c, input)
+		applyClass(&c, classInput(input))
 		e.State.Classes = append(e.State.Classes, c)
 		return nil
 	})
@@ -202,12 +202,12 @@ func (r *mutationResolver) DeleteClass(ctx context.Context, id int64, dryRun *bo
 }
 
 // CreateClassTime is the resolver for the createClassTime field.
-func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.ClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error) {
+func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		id = e.NewID()
 		ct := engine.ClassTime{ID: id}
-		applyClassTime(&ct, input)
+		applyClassTime(&ct, classTimeInput(input))
 		e.State.ClassTimes = append(e.State.ClassTimes, ct)
 		return nil
 	})

@@ -203,7 +203,7 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(k.classes)
 	case "Query.classTimes":
 		return root(k.classTimes)
-	case "Query.series":
+	case "Query.allSeries":
 		return root(k.series)
 	case "Query.plans":
 		return root(k.plans)

@@ -46,8 +46,8 @@ func TestHostileQueriesRefusedFast(t *testing.T) {
 			name, query string
 			costed      bool // refused by the cost model, which reports the cost
 		}{
-			{"series and entries nested to depth 8", `{series{entries{series{entries{series{entries{series{name}}}}}}}}`, true},
-			{"series and entries nested to depth 12", `{series{entries{series{entries{series{entries{series{entries{series{entries{series{name}}}}}}}}}}}}`, true},
+			{"series and entries nested to depth 8", `{allSeries{entries{series{entries{series{entries{series{name}}}}}}}}`, true},
+			{"series and entries nested to depth 12", `{allSeries{entries{series{entries{series{entries{series{entries{series{entries{series{name}}}}}}}}}}}}`, true},
 			{"days of sessions of series of entries", `{ days(from: "2026-01-01", to: "2027-01-01") { sessions { series { series { entries { series { entries { id } } } } } } } }`, true},
 			{"a hundred introspections", aliasesOf("__schema { types { fields { name args { name } } } }", graph.DefaultMaxAliases), true},
 			{"a hundred calendar exports", aliasesOf("calendarExport", graph.DefaultMaxAliases), true},
@@ -114,7 +114,7 @@ func TestOrdinaryQueriesFit(t *testing.T) {
 				"load test week":                       `{ days(from: "2026-12-06", to: "2026-12-13") { date sessions { id start end cancelled room { name } class { name } staff { name } } } }`,
 				"a year of days":                       `{ days(from: "2026-06-01", to: "2027-06-01") { date sessions { id start end cancelled note room { name } class { name } staff { name } } } }`,
 				"a year of sessions with their series": `{ sessions(from: "2026-06-01", to: "2027-06-01") { id date start end series { series { id } week } } }`,
-				"the series with their entries":        `{ series { id name entries { id week classTime { id weekday start end room { name } } class { name staff { name } } } plans { label } } }`,
+				"the series with their entries":        `{ allSeries { id name entries { id week classTime { id weekday start end room { name } } class { name staff { name } } } plans { label } } }`,
 				"clients with subscriptions":           `{ clients { name subscriptions { series { name } plan { label } startDate endDate } } }`,
 				"GraphiQL's introspection":             introspectionQuery,
 			} {
@@ -141,7 +141,7 @@ func TestCostFollowsTheBusiness(t *testing.T) {
 	h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxCost: 1}).Handler()
 	a := &api{t: t, db: d, store: store, handler: h, c: client.New(h)}
 	gym, office := a.business("gym", engine.Gym), a.business("office", engine.Office)
-	q := `{series{entries{series{entries{series{entries{series{name}}}}}}}}`
+	q := `{allSeries{entries{series{entries{series{entries{series{name}}}}}}}}`
 	cost := func(tok string) float64 {
 		c, _ := a.fails(tok, "QUERY_TOO_COMPLEX", q, nil).Extensions["cost"].(float64)
 		return c

@@ -36,7 +36,7 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 		uses := map[string][]enumUse{
 			"Weekday": {
 				{`mutation($v: Weekday!, $room: ID!) { createClassTime(input: {roomId: $room, weekday: $v, start: "06:00", end: "06:30"}) { classTime { id } } }`, only("v"), "$v"},
-				{`mutation($in: ClassTimeInput!) { createClassTime(input: $in) { classTime { id } } }`, func(v any) map[string]any {
+				{`mutation($in: CreateClassTimeInput!) { createClassTime(input: $in) { classTime { id } } }`, func(v any) map[string]any {
 					return map[string]any{"in": map[string]any{"roomId": room, "weekday": v, "start": "06:00", "end": "06:30"}}
 				}, "$in.weekday"},
 				{`mutation($v: [Weekday!], $room: ID!) { createCapacityRule(input: {roomId: $room, weekdays: $v, start: "06:00", end: "07:00", units: 1}) { capacityRule { id } } }`,

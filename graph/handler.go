@@ -32,7 +32,7 @@ func (r *Resolver) Handler() http.Handler {
 	if r.Store != nil {
 		r.Store.OnRevoke(r.Connections.Revoke)
 	}
-	es := generated.NewExecutableSchema(generated.Config{Resolvers: r})
+	es := generated.NewExecutableSchema(generated.Config{Resolvers: r, Directives: generated.DirectiveRoot{SessionKey: sessionKeyDirective}})
 	srv := handler.New(es)
 	srv.AddTransport(transport.Websocket{
 		KeepAlivePingInterval: 15 * time.Second,

@@ -150,7 +150,7 @@ func (a *api) dump(token string) string {
 		activities { id name color }
 		classes { id activity { id } staff { id } }
 		classTimes { id room { id } weekday start end label capacity type bufferMinutes active units }
-		series { id name anchorDate endDate cycleWeeks entries { id classTime { id } class { id } week } plans { id name sessionsPerMonth months price } }
+		allSeries { id name anchorDate endDate cycleWeeks entries { id classTime { id } class { id } week } plans { id name sessionsPerMonth months price } }
 		clients { id name email phone subscriptions { id series { id } plan { id } startDate endDate } }
 		oneOffs { id class { id } room { id } date start end label cancelled note clients { id } }
 		closures { id from to rooms { id } reason pausesRotation }

@@ -194,3 +194,26 @@ func (r *Resolver) instant(ctx context.Context, d engine.Date, t engine.LocalTim
 	at := d.At(t, sn.State.Business.Location)
 	return &at, nil
 }
+
+// lookupRow answers a lookup by id of a state table the timetable does not
+// index (plans, one-offs, closures).
+func lookupRow[T any](ctx context.Context, r *Resolver, id int64, what string, table func(*engine.State) []T, key func(*T) int64) (*T, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := rowByID(table(&sn.State), id, key)
+	if !ok {
+		return nil, notFound(what, id)
+	}
+	return v, nil
+}
+
+// nonNil keeps an empty list a list: a nullable list field answers null
+// only when it failed, never for no rows.
+func nonNil[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
+}

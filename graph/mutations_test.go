@@ -257,7 +257,7 @@ var mutationCases = []mutationCase{
 	{
 		name: "updateSeries",
 		setup: func(a *api, tok string) map[string]any {
-			return map[string]any{"id": idOf(a, tok, "series", "name", "Sprint cycle")}
+			return map[string]any{"id": idOf(a, tok, "allSeries", "name", "Sprint cycle")}
 		},
 		bad:   `mutation($id: ID!) { updateSeries(id: $id, input: {cycleWeeks: 0}) { series { id } } }`,
 		code:  "BAD_USER_INPUT",
@@ -268,7 +268,7 @@ var mutationCases = []mutationCase{
 		name: "deleteSeries",
 		setup: func(a *api, tok string) map[string]any {
 			return map[string]any{
-				"used": idOf(a, tok, "series", "name", "Sprint cycle"),
+				"used": idOf(a, tok, "allSeries", "name", "Sprint cycle"),
 				"id":   created(a, tok, `mutation { createSeries(input: {name: "Scratch", anchorDate: "2026-11-30"}) { series { id } } }`, "createSeries", "series"),
 			}
 		},
@@ -280,7 +280,7 @@ var mutationCases = []mutationCase{
 	{
 		name: "replaceSeriesFrom",
 		setup: func(a *api, tok string) map[string]any {
-			return map[string]any{"id": idOf(a, tok, "series", "name", "Daily standup")}
+			return map[string]any{"id": idOf(a, tok, "allSeries", "name", "Daily standup")}
 		},
 		bad:   `mutation($id: ID!) { replaceSeriesFrom(id: $id, date: "2020-01-06") { series { id } } }`,
 		code:  "BAD_USER_INPUT",
@@ -291,7 +291,7 @@ var mutationCases = []mutationCase{
 	{
 		name: "createPlan",
 		setup: func(a *api, tok string) map[string]any {
-			return map[string]any{"series": idOf(a, tok, "series", "name", "Board meeting")}
+			return map[string]any{"series": idOf(a, tok, "allSeries", "name", "Board meeting")}
 		},
 		bad:   `mutation($series: ID!) { createPlan(input: {seriesId: $series, name: "Board seat", price: "abc"}) { plan { id } } }`,
 		code:  "BAD_USER_INPUT",
@@ -355,7 +355,7 @@ var mutationCases = []mutationCase{
 		setup: func(a *api, tok string) map[string]any {
 			return map[string]any{
 				"client": idOf(a, tok, "clients", "name", "Cedar & Pine Architects"),
-				"series": idOf(a, tok, "series", "name", "Daily standup"),
+				"series": idOf(a, tok, "allSeries", "name", "Daily standup"),
 			}
 		},
 		bad: `mutation($client: ID!, $series: ID!) {

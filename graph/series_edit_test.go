@@ -53,9 +53,9 @@ func diffDays(a, b map[string][]string) []string {
 // without the ones keep refuses.
 func sprintEntries(a *api, tok, sprint string, keep func(class string) bool) []map[string]any {
 	a.t.Helper()
-	data := a.ok(tok, `query { series { id entries { week classTime { id } class { id name } } } }`, nil)
+	data := a.ok(tok, `query { allSeries { id entries { week classTime { id } class { id name } } } }`, nil)
 	var out []map[string]any
-	for _, s := range path(data, "series").([]any) {
+	for _, s := range path(data, "allSeries").([]any) {
 		if path(s, "id") != sprint {
 			continue
 		}
@@ -78,7 +78,7 @@ const editSprint = `mutation($id: ID!, $entries: [SeriesEntryInput!], $from: Dat
 func TestUpdateSeriesKeepsThePast(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		tok := a.business("meridian", engine.Office)
-		sprint := a.ids(tok, "series", "name")["Sprint cycle"]
+		sprint := a.ids(tok, "allSeries", "name")["Sprint cycle"]
 		before := a.timetable(tok, "2026-11-16", "2027-02-01")
 		subs := a.dump(tok)
 
@@ -123,7 +123,7 @@ func TestUpdateSeriesKeepsThePast(t *testing.T) {
 			}
 		}
 		// Subscribers and plans stay with the series.
-		if got := a.ok(tok, `query($id: ID!) { subscriptions(seriesId: $id) { client { name } } series { id plans { id } } }`, map[string]any{"id": sprint}); len(path(got, "subscriptions").([]any)) == 0 {
+		if got := a.ok(tok, `query($id: ID!) { subscriptions(seriesId: $id) { client { name } } allSeries { id plans { id } } }`, map[string]any{"id": sprint}); len(path(got, "subscriptions").([]any)) == 0 {
 			t.Errorf("the series lost its subscribers: %v (before: %s)", got, firstLine(subs))
 		}
 	})
@@ -135,7 +135,7 @@ func TestUpdateSeriesKeepsThePast(t *testing.T) {
 func TestUpdateSeriesRoundTrip(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		tok := a.business("meridian", engine.Office)
-		sprint := a.ids(tok, "series", "name")["Sprint cycle"]
+		sprint := a.ids(tok, "allSeries", "name")["Sprint cycle"]
 		before := a.timetable(tok, "2026-11-01", "2027-03-01")
 		all := sprintEntries(a, tok, sprint, func(string) bool { return true })
 		res := a.ok(tok, editSprint, map[string]any{"id": sprint, "entries": all, "from": "2026-12-07"})
@@ -160,7 +160,7 @@ func TestUpdateSeriesRoundTrip(t *testing.T) {
 func TestUpdateSeriesRules(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		tok := a.business("meridian", engine.Office)
-		series := a.ids(tok, "series", "name")
+		series := a.ids(tok, "allSeries", "name")
 		sprint := series["Sprint cycle"]
 		rooms := a.ids(tok, "rooms", "name")
 		review := a.classID(tok, "Sprint Review with Mei Chen")

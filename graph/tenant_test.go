@@ -29,7 +29,7 @@ var tenantQueries = []struct {
 	{field: "activities", query: `{ activities { id name } }`},
 	{field: "classes", query: `{ classes { id name activity { id } staff { id } } }`},
 	{field: "classTimes", query: `{ classTimes { id room { id } } }`},
-	{field: "series", query: `{ series { id name entries { id classTime { id } class { id } } plans { id } subscriptions { id client { id } plan { id } } } }`},
+	{field: "allSeries", query: `{ allSeries { id name entries { id classTime { id } class { id } } plans { id } subscriptions { id client { id } plan { id } } } }`},
 	{field: "plans", query: `{ plans { id series { id } } }`},
 	{field: "clients", query: `{ clients { id name subscriptions { id series { id } plan { id } } } }`},
 	{field: "subscriptions", query: `{ subscriptions { id client { id } series { id } plan { id } } }`},
@@ -54,6 +54,7 @@ var typeOf = map[string]string{
 	"class":         "Class",
 	"classTimes":    "ClassTime",
 	"classTime":     "ClassTime",
+	"allSeries":     "Series",
 	"series":        "Series",
 	"entries":       "SeriesEntry",
 	"plans":         "Plan",
@@ -195,7 +196,7 @@ func checkOwn(t *testing.T, field string, data map[string]any, kind engine.Kind,
 		for _, x := range st.Activities {
 			want = append(want, x.Name)
 		}
-	case "series":
+	case "allSeries":
 		for _, s := range st.Series {
 			want = append(want, s.Name)
 		}
@@ -225,7 +226,7 @@ func betaIDs(a *api, beta string) map[string]any {
 		"staff":     idOf(a, beta, "staff", "name", "Marco Reyes"),
 		"class":     idOf(a, beta, "classes", "name", "Boxing with Marco Reyes"),
 		"classTime": idOf(a, beta, "classTimes", "label", "Sparring"),
-		"series":    idOf(a, beta, "series", "name", "Boxing Fundamentals"),
+		"series":    idOf(a, beta, "allSeries", "name", "Boxing Fundamentals"),
 		"plan":      planOf(a, beta, "Boxing Fundamentals"),
 		"client":    idOf(a, beta, "clients", "name", "Fahad Al-Sabah"),
 		"sub":       subscriptionOf(a, beta, "Fahad Al-Sabah", "Boxing Fundamentals"),
@@ -245,7 +246,7 @@ func alphaIDs(a *api, alpha string) map[string]any {
 		"myActivity":  idOf(a, alpha, "activities", "name", "Interview"),
 		"myClass":     idOf(a, alpha, "classes", "name", "Interview with Sofia Marquez"),
 		"myClassTime": idOf(a, alpha, "classTimes", "label", "Sprint review"),
-		"mySeries":    idOf(a, alpha, "series", "name", "Sprint cycle"),
+		"mySeries":    idOf(a, alpha, "allSeries", "name", "Sprint cycle"),
 		"myPlan":      planOf(a, alpha, "Daily standup"),
 		"myClient":    idOf(a, alpha, "clients", "name", "Bluefin Legal"),
 		"mySub":       subscriptionOf(a, alpha, "Orbit Analytics", "Daily standup"),
@@ -393,9 +394,9 @@ func TestTenantWrites(t *testing.T) {
 // mention.
 func betaNames(a *api, beta string) []string {
 	a.t.Helper()
-	data := a.ok(beta, `{ business { name } rooms { name } staff { name } series { name } clients { name } }`, nil)
+	data := a.ok(beta, `{ business { name } rooms { name } staff { name } allSeries { name } clients { name } }`, nil)
 	names := []string{path(data, "business", "name").(string)}
-	for _, list := range []string{"rooms", "staff", "series", "clients"} {
+	for _, list := range []string{"rooms", "staff", "allSeries", "clients"} {
 		for _, r := range data[list].([]any) {
 			names = append(names, path(r, "name").(string))
 		}

@@ -77,7 +77,7 @@ func TestAwkwardTextRoundTrips(t *testing.T) {
 			act := path(a.ok(owner, `mutation($n: String) { createActivity(input: {name: $n, color: $n}) { activity { id } } }`,
 				map[string]any{"n": cut(name, 40)}), "createActivity", "activity", "id").(string)
 			put("activity", act, cut(name, 40))
-			ct := path(a.ok(owner, `mutation($r: ID, $l: String) { createClassTime(input: {roomId: $r, weekday: MONDAY, start: "23:00", end: "23:30", label: $l, type: $l}) { classTime { id } } }`,
+			ct := path(a.ok(owner, `mutation($r: ID!, $l: String) { createClassTime(input: {roomId: $r, weekday: MONDAY, start: "23:00", end: "23:30", label: $l, type: $l}) { classTime { id } } }`,
 				map[string]any{"r": room, "l": name}), "createClassTime", "classTime", "id").(string)
 			put("label", ct, name)
 			client := path(a.ok(owner, `mutation($n: String, $e: String) { createClient(input: {name: $n, email: $e, phone: $e}) { client { id } } }`,
@@ -85,12 +85,12 @@ func TestAwkwardTextRoundTrips(t *testing.T) {
 			put("client", client, name)
 			put("email", client, cut(name, 50))
 			date := mustDate("2027-03-01") + engine.Date(i)
-			oneOff := path(a.ok(owner, `mutation($r: ID, $a: ID, $s: ID!, $d: Date, $n: String, $l: String) {
+			oneOff := path(a.ok(owner, `mutation($r: ID!, $a: ID!, $s: ID!, $d: Date!, $n: String, $l: String) {
 				createOneOff(input: {class: {activityId: $a, staffIds: [$s]}, roomId: $r, date: $d, start: "10:00", end: "11:00", label: $l, note: $n}) { oneOff { id } } }`,
 				map[string]any{"r": room, "a": act, "s": staff, "d": date.String(), "n": s, "l": name}), "createOneOff", "oneOff", "id").(string)
 			put("note", oneOff, s)
 			put("oneOffLabel", oneOff, name)
-			closure := path(a.ok(owner, `mutation($r: ID!, $d: Date, $n: String) { createClosure(input: {from: $d, to: $d, roomIds: [$r], reason: $n}) { closure { id } } }`,
+			closure := path(a.ok(owner, `mutation($r: ID!, $d: Date!, $n: String) { createClosure(input: {from: $d, to: $d, roomIds: [$r], reason: $n}) { closure { id } } }`,
 				map[string]any{"r": room, "d": (date + 100).String(), "n": s}), "createClosure", "closure", "id").(string)
 			put("reason", closure, s)
 			booking := path(a.ok(owner, `mutation($r: ID, $d: Date, $n: String) { bookRoom(input: {roomId: $r, date: $d, start: "12:00", end: "13:00", note: $n}) { roomBooking { id } } }`,
@@ -180,10 +180,10 @@ var bad = map[string]string{
 func TestControlCharactersRefused(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		owner := a.business("hostile", engine.Gym)
-		ids := a.ok(owner, `{ rooms { id } staff { id } activities { id } classTimes { id } series { id plans { id } } classes { id }
+		ids := a.ok(owner, `{ rooms { id } staff { id } activities { id } classTimes { id } allSeries { id plans { id } } classes { id }
 			clients { id } days(from: "2026-12-06", to: "2026-12-13") { sessions { ref { date classTime { id } class { id } } } } }`, nil)
 		first := func(list string) string { return path(ids[list].([]any)[0], "id").(string) }
-		room, staff, act, ct, series, client := first("rooms"), first("staff"), first("activities"), first("classTimes"), first("series"), first("clients")
+		room, staff, act, ct, series, client := first("rooms"), first("staff"), first("activities"), first("classTimes"), first("allSeries"), first("clients")
 		ref := path(ids["days"].([]any)[0], "sessions").([]any)[0].(map[string]any)["ref"].(map[string]any)
 		refVars := map[string]any{"date": ref["date"], "classTimeId": path(ref, "classTime", "id"), "classId": path(ref, "class", "id")}
 		before := a.dump(owner)
@@ -204,13 +204,13 @@ func TestControlCharactersRefused(t *testing.T) {
 			{`mutation($s: String, $id: ID!) { updateClassTime(id: $id, input: {type: $s}) { revision } }`, "type", func(s string) map[string]any { return map[string]any{"s": s, "id": ct} }},
 			{`mutation($s: String, $id: ID!) { updateSeries(id: $id, input: {name: $s}) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": series} }},
 			{`mutation($s: String, $id: ID!) { replaceSeriesFrom(id: $id, date: "2027-01-03", name: $s) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": series} }},
-			{`mutation($s: String, $id: ID) { createPlan(input: {seriesId: $id, name: $s, months: 1, price: "1"}) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": series} }},
+			{`mutation($s: String, $id: ID!) { createPlan(input: {seriesId: $id, name: $s, months: 1, price: "1"}) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": series} }},
 			{`mutation($s: String) { createClient(input: {name: $s}) { revision } }`, "name", nil},
 			{`mutation($s: String, $id: ID!) { updateClient(id: $id, input: {email: $s}) { revision } }`, "email", func(s string) map[string]any { return map[string]any{"s": s, "id": client} }},
 			{`mutation($s: String, $id: ID!) { updateClient(id: $id, input: {phone: $s}) { revision } }`, "phone", func(s string) map[string]any { return map[string]any{"s": s, "id": client} }},
-			{`mutation($s: String, $r: ID, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", label: $s}) { revision } }`, "label",
+			{`mutation($s: String, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", label: $s}) { revision } }`, "label",
 				func(s string) map[string]any { return map[string]any{"s": s, "r": room, "c": refVars["classId"]} }},
-			{`mutation($s: String, $r: ID, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", note: $s}) { revision } }`, "note",
+			{`mutation($s: String, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", note: $s}) { revision } }`, "note",
 				func(s string) map[string]any { return map[string]any{"s": s, "r": room, "c": refVars["classId"]} }},
 			{`mutation($s: String) { createClosure(input: {from: "2027-02-02", to: "2027-02-02", reason: $s}) { revision } }`, "reason", nil},
 			{`mutation($s: String, $ref: SessionRefInput!) { cancelSession(ref: $ref, note: $s) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
@@ -260,10 +260,10 @@ func TestControlCharactersRefused(t *testing.T) {
 func TestBadNumbersAndIdsRefused(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		owner := a.business("numbers", engine.Office)
-		ids := a.ok(owner, `{ rooms { id } classTimes { id } series { id plans { id } } classes { id } clients { id } }`, nil)
+		ids := a.ok(owner, `{ rooms { id } classTimes { id } allSeries { id plans { id } } classes { id } clients { id } }`, nil)
 		first := func(list string) string { return path(ids[list].([]any)[0], "id").(string) }
-		room, ct, series, class, client := first("rooms"), first("classTimes"), first("series"), first("classes"), first("clients")
-		plan := path(ids["series"].([]any)[0], "plans").([]any)[0].(map[string]any)["id"].(string)
+		room, ct, series, class, client := first("rooms"), first("classTimes"), first("allSeries"), first("classes"), first("clients")
+		plan := path(ids["allSeries"].([]any)[0], "plans").([]any)[0].(map[string]any)["id"].(string)
 		before := a.dump(owner)
 		big := []any{1 << 31, 3000000000, int64(1) << 40, 9007199254740991}
 		cases := []struct {
@@ -278,9 +278,9 @@ func TestBadNumbersAndIdsRefused(t *testing.T) {
 			{"series cycle", `mutation($n: Int, $id: ID!) { updateSeries(id: $id, input: {cycleWeeks: $n}) { revision } }`, "cycleWeeks", map[string]any{"id": series}},
 			{"plan months", `mutation($n: Int, $id: ID!) { updatePlan(id: $id, input: {months: $n}) { revision } }`, "months", map[string]any{"id": plan}},
 			{"plan sessions", `mutation($n: Int, $id: ID!) { updatePlan(id: $id, input: {sessionsPerMonth: $n}) { revision } }`, "sessionsPerMonth", map[string]any{"id": plan}},
-			{"one-off capacity", `mutation($n: Int, $r: ID, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", capacity: $n}) { revision } }`, "capacity", map[string]any{"r": room, "c": class}},
-			{"one-off buffer", `mutation($n: Int, $r: ID, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", bufferMinutes: $n}) { revision } }`, "bufferMinutes", map[string]any{"r": room, "c": class}},
-			{"one-off units", `mutation($n: Int, $r: ID, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", units: $n}) { revision } }`, "units", map[string]any{"r": room, "c": class}},
+			{"one-off capacity", `mutation($n: Int, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", capacity: $n}) { revision } }`, "capacity", map[string]any{"r": room, "c": class}},
+			{"one-off buffer", `mutation($n: Int, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", bufferMinutes: $n}) { revision } }`, "bufferMinutes", map[string]any{"r": room, "c": class}},
+			{"one-off units", `mutation($n: Int, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", units: $n}) { revision } }`, "units", map[string]any{"r": room, "c": class}},
 			{"capacity rule units", `mutation($n: Int, $r: ID) { createCapacityRule(input: {roomId: $r, weekdays: [MONDAY], start: "08:00", end: "09:00", units: $n}) { revision } }`, "units", map[string]any{"r": room}},
 			{"room booking units", `mutation($n: Int, $r: ID) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", units: $n}) { revision } }`, "units", map[string]any{"r": room}},
 		}
@@ -302,7 +302,7 @@ func TestBadNumbersAndIdsRefused(t *testing.T) {
 			name, query, field string
 			vars               map[string]any
 		}{
-			{"one-off clients", `mutation($r: ID, $c: ID, $k: ID!) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", clientIds: [$k, $k]}) { revision } }`,
+			{"one-off clients", `mutation($r: ID!, $c: ID, $k: ID!) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", clientIds: [$k, $k]}) { revision } }`,
 				"clientIds", map[string]any{"r": room, "c": class, "k": client}},
 			{"closure rooms", `mutation($r: ID!) { createClosure(input: {from: "2027-02-02", to: "2027-02-02", roomIds: [$r, $r]}) { revision } }`,
 				"roomIds", map[string]any{"r": room}},

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
@@ -15,31 +17,192 @@ import (
 // Input mapping of the timetable: series and plans, one-offs, day changes
 // (timetable.graphqls, timetable.resolvers.go).
 
-func applyPlan(dst *engine.Plan, in model.PlanInput) error {
-	set(&dst.Name, in.Name)
-	set(&dst.PerMonth, in.SessionsPerMonth)
-	set(&dst.Months, in.Months)
-	if in.Price != nil {
-		p, err := engine.ParseMoney(*in.Price)
-		if err != nil {
-			return badInput("price", "%v", err)
-		}
-		dst.Price = p
+// planPrice sets a plan's price from its decimal text.
+func planPrice(dst *engine.Plan, price string) error {
+	p, err := engine.ParseMoney(price)
+	if err != nil {
+		return badInput("price", "%v", err)
+	}
+	dst.Price = p
+	return nil
+}
+
+// atLeastOne refuses a count of 0 or less where the engine's zero means "no
+// limit": the API says that with null, so 0 cannot clear a limit by accident.
+func atLeastOne(field string, n *int) error {
+	if n != nil && *n < 1 {
+		return badInput(field, "%s must be at least 1, not %d; null means no limit", field, *n)
 	}
 	return nil
 }
 
-func applyOneOff(dst *engine.OneOff, in model.OneOffInput) {
-	set(&dst.ClassID, in.ClassID)
-	set(&dst.RoomID, in.RoomID)
-	set(&dst.Date, in.Date)
-	set(&dst.Start, in.Start)
-	set(&dst.End, in.End)
+func createPlan(dst *engine.Plan, in model.CreatePlanInput) error {
+	if err := atLeastOne("sessionsPerMonth", in.SessionsPerMonth); err != nil {
+		return err
+	}
+	set(&dst.Name, in.Name)
+	set(&dst.PerMonth, in.SessionsPerMonth)
+	set(&dst.Months, in.Months)
+	return planPrice(dst, in.Price)
+}
+
+// updatePlan applies the update rule: name and sessionsPerMonth clear (no
+// name, unlimited); months and price cannot. A plan moves to another series
+// only through updatePlan, so the series is set by the caller.
+func updatePlan(dst *engine.Plan, in model.UpdatePlanInput) error {
+	months, err := given(in.Months, "months")
+	if err != nil {
+		return err
+	}
+	price, err := given(in.Price, "price")
+	if err != nil {
+		return err
+	}
+	if err := atLeastOne("sessionsPerMonth", in.SessionsPerMonth.Value()); err != nil {
+		return err
+	}
+	clearable(&dst.Name, in.Name)
+	clearable(&dst.PerMonth, in.SessionsPerMonth)
+	set(&dst.Months, months)
+	if price != nil {
+		return planPrice(dst, *price)
+	}
+	return nil
+}
+
+func createOneOff(e *models.Edit, dst *engine.OneOff, in model.CreateOneOffInput) error {
+	if err := oneClass(in.ClassID, in.Class != nil, true); err != nil {
+		return err
+	}
+	if err := atLeastOne("capacity", in.Capacity); err != nil {
+		return err
+	}
+	if err := atLeastOne("units", in.Units); err != nil {
+		return err
+	}
+	var err error
+	if dst.ClassID, err = classFor(e, in.ClassID, in.Class, "classId"); err != nil {
+		return err
+	}
+	dst.RoomID, dst.Date, dst.Start, dst.End = in.RoomID, in.Date, in.Start, in.End
 	set(&dst.Label, in.Label)
 	set(&dst.Capacity, in.Capacity)
 	set(&dst.Buffer, in.BufferMinutes)
 	set(&dst.Units, in.Units)
 	set(&dst.Note, in.Note)
+	return nil
+}
+
+// updateOneOff applies the update rule: label, capacity, units and note
+// clear; the class, room, date, times and cleaning time cannot.
+func updateOneOff(e *models.Edit, dst *engine.OneOff, in model.UpdateOneOffInput) error {
+	classID, err := given(in.ClassID, "classId")
+	if err != nil {
+		return err
+	}
+	class, err := given(in.Class, "class")
+	if err != nil {
+		return err
+	}
+	if err := oneClass(classID, class != nil, false); err != nil {
+		return err
+	}
+	room, err := given(in.RoomID, "roomId")
+	if err != nil {
+		return err
+	}
+	date, err := given(in.Date, "date")
+	if err != nil {
+		return err
+	}
+	start, err := given(in.Start, "start")
+	if err != nil {
+		return err
+	}
+	end, err := given(in.End, "end")
+	if err != nil {
+		return err
+	}
+	buffer, err := given(in.BufferMinutes, "bufferMinutes")
+	if err != nil {
+		return err
+	}
+	if err := atLeastOne("capacity", in.Capacity.Value()); err != nil {
+		return err
+	}
+	if err := atLeastOne("units", in.Units.Value()); err != nil {
+		return err
+	}
+	if classID != nil || class != nil {
+		if dst.ClassID, err = classFor(e, classID, class, "classId"); err != nil {
+			return err
+		}
+	}
+	set(&dst.RoomID, room)
+	set(&dst.Date, date)
+	set(&dst.Start, start)
+	set(&dst.End, end)
+	set(&dst.Buffer, buffer)
+	clearable(&dst.Label, in.Label)
+	clearable(&dst.Capacity, in.Capacity)
+	clearable(&dst.Units, in.Units)
+	clearable(&dst.Note, in.Note)
+	return nil
+}
+
+// oneClass refuses a one-off named by both an existing class and a new one,
+// and (when need) one named by neither.
+func oneClass(id *int64, described, need bool) error {
+	switch {
+	case id != nil && described:
+		return badInput("classId", "Give either classId or class, not both")
+	case need && id == nil && !described:
+		return badInput("classId", "Give classId (an existing class) or class (a new one)")
+	}
+	return nil
+}
+
+// seriesInput is what createSeries and updateSeries set on a series, read
+// from their inputs by the update rule: a nil field keeps what is there.
+type seriesInput struct {
+	name                 *string
+	anchor, end          *engine.Date // end: a pointer to 0 clears it
+	cycle                *int
+	entries              []model.SeriesEntryInput
+	plans                []model.SeriesPlanInput
+	hasEntries, hasPlans bool // the lists are replaced
+}
+
+func newSeriesInput(in model.CreateSeriesInput) seriesInput {
+	cycle := 1
+	set(&cycle, in.CycleWeeks)
+	end := new(engine.Date)
+	set(end, in.EndDate)
+	return seriesInput{name: &in.Name, anchor: &in.AnchorDate, end: end, cycle: &cycle,
+		entries: in.Entries, plans: in.Plans, hasEntries: true, hasPlans: true}
+}
+
+func updateSeriesInput(in model.UpdateSeriesInput) (seriesInput, error) {
+	var out seriesInput
+	var err error
+	if out.name, err = given(in.Name, "name"); err != nil {
+		return out, err
+	}
+	if out.anchor, err = given(in.AnchorDate, "anchorDate"); err != nil {
+		return out, err
+	}
+	if out.cycle, err = given(in.CycleWeeks, "cycleWeeks"); err != nil {
+		return out, err
+	}
+	if end, ok := in.EndDate.ValueOK(); ok {
+		out.end = new(engine.Date) // null: open-ended
+		set(out.end, end)
+	}
+	if out.entries, out.hasEntries, err = givenList(in.Entries, "entries"); err != nil {
+		return out, err
+	}
+	out.plans, out.hasPlans, err = givenList(in.Plans, "plans")
+	return out, err
 }
 
 // applySeries sets the fields of a series and, when the input has them,
@@ -47,21 +210,18 @@ func applyOneOff(dst *engine.OneOff, in model.OneOffInput) {
 // id) and plans (a plan with an id is edited in place, so its subscribers
 // stay; one left out is removed and its subscribers stay on the series
 // without a plan).
-func applySeries(e *models.Edit, id int64, in model.SeriesInput) error {
+func applySeries(e *models.Edit, id int64, in seriesInput) error {
 	s, err := row(e.State.Series, id, func(s *engine.Series) int64 { return s.ID }, engine.Words(e.State.Business.Kind).Series.One)
 	if err != nil {
 		return err
 	}
-	set(&s.Name, in.Name)
-	set(&s.Anchor, in.AnchorDate)
-	set(&s.End, in.EndDate)
-	if in.OpenEnded != nil && *in.OpenEnded {
-		s.End = 0
+	set(&s.Name, in.name)
+	set(&s.Anchor, in.anchor)
+	set(&s.End, in.end)
+	if in.cycle != nil {
+		e.State.SetCycle(id, *in.cycle)
 	}
-	if in.CycleWeeks != nil {
-		e.State.SetCycle(id, *in.CycleWeeks)
-	}
-	if in.Entries != nil {
+	if in.hasEntries {
 		old := map[[2]int64]int64{}
 		for _, en := range e.State.Entries {
 			if en.SeriesID == id {
@@ -69,7 +229,13 @@ func applySeries(e *models.Edit, id int64, in model.SeriesInput) error {
 			}
 		}
 		e.State.Entries = slices.DeleteFunc(e.State.Entries, func(en engine.Entry) bool { return en.SeriesID == id })
-		for _, ei := range in.Entries {
+		for _, ei := range in.entries {
+			if ei.ClassTimeID != nil && ei.ClassTime != nil {
+				return badInput("classTimeId", "Give either classTimeId or classTime, not both")
+			}
+			if ei.ClassID != nil && ei.Class != nil {
+				return badInput("classId", "Give either classId or class, not both")
+			}
 			ct, err := classTimeFor(e, ei.ClassTimeID, ei.ClassTime)
 			if err != nil {
 				return err
@@ -86,12 +252,16 @@ func applySeries(e *models.Edit, id int64, in model.SeriesInput) error {
 			e.State.Entries = append(e.State.Entries, engine.Entry{ID: entryID, SeriesID: id, ClassTimeID: ct, ClassID: cl, Week: ei.Week})
 		}
 	}
-	if in.Plans != nil {
+	if in.hasPlans {
 		keep := map[int64]bool{}
-		for _, pi := range in.Plans {
+		for _, pi := range in.plans {
+			up := model.UpdatePlanInput{Name: pi.Name, SessionsPerMonth: pi.SessionsPerMonth, Months: pi.Months, Price: pi.Price}
 			if pi.ID == nil {
+				if !pi.Price.IsSet() {
+					return badInput("price", "A new plan needs a price")
+				}
 				p := engine.Plan{ID: e.NewID(), SeriesID: id, Months: 1}
-				if err := applyPlan(&p, pi); err != nil {
+				if err := updatePlan(&p, up); err != nil {
 					return err
 				}
 				e.State.Plans = append(e.State.Plans, p)
@@ -102,7 +272,7 @@ func applySeries(e *models.Edit, id int64, in model.SeriesInput) error {
 			if err != nil || p.SeriesID != id {
 				return notFound("plan", *pi.ID)
 			}
-			if err := applyPlan(p, pi); err != nil {
+			if err := updatePlan(p, up); err != nil {
 				return err
 			}
 			keep[p.ID] = true
@@ -116,31 +286,132 @@ func applySeries(e *models.Edit, id int64, in model.SeriesInput) error {
 // which holds the policy for editing a running series. It returns the
 // series that keeps the weeks before a split (0 when the edit applied in
 // place) and the day changes it removed.
-func editSeries(e *models.Edit, id int64, in model.SeriesInput, from *engine.Date, carry bool) (int64, []engine.SessionRef, error) {
-	ed := engine.SeriesEdit{From: deref(from), Anchor: in.AnchorDate != nil, End: in.EndDate, Cycle: in.CycleWeeks, Entries: in.Entries != nil, Carry: carry}
-	if in.OpenEnded != nil && *in.OpenEnded {
-		ed.End = new(engine.Date)
+func editSeries(e *models.Edit, id int64, input model.UpdateSeriesInput, from *engine.Date, carry bool) (int64, []engine.SessionRef, error) {
+	in, err := updateSeriesInput(input)
+	if err != nil {
+		return 0, nil, err
 	}
+	ed := engine.SeriesEdit{From: deref(from), Anchor: in.anchor != nil, End: in.end, Cycle: in.cycle, Entries: in.hasEntries, Carry: carry}
 	return e.State.EditSeries(id, ed, e.Today, e.NewID, func(week func(int) int) error {
-		in.Entries = slices.Clone(in.Entries)
-		for i := range in.Entries {
-			in.Entries[i].Week = week(in.Entries[i].Week)
+		in.entries = slices.Clone(in.entries)
+		for i := range in.entries {
+			in.entries[i].Week = week(in.entries[i].Week)
 		}
 		return applySeries(e, id, in)
 	})
 }
 
-// sessionRef checks a ref against the snapshot: the session must happen
-// (before any change) on that date.
-func (r *Resolver) sessionRef(ctx context.Context, in model.SessionRefInput) (engine.SessionRef, error) {
-	ref := engine.SessionRef{Date: in.Date, ClassTimeID: in.ClassTimeID, ClassID: in.ClassID}
+// A session's id (Session.id, engine.Session.Key) is text, while gqlgen
+// reads every ID argument as a row id (int64). An argument marked
+// @sessionKey is therefore checked by sessionKeyDirective instead, and its
+// resolver reads the text itself with sessionKeyArg; the Go parameter gqlgen
+// passes for it is always empty.
+
+// sessionKeyDirective refuses a @sessionKey argument that is not a session
+// id, before the field runs, and stands in the empty value for it.
+func sessionKeyDirective(ctx context.Context, obj any, _ graphql.Resolver) (any, error) {
+	name := *graphql.GetPathContext(ctx).Field
+	if raw := obj.(map[string]any)[name]; raw != nil {
+		key, ok := raw.(string)
+		if !ok {
+			return nil, badInput(name, "%s must be a session id written as text, such as s/2026-12-05/103/19", name)
+		}
+		if _, _, err := parseSessionKey(key, name); err != nil {
+			return nil, err
+		}
+	}
+	if arg := graphql.GetFieldContext(ctx).Field.Definition.Arguments.ForName(name); arg != nil && arg.Type.NonNull {
+		return int64(0), nil
+	}
+	return (*int64)(nil), nil
+}
+
+// sessionKeyArg returns the text of a @sessionKey argument of the field
+// being resolved, and false when it was left out or null.
+func sessionKeyArg(ctx context.Context, name string) (string, bool) {
+	fc := graphql.GetFieldContext(ctx)
+	key, ok := fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)[name].(string)
+	return key, ok
+}
+
+// parseSessionKey is engine.ParseSessionKey with its error on the API's
+// argument.
+func parseSessionKey(key, field string) (engine.SessionRef, int64, error) {
+	ref, oneOff, err := engine.ParseSessionKey(key)
+	if e, ok := err.(*engine.Error); ok {
+		e.Field = field
+	}
+	return ref, oneOff, err
+}
+
+// sessionByKey answers session(id): the session wherever a change has put
+// it, or the one-off's.
+func (r *Resolver) sessionByKey(ctx context.Context, key string) (*model.Session, error) {
+	ref, oneOff, err := parseSessionKey(key, "id")
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var s engine.Session
+	if oneOff != 0 {
+		o, ok := rowByID(v.sn.State.OneOffs, oneOff, func(o *engine.OneOff) int64 { return o.ID })
+		if !ok {
+			return nil, notFound("one-off", oneOff)
+		}
+		day := v.sn.Timetable.Day(o.Date)
+		i := slices.IndexFunc(day, func(s engine.Session) bool { return s.OneOffID == oneOff })
+		if i < 0 {
+			return nil, fmt.Errorf("one-off %d missing from its day %s", oneOff, o.Date)
+		}
+		s = day[i]
+	} else {
+		var ok bool
+		if s, ok = v.sn.Timetable.Session(ref); !ok {
+			return nil, noSession(r.words(ctx), ref, "id")
+		}
+	}
+	view := v.session(&s)
+	return &view, nil
+}
+
+func noSession(w engine.Vocabulary, ref engine.SessionRef, field string) error {
+	return engine.Errorf(engine.NotFound, field, "There is no such %s on %s: that %s does not happen in that class time that day", w.Class.One, ref.Date, w.Class.One)
+}
+
+// sessionRef finds the series session a mutation names by exactly one of
+// its sessionId and ref arguments, checked against the snapshot: the
+// session must happen (before any change) on that date.
+func (r *Resolver) sessionRef(ctx context.Context, in *model.SessionRefInput) (engine.SessionRef, error) {
+	key, byID := sessionKeyArg(ctx, "sessionId")
+	var ref engine.SessionRef
+	field := "ref"
+	switch {
+	case byID && in != nil:
+		return ref, badInput("sessionId", "Name the session by sessionId or by ref, not both")
+	case !byID && in == nil:
+		return ref, badInput("sessionId", "Name the session: give its sessionId or its ref")
+	case in != nil:
+		ref = engine.SessionRef{Date: in.Date, ClassTimeID: in.ClassTimeID, ClassID: in.ClassID}
+	default:
+		var oneOff int64
+		var err error
+		if ref, oneOff, err = parseSessionKey(key, "sessionId"); err != nil {
+			return ref, err
+		}
+		if oneOff != 0 {
+			return ref, badInput("sessionId", "%s is a one-off: change it with updateOneOff, cancel it with cancelOneOff", key)
+		}
+		field = "sessionId"
+	}
 	tt, err := r.tt(ctx)
 	if err != nil {
 		return ref, err
 	}
 	if _, ok := tt.Session(ref); !ok {
-		w := r.words(ctx)
-		return ref, engine.Errorf(engine.NotFound, "ref", "There is no such %s on %s: that %s does not happen in that class time that day", w.Class.One, in.Date, w.Class.One)
+		return ref, noSession(r.words(ctx), ref, field)
 	}
 	return ref, nil
 }
@@ -212,9 +483,9 @@ func (r *Resolver) oneOffPayload(ctx context.Context, res *models.Result, id int
 	return &model.OneOffPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, OneOff: o}, nil
 }
 
-// changeSession writes a change of one session, named by its ref, and
-// answers with the session as it then is.
-func (r *Resolver) changeSession(ctx context.Context, in model.SessionRefInput, dryRun *bool, fn func(*models.Edit, engine.SessionRef) error) (*model.SessionPayload, error) {
+// changeSession writes a change of one session, named by its sessionId or
+// its ref, and answers with the session as it then is.
+func (r *Resolver) changeSession(ctx context.Context, in *model.SessionRefInput, dryRun *bool, fn func(*models.Edit, engine.SessionRef) error) (*model.SessionPayload, error) {
 	if err := can(ctx, models.EditDays); err != nil {
 		return nil, err
 	}

@@ -93,15 +93,12 @@ func (r *closureResolver) PausesRotation(ctx context.Context, obj *engine.Closur
 }
 
 // CreateSeries is the resolver for the createSeries field.
-func (r *mutationResolver) CreateSeries(ctx context.Context, input model.SeriesInput, dryRun *bool) (*model.SeriesPayload, error) {
+func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool) (*model.SeriesPayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		id = e.NewID()
 		e.State.Series = append(e.State.Series, engine.Series{ID: id, Cycle: 1})
-		if input.Entries == nil {
-			input.Entries = []model.SeriesEntryInput{}
-		}
-		return applySeries(e, id, input)
+		return applySeries(e, id, newSeriesInput(input))
 	})
 	if err != nil {
 		return nil, err
@@ -111,7 +108,7 @@ func (r *mutationResolver) CreateSeries(ctx context.Context, input model.SeriesI
 }
 
 // UpdateSeries is the resolver for the updateSeries field.
-func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error) {
+func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error) {
 	var kept int64
 	var lost []engine.SessionRef
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
@@ -163,15 +160,12 @@ func (r *mutationResolver) ReplaceSeriesFrom(ctx context.Context, id int64, date
 }
 
 // CreatePlan is the resolver for the createPlan field.
-func (r *mutationResolver) CreatePlan(ctx context.Context, input model.PlanInput, dryRun *bool) (*model.PlanPayload, error) {
+func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePlanInput, dryRun *bool) (*model.PlanPayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		if input.SeriesID == nil {
-			return badInput("seriesId", "A plan needs the %s it sells", engine.Words(e.State.Business.Kind).Series.One)
-		}
 		id = e.NewID()
-		p := engine.Plan{ID: id, SeriesID: *input.SeriesID, Months: 1}
-		if err := applyPlan(&p, input); err != nil {
+		p := engine.Plan{ID: id, SeriesID: input.SeriesID, Months: 1}
+		if err := createPlan(&p, input); err != nil {
 			return err
 		}
 		e.State.Plans = append(e.State.Plans, p)
@@ -184,14 +178,18 @@ func (r *mutationResolver) CreatePlan(ctx context.Context, input model.PlanInput
 }
 
 // UpdatePlan is the resolver for the updatePlan field.
-func (r *mutationResolver) UpdatePlan(ctx context.Context, id int64, input model.PlanInput, dryRun *bool) (*model.PlanPayload, error) {
+func (r *mutationResolver) UpdatePlan(ctx context.Context, id int64, input model.UpdatePlanInput, dryRun *bool) (*model.PlanPayload, error) {
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		p, err := row(e.State.Plans, id, func(x *engine.Plan) int64 { return x.ID }, "plan")
 		if err != nil {
 			return err
 		}
-		set(&p.SeriesID, input.SeriesID)
-		return applyPlan(p, input)
+		series, err := given(input.SeriesID, "seriesId")
+		if err != nil {
+			return err
+		}
+		set(&p.SeriesID, series)
+		return updatePlan(p, input)
 	})
 	if err != nil {
 		return nil, err
@@ -211,14 +209,14 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 }
 
 // ChangeSession is the resolver for the changeSession field.
-func (r *mutationResolver) ChangeSession(ctx context.Context, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
+func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
 	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error { return setChange(e, ref, patch) })
 }
 
 // CancelSession is the resolver for the cancelSession field.
-func (r *mutationResolver) CancelSession(ctx context.Context, ref model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error) {
+func (r *mutationResolver) CancelSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error) {
 	yes := true
 	if note == nil {
 		note = new(string)
@@ -229,7 +227,7 @@ func (r *mutationResolver) CancelSession(ctx context.Context, ref model.SessionR
 }
 
 // RestoreSession is the resolver for the restoreSession field.
-func (r *mutationResolver) RestoreSession(ctx context.Context, ref model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error) {
+func (r *mutationResolver) RestoreSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error) {
 	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
 		e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == ref })
 		return nil
@@ -237,17 +235,13 @@ func (r *mutationResolver) RestoreSession(ctx context.Context, ref model.Session
 }
 
 // CreateOneOff is the resolver for the createOneOff field.
-func (r *mutationResolver) CreateOneOff(ctx context.Context, input model.OneOffInput, dryRun *bool) (*model.OneOffPayload, error) {
+func (r *mutationResolver) CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) error {
 		id = e.NewID()
 		o := engine.OneOff{ID: id}
-		applyOneOff(&o, input)
-		if input.ClassID == nil {
-			var err error
-			if o.ClassID, err = classFor(e, nil, input.Class, "classId"); err != nil {
-				return err
-			}
+		if err := createOneOff(e, &o, input); err != nil {
+			return err
 		}
 		if err := oneOffClients(ctx, e, id, input.ClientIds); err != nil {
 			return err
@@ -262,22 +256,20 @@ func (r *mutationResolver) CreateOneOff(ctx context.Context, input model.OneOffI
 }
 
 // UpdateOneOff is the resolver for the updateOneOff field.
-func (r *mutationResolver) UpdateOneOff(ctx context.Context, id int64, input model.OneOffInput, dryRun *bool) (*model.OneOffPayload, error) {
+func (r *mutationResolver) UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error) {
 	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) error {
 		o, err := row(e.State.OneOffs, id, func(x *engine.OneOff) int64 { return x.ID }, "one-off")
 		if err != nil {
 			return err
 		}
-		applyOneOff(o, input)
-		if input.ClassID == nil && input.Class != nil {
-			if o.ClassID, err = classFor(e, nil, input.Class, "classId"); err != nil {
-				return err
-			}
+		if err := updateOneOff(e, o, input); err != nil {
+			return err
 		}
-		if input.ClientIds != nil {
-			return oneOffClients(ctx, e, id, input.ClientIds)
+		clients, given, err := givenList(input.ClientIds, "clientIds")
+		if err != nil || !given {
+			return err
 		}
-		return nil
+		return oneOffClients(ctx, e, id, clients)
 	})
 	if err != nil {
 		return nil, err
@@ -313,13 +305,11 @@ func (r *mutationResolver) DeleteOneOff(ctx context.Context, id int64, dryRun *b
 }
 
 // CreateClosure is the resolver for the createClosure field.
-func (r *mutationResolver) CreateClosure(ctx context.Context, input model.ClosureInput, dryRun *bool) (*model.ClosurePayload, error) {
+func (r *mutationResolver) CreateClosure(ctx context.Context, input model.CreateClosureInput, dryRun *bool) (*model.ClosurePayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		id = e.NewID()
-		c := engine.Closure{ID: id, RoomIDs: slices.Clone(input.RoomIds)}
-		set(&c.From, input.From)
-		set(&c.To, input.To)
+		c := engine.Closure{ID: id, From: input.From, To: input.To, RoomIDs: slices.Clone(input.RoomIds)}
 		set(&c.Reason, input.Reason)
 		set(&c.Pause, input.PausesRotation)
 		e.State.Closures = append(e.State.Closures, c)
@@ -420,13 +410,18 @@ func (r *planResolver) Label(ctx context.Context, obj *engine.Plan) (string, err
 	return obj.Label(engine.Words(b.Kind), b.Currency), nil
 }
 
-// Series is the resolver for the series field.
-func (r *queryResolver) Series(ctx context.Context) ([]engine.Series, error) {
+// AllSeries is the resolver for the allSeries field.
+func (r *queryResolver) AllSeries(ctx context.Context) ([]engine.Series, error) {
 	sn, err := r.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sn.State.Series, nil
+	return nonNil(sn.State.Series), nil
+}
+
+// Series is the resolver for the series field.
+func (r *queryResolver) Series(ctx context.Context, id int64) (*engine.Series, error) {
+	return r.seriesByID(ctx, id)
 }
 
 // Plans is the resolver for the plans field.
@@ -436,12 +431,17 @@ func (r *queryResolver) Plans(ctx context.Context, seriesID *int64) ([]engine.Pl
 		return nil, err
 	}
 	if seriesID == nil {
-		return sn.State.Plans, nil
+		return nonNil(sn.State.Plans), nil
 	}
 	if _, err := r.seriesByID(ctx, *seriesID); err != nil {
 		return nil, err
 	}
-	return plansOf(sn.State, *seriesID), nil
+	return nonNil(plansOf(sn.State, *seriesID)), nil
+}
+
+// Plan is the resolver for the plan field.
+func (r *queryResolver) Plan(ctx context.Context, id int64) (*engine.Plan, error) {
+	return lookupRow(ctx, r.Resolver, id, "plan", func(s *engine.State) []engine.Plan { return s.Plans }, func(p *engine.Plan) int64 { return p.ID })
 }
 
 // OneOffs is the resolver for the oneOffs field.
@@ -450,7 +450,7 @@ func (r *queryResolver) OneOffs(ctx context.Context, from *engine.Date, to *engi
 	if err != nil {
 		return nil, err
 	}
-	var out []engine.OneOff
+	out := []engine.OneOff{}
 	for _, o := range sn.State.OneOffs {
 		if (from == nil || o.Date >= *from) && (to == nil || o.Date < *to) {
 			out = append(out, o)
@@ -459,13 +459,29 @@ func (r *queryResolver) OneOffs(ctx context.Context, from *engine.Date, to *engi
 	return out, nil
 }
 
+// OneOff is the resolver for the oneOff field.
+func (r *queryResolver) OneOff(ctx context.Context, id int64) (*engine.OneOff, error) {
+	return lookupRow(ctx, r.Resolver, id, "one-off", func(s *engine.State) []engine.OneOff { return s.OneOffs }, func(o *engine.OneOff) int64 { return o.ID })
+}
+
 // Closures is the resolver for the closures field.
 func (r *queryResolver) Closures(ctx context.Context) ([]engine.Closure, error) {
 	sn, err := r.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sn.State.Closures, nil
+	return nonNil(sn.State.Closures), nil
+}
+
+// Closure is the resolver for the closure field.
+func (r *queryResolver) Closure(ctx context.Context, id int64) (*engine.Closure, error) {
+	return lookupRow(ctx, r.Resolver, id, "closure", func(s *engine.State) []engine.Closure { return s.Closures }, func(c *engine.Closure) int64 { return c.ID })
+}
+
+// Session is the resolver for the session field.
+func (r *queryResolver) Session(ctx context.Context, id int64) (*model.Session, error) {
+	key, _ := sessionKeyArg(ctx, "id")
+	return r.sessionByKey(ctx, key)
 }
 
 // Day is the resolver for the day field.
@@ -509,7 +525,7 @@ func (r *queryResolver) Sessions(ctx context.Context, from engine.Date, to engin
 	if err != nil {
 		return nil, err
 	}
-	var out []model.Session
+	out := []model.Session{}
 	for _, d := range days {
 		out = append(out, d.Sessions...)
 	}

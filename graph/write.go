@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
@@ -65,4 +67,41 @@ func (r *Resolver) removeWith(ctx context.Context, need models.Permission, id in
 		return nil, err
 	}
 	return &model.DeletePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ID: id}, nil
+}
+
+// The update rule of every UpdateXInput: a field left out keeps its value; a
+// field set to null clears it where it can be empty (clearable), and is
+// refused with BAD_USER_INPUT naming it where it cannot (given, givenList).
+// Such fields are @goField(omittable: true), so Go tells the two apart.
+
+// given reads an update field that cannot be empty: nil when left out, the
+// value when set, and an error when set to null.
+func given[T any](v graphql.Omittable[*T], field string) (*T, error) {
+	if p, ok := v.ValueOK(); ok && p == nil {
+		return nil, nullRefused(field)
+	}
+	return v.Value(), nil
+}
+
+// givenList is given for a list, which null cannot clear either: [] does.
+func givenList[T any](v graphql.Omittable[[]T], field string) ([]T, bool, error) {
+	l, ok := v.ValueOK()
+	if ok && l == nil {
+		return nil, false, nullRefused(field)
+	}
+	return l, ok, nil
+}
+
+// clearable applies an update field that can be empty: null sets the zero
+// value, the engine's "none".
+func clearable[T any](dst *T, v graphql.Omittable[*T]) {
+	if p, ok := v.ValueOK(); ok {
+		var zero T
+		*dst = zero
+		set(dst, p)
+	}
+}
+
+func nullRefused(field string) error {
+	return badInput(field, "%s cannot be cleared: leave it out to keep it as it is, or give a new value", field)
 }

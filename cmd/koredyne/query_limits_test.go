@@ -37,8 +37,8 @@ func TestServeRefusesHeavyQueries(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	for _, q := range []string{
-		`{series{entries{series{entries{series{entries{series{name}}}}}}}}`,
-		`{series{entries{series{entries{series{entries{series{entries{series{entries{series{name}}}}}}}}}}}}`,
+		`{allSeries{entries{series{entries{series{entries{series{name}}}}}}}}`,
+		`{allSeries{entries{series{entries{series{entries{series{entries{series{entries{series{name}}}}}}}}}}}}`,
 		many("{", " a#: business { name }", "}", 3000),
 		many("mutation {", ` r#: createRoom(input: {name: "Room #"}) { room { id } }`, "}", 2000),
 	} {

@@ -58,6 +58,7 @@ type ResolverRoot interface {
 }
 
 type DirectiveRoot struct {
+	SessionKey func(ctx context.Context, obj any, next graphql.Resolver) (res any, err error)
 }
 
 type ComplexityRoot struct {
@@ -283,20 +284,20 @@ type ComplexityRoot struct {
 		CancelBooking        func(childComplexity int, id int64, dryRun *bool) int
 		CancelOneOff         func(childComplexity int, id int64, note *string, dryRun *bool) int
 		CancelRoomBooking    func(childComplexity int, id int64, dryRun *bool) int
-		CancelSession        func(childComplexity int, ref model.SessionRefInput, note *string, dryRun *bool) int
-		ChangeSession        func(childComplexity int, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
+		CancelSession        func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) int
+		ChangeSession        func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
 		ClearData            func(childComplexity int, dryRun *bool) int
 		CreateActivity       func(childComplexity int, input model.ActivityInput, dryRun *bool) int
 		CreateAppPassword    func(childComplexity int, login string, role models.Role, staffID *int64) int
 		CreateCapacityRule   func(childComplexity int, input model.CapacityRuleInput, dryRun *bool) int
-		CreateClass          func(childComplexity int, input model.ClassInput, dryRun *bool) int
-		CreateClassTime      func(childComplexity int, input model.ClassTimeInput, dryRun *bool) int
+		CreateClass          func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
+		CreateClassTime      func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
 		CreateClient         func(childComplexity int, input model.ClientInput, dryRun *bool) int
-		CreateClosure        func(childComplexity int, input model.ClosureInput, dryRun *bool) int
-		CreateOneOff         func(childComplexity int, input model.OneOffInput, dryRun *bool) int
-		CreatePlan           func(childComplexity int, input model.PlanInput, dryRun *bool) int
+		CreateClosure        func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
+		CreateOneOff         func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
+		CreatePlan           func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
 		CreateRoom           func(childComplexity int, input model.RoomInput, dryRun *bool) int
-		CreateSeries         func(childComplexity int, input model.SeriesInput, dryRun *bool) int
+		CreateSeries         func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
 		CreateStaff          func(childComplexity int, input model.StaffInput, dryRun *bool) int
 		CreateSubscription   func(childComplexity int, input model.SubscriptionInput, dryRun *bool) int
 		CreateToken          func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64) int
@@ -316,7 +317,7 @@ type ComplexityRoot struct {
 		LoadDemo             func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance       func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
 		ReplaceSeriesFrom    func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
-		RestoreSession       func(childComplexity int, ref model.SessionRefInput, dryRun *bool) int
+		RestoreSession       func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) int
 		RevokeAppPassword    func(childComplexity int, id int64) int
 		RevokeToken          func(childComplexity int, id int64) int
 		RotateFeedToken      func(childComplexity int, calendar model.CalendarInput) int
@@ -327,10 +328,10 @@ type ComplexityRoot struct {
 		UpdateClass          func(childComplexity int, id int64, input model.ClassInput, dryRun *bool) int
 		UpdateClassTime      func(childComplexity int, id int64, input model.ClassTimeInput, dryRun *bool) int
 		UpdateClient         func(childComplexity int, id int64, input model.ClientInput, dryRun *bool) int
-		UpdateOneOff         func(childComplexity int, id int64, input model.OneOffInput, dryRun *bool) int
-		UpdatePlan           func(childComplexity int, id int64, input model.PlanInput, dryRun *bool) int
+		UpdateOneOff         func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
+		UpdatePlan           func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
 		UpdateRoom           func(childComplexity int, id int64, input model.RoomInput, dryRun *bool) int
-		UpdateSeries         func(childComplexity int, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
+		UpdateSeries         func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
 		UpdateStaff          func(childComplexity int, id int64, input model.StaffInput, dryRun *bool) int
 		UpdateSubscription   func(childComplexity int, id int64, input model.SubscriptionInput, dryRun *bool) int
 	}
@@ -384,6 +385,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Activities     func(childComplexity int) int
+		AllSeries      func(childComplexity int) int
 		AppPasswords   func(childComplexity int) int
 		Availability   func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
 		Bookings       func(childComplexity int, clientID *int64, from engine.Date, to engine.Date) int
@@ -394,14 +396,18 @@ type ComplexityRoot struct {
 		ClassTimes     func(childComplexity int, roomID *int64) int
 		Classes        func(childComplexity int) int
 		Clients        func(childComplexity int, search *string) int
+		Closure        func(childComplexity int, id int64) int
 		Closures       func(childComplexity int) int
 		Day            func(childComplexity int, date engine.Date) int
 		Days           func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		OneOff         func(childComplexity int, id int64) int
 		OneOffs        func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Plan           func(childComplexity int, id int64) int
 		Plans          func(childComplexity int, seriesID *int64) int
 		RoomBookings   func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date) int
 		Rooms          func(childComplexity int) int
-		Series         func(childComplexity int) int
+		Series         func(childComplexity int, id int64) int
+		Session        func(childComplexity int, id int64) int
 		Sessions       func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
 		Staff          func(childComplexity int) int
 		Subscriptions  func(childComplexity int, clientID *int64, seriesID *int64) int
@@ -692,27 +698,27 @@ type MutationResolver interface {
 	CreateActivity(ctx context.Context, input model.ActivityInput, dryRun *bool) (*model.ActivityPayload, error)
 	UpdateActivity(ctx context.Context, id int64, input model.ActivityInput, dryRun *bool) (*model.ActivityPayload, error)
 	DeleteActivity(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClass(ctx context.Context, input model.ClassInput, dryRun *bool) (*model.ClassPayload, error)
+	CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool) (*model.ClassPayload, error)
 	UpdateClass(ctx context.Context, id int64, input model.ClassInput, dryRun *bool) (*model.ClassPayload, error)
 	DeleteClass(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClassTime(ctx context.Context, input model.ClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
+	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
 	UpdateClassTime(ctx context.Context, id int64, input model.ClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateSeries(ctx context.Context, input model.SeriesInput, dryRun *bool) (*model.SeriesPayload, error)
-	UpdateSeries(ctx context.Context, id int64, input model.SeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error)
+	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool) (*model.SeriesPayload, error)
+	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error)
 	DeleteSeries(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) (*model.SeriesPayload, error)
-	CreatePlan(ctx context.Context, input model.PlanInput, dryRun *bool) (*model.PlanPayload, error)
-	UpdatePlan(ctx context.Context, id int64, input model.PlanInput, dryRun *bool) (*model.PlanPayload, error)
+	CreatePlan(ctx context.Context, input model.CreatePlanInput, dryRun *bool) (*model.PlanPayload, error)
+	UpdatePlan(ctx context.Context, id int64, input model.UpdatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	DeletePlan(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	ChangeSession(ctx context.Context, ref model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
-	CancelSession(ctx context.Context, ref model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error)
-	RestoreSession(ctx context.Context, ref model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
-	CreateOneOff(ctx context.Context, input model.OneOffInput, dryRun *bool) (*model.OneOffPayload, error)
-	UpdateOneOff(ctx context.Context, id int64, input model.OneOffInput, dryRun *bool) (*model.OneOffPayload, error)
+	ChangeSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
+	CancelSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error)
+	RestoreSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
+	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
+	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
 	CancelOneOff(ctx context.Context, id int64, note *string, dryRun *bool) (*model.OneOffPayload, error)
 	DeleteOneOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClosure(ctx context.Context, input model.ClosureInput, dryRun *bool) (*model.ClosurePayload, error)
+	CreateClosure(ctx context.Context, input model.CreateClosureInput, dryRun *bool) (*model.ClosurePayload, error)
 	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 }
 type OneOffResolver interface {
@@ -753,10 +759,15 @@ type QueryResolver interface {
 	Activities(ctx context.Context) ([]model.Activity, error)
 	Classes(ctx context.Context) ([]model.Class, error)
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
-	Series(ctx context.Context) ([]engine.Series, error)
+	AllSeries(ctx context.Context) ([]engine.Series, error)
+	Series(ctx context.Context, id int64) (*engine.Series, error)
 	Plans(ctx context.Context, seriesID *int64) ([]engine.Plan, error)
+	Plan(ctx context.Context, id int64) (*engine.Plan, error)
 	OneOffs(ctx context.Context, from *engine.Date, to *engine.Date) ([]engine.OneOff, error)
+	OneOff(ctx context.Context, id int64) (*engine.OneOff, error)
 	Closures(ctx context.Context) ([]engine.Closure, error)
+	Closure(ctx context.Context, id int64) (*engine.Closure, error)
+	Session(ctx context.Context, id int64) (*model.Session, error)
 	Day(ctx context.Context, date engine.Date) (*model.Day, error)
 	Days(ctx context.Context, from engine.Date, to engine.Date, filter *model.SessionFilter) ([]model.Day, error)
 	Sessions(ctx context.Context, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) ([]model.Session, error)
@@ -1731,7 +1742,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["ref"].(model.SessionRefInput), args["note"].(*string), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["note"].(*string), args["dryRun"].(*bool)), true
 	case "Mutation.changeSession":
 		if e.ComplexityRoot.Mutation.ChangeSession == nil {
 			break
@@ -1742,7 +1753,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["ref"].(model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
 	case "Mutation.clearData":
 		if e.ComplexityRoot.Mutation.ClearData == nil {
 			break
@@ -1797,7 +1808,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClass(childComplexity, args["input"].(model.ClassInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClass(childComplexity, args["input"].(model.CreateClassInput), args["dryRun"].(*bool)), true
 	case "Mutation.createClassTime":
 		if e.ComplexityRoot.Mutation.CreateClassTime == nil {
 			break
@@ -1808,7 +1819,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClassTime(childComplexity, args["input"].(model.ClassTimeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClassTime(childComplexity, args["input"].(model.CreateClassTimeInput), args["dryRun"].(*bool)), true
 	case "Mutation.createClient":
 		if e.ComplexityRoot.Mutation.CreateClient == nil {
 			break
@@ -1830,7 +1841,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClosure(childComplexity, args["input"].(model.ClosureInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClosure(childComplexity, args["input"].(model.CreateClosureInput), args["dryRun"].(*bool)), true
 	case "Mutation.createOneOff":
 		if e.ComplexityRoot.Mutation.CreateOneOff == nil {
 			break
@@ -1841,7 +1852,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateOneOff(childComplexity, args["input"].(model.OneOffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateOneOff(childComplexity, args["input"].(model.CreateOneOffInput), args["dryRun"].(*bool)), true
 	case "Mutation.createPlan":
 		if e.ComplexityRoot.Mutation.CreatePlan == nil {
 			break
@@ -1852,7 +1863,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreatePlan(childComplexity, args["input"].(model.PlanInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreatePlan(childComplexity, args["input"].(model.CreatePlanInput), args["dryRun"].(*bool)), true
 	case "Mutation.createRoom":
 		if e.ComplexityRoot.Mutation.CreateRoom == nil {
 			break
@@ -1874,7 +1885,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateSeries(childComplexity, args["input"].(model.SeriesInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateSeries(childComplexity, args["input"].(model.CreateSeriesInput), args["dryRun"].(*bool)), true
 	case "Mutation.createStaff":
 		if e.ComplexityRoot.Mutation.CreateStaff == nil {
 			break
@@ -2094,7 +2105,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["ref"].(model.SessionRefInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool)), true
 	case "Mutation.revokeAppPassword":
 		if e.ComplexityRoot.Mutation.RevokeAppPassword == nil {
 			break
@@ -2210,7 +2221,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateOneOff(childComplexity, args["id"].(int64), args["input"].(model.OneOffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateOneOff(childComplexity, args["id"].(int64), args["input"].(model.UpdateOneOffInput), args["dryRun"].(*bool)), true
 	case "Mutation.updatePlan":
 		if e.ComplexityRoot.Mutation.UpdatePlan == nil {
 			break
@@ -2221,7 +2232,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdatePlan(childComplexity, args["id"].(int64), args["input"].(model.PlanInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdatePlan(childComplexity, args["id"].(int64), args["input"].(model.UpdatePlanInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateRoom":
 		if e.ComplexityRoot.Mutation.UpdateRoom == nil {
 			break
@@ -2243,7 +2254,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.SeriesInput), args["from"].(*engine.Date), args["carryChanges"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.UpdateSeriesInput), args["from"].(*engine.Date), args["carryChanges"].(*bool), args["dryRun"].(*bool)), true
 	case "Mutation.updateStaff":
 		if e.ComplexityRoot.Mutation.UpdateStaff == nil {
 			break
@@ -2470,6 +2481,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Activities(childComplexity), true
+	case "Query.allSeries":
+		if e.ComplexityRoot.Query.AllSeries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.AllSeries(childComplexity), true
 	case "Query.appPasswords":
 		if e.ComplexityRoot.Query.AppPasswords == nil {
 			break
@@ -2555,6 +2572,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Clients(childComplexity, args["search"].(*string)), true
+	case "Query.closure":
+		if e.ComplexityRoot.Query.Closure == nil {
+			break
+		}
+
+		args, err := ec.field_Query_closure_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Closure(childComplexity, args["id"].(int64)), true
 	case "Query.closures":
 		if e.ComplexityRoot.Query.Closures == nil {
 			break
@@ -2584,6 +2612,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Days(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["filter"].(*model.SessionFilter)), true
 
+	case "Query.oneOff":
+		if e.ComplexityRoot.Query.OneOff == nil {
+			break
+		}
+
+		args, err := ec.field_Query_oneOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.OneOff(childComplexity, args["id"].(int64)), true
 	case "Query.oneOffs":
 		if e.ComplexityRoot.Query.OneOffs == nil {
 			break
@@ -2595,6 +2634,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.OneOffs(childComplexity, args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+	case "Query.plan":
+		if e.ComplexityRoot.Query.Plan == nil {
+			break
+		}
+
+		args, err := ec.field_Query_plan_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Plan(childComplexity, args["id"].(int64)), true
 	case "Query.plans":
 		if e.ComplexityRoot.Query.Plans == nil {
 			break
@@ -2628,7 +2678,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Query.Series(childComplexity), true
+		args, err := ec.field_Query_series_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Series(childComplexity, args["id"].(int64)), true
+	case "Query.session":
+		if e.ComplexityRoot.Query.Session == nil {
+			break
+		}
+
+		args, err := ec.field_Query_session_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Session(childComplexity, args["id"].(int64)), true
 	case "Query.sessions":
 		if e.ComplexityRoot.Query.Sessions == nil {
 			break
@@ -3427,18 +3493,24 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ClassInput", ec.unmarshalInputClassInput),
 			graphql.NewInputUnmarshaler("ClassTimeInput", ec.unmarshalInputClassTimeInput),
 			graphql.NewInputUnmarshaler("ClientInput", ec.unmarshalInputClientInput),
-			graphql.NewInputUnmarshaler("ClosureInput", ec.unmarshalInputClosureInput),
-			graphql.NewInputUnmarshaler("OneOffInput", ec.unmarshalInputOneOffInput),
-			graphql.NewInputUnmarshaler("PlanInput", ec.unmarshalInputPlanInput),
+			graphql.NewInputUnmarshaler("CreateClassInput", ec.unmarshalInputCreateClassInput),
+			graphql.NewInputUnmarshaler("CreateClassTimeInput", ec.unmarshalInputCreateClassTimeInput),
+			graphql.NewInputUnmarshaler("CreateClosureInput", ec.unmarshalInputCreateClosureInput),
+			graphql.NewInputUnmarshaler("CreateOneOffInput", ec.unmarshalInputCreateOneOffInput),
+			graphql.NewInputUnmarshaler("CreatePlanInput", ec.unmarshalInputCreatePlanInput),
+			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
 			graphql.NewInputUnmarshaler("RoomBookingInput", ec.unmarshalInputRoomBookingInput),
 			graphql.NewInputUnmarshaler("RoomInput", ec.unmarshalInputRoomInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
-			graphql.NewInputUnmarshaler("SeriesInput", ec.unmarshalInputSeriesInput),
+			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
 			graphql.NewInputUnmarshaler("SessionFilter", ec.unmarshalInputSessionFilter),
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
 			graphql.NewInputUnmarshaler("StaffInput", ec.unmarshalInputStaffInput),
 			graphql.NewInputUnmarshaler("SubscriptionInput", ec.unmarshalInputSubscriptionInput),
+			graphql.NewInputUnmarshaler("UpdateOneOffInput", ec.unmarshalInputUpdateOneOffInput),
+			graphql.NewInputUnmarshaler("UpdatePlanInput", ec.unmarshalInputUpdatePlanInput),
+			graphql.NewInputUnmarshaler("UpdateSeriesInput", ec.unmarshalInputUpdateSeriesInput),
 		)
 	}
 	first := true
@@ -3891,6 +3963,38 @@ input ActivityInput { name: String  color: String }
 
 input ClassInput { activityId: ID  staffIds: [ID!] }
 
+"A new class: an activity given by one or more staff, the first the main one."
+input CreateClassInput {
+  "The activity."
+  activityId: ID!
+  "The staff who give it, the main one first."
+  staffIds: [ID!]!
+}
+
+"A new class time: a room, a weekday and a wall-clock span in the business's time zone."
+input CreateClassTimeInput {
+  "The room."
+  roomId: ID!
+  "The weekday."
+  weekday: Weekday!
+  "When it starts: wall-clock time in the business's time zone."
+  start: LocalTime!
+  "When it ends: wall-clock time in the business's time zone, after start."
+  end: LocalTime!
+  "A title shown instead of the class's name; none when left out."
+  label: String
+  "Places for clients; no limit when left out."
+  capacity: Int
+  "A free-form kind, such as \"open gym\"; none when left out."
+  type: String
+  "Cleaning time after each session, in minutes; 0 when left out."
+  bufferMinutes: Int
+  "False keeps it off the timetable; true when left out."
+  active: Boolean
+  "Units of the room a session uses; all of it when left out."
+  units: Int
+}
+
 input ClassTimeInput {
   roomId: ID
   weekday: Weekday
@@ -3922,10 +4026,10 @@ extend type Mutation {
   createActivity(input: ActivityInput!, dryRun: Boolean): ActivityPayload!
   updateActivity(id: ID!, input: ActivityInput!, dryRun: Boolean): ActivityPayload!
   deleteActivity(id: ID!, dryRun: Boolean): DeletePayload!
-  createClass(input: ClassInput!, dryRun: Boolean): ClassPayload!
+  createClass(input: CreateClassInput!, dryRun: Boolean): ClassPayload!
   updateClass(id: ID!, input: ClassInput!, dryRun: Boolean): ClassPayload!
   deleteClass(id: ID!, dryRun: Boolean): DeletePayload!
-  createClassTime(input: ClassTimeInput!, dryRun: Boolean): ClassTimePayload!
+  createClassTime(input: CreateClassTimeInput!, dryRun: Boolean): ClassTimePayload!
   updateClassTime(id: ID!, input: ClassTimeInput!, dryRun: Boolean): ClassTimePayload!
   deleteClassTime(id: ID!, dryRun: Boolean): DeletePayload!
 }
@@ -3952,94 +4056,181 @@ type Live {
 }
 `, BuiltIn: false},
 	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
+#
+# Who may do what here: every signed-in token may read (clients see only their
+# own bookings, subscriptions and one-off places); day changes and one-offs
+# need the owner, a manager or the front desk; series, plans and closures the
+# owner or a manager. Others get FORBIDDEN, no token UNAUTHENTICATED.
+#
+# Dates (Date) and wall-clock times (LocalTime) are always the business's own,
+# in its time zone (business { timeZone }); DateTime fields are instants,
+# RFC 3339 with the business's offset.
 
-enum ClashKind { ROOM STAFF }
+"""
+Execution only: the argument holds a session's id (Session.id, ` + "`" + `s/DATE/CLASSTIME/CLASS` + "`" + ` or ` + "`" + `o/ONEOFF` + "`" + `)
+and is read as that text, not as a row id. A malformed one is refused with BAD_USER_INPUT before anything runs.
+"""
+directive @sessionKey on ARGUMENT_DEFINITION
 
-"A repeating unit that is sold, rotating through cycleWeeks weeks."
+"Which kind of double booking a clash is."
+enum ClashKind {
+  "Two sessions (or a session and a room booking) need more of one room at once than it has."
+  ROOM
+  "One staff member is in two places at once."
+  STAFF
+}
+
+"""
+A repeating unit that is sold (a timetable, a course, a programme), rotating through cycleWeeks weeks: week 1 of the
+rotation is the week of anchorDate. Read by any signed-in token.
+"""
 type Series {
+  "The series' id; look it up with series(id)."
   id: ID!
+  "Its name as shown to clients, for example \"Spring timetable\"."
   name: String!
+  "The first day of its first week (always the business's week start, business { weekStart })."
   anchorDate: Date!
-  "Exclusive; null when open-ended."
+  "The day after its last week (exclusive, on the week start); null when it runs on with no end."
   endDate: Date
+  "How many weeks its rotation lasts, 1 to 52; 1 means every week is the same."
   cycleWeeks: Int!
+  "Its classes: which class runs in which class time in which week of the rotation."
   entries: [SeriesEntry!]!
+  "How it is sold."
   plans: [Plan!]!
+  "Who is subscribed: everyone for staff roles, a client token only its own."
   subscriptions: [Subscription!]!
 }
 
-type SeriesEntry { id: ID!  series: Series!  classTime: ClassTime!  class: Class!  week: Int! }
-
-"How a series is sold."
-type Plan {
+"One class of a series: a class in a class time, in one week of the rotation."
+type SeriesEntry {
+  "The entry's id (it stays while the same class time and week stay in the series)."
   id: ID!
+  "The series it belongs to."
   series: Series!
+  "Where and when: the room, weekday and wall-clock times."
+  classTime: ClassTime!
+  "What runs: the activity and its staff."
+  class: Class!
+  "The week of the rotation it runs in, 1 to the series' cycleWeeks."
+  week: Int!
+}
+
+"How a series is sold: so many sessions a month for so many months at a price. Read by any signed-in token."
+type Plan {
+  "The plan's id; look it up with plan(id)."
+  id: ID!
+  "The series it sells."
+  series: Series!
+  "Its name; when none was given, its label."
   name: String!
-  "Null means unlimited."
+  "Sessions a client may book per calendar month; null means unlimited."
   sessionsPerMonth: Int
+  "How many months it runs, at least 1."
   months: Int!
-  "A plain decimal amount in the business's currency."
+  "A plain decimal amount in the business's currency (business { currency }), such as \"180.000\"."
   price: String!
-  "\"12 sessions a month · 3 months · 180 KD\""
+  "The plan in words, in the business's vocabulary: \"12 sessions a month · 3 months · 180 KD\"."
   label: String!
 }
 
-"A single dated session outside any series."
+"A single dated session outside any series (a workshop, an extra class). Read by any signed-in token."
 type OneOff {
+  "The one-off's id; its session's id is o/ followed by it."
   id: ID!
+  "What runs: the activity and its staff."
   class: Class!
+  "Where it runs."
   room: Room!
+  "The date it happens, in the business's time zone."
   date: Date!
+  "When it starts: wall-clock time in the business's time zone."
   start: LocalTime!
+  "When it ends: wall-clock time in the business's time zone, after start."
   end: LocalTime!
+  "A title shown instead of the class's name; null for none."
   label: String
+  "Places for clients; null means no limit."
   capacity: Int
+  "Cleaning time after it, in minutes, during which the room stays taken."
   bufferMinutes: Int!
+  "Units of the room it uses; null means all of the room."
   units: Int
+  "True once cancelled with cancelOneOff; it stays on the timetable, marked cancelled."
   cancelled: Boolean!
+  "A note for clients (the reason when cancelled); null for none."
   note: String
+  "Clients booked into it when it was made: everyone for staff roles, a client token only itself."
   clients: [Client!]!
 }
 
-"A closed date range, for every room (rooms empty) or some."
+"A closed date range, for every room (rooms empty) or some: the sessions in it are cancelled. Read by any signed-in token."
 type Closure {
+  "The closure's id; look it up with closure(id)."
   id: ID!
+  "Its first day, in the business's time zone."
   from: Date!
-  "Inclusive."
+  "Its last day, inclusive."
   to: Date!
+  "The rooms it closes; empty when it closes them all."
   rooms: [Room!]!
+  "Why, shown as the reason of the sessions it cancels; null for none."
   reason: String
   "A closure that covers a whole week does not advance the rotations it pauses."
   pausesRotation: Boolean!
 }
 
-type Day { date: Date!  sessions: [Session!]! }
-
-"One computed occurrence on a real date."
-type Session {
-  "Stable across edits: the original date, class time and class, or the one-off."
-  id: ID!
+"One date of the timetable and its sessions."
+type Day {
+  "The date, in the business's time zone."
   date: Date!
+  "Its sessions, cancelled ones included, by start time, then end, then room."
+  sessions: [Session!]!
+}
+
+"One computed occurrence on a real date: a series session, with its day change laid over it, or a one-off."
+type Session {
+  """
+  Stable across edits: s/ORIGINAL-DATE/CLASSTIME/CLASS for a series session (the date it normally falls on, even when
+  moved), o/ONEOFF for a one-off. Pass it as session(id), or as sessionId to changeSession, cancelSession and restoreSession.
+  """
+  id: ID!
+  "The date it happens (after any move), in the business's time zone."
+  date: Date!
+  "When it starts: wall-clock time in the business's time zone."
   start: LocalTime!
+  "When it ends: wall-clock time in the business's time zone."
   end: LocalTime!
+  "When it starts, as an instant (RFC 3339 with the business's offset)."
   startsAt: DateTime!
+  "When it ends, as an instant (RFC 3339 with the business's offset)."
   endsAt: DateTime!
+  "Where it happens."
   room: Room!
+  "What runs."
   class: Class!
+  "Who gives it, the main one first."
   staff: [Staff!]!
+  "A title shown instead of the class's name; null for none."
   label: String
+  "Places for clients; null means no limit."
   capacity: Int
   "Every series including it (one shared session, not copies)."
   series: [SeriesWeek!]!
   "Original date + class time + class; null for one-offs."
   ref: SessionRef
+  "The one-off it is; null for series sessions."
   oneOff: OneOff
+  "True when cancelled by a day change, cancelOneOff or a closure."
   cancelled: Boolean!
   "Why it is cancelled: the note of the cancellation or the closure's reason."
   cancelReason: String
+  "True when a day change moved, re-timed or re-staffed it; origin says what it normally is."
   changed: Boolean!
   "What a changed session normally is."
   origin: SessionOrigin
+  "The note of its day change or one-off; null for none."
   note: String
   "Places taken (booked, attended, no-show)."
   booked: Int!
@@ -4051,13 +4242,45 @@ type Session {
   bookings: [Booking!]!
 }
 
-type SeriesWeek { series: Series!  week: Int!  cycleWeeks: Int! }
+"Where a session stands in one series' rotation."
+type SeriesWeek {
+  "The series."
+  series: Series!
+  "The week of its rotation the session belongs to, 1 to cycleWeeks."
+  week: Int!
+  "How many weeks the series' rotation lasts."
+  cycleWeeks: Int!
+}
 
-type SessionRef { date: Date!  classTime: ClassTime!  class: Class! }
+"A series session named by where its rules put it: its original date, class time and class (a move does not change it)."
+type SessionRef {
+  "The date the session normally falls on, in the business's time zone."
+  date: Date!
+  "The class time it normally runs in."
+  classTime: ClassTime!
+  "The class its series entry names."
+  class: Class!
+}
 
-type SessionOrigin { date: Date!  start: LocalTime!  end: LocalTime!  room: Room!  class: Class!  staff: [Staff!]! }
+"What a changed series session normally is, before its day change."
+type SessionOrigin {
+  "Its usual date."
+  date: Date!
+  "Its usual start: wall-clock time in the business's time zone."
+  start: LocalTime!
+  "Its usual end: wall-clock time in the business's time zone."
+  end: LocalTime!
+  "Its usual room."
+  room: Room!
+  "Its usual class."
+  class: Class!
+  "Its usual staff."
+  staff: [Staff!]!
+}
 
+"The clashes of the timetable, proven for every future date or up to a date."
 type ClashReport {
+  "Each clash once, with the dates it repeats on."
   clashes: [Clash!]!
   "Null: proven for every future date."
   provenUntil: Date
@@ -4065,8 +4288,11 @@ type ClashReport {
 
 "Sessions that cannot all happen: first on firstDate, then every repeatsEveryWeeks weeks until until."
 type Clash {
+  "A room clash or a staff clash."
   kind: ClashKind!
+  "The clash in words, in the business's vocabulary."
   message: String!
+  "The first date it happens, in the business's time zone."
   firstDate: Date!
   "Null for a clash on one date only."
   repeatsEveryWeeks: Int
@@ -4082,88 +4308,370 @@ type Clash {
   preExisting: Boolean!
 }
 
-input SessionFilter { staffId: ID  roomId: ID  seriesId: ID  includeCancelled: Boolean }
+"Which sessions days returns; every field left out matches all."
+input SessionFilter {
+  "Only sessions this staff member gives (NOT_FOUND for an unknown id)."
+  staffId: ID
+  "Only sessions in this room (NOT_FOUND for an unknown id)."
+  roomId: ID
+  "Only sessions of this series (NOT_FOUND for an unknown id)."
+  seriesId: ID
+  "False leaves cancelled sessions out; they are included by default."
+  includeCancelled: Boolean
+}
 
+"What createSeries, updateSeries and replaceSeriesFrom return."
 type SeriesPayload implements Write {
-  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  series: Series!
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the write adds; only a dry run can return any."
+  clashes: [Clash!]!
+  "The series as the write leaves it (for replaceSeriesFrom, the successor)."
+  series: Series!
   "When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were."
   kept: Series
   "Day changes on or after from whose session the edited rules no longer make; they were removed."
   changesNotCarried: [SessionRef!]!
 }
 
-type PlanPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  plan: Plan! }
+"What createPlan and updatePlan return."
+type PlanPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the write adds; only a dry run can return any."
+  clashes: [Clash!]!
+  "The plan as the write leaves it."
+  plan: Plan!
+}
 
-type OneOffPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  oneOff: OneOff! }
+"What createOneOff, updateOneOff and cancelOneOff return."
+type OneOffPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the write adds; only a dry run can return any."
+  clashes: [Clash!]!
+  "The one-off as the write leaves it."
+  oneOff: OneOff!
+}
 
-type ClosurePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  closure: Closure! }
+"What createClosure returns."
+type ClosurePayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the write adds; only a dry run can return any."
+  clashes: [Clash!]!
+  "The closure as saved."
+  closure: Closure!
+}
 
 "The session after the change, wherever it now happens."
-type SessionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  session: Session! }
+type SessionPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the write adds; only a dry run can return any."
+  clashes: [Clash!]!
+  "The session as it now is (its id and ref do not change)."
+  session: Session!
+}
 
-"One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in the same request."
+"""
+One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in
+the same request (an identical class or class time that exists is reused); give exactly one of classTimeId and classTime,
+and of classId and class, else BAD_USER_INPUT.
+"""
 input SeriesEntryInput {
+  "The week of the rotation, 1 to the series' cycleWeeks."
   week: Int!
+  "An existing class time."
   classTimeId: ID
-  classTime: ClassTimeInput
+  "A class time to create (or the identical one that exists)."
+  classTime: CreateClassTimeInput
+  "An existing class."
   classId: ID
-  class: ClassInput
+  "A class to create (or the one with the same activity and staff that exists)."
+  class: CreateClassInput
 }
 
-"A plan; in updateSeries, a plan with an id is edited in place (its subscribers stay) and a plan left out is removed (its subscribers stay on the series without a plan)."
-input PlanInput { id: ID  seriesId: ID  name: String  sessionsPerMonth: Int  months: Int  price: String }
+"""
+A plan in a series' plans list. With an id, the existing plan of this series is edited in place (its subscribers stay) and
+fields left out keep their values, as in UpdatePlanInput; without an id, a new plan is made and price is required.
+"""
+input SeriesPlanInput {
+  "An existing plan of this series to keep and edit; NOT_FOUND when it is not one."
+  id: ID
+  "Its name; null for none (the label is shown instead)."
+  name: String @goField(omittable: true)
+  "Sessions a client may book per calendar month, at least 1; null means unlimited."
+  sessionsPerMonth: Int @goField(omittable: true)
+  "How many months it runs, at least 1; a new plan runs 1 month when left out."
+  months: Int @goField(omittable: true)
+  "A plain decimal amount in the business's currency, such as \"180.000\"; required for a new plan."
+  price: String @goField(omittable: true)
+}
 
-"In updateSeries, entries and plans, when given, replace the lists."
-input SeriesInput {
-  name: String
-  anchorDate: Date
+"A new series, with its entries and plans, made all or nothing."
+input CreateSeriesInput {
+  "Its name as shown to clients."
+  name: String!
+  "The first day of its first week: a date on the business's week start (business { weekStart })."
+  anchorDate: Date!
+  "The day after its last week, on the week start; left out or null, it runs on with no end."
   endDate: Date
-  "Set to clear the end date."
-  openEnded: Boolean
+  "How many weeks its rotation lasts, 1 to 52; 1 when left out."
   cycleWeeks: Int
+  "Its classes; none when left out."
   entries: [SeriesEntryInput!]
-  plans: [PlanInput!]
+  "How it is sold; no plans when left out."
+  plans: [SeriesPlanInput!]
 }
 
-input OneOffInput {
+"""
+A change of a series. A field left out keeps its value; endDate: null clears the end (the series runs on with no end);
+null on any other field is refused with BAD_USER_INPUT naming it. Entries and plans, when given, replace the lists.
+"""
+input UpdateSeriesInput {
+  "Its name."
+  name: String @goField(omittable: true)
+  "The first day of its first week, on the business's week start."
+  anchorDate: Date @goField(omittable: true)
+  "The day after its last week, on the week start; null: it runs on with no end."
+  endDate: Date @goField(omittable: true)
+  "How many weeks its rotation lasts, 1 to 52."
+  cycleWeeks: Int @goField(omittable: true)
+  "Its classes, replacing them all; an entry of the same class time and week keeps its id."
+  entries: [SeriesEntryInput!] @goField(omittable: true)
+  "Its plans, replacing them all: a plan with an id is edited in place (its subscribers stay); one left out is removed (its subscribers stay on the series without a plan)."
+  plans: [SeriesPlanInput!] @goField(omittable: true)
+}
+
+"A new plan of an existing series."
+input CreatePlanInput {
+  "The series it sells (NOT_FOUND for an unknown id)."
+  seriesId: ID!
+  "Its name; left out, its label is shown instead."
+  name: String
+  "Sessions a client may book per calendar month, at least 1; left out or null means unlimited."
+  sessionsPerMonth: Int
+  "How many months it runs, at least 1; 1 when left out."
+  months: Int
+  "A plain decimal amount in the business's currency, such as \"180.000\"."
+  price: String!
+}
+
+"A change of a plan. A field left out keeps its value; name: null and sessionsPerMonth: null clear (no name, unlimited); null on any other field is BAD_USER_INPUT."
+input UpdatePlanInput {
+  "Move the plan to another series (its subscribers' series must match, else BAD_USER_INPUT)."
+  seriesId: ID @goField(omittable: true)
+  "Its name; null: none (its label is shown instead)."
+  name: String @goField(omittable: true)
+  "Sessions a client may book per calendar month, at least 1; null: unlimited."
+  sessionsPerMonth: Int @goField(omittable: true)
+  "How many months it runs, at least 1."
+  months: Int @goField(omittable: true)
+  "A plain decimal amount in the business's currency, such as \"180.000\"."
+  price: String @goField(omittable: true)
+}
+
+"A new one-off. Give exactly one of classId and class, else BAD_USER_INPUT."
+input CreateOneOffInput {
+  "An existing class."
   classId: ID
-  class: ClassInput
-  roomId: ID
-  date: Date
-  start: LocalTime
-  end: LocalTime
+  "A class to create (or the one with the same activity and staff that exists)."
+  class: CreateClassInput
+  "The room it runs in."
+  roomId: ID!
+  "The date it happens, in the business's time zone."
+  date: Date!
+  "When it starts: wall-clock time in the business's time zone."
+  start: LocalTime!
+  "When it ends: wall-clock time in the business's time zone, after start."
+  end: LocalTime!
+  "A title shown instead of the class's name; none when left out."
   label: String
+  "Places for clients, at least 1; left out or null means no limit."
   capacity: Int
+  "Cleaning time after it, in minutes (0 to 1440); 0 when left out."
   bufferMinutes: Int
+  "Units of the room it uses, at least 1; left out or null means all of the room."
   units: Int
+  "A note for clients; none when left out."
   note: String
+  "Clients to book into it (each once; NOT_FOUND for an unknown one); none when left out."
   clientIds: [ID!]
 }
 
-input ClosureInput { from: Date  to: Date  roomIds: [ID!]  reason: String  pausesRotation: Boolean }
+"""
+A change of a one-off. A field left out keeps its value; label, capacity, units and note set to null clear (no label, no
+limit, all of the room, no note); null on any other field is BAD_USER_INPUT naming it. Give at most one of classId and class.
+"""
+input UpdateOneOffInput {
+  "Another existing class."
+  classId: ID @goField(omittable: true)
+  "A class to create (or the one with the same activity and staff that exists)."
+  class: CreateClassInput @goField(omittable: true)
+  "Another room."
+  roomId: ID @goField(omittable: true)
+  "Another date, in the business's time zone."
+  date: Date @goField(omittable: true)
+  "Another start: wall-clock time in the business's time zone."
+  start: LocalTime @goField(omittable: true)
+  "Another end: wall-clock time in the business's time zone."
+  end: LocalTime @goField(omittable: true)
+  "A title shown instead of the class's name; null: none."
+  label: String @goField(omittable: true)
+  "Places for clients, at least 1; null: no limit."
+  capacity: Int @goField(omittable: true)
+  "Cleaning time after it, in minutes (0 to 1440)."
+  bufferMinutes: Int @goField(omittable: true)
+  "Units of the room it uses, at least 1; null: all of the room."
+  units: Int @goField(omittable: true)
+  "A note for clients; null: none."
+  note: String @goField(omittable: true)
+  "The clients booked into it, replacing the list ([] books none)."
+  clientIds: [ID!] @goField(omittable: true)
+}
 
-input SessionRefInput { date: Date!  classTimeId: ID!  classId: ID! }
+"A new closure."
+input CreateClosureInput {
+  "Its first day, in the business's time zone."
+  from: Date!
+  "Its last day, inclusive, not before from."
+  to: Date!
+  "The rooms it closes (each once); left out or empty, it closes them all."
+  roomIds: [ID!]
+  "Why, shown on the sessions it cancels; none when left out."
+  reason: String
+  "True: a whole week it covers does not advance the rotations; false when left out."
+  pausesRotation: Boolean
+}
+
+"A series session named by where its rules put it; Session.ref gives it, and Session.id names the same session."
+input SessionRefInput {
+  "The date the session normally falls on (not where a change moved it), in the business's time zone."
+  date: Date!
+  "The class time it normally runs in."
+  classTimeId: ID!
+  "The class its series entry names."
+  classId: ID!
+}
 
 "Fields left out stay as they are; a field set to what the session normally is drops that part of the change."
-input SessionChangeInput { cancelled: Boolean  date: Date  roomId: ID  start: LocalTime  end: LocalTime  classId: ID  staffIds: [ID!]  note: String }
+input SessionChangeInput {
+  "True cancels the session, false takes the cancellation back."
+  cancelled: Boolean
+  "Move it to this date, in the business's time zone."
+  date: Date
+  "Move it to this room."
+  roomId: ID
+  "A new start: wall-clock time in the business's time zone."
+  start: LocalTime
+  "A new end: wall-clock time in the business's time zone."
+  end: LocalTime
+  "Run this class instead (its staff come with it)."
+  classId: ID
+  "These staff instead, the main one first (at least one)."
+  staffIds: [ID!]
+  "A note for clients; the reason when cancelled."
+  note: String
+}
 
 extend type Query {
-  series: [Series!]!
-  plans(seriesId: ID): [Plan!]!
-  oneOffs(from: Date, to: Date): [OneOff!]!
-  closures: [Closure!]!
-  day(date: Date!): Day!
-  "to is exclusive; at most 400 days."
-  days(from: Date!, to: Date!, filter: SessionFilter): [Day!]!
-  "to is exclusive; at most 400 days."
-  sessions(from: Date!, to: Date!, staffId: ID, roomId: ID, seriesId: ID): [Session!]!
-  "Every clash from this week on, for every future date."
-  clashes: ClashReport!
+  "Every series of the business. Any signed-in token."
+  allSeries: [Series!]
+  "One series by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  series(
+    "The series' id."
+    id: ID!
+  ): Series
+  "The plans of the business, or of one series. Any signed-in token."
+  plans(
+    "Only the plans of this series (NOT_FOUND for an unknown id)."
+    seriesId: ID
+  ): [Plan!]
+  "One plan by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  plan(
+    "The plan's id."
+    id: ID!
+  ): Plan
+  "The one-offs of the business, in the order they were made, optionally within dates. Any signed-in token."
+  oneOffs(
+    "Only one-offs on or after this date."
+    from: Date
+    "Only one-offs before this date (exclusive)."
+    to: Date
+  ): [OneOff!]
+  "One one-off by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  oneOff(
+    "The one-off's id."
+    id: ID!
+  ): OneOff
+  "Every closure of the business. Any signed-in token."
+  closures: [Closure!]
+  "One closure by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  closure(
+    "The closure's id."
+    id: ID!
+  ): Closure
+  """
+  One session by its id (Session.id), wherever a change has put it, cancelled or not. BAD_USER_INPUT for text that is not
+  a session id; NOT_FOUND when the timetable does not make that session (or the one-off does not exist). Any signed-in token.
+  """
+  session(
+    "A Session.id: s/DATE/CLASSTIME/CLASS or o/ONEOFF."
+    id: ID! @sessionKey
+  ): Session
+  "The sessions of one date. Any signed-in token."
+  day(
+    "The date, in the business's time zone."
+    date: Date!
+  ): Day
+  "Every date from from up to to, each with its sessions; BAD_USER_INPUT for an empty range or more than 400 days. Any signed-in token."
+  days(
+    "The first date, in the business's time zone."
+    from: Date!
+    "to is exclusive; at most 400 days."
+    to: Date!
+    "Which sessions to list; all when left out."
+    filter: SessionFilter
+  ): [Day!]
+  "The sessions from from up to to, in date and time order; BAD_USER_INPUT for an empty range or more than 400 days. Any signed-in token."
+  sessions(
+    "The first date, in the business's time zone."
+    from: Date!
+    "to is exclusive; at most 400 days."
+    to: Date!
+    "Only sessions this staff member gives."
+    staffId: ID
+    "Only sessions in this room."
+    roomId: ID
+    "Only sessions of this series."
+    seriesId: ID
+  ): [Session!]
+  "Every clash from this week on, for every future date. TIMEOUT when the proof takes longer than the request may. Any signed-in token."
+  clashes: ClashReport
 }
 
 extend type Mutation {
-  "A series with its entries and plans, all or nothing."
-  createSeries(input: SeriesInput!, dryRun: Boolean): SeriesPayload!
+  """
+  A series with its entries and plans, all or nothing. Owner or manager. BAD_USER_INPUT for a bad field (extensions.field
+  names it), NOT_FOUND for an unknown class, class time or room, CLASH when it would double-book a room or a person.
+  """
+  createSeries(
+    "The new series."
+    input: CreateSeriesInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SeriesPayload
   """
   Edits a series without rewriting the weeks that already happened. An edit of its sessions (anchor, end, cycle, entries) from a week after its
   first (from, or today when not given and the series has started) splits it: a new series keeps the weeks before, as they were, and this series
@@ -4172,24 +4680,145 @@ extend type Mutation {
   they were. Day changes from then on stay when the edited rules still make
   their session (carryChanges: false removes them all); the others are removed and listed in changesNotCarried. A name or plans-only edit, or an
   edit of a series that has not started by from, applies in place.
+  Owner or manager. BAD_USER_INPUT (extensions.field names the field: from for a week that already happened), NOT_FOUND, CLASH.
   """
-  updateSeries(id: ID!, input: SeriesInput!, from: Date, carryChanges: Boolean, dryRun: Boolean): SeriesPayload!
-  deleteSeries(id: ID!, dryRun: Boolean): DeletePayload!
-  "Hand-over: ends the series the week of date and starts a successor there."
-  replaceSeriesFrom(id: ID!, date: Date!, name: String, copyEntries: Boolean, dryRun: Boolean): SeriesPayload!
-  createPlan(input: PlanInput!, dryRun: Boolean): PlanPayload!
-  updatePlan(id: ID!, input: PlanInput!, dryRun: Boolean): PlanPayload!
-  deletePlan(id: ID!, dryRun: Boolean): DeletePayload!
-  changeSession(ref: SessionRefInput!, change: SessionChangeInput!, dryRun: Boolean): SessionPayload!
-  cancelSession(ref: SessionRefInput!, note: String, dryRun: Boolean): SessionPayload!
-  "Undo every change of the session on that date."
-  restoreSession(ref: SessionRefInput!, dryRun: Boolean): SessionPayload!
-  createOneOff(input: OneOffInput!, dryRun: Boolean): OneOffPayload!
-  updateOneOff(id: ID!, input: OneOffInput!, dryRun: Boolean): OneOffPayload!
-  cancelOneOff(id: ID!, note: String, dryRun: Boolean): OneOffPayload!
-  deleteOneOff(id: ID!, dryRun: Boolean): DeletePayload!
-  createClosure(input: ClosureInput!, dryRun: Boolean): ClosurePayload!
-  deleteClosure(id: ID!, dryRun: Boolean): DeletePayload!
+  updateSeries(
+    "The series."
+    id: ID!
+    "What changes; fields left out stay."
+    input: UpdateSeriesInput!
+    "The date the edit applies from (its week); today when left out. A past week is BAD_USER_INPUT."
+    from: Date
+    "False removes every day change from the edit's week on; true (the default) keeps those the edited rules still make."
+    carryChanges: Boolean
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SeriesPayload
+  "Removes a series with its entries and plans. Owner or manager. IN_USE while clients are subscribed, NOT_FOUND."
+  deleteSeries(
+    "The series."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Hand-over: ends the series the week of date and starts a successor there. Owner or manager. BAD_USER_INPUT for a date outside its weeks after the first, NOT_FOUND, CLASH."
+  replaceSeriesFrom(
+    "The series to end."
+    id: ID!
+    "A date in the first week of the successor, in the business's time zone."
+    date: Date!
+    "The successor's name; the old name when left out."
+    name: String
+    "True (the default) gives the successor the same entries; false starts it empty."
+    copyEntries: Boolean
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SeriesPayload
+  "A plan of an existing series. Owner or manager. BAD_USER_INPUT for a bad field, NOT_FOUND for an unknown series."
+  createPlan(
+    "The new plan."
+    input: CreatePlanInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): PlanPayload
+  "Changes a plan; its subscribers stay on it. Owner or manager. BAD_USER_INPUT, NOT_FOUND."
+  updatePlan(
+    "The plan."
+    id: ID!
+    "What changes; fields left out stay."
+    input: UpdatePlanInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): PlanPayload
+  "Removes a plan; its subscribers stay on the series without a plan. Owner or manager. NOT_FOUND."
+  deletePlan(
+    "The plan."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  """
+  Changes one series session on its date (a day change): move, re-time, re-staff, cancel, or note it. Name the session by
+  exactly one of sessionId and ref, else BAD_USER_INPUT naming both. Owner, manager or front desk. BAD_USER_INPUT for a
+  malformed id or a one-off's id (change a one-off with updateOneOff), NOT_FOUND when the timetable does not make that
+  session, CLASH when the change would double-book.
+  """
+  changeSession(
+    "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
+    sessionId: ID @sessionKey
+    "The session by its original date, class time and class (Session.ref)."
+    ref: SessionRefInput
+    "What changes."
+    change: SessionChangeInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SessionPayload
+  "Cancels one series session on its date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND."
+  cancelSession(
+    "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
+    sessionId: ID @sessionKey
+    "The session by its original date, class time and class (Session.ref)."
+    ref: SessionRefInput
+    "Why, shown to clients."
+    note: String
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SessionPayload
+  "Undo every change of the session on that date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND, CLASH."
+  restoreSession(
+    "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
+    sessionId: ID @sessionKey
+    "The session by its original date, class time and class (Session.ref)."
+    ref: SessionRefInput
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SessionPayload
+  "A one-off session. Owner, manager or front desk. BAD_USER_INPUT for a bad field, NOT_FOUND for an unknown class, room or client, CLASH."
+  createOneOff(
+    "The new one-off."
+    input: CreateOneOffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): OneOffPayload
+  "Changes a one-off. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND, CLASH."
+  updateOneOff(
+    "The one-off."
+    id: ID!
+    "What changes; fields left out stay, null clears where it can."
+    input: UpdateOneOffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): OneOffPayload
+  "Cancels a one-off; it stays on the timetable, marked cancelled. Owner, manager or front desk. NOT_FOUND."
+  cancelOneOff(
+    "The one-off."
+    id: ID!
+    "Why, shown to clients."
+    note: String
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): OneOffPayload
+  "Removes a one-off. Owner, manager or front desk. NOT_FOUND."
+  deleteOneOff(
+    "The one-off."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Closes dates for every room or some; the sessions in them are cancelled. Owner or manager. BAD_USER_INPUT, NOT_FOUND for an unknown room."
+  createClosure(
+    "The new closure."
+    input: CreateClosureInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ClosurePayload
+  "Removes a closure; its sessions happen again. Owner or manager. NOT_FOUND, CLASH."
+  deleteClosure(
+    "The closure."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
 }
 `, BuiltIn: false},
 }
@@ -5332,61 +5961,159 @@ func (ec *executionContext) field_Mutation_cancelRoomBooking_args(ctx context.Co
 func (ec *executionContext) field_Mutation_cancelSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
-		func(ctx context.Context, v any) (model.SessionRefInput, error) {
-			return ec.unmarshalNSessionRefInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
+
+	arg0, err := ec.field_Mutation_cancelSession_argsSessionID(ctx, rawArgs)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
+		func(ctx context.Context, v any) (*model.SessionRefInput, error) {
+			return ec.unmarshalOSessionRefInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["ref"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+	args["ref"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "note",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["note"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["note"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg2
+	args["dryRun"] = arg3
 	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelSession_argsSessionID(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int64, error) {
+	if _, ok := rawArgs["sessionId"]; !ok {
+		var zeroVal *int64
+		return zeroVal, nil
+	}
+
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["sessionId"]
+		if !ok {
+			var zeroVal *int64
+			return zeroVal, nil
+		}
+		return ec.unmarshalOID2ᚖint64(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		if ec.Directives.SessionKey == nil {
+			var zeroVal *int64
+			return zeroVal, errors.New("directive sessionKey is not implemented")
+		}
+		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int64); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int64
+		return zeroVal, nil
+	} else {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Mutation_changeSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
-		func(ctx context.Context, v any) (model.SessionRefInput, error) {
-			return ec.unmarshalNSessionRefInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
+
+	arg0, err := ec.field_Mutation_changeSession_argsSessionID(ctx, rawArgs)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
+		func(ctx context.Context, v any) (*model.SessionRefInput, error) {
+			return ec.unmarshalOSessionRefInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["ref"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "change",
+	args["ref"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "change",
 		func(ctx context.Context, v any) (model.SessionChangeInput, error) {
 			return ec.unmarshalNSessionChangeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionChangeInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["change"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["change"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg2
+	args["dryRun"] = arg3
 	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_changeSession_argsSessionID(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int64, error) {
+	if _, ok := rawArgs["sessionId"]; !ok {
+		var zeroVal *int64
+		return zeroVal, nil
+	}
+
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["sessionId"]
+		if !ok {
+			var zeroVal *int64
+			return zeroVal, nil
+		}
+		return ec.unmarshalOID2ᚖint64(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		if ec.Directives.SessionKey == nil {
+			var zeroVal *int64
+			return zeroVal, errors.New("directive sessionKey is not implemented")
+		}
+		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int64); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int64
+		return zeroVal, nil
+	} else {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Mutation_clearData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -5481,8 +6208,8 @@ func (ec *executionContext) field_Mutation_createClassTime_args(ctx context.Cont
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ClassTimeInput, error) {
-			return ec.unmarshalNClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimeInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateClassTimeInput, error) {
+			return ec.unmarshalNCreateClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassTimeInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5503,8 +6230,8 @@ func (ec *executionContext) field_Mutation_createClass_args(ctx context.Context,
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ClassInput, error) {
-			return ec.unmarshalNClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateClassInput, error) {
+			return ec.unmarshalNCreateClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5547,8 +6274,8 @@ func (ec *executionContext) field_Mutation_createClosure_args(ctx context.Contex
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ClosureInput, error) {
-			return ec.unmarshalNClosureInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClosureInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateClosureInput, error) {
+			return ec.unmarshalNCreateClosureInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClosureInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5569,8 +6296,8 @@ func (ec *executionContext) field_Mutation_createOneOff_args(ctx context.Context
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.OneOffInput, error) {
-			return ec.unmarshalNOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateOneOffInput, error) {
+			return ec.unmarshalNCreateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateOneOffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5591,8 +6318,8 @@ func (ec *executionContext) field_Mutation_createPlan_args(ctx context.Context, 
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.PlanInput, error) {
-			return ec.unmarshalNPlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreatePlanInput, error) {
+			return ec.unmarshalNCreatePlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreatePlanInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5635,8 +6362,8 @@ func (ec *executionContext) field_Mutation_createSeries_args(ctx context.Context
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.SeriesInput, error) {
-			return ec.unmarshalNSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateSeriesInput, error) {
+			return ec.unmarshalNCreateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSeriesInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6146,23 +6873,72 @@ func (ec *executionContext) field_Mutation_replaceSeriesFrom_args(ctx context.Co
 func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
-		func(ctx context.Context, v any) (model.SessionRefInput, error) {
-			return ec.unmarshalNSessionRefInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
+
+	arg0, err := ec.field_Mutation_restoreSession_argsSessionID(ctx, rawArgs)
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
+		func(ctx context.Context, v any) (*model.SessionRefInput, error) {
+			return ec.unmarshalOSessionRefInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["ref"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["ref"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg1
+	args["dryRun"] = arg2
 	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreSession_argsSessionID(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int64, error) {
+	if _, ok := rawArgs["sessionId"]; !ok {
+		var zeroVal *int64
+		return zeroVal, nil
+	}
+
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["sessionId"]
+		if !ok {
+			var zeroVal *int64
+			return zeroVal, nil
+		}
+		return ec.unmarshalOID2ᚖint64(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		if ec.Directives.SessionKey == nil {
+			var zeroVal *int64
+			return zeroVal, errors.New("directive sessionKey is not implemented")
+		}
+		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int64); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int64
+		return zeroVal, nil
+	} else {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Mutation_revokeAppPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -6391,8 +7167,8 @@ func (ec *executionContext) field_Mutation_updateOneOff_args(ctx context.Context
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.OneOffInput, error) {
-			return ec.unmarshalNOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateOneOffInput, error) {
+			return ec.unmarshalNUpdateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateOneOffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6421,8 +7197,8 @@ func (ec *executionContext) field_Mutation_updatePlan_args(ctx context.Context, 
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.PlanInput, error) {
-			return ec.unmarshalNPlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdatePlanInput, error) {
+			return ec.unmarshalNUpdatePlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdatePlanInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6481,8 +7257,8 @@ func (ec *executionContext) field_Mutation_updateSeries_args(ctx context.Context
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.SeriesInput, error) {
-			return ec.unmarshalNSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateSeriesInput, error) {
+			return ec.unmarshalNUpdateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSeriesInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6707,6 +7483,20 @@ func (ec *executionContext) field_Query_clients_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_closure_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_day_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6751,6 +7541,20 @@ func (ec *executionContext) field_Query_days_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_oneOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_oneOffs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6770,6 +7574,20 @@ func (ec *executionContext) field_Query_oneOffs_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_plan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -6815,6 +7633,72 @@ func (ec *executionContext) field_Query_roomBookings_args(ctx context.Context, r
 	}
 	args["to"] = arg2
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_series_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_session_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+
+	arg0, err := ec.field_Query_session_argsID(ctx, rawArgs)
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_session_argsID(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (int64, error) {
+	if _, ok := rawArgs["id"]; !ok {
+		var zeroVal int64
+		return zeroVal, nil
+	}
+
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["id"]
+		if !ok {
+			var zeroVal int64
+			return zeroVal, nil
+		}
+		return ec.unmarshalNID2int64(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		if ec.Directives.SessionKey == nil {
+			var zeroVal int64
+			return zeroVal, errors.New("directive sessionKey is not implemented")
+		}
+		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal int64
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(int64); ok {
+		return data, nil
+	} else {
+		var zeroVal int64
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be int64`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -11859,7 +12743,7 @@ func (ec *executionContext) _Mutation_createClass(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClass(ctx, fc.Args["input"].(model.ClassInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClass(ctx, fc.Args["input"].(model.CreateClassInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
@@ -11991,7 +12875,7 @@ func (ec *executionContext) _Mutation_createClassTime(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClassTime(ctx, fc.Args["input"].(model.ClassTimeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClassTime(ctx, fc.Args["input"].(model.CreateClassTimeInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
@@ -12123,14 +13007,14 @@ func (ec *executionContext) _Mutation_createSeries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSeries(ctx, fc.Args["input"].(model.SeriesInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateSeries(ctx, fc.Args["input"].(model.CreateSeriesInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
-			return ec.marshalNSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx, selections, v)
+			return ec.marshalOSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createSeries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12167,14 +13051,14 @@ func (ec *executionContext) _Mutation_updateSeries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.SeriesInput), fc.Args["from"].(*engine.Date), fc.Args["carryChanges"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSeriesInput), fc.Args["from"].(*engine.Date), fc.Args["carryChanges"].(*bool), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
-			return ec.marshalNSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx, selections, v)
+			return ec.marshalOSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateSeries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12215,10 +13099,10 @@ func (ec *executionContext) _Mutation_deleteSeries(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteSeries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12259,10 +13143,10 @@ func (ec *executionContext) _Mutation_replaceSeriesFrom(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
-			return ec.marshalNSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx, selections, v)
+			return ec.marshalOSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_replaceSeriesFrom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12299,14 +13183,14 @@ func (ec *executionContext) _Mutation_createPlan(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreatePlan(ctx, fc.Args["input"].(model.PlanInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreatePlan(ctx, fc.Args["input"].(model.CreatePlanInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanPayload) graphql.Marshaler {
-			return ec.marshalNPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanPayload(ctx, selections, v)
+			return ec.marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createPlan(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12343,14 +13227,14 @@ func (ec *executionContext) _Mutation_updatePlan(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdatePlan(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.PlanInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdatePlan(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdatePlanInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanPayload) graphql.Marshaler {
-			return ec.marshalNPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanPayload(ctx, selections, v)
+			return ec.marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updatePlan(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12391,10 +13275,10 @@ func (ec *executionContext) _Mutation_deletePlan(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deletePlan(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12431,14 +13315,14 @@ func (ec *executionContext) _Mutation_changeSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["ref"].(model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
-			return ec.marshalNSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx, selections, v)
+			return ec.marshalOSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_changeSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12475,14 +13359,14 @@ func (ec *executionContext) _Mutation_cancelSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["ref"].(model.SessionRefInput), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
-			return ec.marshalNSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx, selections, v)
+			return ec.marshalOSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_cancelSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12519,14 +13403,14 @@ func (ec *executionContext) _Mutation_restoreSession(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["ref"].(model.SessionRefInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
-			return ec.marshalNSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx, selections, v)
+			return ec.marshalOSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_restoreSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12563,14 +13447,14 @@ func (ec *executionContext) _Mutation_createOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateOneOff(ctx, fc.Args["input"].(model.OneOffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateOneOff(ctx, fc.Args["input"].(model.CreateOneOffInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
-			return ec.marshalNOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx, selections, v)
+			return ec.marshalOOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createOneOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12607,14 +13491,14 @@ func (ec *executionContext) _Mutation_updateOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateOneOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.OneOffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateOneOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateOneOffInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
-			return ec.marshalNOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx, selections, v)
+			return ec.marshalOOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateOneOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12655,10 +13539,10 @@ func (ec *executionContext) _Mutation_cancelOneOff(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
-			return ec.marshalNOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx, selections, v)
+			return ec.marshalOOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_cancelOneOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12699,10 +13583,10 @@ func (ec *executionContext) _Mutation_deleteOneOff(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteOneOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12739,14 +13623,14 @@ func (ec *executionContext) _Mutation_createClosure(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClosure(ctx, fc.Args["input"].(model.ClosureInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClosure(ctx, fc.Args["input"].(model.CreateClosureInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClosurePayload) graphql.Marshaler {
-			return ec.marshalNClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClosurePayload(ctx, selections, v)
+			return ec.marshalOClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClosurePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createClosure(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12787,10 +13671,10 @@ func (ec *executionContext) _Mutation_deleteClosure(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteClosure(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14256,6 +15140,38 @@ func (ec *executionContext) fieldContext_Query_classTimes(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_allSeries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_allSeries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().AllSeries(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+			return ec.marshalOSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_allSeries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_series(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14265,17 +15181,18 @@ func (ec *executionContext) _Query_series(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Query_series(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().Series(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Series(ctx, fc.Args["id"].(int64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Series) graphql.Marshaler {
-			return ec.marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Series) graphql.Marshaler {
+			return ec.marshalOSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
-func (ec *executionContext) fieldContext_Query_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_series(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -14284,6 +15201,17 @@ func (ec *executionContext) fieldContext_Query_series(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Series(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_series_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -14302,10 +15230,10 @@ func (ec *executionContext) _Query_plans(ctx context.Context, field graphql.Coll
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Plan) graphql.Marshaler {
-			return ec.marshalNPlan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlanᚄ(ctx, selections, v)
+			return ec.marshalOPlan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlanᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_plans(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14332,6 +15260,50 @@ func (ec *executionContext) fieldContext_Query_plans(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_plan(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_plan(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Plan(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Plan) graphql.Marshaler {
+			return ec.marshalOPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_plan(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Plan(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_plan_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_oneOffs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14346,10 +15318,10 @@ func (ec *executionContext) _Query_oneOffs(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.OneOff) graphql.Marshaler {
-			return ec.marshalNOneOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOffᚄ(ctx, selections, v)
+			return ec.marshalOOneOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOffᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_oneOffs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14376,6 +15348,50 @@ func (ec *executionContext) fieldContext_Query_oneOffs(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_oneOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_oneOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().OneOff(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.OneOff) graphql.Marshaler {
+			return ec.marshalOOneOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_oneOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OneOff(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_oneOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_closures(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14389,10 +15405,10 @@ func (ec *executionContext) _Query_closures(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Closure) graphql.Marshaler {
-			return ec.marshalNClosure2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosureᚄ(ctx, selections, v)
+			return ec.marshalOClosure2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosureᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_closures(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14404,6 +15420,94 @@ func (ec *executionContext) fieldContext_Query_closures(_ context.Context, field
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Closure(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_closure(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_closure(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Closure(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Closure) graphql.Marshaler {
+			return ec.marshalOClosure2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_closure(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Closure(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_closure_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_session(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Session(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_session(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_session_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -14422,10 +15526,10 @@ func (ec *executionContext) _Query_day(ctx context.Context, field graphql.Collec
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Day) graphql.Marshaler {
-			return ec.marshalNDay2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx, selections, v)
+			return ec.marshalODay2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_day(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14466,10 +15570,10 @@ func (ec *executionContext) _Query_days(ctx context.Context, field graphql.Colle
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.Day) graphql.Marshaler {
-			return ec.marshalNDay2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDayᚄ(ctx, selections, v)
+			return ec.marshalODay2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDayᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_days(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14510,10 +15614,10 @@ func (ec *executionContext) _Query_sessions(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.Session) graphql.Marshaler {
-			return ec.marshalNSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
+			return ec.marshalOSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_sessions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14553,10 +15657,10 @@ func (ec *executionContext) _Query_clashes(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *engine.Report) graphql.Marshaler {
-			return ec.marshalNClashReport2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐReport(ctx, selections, v)
+			return ec.marshalOClashReport2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐReport(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -19311,8 +20415,162 @@ func UnmarshalClientInput(ctx context.Context, raw any) (model.ClientInput, erro
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputClosureInput(ctx context.Context, obj any) (model.ClosureInput, error) {
-	var it model.ClosureInput
+func (ec *executionContext) unmarshalInputCreateClassInput(ctx context.Context, obj any) (model.CreateClassInput, error) {
+	var it model.CreateClassInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"activityId", "staffIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "activityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activityId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActivityID = data
+		case "staffIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffIds"))
+			data, err := ec.unmarshalNID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffIds = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateClassInput unmarshals raw into the CreateClassInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateClassInput(ctx context.Context, raw any) (model.CreateClassInput, error) {
+	var out model.CreateClassInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateClassInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateClassTimeInput(ctx context.Context, obj any) (model.CreateClassTimeInput, error) {
+	var it model.CreateClassTimeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roomId", "weekday", "start", "end", "label", "capacity", "type", "bufferMinutes", "active", "units"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = data
+		case "weekday":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekday"))
+			data, err := ec.unmarshalNWeekday2timeᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekday = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		case "capacity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Capacity = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "bufferMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferMinutes = data
+		case "active":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Active = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateClassTimeInput unmarshals raw into the CreateClassTimeInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateClassTimeInput(ctx context.Context, raw any) (model.CreateClassTimeInput, error) {
+	var out model.CreateClassTimeInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateClassTimeInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateClosureInput(ctx context.Context, obj any) (model.CreateClosureInput, error) {
+	var it model.CreateClosureInput
 	if obj == nil {
 		return it, nil
 	}
@@ -19331,14 +20589,14 @@ func (ec *executionContext) unmarshalInputClosureInput(ctx context.Context, obj 
 		switch k {
 		case "from":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.From = data
 		case "to":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -19369,20 +20627,20 @@ func (ec *executionContext) unmarshalInputClosureInput(ctx context.Context, obj 
 	return it, nil
 }
 
-// UnmarshalClosureInput unmarshals raw into the ClosureInput input type, using the
+// UnmarshalCreateClosureInput unmarshals raw into the CreateClosureInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalClosureInput(ctx context.Context, raw any) (model.ClosureInput, error) {
-	var out model.ClosureInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "ClosureInput", raw, &out)
+func UnmarshalCreateClosureInput(ctx context.Context, raw any) (model.CreateClosureInput, error) {
+	var out model.CreateClosureInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateClosureInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputOneOffInput(ctx context.Context, obj any) (model.OneOffInput, error) {
-	var it model.OneOffInput
+func (ec *executionContext) unmarshalInputCreateOneOffInput(ctx context.Context, obj any) (model.CreateOneOffInput, error) {
+	var it model.CreateOneOffInput
 	if obj == nil {
 		return it, nil
 	}
@@ -19408,35 +20666,35 @@ func (ec *executionContext) unmarshalInputOneOffInput(ctx context.Context, obj a
 			it.ClassID = data
 		case "class":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("class"))
-			data, err := ec.unmarshalOClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassInput(ctx, v)
+			data, err := ec.unmarshalOCreateClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Class = data
 		case "roomId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			data, err := ec.unmarshalNID2int64(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.RoomID = data
 		case "date":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Date = data
 		case "start":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.Start = data
 		case "end":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -19488,20 +20746,20 @@ func (ec *executionContext) unmarshalInputOneOffInput(ctx context.Context, obj a
 	return it, nil
 }
 
-// UnmarshalOneOffInput unmarshals raw into the OneOffInput input type, using the
+// UnmarshalCreateOneOffInput unmarshals raw into the CreateOneOffInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalOneOffInput(ctx context.Context, raw any) (model.OneOffInput, error) {
-	var out model.OneOffInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "OneOffInput", raw, &out)
+func UnmarshalCreateOneOffInput(ctx context.Context, raw any) (model.CreateOneOffInput, error) {
+	var out model.CreateOneOffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateOneOffInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputPlanInput(ctx context.Context, obj any) (model.PlanInput, error) {
-	var it model.PlanInput
+func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, obj any) (model.CreatePlanInput, error) {
+	var it model.CreatePlanInput
 	if obj == nil {
 		return it, nil
 	}
@@ -19511,23 +20769,16 @@ func (ec *executionContext) unmarshalInputPlanInput(ctx context.Context, obj any
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"id", "seriesId", "name", "sessionsPerMonth", "months", "price"}
+	fieldsInOrder := [...]string{"seriesId", "name", "sessionsPerMonth", "months", "price"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "id":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.ID = data
 		case "seriesId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			data, err := ec.unmarshalNID2int64(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -19555,7 +20806,7 @@ func (ec *executionContext) unmarshalInputPlanInput(ctx context.Context, obj any
 			it.Months = data
 		case "price":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("price"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalNString2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -19565,15 +20816,92 @@ func (ec *executionContext) unmarshalInputPlanInput(ctx context.Context, obj any
 	return it, nil
 }
 
-// UnmarshalPlanInput unmarshals raw into the PlanInput input type, using the
+// UnmarshalCreatePlanInput unmarshals raw into the CreatePlanInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalPlanInput(ctx context.Context, raw any) (model.PlanInput, error) {
-	var out model.PlanInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "PlanInput", raw, &out)
+func UnmarshalCreatePlanInput(ctx context.Context, raw any) (model.CreatePlanInput, error) {
+	var out model.CreatePlanInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreatePlanInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateSeriesInput(ctx context.Context, obj any) (model.CreateSeriesInput, error) {
+	var it model.CreateSeriesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "anchorDate", "endDate", "cycleWeeks", "entries", "plans"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "anchorDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("anchorDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnchorDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		case "cycleWeeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CycleWeeks = data
+		case "entries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entries"))
+			data, err := ec.unmarshalOSeriesEntryInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesEntryInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Entries = data
+		case "plans":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("plans"))
+			data, err := ec.unmarshalOSeriesPlanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPlanInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Plans = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateSeriesInput unmarshals raw into the CreateSeriesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateSeriesInput(ctx context.Context, raw any) (model.CreateSeriesInput, error) {
+	var out model.CreateSeriesInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSeriesInput", raw, &out)
 	return out, err
 }
 
@@ -19744,7 +21072,7 @@ func (ec *executionContext) unmarshalInputSeriesEntryInput(ctx context.Context, 
 			it.ClassTimeID = data
 		case "classTime":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("classTime"))
-			data, err := ec.unmarshalOClassTimeInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimeInput(ctx, v)
+			data, err := ec.unmarshalOCreateClassTimeInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassTimeInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -19758,7 +21086,7 @@ func (ec *executionContext) unmarshalInputSeriesEntryInput(ctx context.Context, 
 			it.ClassID = data
 		case "class":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("class"))
-			data, err := ec.unmarshalOClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassInput(ctx, v)
+			data, err := ec.unmarshalOCreateClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -19780,8 +21108,8 @@ func UnmarshalSeriesEntryInput(ctx context.Context, raw any) (model.SeriesEntryI
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputSeriesInput(ctx context.Context, obj any) (model.SeriesInput, error) {
-	var it model.SeriesInput
+func (ec *executionContext) unmarshalInputSeriesPlanInput(ctx context.Context, obj any) (model.SeriesPlanInput, error) {
+	var it model.SeriesPlanInput
 	if obj == nil {
 		return it, nil
 	}
@@ -19791,76 +21119,62 @@ func (ec *executionContext) unmarshalInputSeriesInput(ctx context.Context, obj a
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "anchorDate", "endDate", "openEnded", "cycleWeeks", "entries", "plans"}
+	fieldsInOrder := [...]string{"id", "name", "sessionsPerMonth", "months", "price"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
 		case "name":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Name = data
-		case "anchorDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("anchorDate"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.AnchorDate = data
-		case "endDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.EndDate = data
-		case "openEnded":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("openEnded"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.OpenEnded = data
-		case "cycleWeeks":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			it.Name = graphql.OmittableOf(data)
+		case "sessionsPerMonth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionsPerMonth"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.CycleWeeks = data
-		case "entries":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entries"))
-			data, err := ec.unmarshalOSeriesEntryInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesEntryInputᚄ(ctx, v)
+			it.SessionsPerMonth = graphql.OmittableOf(data)
+		case "months":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("months"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Entries = data
-		case "plans":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("plans"))
-			data, err := ec.unmarshalOPlanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanInputᚄ(ctx, v)
+			it.Months = graphql.OmittableOf(data)
+		case "price":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("price"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Plans = data
+			it.Price = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
 }
 
-// UnmarshalSeriesInput unmarshals raw into the SeriesInput input type, using the
+// UnmarshalSeriesPlanInput unmarshals raw into the SeriesPlanInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalSeriesInput(ctx context.Context, raw any) (model.SeriesInput, error) {
-	var out model.SeriesInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "SeriesInput", raw, &out)
+func UnmarshalSeriesPlanInput(ctx context.Context, raw any) (model.SeriesPlanInput, error) {
+	var out model.SeriesPlanInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SeriesPlanInput", raw, &out)
 	return out, err
 }
 
@@ -20183,6 +21497,272 @@ func (ec *executionContext) unmarshalInputSubscriptionInput(ctx context.Context,
 func UnmarshalSubscriptionInput(ctx context.Context, raw any) (model.SubscriptionInput, error) {
 	var out model.SubscriptionInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SubscriptionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateOneOffInput(ctx context.Context, obj any) (model.UpdateOneOffInput, error) {
+	var it model.UpdateOneOffInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"classId", "class", "roomId", "date", "start", "end", "label", "capacity", "bufferMinutes", "units", "note", "clientIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "classId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("classId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClassID = graphql.OmittableOf(data)
+		case "class":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("class"))
+			data, err := ec.unmarshalOCreateClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Class = graphql.OmittableOf(data)
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = graphql.OmittableOf(data)
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = graphql.OmittableOf(data)
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = graphql.OmittableOf(data)
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = graphql.OmittableOf(data)
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = graphql.OmittableOf(data)
+		case "capacity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Capacity = graphql.OmittableOf(data)
+		case "bufferMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferMinutes = graphql.OmittableOf(data)
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = graphql.OmittableOf(data)
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = graphql.OmittableOf(data)
+		case "clientIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientIds = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateOneOffInput unmarshals raw into the UpdateOneOffInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateOneOffInput(ctx context.Context, raw any) (model.UpdateOneOffInput, error) {
+	var out model.UpdateOneOffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateOneOffInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, obj any) (model.UpdatePlanInput, error) {
+	var it model.UpdatePlanInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"seriesId", "name", "sessionsPerMonth", "months", "price"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "seriesId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesID = graphql.OmittableOf(data)
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "sessionsPerMonth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionsPerMonth"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionsPerMonth = graphql.OmittableOf(data)
+		case "months":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("months"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Months = graphql.OmittableOf(data)
+		case "price":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("price"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Price = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdatePlanInput unmarshals raw into the UpdatePlanInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdatePlanInput(ctx context.Context, raw any) (model.UpdatePlanInput, error) {
+	var out model.UpdatePlanInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdatePlanInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateSeriesInput(ctx context.Context, obj any) (model.UpdateSeriesInput, error) {
+	var it model.UpdateSeriesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "anchorDate", "endDate", "cycleWeeks", "entries", "plans"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "anchorDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("anchorDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AnchorDate = graphql.OmittableOf(data)
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = graphql.OmittableOf(data)
+		case "cycleWeeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CycleWeeks = graphql.OmittableOf(data)
+		case "entries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("entries"))
+			data, err := ec.unmarshalOSeriesEntryInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesEntryInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Entries = graphql.OmittableOf(data)
+		case "plans":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("plans"))
+			data, err := ec.unmarshalOSeriesPlanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPlanInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Plans = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateSeriesInput unmarshals raw into the UpdateSeriesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateSeriesInput(ctx context.Context, raw any) (model.UpdateSeriesInput, error) {
+	var out model.UpdateSeriesInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSeriesInput", raw, &out)
 	return out, err
 }
 
@@ -22081,112 +23661,112 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createSeries(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateSeries":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateSeries(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteSeries":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteSeries(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "replaceSeriesFrom":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_replaceSeriesFrom(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createPlan":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createPlan(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updatePlan":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updatePlan(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deletePlan":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deletePlan(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "changeSession":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_changeSession(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "cancelSession":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelSession(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "restoreSession":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_restoreSession(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createOneOff":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createOneOff(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateOneOff":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateOneOff(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "cancelOneOff":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelOneOff(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteOneOff":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteOneOff(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createClosure":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createClosure(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteClosure":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClosure(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -22640,51 +24220,81 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_classTimes(ctx, field)
 				})
+		case "allSeries":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_allSeries(ctx, field)
+				})
 		case "series":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_series(ctx, field)
 				})
 		case "plans":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_plans(ctx, field)
 				})
+		case "plan":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_plan(ctx, field)
+				})
 		case "oneOffs":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_oneOffs(ctx, field)
 				})
+		case "oneOff":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_oneOff(ctx, field)
+				})
 		case "closures":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_closures(ctx, field)
 				})
+		case "closure":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_closure(ctx, field)
+				})
+		case "session":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_session(ctx, field)
+				})
 		case "day":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_day(ctx, field)
 				})
 		case "days":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_days(ctx, field)
 				})
 		case "sessions":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_sessions(ctx, field)
 				})
 		case "clashes":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_clashes(ctx, field)
 				})
@@ -24700,14 +26310,6 @@ var (
 	}
 )
 
-func (ec *executionContext) marshalNClashReport2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐReport(ctx context.Context, sel ast.SelectionSet, v *engine.Report) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ClashReport!")
-		return graphql.Null
-	}
-	return ec._ClashReport(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx context.Context, sel ast.SelectionSet, v model.Class) graphql.Marshaler {
 	return ec._Class(ctx, sel, &v)
 }
@@ -24835,22 +26437,6 @@ func (ec *executionContext) marshalNClosure2githubᚗcomᚋkoredyneᚋschedule�
 	return ec._Closure(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNClosure2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosureᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Closure) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNClosure2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNClosure2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx context.Context, sel ast.SelectionSet, v *engine.Closure) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Closure!")
@@ -24859,17 +26445,34 @@ func (ec *executionContext) marshalNClosure2ᚖgithubᚗcomᚋkoredyneᚋschedul
 	return ec._Closure(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNClosureInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClosureInput(ctx context.Context, v any) (model.ClosureInput, error) {
-	res, err := ec.unmarshalInputClosureInput(ctx, v)
+func (ec *executionContext) unmarshalNCreateClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx context.Context, v any) (model.CreateClassInput, error) {
+	res, err := ec.unmarshalInputCreateClassInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClosurePayload(ctx context.Context, sel ast.SelectionSet, v *model.ClosurePayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ClosurePayload!")
-		return graphql.Null
-	}
-	return ec._ClosurePayload(ctx, sel, v)
+func (ec *executionContext) unmarshalNCreateClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassTimeInput(ctx context.Context, v any) (model.CreateClassTimeInput, error) {
+	res, err := ec.unmarshalInputCreateClassTimeInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateClosureInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClosureInput(ctx context.Context, v any) (model.CreateClosureInput, error) {
+	res, err := ec.unmarshalInputCreateClosureInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateOneOffInput(ctx context.Context, v any) (model.CreateOneOffInput, error) {
+	res, err := ec.unmarshalInputCreateOneOffInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreatePlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreatePlanInput(ctx context.Context, v any) (model.CreatePlanInput, error) {
+	res, err := ec.unmarshalInputCreatePlanInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSeriesInput(ctx context.Context, v any) (model.CreateSeriesInput, error) {
+	res, err := ec.unmarshalInputCreateSeriesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (engine.Date, error) {
@@ -24922,30 +26525,6 @@ func (ec *executionContext) marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgra
 	return ec._Day(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDay2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDayᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Day) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNDay2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx context.Context, sel ast.SelectionSet, v *model.Day) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Day!")
-		return graphql.Null
-	}
-	return ec._Day(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "DeletePayload!")
@@ -24980,6 +26559,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕint64ᚄ(ctx context.Context, v any) ([]int64, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int64, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2int64(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕint64ᚄ(ctx context.Context, sel ast.SelectionSet, v []int64) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2int64(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -25028,41 +26636,12 @@ func (ec *executionContext) marshalNOneOff2githubᚗcomᚋkoredyneᚋscheduleᚋ
 	return ec._OneOff(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNOneOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOffᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.OneOff) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNOneOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOff(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNOneOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOff(ctx context.Context, sel ast.SelectionSet, v *engine.OneOff) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "OneOff!")
 		return graphql.Null
 	}
 	return ec._OneOff(ctx, sel, v)
-}
-
-func (ec *executionContext) unmarshalNOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffInput(ctx context.Context, v any) (model.OneOffInput, error) {
-	res, err := ec.unmarshalInputOneOffInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx context.Context, sel ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "OneOffPayload!")
-		return graphql.Null
-	}
-	return ec._OneOffPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPlan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx context.Context, sel ast.SelectionSet, v engine.Plan) graphql.Marshaler {
@@ -25091,19 +26670,6 @@ func (ec *executionContext) marshalNPlan2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Plan(ctx, sel, v)
-}
-
-func (ec *executionContext) unmarshalNPlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanInput(ctx context.Context, v any) (model.PlanInput, error) {
-	res, err := ec.unmarshalInputPlanInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanPayload(ctx context.Context, sel ast.SelectionSet, v *model.PlanPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "PlanPayload!")
-		return graphql.Null
-	}
-	return ec._PlanPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (models.Role, error) {
@@ -25234,22 +26800,6 @@ func (ec *executionContext) marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋ
 	return ec._Series(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Series) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v *engine.Series) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Series!")
@@ -25283,17 +26833,9 @@ func (ec *executionContext) unmarshalNSeriesEntryInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesInput(ctx context.Context, v any) (model.SeriesInput, error) {
-	res, err := ec.unmarshalInputSeriesInput(ctx, v)
+func (ec *executionContext) unmarshalNSeriesPlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPlanInput(ctx context.Context, v any) (model.SeriesPlanInput, error) {
+	res, err := ec.unmarshalInputSeriesPlanInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx context.Context, sel ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "SeriesPayload!")
-		return graphql.Null
-	}
-	return ec._SeriesPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSeriesWeek2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesWeek(ctx context.Context, sel ast.SelectionSet, v model.SeriesWeek) graphql.Marshaler {
@@ -25349,14 +26891,6 @@ func (ec *executionContext) unmarshalNSessionChangeInput2githubᚗcomᚋkoredyne
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx context.Context, sel ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "SessionPayload!")
-		return graphql.Null
-	}
-	return ec._SessionPayload(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
 	return ec._SessionRef(ctx, sel, &v)
 }
@@ -25375,11 +26909,6 @@ func (ec *executionContext) marshalNSessionRef2ᚕgithubᚗcomᚋkoredyneᚋsche
 	}
 
 	return ret
-}
-
-func (ec *executionContext) unmarshalNSessionRefInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx context.Context, v any) (model.SessionRefInput, error) {
-	res, err := ec.unmarshalInputSessionRefInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNStaff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx context.Context, sel ast.SelectionSet, v engine.Staff) graphql.Marshaler {
@@ -25561,6 +27090,21 @@ func (ec *executionContext) marshalNTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 		return graphql.Null
 	}
 	return ec._TokenPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateOneOffInput(ctx context.Context, v any) (model.UpdateOneOffInput, error) {
+	res, err := ec.unmarshalInputUpdateOneOffInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdatePlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdatePlanInput(ctx context.Context, v any) (model.UpdatePlanInput, error) {
+	res, err := ec.unmarshalInputUpdatePlanInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSeriesInput(ctx context.Context, v any) (model.UpdateSeriesInput, error) {
+	res, err := ec.unmarshalInputUpdateSeriesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
@@ -25845,20 +27389,11 @@ var (
 	}
 )
 
-func (ec *executionContext) unmarshalOClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassInput(ctx context.Context, v any) (*model.ClassInput, error) {
+func (ec *executionContext) marshalOClashReport2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐReport(ctx context.Context, sel ast.SelectionSet, v *engine.Report) graphql.Marshaler {
 	if v == nil {
-		return nil, nil
+		return graphql.Null
 	}
-	res, err := ec.unmarshalInputClassInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalOClassTimeInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimeInput(ctx context.Context, v any) (*model.ClassTimeInput, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := ec.unmarshalInputClassTimeInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return ec._ClashReport(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx context.Context, sel ast.SelectionSet, v *engine.Client) graphql.Marshaler {
@@ -25866,6 +27401,55 @@ func (ec *executionContext) marshalOClient2ᚖgithubᚗcomᚋkoredyneᚋschedule
 		return graphql.Null
 	}
 	return ec._Client(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClosure2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosureᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Closure) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClosure2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOClosure2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx context.Context, sel ast.SelectionSet, v *engine.Closure) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Closure(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClosurePayload(ctx context.Context, sel ast.SelectionSet, v *model.ClosurePayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ClosurePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCreateClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx context.Context, v any) (*model.CreateClassInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateClassInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCreateClassTimeInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassTimeInput(ctx context.Context, v any) (*model.CreateClassTimeInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateClassTimeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (engine.Date, error) {
@@ -25896,6 +27480,39 @@ func (ec *executionContext) marshalODate2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	_ = ctx
 	res := model.MarshalDate(*v)
 	return res
+}
+
+func (ec *executionContext) marshalODay2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDayᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Day) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalODay2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx context.Context, sel ast.SelectionSet, v *model.Day) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Day(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DeletePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOID2ᚕint64ᚄ(ctx context.Context, v any) ([]int64, error) {
@@ -25987,11 +27604,56 @@ func (ec *executionContext) marshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋsched
 	return res
 }
 
+func (ec *executionContext) marshalOOneOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOffᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.OneOff) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOneOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOff(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOOneOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOff(ctx context.Context, sel ast.SelectionSet, v *engine.OneOff) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._OneOff(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐOneOffPayload(ctx context.Context, sel ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._OneOffPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPlan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlanᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Plan) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx context.Context, sel ast.SelectionSet, v *engine.Plan) graphql.Marshaler {
@@ -26001,21 +27663,11 @@ func (ec *executionContext) marshalOPlan2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	return ec._Plan(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOPlanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanInputᚄ(ctx context.Context, v any) ([]model.PlanInput, error) {
+func (ec *executionContext) marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanPayload(ctx context.Context, sel ast.SelectionSet, v *model.PlanPayload) graphql.Marshaler {
 	if v == nil {
-		return nil, nil
+		return graphql.Null
 	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([]model.PlanInput, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNPlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlanInput(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return ec._PlanPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx context.Context, sel ast.SelectionSet, v *engine.Room) graphql.Marshaler {
@@ -26023,6 +27675,25 @@ func (ec *executionContext) marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Room(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v *engine.Series) graphql.Marshaler {
@@ -26049,6 +27720,49 @@ func (ec *executionContext) unmarshalOSeriesEntryInput2ᚕgithubᚗcomᚋkoredyn
 	return res, nil
 }
 
+func (ec *executionContext) marshalOSeriesPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPayload(ctx context.Context, sel ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SeriesPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSeriesPlanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPlanInputᚄ(ctx context.Context, v any) ([]model.SeriesPlanInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.SeriesPlanInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSeriesPlanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSeriesPlanInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Session) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSession2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx context.Context, sel ast.SelectionSet, v *model.Session) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -26069,6 +27783,13 @@ func (ec *executionContext) marshalOSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋs
 		return graphql.Null
 	}
 	return ec._SessionOrigin(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSessionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionPayload(ctx context.Context, sel ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SessionPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSessionRef2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v *engine.SessionRef) graphql.Marshaler {

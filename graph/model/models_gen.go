@@ -5,6 +5,7 @@ package model
 import (
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
@@ -306,19 +307,16 @@ func (this ClientPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-type ClosureInput struct {
-	From           *engine.Date `json:"from,omitempty"`
-	To             *engine.Date `json:"to,omitempty"`
-	RoomIds        []int64      `json:"roomIds,omitempty"`
-	Reason         *string      `json:"reason,omitempty"`
-	PausesRotation *bool        `json:"pausesRotation,omitempty"`
-}
-
+// What createClosure returns.
 type ClosurePayload struct {
-	DryRun   bool            `json:"dryRun"`
-	Revision int             `json:"revision"`
-	Clashes  []engine.Clash  `json:"clashes"`
-	Closure  *engine.Closure `json:"closure"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// The clashes the write adds; only a dry run can return any.
+	Clashes []engine.Clash `json:"clashes"`
+	// The closure as saved.
+	Closure *engine.Closure `json:"closure"`
 }
 
 func (ClosurePayload) IsWrite()             {}
@@ -339,9 +337,116 @@ func (this ClosurePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// A new class: an activity given by one or more staff, the first the main one.
+type CreateClassInput struct {
+	// The activity.
+	ActivityID int64 `json:"activityId"`
+	// The staff who give it, the main one first.
+	StaffIds []int64 `json:"staffIds"`
+}
+
+// A new class time: a room, a weekday and a wall-clock span in the business's time zone.
+type CreateClassTimeInput struct {
+	// The room.
+	RoomID int64 `json:"roomId"`
+	// The weekday.
+	Weekday time.Weekday `json:"weekday"`
+	// When it starts: wall-clock time in the business's time zone.
+	Start engine.LocalTime `json:"start"`
+	// When it ends: wall-clock time in the business's time zone, after start.
+	End engine.LocalTime `json:"end"`
+	// A title shown instead of the class's name; none when left out.
+	Label *string `json:"label,omitempty"`
+	// Places for clients; no limit when left out.
+	Capacity *int `json:"capacity,omitempty"`
+	// A free-form kind, such as "open gym"; none when left out.
+	Type *string `json:"type,omitempty"`
+	// Cleaning time after each session, in minutes; 0 when left out.
+	BufferMinutes *int `json:"bufferMinutes,omitempty"`
+	// False keeps it off the timetable; true when left out.
+	Active *bool `json:"active,omitempty"`
+	// Units of the room a session uses; all of it when left out.
+	Units *int `json:"units,omitempty"`
+}
+
+// A new closure.
+type CreateClosureInput struct {
+	// Its first day, in the business's time zone.
+	From engine.Date `json:"from"`
+	// Its last day, inclusive, not before from.
+	To engine.Date `json:"to"`
+	// The rooms it closes (each once); left out or empty, it closes them all.
+	RoomIds []int64 `json:"roomIds,omitempty"`
+	// Why, shown on the sessions it cancels; none when left out.
+	Reason *string `json:"reason,omitempty"`
+	// True: a whole week it covers does not advance the rotations; false when left out.
+	PausesRotation *bool `json:"pausesRotation,omitempty"`
+}
+
+// A new one-off. Give exactly one of classId and class, else BAD_USER_INPUT.
+type CreateOneOffInput struct {
+	// An existing class.
+	ClassID *int64 `json:"classId,omitempty"`
+	// A class to create (or the one with the same activity and staff that exists).
+	Class *CreateClassInput `json:"class,omitempty"`
+	// The room it runs in.
+	RoomID int64 `json:"roomId"`
+	// The date it happens, in the business's time zone.
+	Date engine.Date `json:"date"`
+	// When it starts: wall-clock time in the business's time zone.
+	Start engine.LocalTime `json:"start"`
+	// When it ends: wall-clock time in the business's time zone, after start.
+	End engine.LocalTime `json:"end"`
+	// A title shown instead of the class's name; none when left out.
+	Label *string `json:"label,omitempty"`
+	// Places for clients, at least 1; left out or null means no limit.
+	Capacity *int `json:"capacity,omitempty"`
+	// Cleaning time after it, in minutes (0 to 1440); 0 when left out.
+	BufferMinutes *int `json:"bufferMinutes,omitempty"`
+	// Units of the room it uses, at least 1; left out or null means all of the room.
+	Units *int `json:"units,omitempty"`
+	// A note for clients; none when left out.
+	Note *string `json:"note,omitempty"`
+	// Clients to book into it (each once; NOT_FOUND for an unknown one); none when left out.
+	ClientIds []int64 `json:"clientIds,omitempty"`
+}
+
+// A new plan of an existing series.
+type CreatePlanInput struct {
+	// The series it sells (NOT_FOUND for an unknown id).
+	SeriesID int64 `json:"seriesId"`
+	// Its name; left out, its label is shown instead.
+	Name *string `json:"name,omitempty"`
+	// Sessions a client may book per calendar month, at least 1; left out or null means unlimited.
+	SessionsPerMonth *int `json:"sessionsPerMonth,omitempty"`
+	// How many months it runs, at least 1; 1 when left out.
+	Months *int `json:"months,omitempty"`
+	// A plain decimal amount in the business's currency, such as "180.000".
+	Price string `json:"price"`
+}
+
+// A new series, with its entries and plans, made all or nothing.
+type CreateSeriesInput struct {
+	// Its name as shown to clients.
+	Name string `json:"name"`
+	// The first day of its first week: a date on the business's week start (business { weekStart }).
+	AnchorDate engine.Date `json:"anchorDate"`
+	// The day after its last week, on the week start; left out or null, it runs on with no end.
+	EndDate *engine.Date `json:"endDate,omitempty"`
+	// How many weeks its rotation lasts, 1 to 52; 1 when left out.
+	CycleWeeks *int `json:"cycleWeeks,omitempty"`
+	// Its classes; none when left out.
+	Entries []SeriesEntryInput `json:"entries,omitempty"`
+	// How it is sold; no plans when left out.
+	Plans []SeriesPlanInput `json:"plans,omitempty"`
+}
+
+// One date of the timetable and its sessions.
 type Day struct {
-	Date     engine.Date `json:"date"`
-	Sessions []Session   `json:"sessions"`
+	// The date, in the business's time zone.
+	Date engine.Date `json:"date"`
+	// Its sessions, cancelled ones included, by start time, then end, then room.
+	Sessions []Session `json:"sessions"`
 }
 
 type DeletePayload struct {
@@ -376,26 +481,16 @@ type Live struct {
 type Mutation struct {
 }
 
-type OneOffInput struct {
-	ClassID       *int64            `json:"classId,omitempty"`
-	Class         *ClassInput       `json:"class,omitempty"`
-	RoomID        *int64            `json:"roomId,omitempty"`
-	Date          *engine.Date      `json:"date,omitempty"`
-	Start         *engine.LocalTime `json:"start,omitempty"`
-	End           *engine.LocalTime `json:"end,omitempty"`
-	Label         *string           `json:"label,omitempty"`
-	Capacity      *int              `json:"capacity,omitempty"`
-	BufferMinutes *int              `json:"bufferMinutes,omitempty"`
-	Units         *int              `json:"units,omitempty"`
-	Note          *string           `json:"note,omitempty"`
-	ClientIds     []int64           `json:"clientIds,omitempty"`
-}
-
+// What createOneOff, updateOneOff and cancelOneOff return.
 type OneOffPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	OneOff   *engine.OneOff `json:"oneOff"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// The clashes the write adds; only a dry run can return any.
+	Clashes []engine.Clash `json:"clashes"`
+	// The one-off as the write leaves it.
+	OneOff *engine.OneOff `json:"oneOff"`
 }
 
 func (OneOffPayload) IsWrite()             {}
@@ -428,21 +523,16 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
-// A plan; in updateSeries, a plan with an id is edited in place (its subscribers stay) and a plan left out is removed (its subscribers stay on the series without a plan).
-type PlanInput struct {
-	ID               *int64  `json:"id,omitempty"`
-	SeriesID         *int64  `json:"seriesId,omitempty"`
-	Name             *string `json:"name,omitempty"`
-	SessionsPerMonth *int    `json:"sessionsPerMonth,omitempty"`
-	Months           *int    `json:"months,omitempty"`
-	Price            *string `json:"price,omitempty"`
-}
-
+// What createPlan and updatePlan return.
 type PlanPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Plan     *engine.Plan   `json:"plan"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// The clashes the write adds; only a dry run can return any.
+	Clashes []engine.Clash `json:"clashes"`
+	// The plan as the write leaves it.
+	Plan *engine.Plan `json:"plan"`
 }
 
 func (PlanPayload) IsWrite()             {}
@@ -542,32 +632,32 @@ type ScheduleChange struct {
 	To *engine.Date `json:"to,omitempty"`
 }
 
-// One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in the same request.
+// One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in
+// the same request (an identical class or class time that exists is reused); give exactly one of classTimeId and classTime,
+// and of classId and class, else BAD_USER_INPUT.
 type SeriesEntryInput struct {
-	Week        int             `json:"week"`
-	ClassTimeID *int64          `json:"classTimeId,omitempty"`
-	ClassTime   *ClassTimeInput `json:"classTime,omitempty"`
-	ClassID     *int64          `json:"classId,omitempty"`
-	Class       *ClassInput     `json:"class,omitempty"`
+	// The week of the rotation, 1 to the series' cycleWeeks.
+	Week int `json:"week"`
+	// An existing class time.
+	ClassTimeID *int64 `json:"classTimeId,omitempty"`
+	// A class time to create (or the identical one that exists).
+	ClassTime *CreateClassTimeInput `json:"classTime,omitempty"`
+	// An existing class.
+	ClassID *int64 `json:"classId,omitempty"`
+	// A class to create (or the one with the same activity and staff that exists).
+	Class *CreateClassInput `json:"class,omitempty"`
 }
 
-// In updateSeries, entries and plans, when given, replace the lists.
-type SeriesInput struct {
-	Name       *string      `json:"name,omitempty"`
-	AnchorDate *engine.Date `json:"anchorDate,omitempty"`
-	EndDate    *engine.Date `json:"endDate,omitempty"`
-	// Set to clear the end date.
-	OpenEnded  *bool              `json:"openEnded,omitempty"`
-	CycleWeeks *int               `json:"cycleWeeks,omitempty"`
-	Entries    []SeriesEntryInput `json:"entries,omitempty"`
-	Plans      []PlanInput        `json:"plans,omitempty"`
-}
-
+// What createSeries, updateSeries and replaceSeriesFrom return.
 type SeriesPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Series   *engine.Series `json:"series"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// The clashes the write adds; only a dry run can return any.
+	Clashes []engine.Clash `json:"clashes"`
+	// The series as the write leaves it (for replaceSeriesFrom, the successor).
+	Series *engine.Series `json:"series"`
 	// When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were.
 	Kept *engine.Series `json:"kept,omitempty"`
 	// Day changes on or after from whose session the edited rules no longer make; they were removed.
@@ -592,31 +682,63 @@ func (this SeriesPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-// Fields left out stay as they are; a field set to what the session normally is drops that part of the change.
-type SessionChangeInput struct {
-	Cancelled *bool             `json:"cancelled,omitempty"`
-	Date      *engine.Date      `json:"date,omitempty"`
-	RoomID    *int64            `json:"roomId,omitempty"`
-	Start     *engine.LocalTime `json:"start,omitempty"`
-	End       *engine.LocalTime `json:"end,omitempty"`
-	ClassID   *int64            `json:"classId,omitempty"`
-	StaffIds  []int64           `json:"staffIds,omitempty"`
-	Note      *string           `json:"note,omitempty"`
+// A plan in a series' plans list. With an id, the existing plan of this series is edited in place (its subscribers stay) and
+// fields left out keep their values, as in UpdatePlanInput; without an id, a new plan is made and price is required.
+type SeriesPlanInput struct {
+	// An existing plan of this series to keep and edit; NOT_FOUND when it is not one.
+	ID *int64 `json:"id,omitempty"`
+	// Its name; null for none (the label is shown instead).
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// Sessions a client may book per calendar month, at least 1; null means unlimited.
+	SessionsPerMonth graphql.Omittable[*int] `json:"sessionsPerMonth,omitempty"`
+	// How many months it runs, at least 1; a new plan runs 1 month when left out.
+	Months graphql.Omittable[*int] `json:"months,omitempty"`
+	// A plain decimal amount in the business's currency, such as "180.000"; required for a new plan.
+	Price graphql.Omittable[*string] `json:"price,omitempty"`
 }
 
+// Fields left out stay as they are; a field set to what the session normally is drops that part of the change.
+type SessionChangeInput struct {
+	// True cancels the session, false takes the cancellation back.
+	Cancelled *bool `json:"cancelled,omitempty"`
+	// Move it to this date, in the business's time zone.
+	Date *engine.Date `json:"date,omitempty"`
+	// Move it to this room.
+	RoomID *int64 `json:"roomId,omitempty"`
+	// A new start: wall-clock time in the business's time zone.
+	Start *engine.LocalTime `json:"start,omitempty"`
+	// A new end: wall-clock time in the business's time zone.
+	End *engine.LocalTime `json:"end,omitempty"`
+	// Run this class instead (its staff come with it).
+	ClassID *int64 `json:"classId,omitempty"`
+	// These staff instead, the main one first (at least one).
+	StaffIds []int64 `json:"staffIds,omitempty"`
+	// A note for clients; the reason when cancelled.
+	Note *string `json:"note,omitempty"`
+}
+
+// Which sessions days returns; every field left out matches all.
 type SessionFilter struct {
-	StaffID          *int64 `json:"staffId,omitempty"`
-	RoomID           *int64 `json:"roomId,omitempty"`
-	SeriesID         *int64 `json:"seriesId,omitempty"`
-	IncludeCancelled *bool  `json:"includeCancelled,omitempty"`
+	// Only sessions this staff member gives (NOT_FOUND for an unknown id).
+	StaffID *int64 `json:"staffId,omitempty"`
+	// Only sessions in this room (NOT_FOUND for an unknown id).
+	RoomID *int64 `json:"roomId,omitempty"`
+	// Only sessions of this series (NOT_FOUND for an unknown id).
+	SeriesID *int64 `json:"seriesId,omitempty"`
+	// False leaves cancelled sessions out; they are included by default.
+	IncludeCancelled *bool `json:"includeCancelled,omitempty"`
 }
 
 // The session after the change, wherever it now happens.
 type SessionPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Session  *Session       `json:"session"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// The clashes the write adds; only a dry run can return any.
+	Clashes []engine.Clash `json:"clashes"`
+	// The session as it now is (its id and ref do not change).
+	Session *Session `json:"session"`
 }
 
 func (SessionPayload) IsWrite()             {}
@@ -637,10 +759,14 @@ func (this SessionPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// A series session named by where its rules put it; Session.ref gives it, and Session.id names the same session.
 type SessionRefInput struct {
-	Date        engine.Date `json:"date"`
-	ClassTimeID int64       `json:"classTimeId"`
-	ClassID     int64       `json:"classId"`
+	// The date the session normally falls on (not where a change moved it), in the business's time zone.
+	Date engine.Date `json:"date"`
+	// The class time it normally runs in.
+	ClassTimeID int64 `json:"classTimeId"`
+	// The class its series entry names.
+	ClassID int64 `json:"classId"`
 }
 
 type StaffInput struct {
@@ -718,4 +844,64 @@ type TokenPayload struct {
 	// The secret, shown this once.
 	Token string           `json:"token"`
 	Info  *models.APIToken `json:"info"`
+}
+
+// A change of a one-off. A field left out keeps its value; label, capacity, units and note set to null clear (no label, no
+// limit, all of the room, no note); null on any other field is BAD_USER_INPUT naming it. Give at most one of classId and class.
+type UpdateOneOffInput struct {
+	// Another existing class.
+	ClassID graphql.Omittable[*int64] `json:"classId,omitempty"`
+	// A class to create (or the one with the same activity and staff that exists).
+	Class graphql.Omittable[*CreateClassInput] `json:"class,omitempty"`
+	// Another room.
+	RoomID graphql.Omittable[*int64] `json:"roomId,omitempty"`
+	// Another date, in the business's time zone.
+	Date graphql.Omittable[*engine.Date] `json:"date,omitempty"`
+	// Another start: wall-clock time in the business's time zone.
+	Start graphql.Omittable[*engine.LocalTime] `json:"start,omitempty"`
+	// Another end: wall-clock time in the business's time zone.
+	End graphql.Omittable[*engine.LocalTime] `json:"end,omitempty"`
+	// A title shown instead of the class's name; null: none.
+	Label graphql.Omittable[*string] `json:"label,omitempty"`
+	// Places for clients, at least 1; null: no limit.
+	Capacity graphql.Omittable[*int] `json:"capacity,omitempty"`
+	// Cleaning time after it, in minutes (0 to 1440).
+	BufferMinutes graphql.Omittable[*int] `json:"bufferMinutes,omitempty"`
+	// Units of the room it uses, at least 1; null: all of the room.
+	Units graphql.Omittable[*int] `json:"units,omitempty"`
+	// A note for clients; null: none.
+	Note graphql.Omittable[*string] `json:"note,omitempty"`
+	// The clients booked into it, replacing the list ([] books none).
+	ClientIds graphql.Omittable[[]int64] `json:"clientIds,omitempty"`
+}
+
+// A change of a plan. A field left out keeps its value; name: null and sessionsPerMonth: null clear (no name, unlimited); null on any other field is BAD_USER_INPUT.
+type UpdatePlanInput struct {
+	// Move the plan to another series (its subscribers' series must match, else BAD_USER_INPUT).
+	SeriesID graphql.Omittable[*int64] `json:"seriesId,omitempty"`
+	// Its name; null: none (its label is shown instead).
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// Sessions a client may book per calendar month, at least 1; null: unlimited.
+	SessionsPerMonth graphql.Omittable[*int] `json:"sessionsPerMonth,omitempty"`
+	// How many months it runs, at least 1.
+	Months graphql.Omittable[*int] `json:"months,omitempty"`
+	// A plain decimal amount in the business's currency, such as "180.000".
+	Price graphql.Omittable[*string] `json:"price,omitempty"`
+}
+
+// A change of a series. A field left out keeps its value; endDate: null clears the end (the series runs on with no end);
+// null on any other field is refused with BAD_USER_INPUT naming it. Entries and plans, when given, replace the lists.
+type UpdateSeriesInput struct {
+	// Its name.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// The first day of its first week, on the business's week start.
+	AnchorDate graphql.Omittable[*engine.Date] `json:"anchorDate,omitempty"`
+	// The day after its last week, on the week start; null: it runs on with no end.
+	EndDate graphql.Omittable[*engine.Date] `json:"endDate,omitempty"`
+	// How many weeks its rotation lasts, 1 to 52.
+	CycleWeeks graphql.Omittable[*int] `json:"cycleWeeks,omitempty"`
+	// Its classes, replacing them all; an entry of the same class time and week keeps its id.
+	Entries graphql.Omittable[[]SeriesEntryInput] `json:"entries,omitempty"`
+	// Its plans, replacing them all: a plan with an id is edited in place (its subscribers stay); one left out is removed (its subscribers stay on the series without a plan).
+	Plans graphql.Omittable[[]SeriesPlanInput] `json:"plans,omitempty"`
 }
