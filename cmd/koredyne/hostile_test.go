@@ -49,7 +49,7 @@ func hostileRequests() []hostile {
 				q = "entries { " + q + " }"
 			}
 		}
-		return "{ series { " + q + " } }"
+		return "{ allSeries { " + q + " } }"
 	}
 	aliases := func(n int, field string) string {
 		var b strings.Builder
