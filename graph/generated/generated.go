@@ -4129,7 +4129,7 @@ type Plan {
   sessionsPerMonth: Int
   "How many months it runs, at least 1."
   months: Int!
-  "A plain decimal amount in the business's currency (business { currency }), such as \"180.000\"."
+  "A plain decimal amount in the business's currency (business { currency }), such as \"180\" or \"47.5\"."
   price: String!
   "The plan in words, in the business's vocabulary: \"12 sessions a month · 3 months · 180 KD\"."
   label: String!
@@ -4415,7 +4415,7 @@ input SeriesPlanInput {
   sessionsPerMonth: Int @goField(omittable: true)
   "How many months it runs, at least 1; a new plan runs 1 month when left out."
   months: Int @goField(omittable: true)
-  "A plain decimal amount in the business's currency, such as \"180.000\"; required for a new plan."
+  "A plain decimal amount in the business's currency, such as \"180\" or \"47.5\"; required for a new plan."
   price: String @goField(omittable: true)
 }
 
@@ -4464,7 +4464,7 @@ input CreatePlanInput {
   sessionsPerMonth: Int
   "How many months it runs, at least 1; 1 when left out."
   months: Int
-  "A plain decimal amount in the business's currency, such as \"180.000\"."
+  "A plain decimal amount in the business's currency, such as \"180\" or \"47.5\"."
   price: String!
 }
 
@@ -4478,7 +4478,7 @@ input UpdatePlanInput {
   sessionsPerMonth: Int @goField(omittable: true)
   "How many months it runs, at least 1."
   months: Int @goField(omittable: true)
-  "A plain decimal amount in the business's currency, such as \"180.000\"."
+  "A plain decimal amount in the business's currency, such as \"180\" or \"47.5\"."
   price: String @goField(omittable: true)
 }
 
@@ -4603,7 +4603,7 @@ extend type Query {
     "The plan's id."
     id: ID!
   ): Plan
-  "The one-offs of the business, in the order they were made, optionally within dates. Any signed-in token."
+  "The one-offs of the business by id (the order they were made), optionally within dates. Any signed-in token."
   oneOffs(
     "Only one-offs on or after this date."
     from: Date

@@ -421,7 +421,7 @@ type CreatePlanInput struct {
 	SessionsPerMonth *int `json:"sessionsPerMonth,omitempty"`
 	// How many months it runs, at least 1; 1 when left out.
 	Months *int `json:"months,omitempty"`
-	// A plain decimal amount in the business's currency, such as "180.000".
+	// A plain decimal amount in the business's currency, such as "180" or "47.5".
 	Price string `json:"price"`
 }
 
@@ -693,7 +693,7 @@ type SeriesPlanInput struct {
 	SessionsPerMonth graphql.Omittable[*int] `json:"sessionsPerMonth,omitempty"`
 	// How many months it runs, at least 1; a new plan runs 1 month when left out.
 	Months graphql.Omittable[*int] `json:"months,omitempty"`
-	// A plain decimal amount in the business's currency, such as "180.000"; required for a new plan.
+	// A plain decimal amount in the business's currency, such as "180" or "47.5"; required for a new plan.
 	Price graphql.Omittable[*string] `json:"price,omitempty"`
 }
 
@@ -885,7 +885,7 @@ type UpdatePlanInput struct {
 	SessionsPerMonth graphql.Omittable[*int] `json:"sessionsPerMonth,omitempty"`
 	// How many months it runs, at least 1.
 	Months graphql.Omittable[*int] `json:"months,omitempty"`
-	// A plain decimal amount in the business's currency, such as "180.000".
+	// A plain decimal amount in the business's currency, such as "180" or "47.5".
 	Price graphql.Omittable[*string] `json:"price,omitempty"`
 }
 
