@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Day is the computed sessions of one date.
@@ -223,4 +224,30 @@ func (s *Session) Key() string {
 		return "o/" + strconv.FormatInt(s.OneOffID, 10)
 	}
 	return "s/" + s.Ref.Date.String() + "/" + strconv.FormatInt(s.Ref.ClassTimeID, 10) + "/" + strconv.FormatInt(s.Ref.ClassID, 10)
+}
+
+// ParseSessionKey reads a session's Key: a series session's ref, or a
+// one-off's id (the other result is then zero). Anything else — a part
+// missing or extra, an id that is not positive, a date out of range — is an
+// Invalid error on "sessionId".
+func ParseSessionKey(key string) (ref SessionRef, oneOffID int64, err error) {
+	id := func(s string) (int64, bool) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == s
+	}
+	parts := strings.Split(key, "/")
+	switch {
+	case len(parts) == 2 && parts[0] == "o":
+		if n, ok := id(parts[1]); ok {
+			return SessionRef{}, n, nil
+		}
+	case len(parts) == 4 && parts[0] == "s":
+		d, derr := ParseDate(parts[1])
+		ct, ok1 := id(parts[2])
+		cl, ok2 := id(parts[3])
+		if derr == nil && ok1 && ok2 {
+			return SessionRef{Date: d, ClassTimeID: ct, ClassID: cl}, 0, nil
+		}
+	}
+	return SessionRef{}, 0, Errorf(Invalid, "sessionId", "%q is not a session id: copy Session.id, s/DATE/CLASSTIME/CLASS or o/ONEOFF", key)
 }

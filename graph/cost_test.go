@@ -115,7 +115,7 @@ func TestOrdinaryQueriesFit(t *testing.T) {
 				"a year of days":                       `{ days(from: "2026-06-01", to: "2027-06-01") { date sessions { id start end cancelled note room { name } class { name } staff { name } } } }`,
 				"a year of sessions with their series": `{ sessions(from: "2026-06-01", to: "2027-06-01") { id date start end series { series { id } week } } }`,
 				"the series with their entries":        `{ series { id name entries { id week classTime { id weekday start end room { name } } class { name staff { name } } } plans { label } } }`,
-				"clients with subscriptions":           `{ clients { name subscriptions { series { name } plan { label } startDate endDate } } }`,
+				"clients with subscriptions":           `{ clients { nodes { name subscriptions { series { name } plan { label } startDate endDate } } } }`,
 				"GraphiQL's introspection":             introspectionQuery,
 			} {
 				if r := a.do(tok, q, nil); len(r.Errors) > 0 {

@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
@@ -65,4 +67,28 @@ func (r *Resolver) removeWith(ctx context.Context, need models.Permission, id in
 		return nil, err
 	}
 	return &model.DeletePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ID: id}, nil
+}
+
+// The update rule of every UpdateXInput: a field left out keeps its value;
+// a field set to null clears it where it can be empty (clearable) and is
+// refused, naming the field, where it cannot (keep).
+
+// keep applies a field that cannot be empty.
+func keep[T any](dst *T, v graphql.Omittable[*T], field string) error {
+	p, set := v.ValueOK()
+	switch {
+	case !set:
+		return nil
+	case p == nil:
+		return badInput(field, "%s cannot be null: leave it out to keep it as it is", field)
+	}
+	*dst = *p
+	return nil
+}
+
+// clearable applies a field that can be empty: null sets it to its zero.
+func clearable[T any](dst *T, v graphql.Omittable[*T]) {
+	if p, set := v.ValueOK(); set {
+		*dst = deref(p)
+	}
 }
