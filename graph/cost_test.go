@@ -49,6 +49,8 @@ func TestHostileQueriesRefusedFast(t *testing.T) {
 			{"series and entries nested to depth 8", `{series{entries{series{entries{series{entries{series{name}}}}}}}}`, true},
 			{"series and entries nested to depth 12", `{series{entries{series{entries{series{entries{series{entries{series{entries{series{name}}}}}}}}}}}}`, true},
 			{"days of sessions of series of entries", `{ days(from: "2026-01-01", to: "2027-01-01") { sessions { series { series { entries { series { entries { id } } } } } } } }`, true},
+			{"clients and subscriptions nested through a page", "{ clients(first: 500) { nodes { " + strings.Repeat("subscriptions { series { subscriptions { client { ", 12) + "name" + strings.Repeat(" } } } }", 12) + " } } }", true},
+			{"bookings of sessions of a page of bookings", `{ bookings(from: "2026-01-01", to: "2027-01-01", first: 500) { edges { node { session { bookings { client { subscriptions { series { subscriptions { client { name } } } } } } } } } } }`, true},
 			{"a hundred introspections", aliasesOf("__schema { types { fields { name args { name } } } }", graph.DefaultMaxAliases), true},
 			{"a hundred calendar exports", aliasesOf("calendarExport", graph.DefaultMaxAliases), true},
 			{"3,000 aliases of one field", aliasesOf("business { name }", 3000), false},
