@@ -14,9 +14,9 @@ import (
 // ids reads a map from name to id of a list query: ids(tok, "rooms", "name").
 func (a *api) ids(tok, list, key string) map[string]string {
 	a.t.Helper()
-	data := a.ok(tok, fmt.Sprintf("{ %s { id %s } }", list, key), nil)
+	data := a.ok(tok, listQuery(list, "id "+key), nil)
 	out := map[string]string{}
-	for _, v := range data[list].([]any) {
+	for _, v := range rows(data, list) {
 		m := v.(map[string]any)
 		out[fmt.Sprint(m[key])] = m["id"].(string)
 	}
@@ -70,8 +70,8 @@ func TestReferenceBehaviours(t *testing.T) {
 		t.Run("a plan edited in place keeps its subscribers; a removed plan leaves them on the series", func(t *testing.T) {
 			a := a.with(t)
 			checkIn := series["Bluefin Legal check-in"]
-			q := `query($id: ID!) { subscriptions(seriesId: $id) { id client { name } plan { id price } series { id } } }`
-			subs := a.ok(tok, q, map[string]any{"id": checkIn})["subscriptions"].([]any)
+			q := `query($id: ID!) { subscriptions(seriesId: $id) { nodes { id client { name } plan { id price } series { id } } } }`
+			subs := rows(a.ok(tok, q, map[string]any{"id": checkIn}), "subscriptions")
 			if len(subs) != 1 || path(subs[0], "plan", "id") == nil {
 				t.Fatalf("fixture: %v", subs)
 			}
@@ -79,12 +79,12 @@ func TestReferenceBehaviours(t *testing.T) {
 			a.ok(tok, `mutation($id: ID!) { updatePlan(id: $id, input: {price: "99.5"}) { plan { price } } }`, map[string]any{"id": plan})
 			a.ok(tok, `mutation($s: ID!, $p: ID!) { updateSeries(id: $s, input: {plans: [{id: $p, name: "Check-in"}]}) { series { plans { name } } } }`,
 				map[string]any{"s": checkIn, "p": plan})
-			subs = a.ok(tok, q, map[string]any{"id": checkIn})["subscriptions"].([]any)
+			subs = rows(a.ok(tok, q, map[string]any{"id": checkIn}), "subscriptions")
 			if got := path(subs[0], "plan", "id"); got != plan || path(subs[0], "plan", "price") != "99.5" {
 				t.Errorf("after editing the plan in place the subscription has plan %v, want %v at 99.5", path(subs[0], "plan"), plan)
 			}
 			a.ok(tok, `mutation($s: ID!) { updateSeries(id: $s, input: {plans: []}) { series { id } } }`, map[string]any{"s": checkIn})
-			subs = a.ok(tok, q, map[string]any{"id": checkIn})["subscriptions"].([]any)
+			subs = rows(a.ok(tok, q, map[string]any{"id": checkIn}), "subscriptions")
 			if len(subs) != 1 || path(subs[0], "plan") != nil || path(subs[0], "series", "id") != checkIn {
 				t.Errorf("after removing the plan: %v, want the subscription on the series without a plan", subs)
 			}
@@ -184,8 +184,8 @@ func TestReferenceBehaviours(t *testing.T) {
 				t.Errorf("clinic demo: %d rooms", n)
 			}
 			a.ok(tok, `mutation { clearData { business { name } } }`, nil)
-			data := a.ok(tok, `{ business { kind } rooms { id } clients { id } allSeries { id } }`, nil)
-			if path(data, "business", "kind") != "CLINIC" || len(data["rooms"].([]any))+len(data["clients"].([]any))+len(data["allSeries"].([]any)) != 0 {
+			data := a.ok(tok, `{ business { kind } rooms { id } clients { nodes { id } } allSeries { id } }`, nil)
+			if path(data, "business", "kind") != "CLINIC" || len(data["rooms"].([]any))+len(rows(data, "clients"))+len(data["allSeries"].([]any)) != 0 {
 				t.Errorf("after clearData: %v", data)
 			}
 		})

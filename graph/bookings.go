@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -43,34 +44,79 @@ func mayActOn(ctx context.Context, client int64, need models.Permission) error {
 	return can(ctx, need)
 }
 
-// ownOnly narrows rows about clients to a client token's own; every other
-// role sees them all. A client never learns who else the business serves.
-func ownOnly[T any](ctx context.Context, rows []T, clientOf func(*T) int64) []T {
+// visible reports whether the request may see a row about client: a
+// CLIENT token sees its own client's rows only, every other role all.
+func visible(ctx context.Context, client int64) bool {
 	p := principal(ctx)
-	if p.Role != models.ClientRole {
+	return p.Role != models.ClientRole || (p.ClientID != 0 && client == p.ClientID)
+}
+
+// ownOnly narrows rows about clients to those the request may see. A
+// client never learns who else the business serves.
+func ownOnly[T any](ctx context.Context, rows []T, clientOf func(*T) int64) []T {
+	if principal(ctx).Role != models.ClientRole {
 		return rows
 	}
-	return slices.DeleteFunc(slices.Clone(rows), func(v T) bool { return clientOf(&v) != p.ClientID })
+	return slices.DeleteFunc(slices.Clone(rows), func(v T) bool { return !visible(ctx, clientOf(&v)) })
+}
+
+// own answers a row found by id if the request may see it, NOT_FOUND (as
+// for an id the business does not have) otherwise.
+func own[T any](ctx context.Context, v *T, found bool, client int64, what string, id int64) (*T, error) {
+	if !found || !visible(ctx, client) {
+		return nil, notFound(what, id)
+	}
+	return v, nil
 }
 
 func clientID(c *engine.Client) int64             { return c.ID }
 func subscriberID(sub *engine.Subscription) int64 { return sub.ClientID }
 
-// bookable finds the session a booking names: a series session by its ref,
-// or a one-off.
-func bookable(tt *engine.Timetable, st *engine.State, ref *model.SessionRefInput, oneOff *int64) (engine.Session, error) {
+// The documented orders of the connections, as pageOf keys: clients by
+// name without case, then id; subscriptions by start date, then id;
+// bookings by the session's start, then id; room bookings by date, start,
+// then id.
+func clientKey(c *engine.Client) string { return strings.ToLower(c.Name) + "\x00" + idKey(c.ID) }
+func subscriptionKey(s *engine.Subscription) string {
+	return seqKey(int64(s.Start), s.ID)
+}
+func bookingKey(b *models.SessionBooking) string { return seqKey(b.StartsUnix, b.ID) }
+func roomBookingKey(b *engine.RoomBooking) string {
+	return seqKey(int64(b.Date), int64(b.Start), b.ID)
+}
+
+// sessionNamed reads how a mutation names a session: by exactly one of its
+// id, its ref and a one-off's id.
+func sessionNamed(sessionID *string, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, error) {
+	given := 0
+	for _, p := range []bool{sessionID != nil, ref != nil, oneOffID != nil} {
+		if p {
+			given++
+		}
+	}
 	switch {
-	case (ref == nil) == (oneOff == nil):
-		return engine.Session{}, badInput("ref", "Name the session by its ref or the one-off by its id")
+	case given != 1:
+		return engine.SessionRef{}, 0, badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
+	case sessionID != nil:
+		return engine.ParseSessionKey(*sessionID)
 	case ref != nil:
-		s, ok := tt.Session(engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID})
+		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, nil
+	}
+	return engine.SessionRef{}, *oneOffID, nil
+}
+
+// bookable finds the session a booking names: a series session by its ref,
+// or a one-off (oneOff not 0).
+func bookable(tt *engine.Timetable, st *engine.State, ref engine.SessionRef, oneOff int64) (engine.Session, error) {
+	if oneOff == 0 {
+		s, ok := tt.Session(ref)
 		if !ok {
 			return s, engine.Errorf(engine.NotFound, "ref", "There is no such session on %s", ref.Date)
 		}
 		return s, nil
 	}
 	for _, o := range st.OneOffs {
-		if o.ID == *oneOff {
+		if o.ID == oneOff {
 			for _, s := range tt.Day(o.Date) {
 				if s.OneOffID == o.ID {
 					return s, nil
@@ -78,7 +124,15 @@ func bookable(tt *engine.Timetable, st *engine.State, ref *model.SessionRefInput
 			}
 		}
 	}
-	return engine.Session{}, notFound("one-off", *oneOff)
+	return engine.Session{}, notFound("one-off", oneOff)
+}
+
+// bookedSession is how a booking names its session.
+func bookedSession(b *models.SessionBooking) (engine.SessionRef, int64) {
+	if b.OneOffID != 0 {
+		return engine.SessionRef{}, b.OneOffID
+	}
+	return engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, 0
 }
 
 // seesBookings reports which bookings of a session the request may see:
@@ -126,16 +180,15 @@ func (r *Resolver) bookingPayload(res *models.Result, b *models.SessionBooking, 
 	return out
 }
 
-func applyCapacityRule(dst *engine.CapacityRule, in model.CapacityRuleInput) {
-	set(&dst.RoomID, in.RoomID)
-	if in.Weekdays != nil {
-		dst.Weekdays = slices.Clone(in.Weekdays)
+// updateCapacityRule applies an UpdateCapacityRuleInput (see keep).
+func updateCapacityRule(dst *engine.CapacityRule, in model.UpdateCapacityRuleInput) error {
+	if days, set := in.Weekdays.ValueOK(); set {
+		dst.Weekdays = slices.Clone(days)
 	}
-	set(&dst.From, in.From)
-	set(&dst.To, in.To)
-	set(&dst.Start, in.Start)
-	set(&dst.End, in.End)
-	set(&dst.Units, in.Units)
+	clearable(&dst.From, in.From)
+	clearable(&dst.To, in.To)
+	return cmp.Or(keep(&dst.RoomID, in.RoomID, "roomId"), keep(&dst.Start, in.Start, "start"),
+		keep(&dst.End, in.End, "end"), keep(&dst.Units, in.Units, "units"))
 }
 
 // checkInstants refuses an empty, inverted or too long range of instants.
@@ -159,20 +212,6 @@ func (r *Resolver) roomSpan(ctx context.Context, roomID int64, from, to time.Tim
 		return nil, err
 	}
 	return r.snapshot(ctx)
-}
-
-func refOf(b *models.SessionBooking) *model.SessionRefInput {
-	if b.OneOffID != 0 {
-		return nil
-	}
-	return &model.SessionRefInput{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}
-}
-
-func oneOffOf(b *models.SessionBooking) *int64 {
-	if b.OneOffID == 0 {
-		return nil
-	}
-	return &b.OneOffID
 }
 
 // roomHas refuses a room booking the room has no units left for, saying
@@ -208,10 +247,34 @@ func roomHas(e *models.Edit, b engine.RoomBooking) error {
 	return err
 }
 
-func applySubscription(dst *engine.Subscription, in model.SubscriptionInput) {
-	set(&dst.ClientID, in.ClientID)
-	set(&dst.SeriesID, in.SeriesID)
-	set(&dst.PlanID, in.PlanID)
-	set(&dst.Start, in.StartDate)
-	set(&dst.End, in.EndDate)
+// updateSubscription applies an UpdateSubscriptionInput (see keep).
+func updateSubscription(dst *engine.Subscription, in model.UpdateSubscriptionInput) error {
+	clearable(&dst.PlanID, in.PlanID)
+	clearable(&dst.End, in.EndDate)
+	return cmp.Or(keep(&dst.ClientID, in.ClientID, "clientId"), keep(&dst.SeriesID, in.SeriesID, "seriesId"),
+		keep(&dst.Start, in.StartDate, "startDate"))
+}
+
+// saveRow runs a create (id 0) or an update of a row kept outside the
+// schedule (a client, a subscription): load reads it, change changes it,
+// store saves it, all in the guarded write.
+func saveRow[T any](ctx context.Context, r *Resolver, id int64, dryRun *bool,
+	load func(*models.Edit, context.Context, int64) (T, error), change func(*T) error,
+	store func(*models.Edit, context.Context, T) (T, error),
+) (*T, *models.Result, error) {
+	var v T
+	res, err := r.write(ctx, models.EditClients, dryRun, func(e *models.Edit) error {
+		var err error
+		if id != 0 {
+			if v, err = load(e, ctx, id); err != nil {
+				return err
+			}
+		}
+		if err := change(&v); err != nil {
+			return err
+		}
+		v, err = store(e, ctx, v)
+		return err
+	})
+	return &v, res, err
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
@@ -47,13 +48,7 @@ func (r *bookingResolver) Session(ctx context.Context, obj *models.SessionBookin
 	if err != nil {
 		return nil, err
 	}
-	var ref *model.SessionRefInput
-	var oneOff *int64
-	if obj.OneOffID != 0 {
-		oneOff = &obj.OneOffID
-	} else {
-		ref = &model.SessionRefInput{Date: engine.Date(obj.OrigDate), ClassTimeID: obj.ClassTimeID, ClassID: obj.ClassID}
-	}
+	ref, oneOff := bookedSession(obj)
 	s, err := bookable(v.sn.Timetable, &v.sn.State, ref, oneOff)
 	if err != nil {
 		return nil, nil // the session no longer happens
@@ -92,40 +87,22 @@ func (r *clientResolver) Subscriptions(ctx context.Context, obj *engine.Client) 
 }
 
 // CreateClient is the resolver for the createClient field.
-func (r *mutationResolver) CreateClient(ctx context.Context, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error) {
-	var c engine.Client
-	res, err := r.write(ctx, models.EditClients, dryRun, func(e *models.Edit) error {
-		set(&c.Name, input.Name)
-		set(&c.Email, input.Email)
-		set(&c.Phone, input.Phone)
-		var err error
-		c, err = e.SaveClient(ctx, c)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &model.ClientPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Client: &c}, nil
+func (r *mutationResolver) CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error) {
+	return r.UpdateClient(ctx, 0, model.UpdateClientInput{Name: graphql.OmittableOf(&input.Name),
+		Email: graphql.OmittableOf(input.Email), Phone: graphql.OmittableOf(input.Phone)}, dryRun)
 }
 
 // UpdateClient is the resolver for the updateClient field.
-func (r *mutationResolver) UpdateClient(ctx context.Context, id int64, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error) {
-	var c engine.Client
-	res, err := r.write(ctx, models.EditClients, dryRun, func(e *models.Edit) error {
-		var err error
-		if c, err = e.Client(ctx, id); err != nil {
-			return err
-		}
-		set(&c.Name, input.Name)
-		set(&c.Email, input.Email)
-		set(&c.Phone, input.Phone)
-		c, err = e.SaveClient(ctx, c)
-		return err
-	})
+func (r *mutationResolver) UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error) {
+	c, res, err := saveRow(ctx, r.Resolver, id, dryRun, (*models.Edit).Client, func(c *engine.Client) error {
+		clearable(&c.Email, input.Email)
+		clearable(&c.Phone, input.Phone)
+		return keep(&c.Name, input.Name, "name")
+	}, (*models.Edit).SaveClient)
 	if err != nil {
 		return nil, err
 	}
-	return &model.ClientPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Client: &c}, nil
+	return &model.ClientPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Client: c}, nil
 }
 
 // DeleteClient is the resolver for the deleteClient field.
@@ -134,36 +111,21 @@ func (r *mutationResolver) DeleteClient(ctx context.Context, id int64, dryRun *b
 }
 
 // CreateSubscription is the resolver for the createSubscription field.
-func (r *mutationResolver) CreateSubscription(ctx context.Context, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error) {
-	var sub engine.Subscription
-	res, err := r.write(ctx, models.EditClients, dryRun, func(e *models.Edit) error {
-		applySubscription(&sub, input)
-		var err error
-		sub, err = e.SaveSubscription(ctx, sub)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &model.SubscriptionPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Subscription: &sub}, nil
+func (r *mutationResolver) CreateSubscription(ctx context.Context, input model.CreateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error) {
+	return r.UpdateSubscription(ctx, 0, model.UpdateSubscriptionInput{ClientID: graphql.OmittableOf(&input.ClientID),
+		SeriesID: graphql.OmittableOf(&input.SeriesID), PlanID: graphql.OmittableOf(input.PlanID),
+		StartDate: graphql.OmittableOf(&input.StartDate), EndDate: graphql.OmittableOf(input.EndDate)}, dryRun)
 }
 
 // UpdateSubscription is the resolver for the updateSubscription field.
-func (r *mutationResolver) UpdateSubscription(ctx context.Context, id int64, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error) {
-	var sub engine.Subscription
-	res, err := r.write(ctx, models.EditClients, dryRun, func(e *models.Edit) error {
-		var err error
-		if sub, err = e.Subscription(ctx, id); err != nil {
-			return err
-		}
-		applySubscription(&sub, input)
-		sub, err = e.SaveSubscription(ctx, sub)
-		return err
-	})
+func (r *mutationResolver) UpdateSubscription(ctx context.Context, id int64, input model.UpdateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error) {
+	sub, res, err := saveRow(ctx, r.Resolver, id, dryRun, (*models.Edit).Subscription, func(sub *engine.Subscription) error {
+		return updateSubscription(sub, input)
+	}, (*models.Edit).SaveSubscription)
 	if err != nil {
 		return nil, err
 	}
-	return &model.SubscriptionPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Subscription: &sub}, nil
+	return &model.SubscriptionPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Subscription: sub}, nil
 }
 
 // DeleteSubscription is the resolver for the deleteSubscription field.
@@ -172,14 +134,18 @@ func (r *mutationResolver) DeleteSubscription(ctx context.Context, id int64, dry
 }
 
 // BookSession is the resolver for the bookSession field.
-func (r *mutationResolver) BookSession(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
+func (r *mutationResolver) BookSession(ctx context.Context, sessionID *string, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
+	named, oneOff, err := sessionNamed(sessionID, ref, oneOffID)
+	if err != nil {
+		return nil, err
+	}
 	client, err := bookingClient(ctx, clientID)
 	if err != nil {
 		return nil, err
 	}
 	var b *models.SessionBooking
 	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
-		s, err := bookable(e.Before.Timetable, &e.Before.State, ref, oneOffID)
+		s, err := bookable(e.Before.Timetable, &e.Before.State, named, oneOff)
 		if err != nil {
 			return err
 		}
@@ -223,7 +189,8 @@ func (r *mutationResolver) MarkAttendance(ctx context.Context, id int64, status 
 		}
 		p := principal(ctx)
 		var staff []int64
-		if s, err := bookable(e.Before.Timetable, &e.Before.State, refOf(found), oneOffOf(found)); err == nil {
+		ref, oneOff := bookedSession(found)
+		if s, err := bookable(e.Before.Timetable, &e.Before.State, ref, oneOff); err == nil {
 			staff = s.StaffIDs
 		}
 		if !p.Role.Can(models.EditDays) && (p.StaffID == 0 || !slices.Contains(staff, p.StaffID)) {
@@ -239,7 +206,10 @@ func (r *mutationResolver) MarkAttendance(ctx context.Context, id int64, status 
 }
 
 // BookRoom is the resolver for the bookRoom field.
-func (r *mutationResolver) BookRoom(ctx context.Context, input model.RoomBookingInput, dryRun *bool) (*model.RoomBookingPayload, error) {
+func (r *mutationResolver) BookRoom(ctx context.Context, input model.BookRoomInput, dryRun *bool) (*model.RoomBookingPayload, error) {
+	if input.Units != nil && *input.Units < 1 {
+		return nil, badInput("units", "Ask for at least 1 unit, or leave units out for the whole room")
+	}
 	client := deref(input.ClientID)
 	if p := principal(ctx); p.Role == models.ClientRole {
 		if p.ClientID == 0 || (input.ClientID != nil && *input.ClientID != p.ClientID) {
@@ -257,13 +227,8 @@ func (r *mutationResolver) BookRoom(ctx context.Context, input model.RoomBooking
 			}
 		}
 		id = e.NewID()
-		b := engine.RoomBooking{ID: id, ClientID: client}
-		set(&b.RoomID, input.RoomID)
-		set(&b.Date, input.Date)
-		set(&b.Start, input.Start)
-		set(&b.End, input.End)
-		set(&b.Units, input.Units)
-		set(&b.Note, input.Note)
+		b := engine.RoomBooking{ID: id, ClientID: client, RoomID: input.RoomID, Date: input.Date, Start: input.Start, End: input.End,
+			Units: deref(input.Units), Note: deref(input.Note)}
 		if err := roomHas(e, b); err != nil {
 			return err
 		}
@@ -298,35 +263,29 @@ func (r *mutationResolver) CancelRoomBooking(ctx context.Context, id int64, dryR
 }
 
 // CreateCapacityRule is the resolver for the createCapacityRule field.
-func (r *mutationResolver) CreateCapacityRule(ctx context.Context, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
-	var id int64
+func (r *mutationResolver) CreateCapacityRule(ctx context.Context, input model.CreateCapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
+	return r.UpdateCapacityRule(ctx, 0, model.UpdateCapacityRuleInput{RoomID: graphql.OmittableOf(&input.RoomID),
+		Weekdays: graphql.OmittableOf(input.Weekdays), From: graphql.OmittableOf(input.From), To: graphql.OmittableOf(input.To),
+		Start: graphql.OmittableOf(&input.Start), End: graphql.OmittableOf(&input.End), Units: graphql.OmittableOf(&input.Units)}, dryRun)
+}
+
+// UpdateCapacityRule is the resolver for the updateCapacityRule field.
+func (r *mutationResolver) UpdateCapacityRule(ctx context.Context, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		id = e.NewID()
-		c := engine.CapacityRule{ID: id}
-		applyCapacityRule(&c, input)
-		e.State.Capacity = append(e.State.Capacity, c)
-		return nil
+		if id == 0 { // a new rule
+			id = e.NewID()
+			e.State.Capacity = append(e.State.Capacity, engine.CapacityRule{ID: id})
+		}
+		c, err := row(e.State.Capacity, id, func(x *engine.CapacityRule) int64 { return x.ID }, "capacity rule")
+		if err != nil {
+			return err
+		}
+		return updateCapacityRule(c, input)
 	})
 	if err != nil {
 		return nil, err
 	}
 	c, _ := rowByID(res.After.State.Capacity, res.ID(id), func(c *engine.CapacityRule) int64 { return c.ID })
-	return &model.CapacityRulePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, CapacityRule: c}, nil
-}
-
-// UpdateCapacityRule is the resolver for the updateCapacityRule field.
-func (r *mutationResolver) UpdateCapacityRule(ctx context.Context, id int64, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		c, err := row(e.State.Capacity, id, func(x *engine.CapacityRule) int64 { return x.ID }, "capacity rule")
-		if err == nil {
-			applyCapacityRule(c, input)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	c, _ := rowByID(res.After.State.Capacity, id, func(c *engine.CapacityRule) int64 { return c.ID })
 	return &model.CapacityRulePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, CapacityRule: c}, nil
 }
 
@@ -342,17 +301,31 @@ func (r *mutationResolver) DeleteCapacityRule(ctx context.Context, id int64, dry
 }
 
 // Clients is the resolver for the clients field.
-func (r *queryResolver) Clients(ctx context.Context, search *string) ([]engine.Client, error) {
-	var q string
-	if search != nil {
-		q = *search
+func (r *queryResolver) Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error) {
+	clients, err := models.SearchClients(ctx, r.Store.DB, principal(ctx).BusinessID, deref(search))
+	if err != nil {
+		return nil, err
 	}
-	clients, err := models.SearchClients(ctx, r.Store.DB, principal(ctx).BusinessID, q)
-	return ownOnly(ctx, clients, clientID), err
+	p, err := pageOf(ownOnly(ctx, clients, clientID), first, after, clientKey)
+	if err != nil {
+		return nil, err
+	}
+	return &model.ClientConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
+		Edges: edges(p, func(c string, n *engine.Client) model.ClientEdge { return model.ClientEdge{Cursor: c, Node: n} })}, nil
+}
+
+// Client is the resolver for the client field.
+func (r *queryResolver) Client(ctx context.Context, id int64) (*engine.Client, error) {
+	found, err := models.ClientsByID(ctx, r.Store.DB, principal(ctx).BusinessID, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	c, ok := found[id]
+	return own(ctx, &c, ok, c.ID, r.words(ctx).Client.One, id)
 }
 
 // Subscriptions is the resolver for the subscriptions field.
-func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seriesID *int64) ([]engine.Subscription, error) {
+func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.SubscriptionConnection, error) {
 	var subs []engine.Subscription
 	var err error
 	switch {
@@ -365,7 +338,33 @@ func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seri
 		all, err = models.SubscriptionsOf(ctx, r.Store.DB, principal(ctx).BusinessID, "", nil)
 		subs = all[0]
 	}
-	return ownOnly(ctx, subs, subscriberID), err
+	if err != nil {
+		return nil, err
+	}
+	if clientID != nil && seriesID != nil {
+		subs = slices.DeleteFunc(slices.Clone(subs), func(s engine.Subscription) bool { return s.SeriesID != *seriesID })
+	}
+	p, err := pageOf(ownOnly(ctx, subs, subscriberID), first, after, subscriptionKey)
+	if err != nil {
+		return nil, err
+	}
+	return &model.SubscriptionConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
+		Edges: edges(p, func(c string, n *engine.Subscription) model.SubscriptionEdge {
+			return model.SubscriptionEdge{Cursor: c, Node: n}
+		})}, nil
+}
+
+// Subscription is the resolver for the subscription field.
+func (r *queryResolver) Subscription(ctx context.Context, id int64) (*engine.Subscription, error) {
+	found, err := models.SubscriptionsOf(ctx, r.Store.DB, principal(ctx).BusinessID, "id", []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	subs := found[id]
+	if len(subs) == 0 {
+		return nil, notFound("subscription", id)
+	}
+	return own(ctx, &subs[0], true, subs[0].ClientID, "subscription", id)
 }
 
 // Availability is the resolver for the availability field.
@@ -420,27 +419,56 @@ func (r *queryResolver) CapacityRules(ctx context.Context, roomID *int64) ([]eng
 	return out, nil
 }
 
-// RoomBookings is the resolver for the roomBookings field.
-func (r *queryResolver) RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date) ([]engine.RoomBooking, error) {
+// CapacityRule is the resolver for the capacityRule field.
+func (r *queryResolver) CapacityRule(ctx context.Context, id int64) (*engine.CapacityRule, error) {
 	sn, err := r.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p := principal(ctx)
+	c, ok := rowByID(sn.State.Capacity, id, func(c *engine.CapacityRule) int64 { return c.ID })
+	if !ok {
+		return nil, notFound("capacity rule", id)
+	}
+	return c, nil
+}
+
+// RoomBookings is the resolver for the roomBookings field.
+func (r *queryResolver) RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) (*model.RoomBookingConnection, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := []engine.RoomBooking{}
 	for _, b := range sn.State.RoomBookings {
 		switch {
 		case roomID != nil && b.RoomID != *roomID, from != nil && b.Date < *from, to != nil && b.Date >= *to:
-		case p.Role == models.ClientRole && b.ClientID != p.ClientID:
+		case !visible(ctx, b.ClientID):
 		default:
 			out = append(out, b)
 		}
 	}
-	return out, nil
+	p, err := pageOf(out, first, after, roomBookingKey)
+	if err != nil {
+		return nil, err
+	}
+	return &model.RoomBookingConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
+		Edges: edges(p, func(c string, n *engine.RoomBooking) model.RoomBookingEdge {
+			return model.RoomBookingEdge{Cursor: c, Node: n}
+		})}, nil
+}
+
+// RoomBooking is the resolver for the roomBooking field.
+func (r *queryResolver) RoomBooking(ctx context.Context, id int64) (*engine.RoomBooking, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := rowByID(sn.State.RoomBookings, id, func(b *engine.RoomBooking) int64 { return b.ID })
+	return own(ctx, b, ok, deref(b).ClientID, "room booking", id)
 }
 
 // Bookings is the resolver for the bookings field.
-func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date) ([]models.SessionBooking, error) {
+func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) (*model.BookingConnection, error) {
 	var client int64
 	if p := principal(ctx); p.Role == models.ClientRole {
 		if p.ClientID == 0 || (clientID != nil && *clientID != p.ClientID) {
@@ -453,7 +481,27 @@ func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engi
 	if err := checkRange(from, to); err != nil {
 		return nil, err
 	}
-	return models.ClientBookings(ctx, r.Store.DB, principal(ctx).BusinessID, client, from, to)
+	bs, err := models.ClientBookings(ctx, r.Store.DB, principal(ctx).BusinessID, client, from, to)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pageOf(bs, first, after, bookingKey)
+	if err != nil {
+		return nil, err
+	}
+	return &model.BookingConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
+		Edges: edges(p, func(c string, n *models.SessionBooking) model.BookingEdge {
+			return model.BookingEdge{Cursor: c, Node: n}
+		})}, nil
+}
+
+// Booking is the resolver for the booking field.
+func (r *queryResolver) Booking(ctx context.Context, id int64) (*models.SessionBooking, error) {
+	b, err := models.BookingByID(ctx, r.Store.DB, principal(ctx).BusinessID, id)
+	if err != nil {
+		return nil, err
+	}
+	return own(ctx, b, true, b.ClientID, "booking", id)
 }
 
 // Room is the resolver for the room field.

@@ -81,7 +81,7 @@ func TestBookingsAndWaitList(t *testing.T) {
 		}
 
 		// A place freed goes to the first in line; the line moves up.
-		first := path(f.ok(f.tok, `{ bookings(from: "2026-12-08", to: "2026-12-09") { id client { name } status } }`, nil), "bookings").([]any)
+		first := path(f.ok(f.tok, `{ bookings(from: "2026-12-08", to: "2026-12-09") { nodes { id client { name } status } } }`, nil), "bookings", "nodes").([]any)
 		var orbit string
 		for _, b := range first {
 			if path(b, "client", "name") == "Orbit Analytics" {
@@ -131,16 +131,16 @@ func TestPlanLimitAndLateCancel(t *testing.T) {
 		f.fails(f.tok, "PLAN_LIMIT", book, map[string]any{"ref": sessionRefOf(f.api, f.tok, "2026-12-31", "Daily standup"), "client": f.clients["Northwind Traders"]})
 
 		// A timely cancellation gives the session back to the plan...
-		bookings := path(f.ok(f.tok, `query($c: ID!) { bookings(clientId: $c, from: "2026-12-01", to: "2027-01-01") { id booked { date } } }`,
-			map[string]any{"c": f.clients["Northwind Traders"]}), "bookings").([]any)
+		bookings := path(f.ok(f.tok, `query($c: ID!) { bookings(clientId: $c, from: "2026-12-01", to: "2027-01-01") { nodes { id booked { date } } } }`,
+			map[string]any{"c": f.clients["Northwind Traders"]}), "bookings", "nodes").([]any)
 		f.ok(f.tok, `mutation($id: ID!) { cancelBooking(id: $id) { booking { status } } }`, map[string]any{"id": path(bookings[1], "id")})
 		f.book(refs[2], "Northwind Traders", false)
 
 		// ...a late one (within 12 hours of the start) does not.
 		soon := sessionRefOf(f.api, f.tok, "2026-12-01", "Daily standup") // 09:00 New York = 14:00Z, now is 09:00Z
 		f.book(soon, "Orbit Analytics", false)
-		mine := path(f.ok(f.tok, `query($c: ID!) { bookings(clientId: $c, from: "2026-12-01", to: "2026-12-02") { id } }`,
-			map[string]any{"c": f.clients["Orbit Analytics"]}), "bookings").([]any)
+		mine := path(f.ok(f.tok, `query($c: ID!) { bookings(clientId: $c, from: "2026-12-01", to: "2026-12-02") { nodes { id } } }`,
+			map[string]any{"c": f.clients["Orbit Analytics"]}), "bookings", "nodes").([]any)
 		res := f.ok(f.tok, `mutation($id: ID!) { cancelBooking(id: $id) { booking { status } } }`, map[string]any{"id": path(mine[0], "id")})
 		if path(res, "cancelBooking", "booking", "status") != "LATE_CANCEL" {
 			t.Errorf("cancelled 5 hours before: %v, want LATE_CANCEL", res)
@@ -154,11 +154,11 @@ func TestBookingSnapshot(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		f := newBookingFx(t, a)
 		f.book(f.ref, "Orbit Analytics", false)
-		q := `{ bookings(from: "2026-12-08", to: "2026-12-09") { booked { date start end room activity staff } session { start room { name } } } }`
-		before := path(f.ok(f.tok, q, nil), "bookings").([]any)[0]
+		q := `{ bookings(from: "2026-12-08", to: "2026-12-09") { nodes { booked { date start end room activity staff } session { start room { name } } } } }`
+		before := path(f.ok(f.tok, q, nil), "bookings", "nodes").([]any)[0]
 		f.ok(f.tok, `mutation($id: ID!) { updateClassTime(id: $id, input: {start: "09:30", end: "09:45"}) { classTime { id } } }`, map[string]any{"id": f.ref["classTimeId"]})
 		f.ok(f.tok, `mutation($id: ID!) { updateRoom(id: $id, input: {name: "The Loft"}) { room { id } } }`, map[string]any{"id": f.ids(f.tok, "rooms", "name")["Room A"]})
-		after := path(f.ok(f.tok, q, nil), "bookings").([]any)[0]
+		after := path(f.ok(f.tok, q, nil), "bookings", "nodes").([]any)[0]
 		if fmt.Sprint(path(before, "booked")) != fmt.Sprint(path(after, "booked")) {
 			t.Errorf("the snapshot changed: %v → %v", path(before, "booked"), path(after, "booked"))
 		}
@@ -188,7 +188,7 @@ func TestWhoSeesBookings(t *testing.T) {
 		f.ok(client, `mutation($ref: SessionRefInput!) { bookSession(ref: $ref) { booking { id } } }`, map[string]any{"ref": f.ref})
 		f.book(f.ref, "Bluefin Legal", false)
 		f.fails(client, "FORBIDDEN", book, map[string]any{"ref": f.ref, "client": f.clients["Bluefin Legal"]})
-		f.fails(client, "FORBIDDEN", `query($c: ID!) { bookings(clientId: $c, from: "2026-12-01", to: "2027-01-01") { id } }`, map[string]any{"c": f.clients["Bluefin Legal"]})
+		f.fails(client, "FORBIDDEN", `query($c: ID!) { bookings(clientId: $c, from: "2026-12-01", to: "2027-01-01") { totalCount } }`, map[string]any{"c": f.clients["Bluefin Legal"]})
 
 		seen := func(tok string) int {
 			data := a.ok(tok, `query($d: Date!) { day(date: $d) { sessions { label booked bookings { id } } } }`, map[string]any{"d": "2026-12-08"})
@@ -213,7 +213,7 @@ func TestWhoSeesBookings(t *testing.T) {
 		}
 
 		// A client token sees no other client, in any list that names them.
-		data := a.ok(client, `{ clients { name } subscriptions { client { name } } allSeries { subscriptions { client { name } } } oneOffs { clients { name } } }`, nil)
+		data := a.ok(client, `{ clients { nodes { name } } subscriptions { nodes { client { name } } } allSeries { subscriptions { client { name } } } oneOffs { clients { name } } }`, nil)
 		names := map[string]bool{}
 		var walk func(v any)
 		walk = func(v any) {
@@ -235,7 +235,7 @@ func TestWhoSeesBookings(t *testing.T) {
 		if len(names) != 1 || !names["Orbit Analytics"] {
 			t.Errorf("a client token sees the clients %v, want only its own", names)
 		}
-		if all := a.ok(f.tok, `{ clients { name } }`, nil); len(path(all, "clients").([]any)) < 2 {
+		if all := a.ok(f.tok, `{ clients { nodes { name } } }`, nil); len(rows(all, "clients")) < 2 {
 			t.Errorf("the owner sees clients %v", all)
 		}
 	})

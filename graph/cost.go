@@ -354,7 +354,17 @@ func (w *costWalk) snapshotCounts() *counts {
 		w.counts = k
 		return k
 	}
-	w.counts = countsOf(&sn.State)
+	k := countsOf(&sn.State)
+	// Clients and subscriptions are kept outside the snapshot: count them
+	// in the database, once a revision (every write to them makes one).
+	cc, err := models.CountClients(w.ctx, w.c.r.Store.DB, sn.Business.ID)
+	if err != nil {
+		w.err = err
+		return nil
+	}
+	k.clients, k.subscriptions, k.subscriptionsPerClient, k.subscriptionsPerSeries = cc.Clients, cc.Subscriptions, cc.PerClient, cc.PerSeries
+	k.largest = max(k.largest, k.clients, k.subscriptions)
+	w.counts = k
 	w.c.stats.Add(w.ctx, key, w.counts)
 	return w.counts
 }

@@ -125,7 +125,7 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 		if got := path(made, "createClassTime", "classTime", "weekday"); got != "MONDAY" {
 			t.Errorf("weekday: got %v", got)
 		}
-		client := path(a.ok(owner, `{ clients { id } }`, nil), "clients").([]any)[0].(map[string]any)["id"]
+		client := rows(a.ok(owner, `{ clients { nodes { id } } }`, nil), "clients")[0].(map[string]any)["id"]
 		tok := a.ok(owner, `mutation($v: Role!, $c: ID) { createToken(role: $v, clientId: $c) { info { role } } }`, map[string]any{"v": "CLIENT", "c": client})
 		if got := path(tok, "createToken", "info", "role"); got != "CLIENT" {
 			t.Errorf("role: got %v", got)

@@ -952,8 +952,7 @@ func number(v any) int {
 // list whose value at key (a dotted path) is value.
 func pick(a *api, tok, query, list, key, value string) string {
 	a.t.Helper()
-	rows, _ := path(a.ok(tok, query, nil), list).([]any)
-	for _, r := range rows {
+	for _, r := range rows(a.ok(tok, query, nil), list) {
 		if path(r, strings.Split(key, ".")...) == value {
 			return path(r, "id").(string)
 		}
@@ -965,7 +964,7 @@ func pick(a *api, tok, query, list, key, value string) string {
 // idOf returns the id of the row of list whose field is value.
 func idOf(a *api, tok, list, field, value string) string {
 	a.t.Helper()
-	return pick(a, tok, "{ "+list+" { id "+field+" } }", list, field, value)
+	return pick(a, tok, listQuery(list, "id "+field), list, field, value)
 }
 
 // planOf returns the first plan of a series.
@@ -977,8 +976,7 @@ func planOf(a *api, tok, series string) string {
 // subscriptionOf returns the subscription of a client to a series.
 func subscriptionOf(a *api, tok, client, series string) string {
 	a.t.Helper()
-	rows, _ := path(a.ok(tok, `{ subscriptions { id client { name } series { name } } }`, nil), "subscriptions").([]any)
-	for _, r := range rows {
+	for _, r := range rows(a.ok(tok, `{ subscriptions(first: 500) { nodes { id client { name } series { name } } } }`, nil), "subscriptions") {
 		if path(r, "client", "name") == client && path(r, "series", "name") == series {
 			return path(r, "id").(string)
 		}

@@ -31,8 +31,8 @@ var tenantQueries = []struct {
 	{field: "classTimes", query: `{ classTimes { id room { id } } }`},
 	{field: "allSeries", query: `{ allSeries { id name entries { id classTime { id } class { id } } plans { id } subscriptions { id client { id } plan { id } } } }`},
 	{field: "plans", query: `{ plans { id series { id } } }`},
-	{field: "clients", query: `{ clients { id name subscriptions { id series { id } plan { id } } } }`},
-	{field: "subscriptions", query: `{ subscriptions { id client { id } series { id } plan { id } } }`},
+	{field: "clients", query: `{ clients(first: 500) { nodes { id name subscriptions { id series { id } plan { id } } } } }`},
+	{field: "subscriptions", query: `{ subscriptions(first: 500) { nodes { id client { id } series { id } plan { id } } } }`},
 	{field: "oneOffs", query: `{ oneOffs { id class { id } room { id } clients { id } } }`},
 	{field: "closures", query: `{ closures { id rooms { id } } }`},
 	{field: "day", query: `{ day(date: "2026-12-01") { sessions { id room { id } class { id } staff { id } ref { classTime { id } class { id } } } } }`},
@@ -88,6 +88,9 @@ func (s idSet) collect(t *testing.T, field string, v any) {
 			s[typ+":"+id.(string)] = true
 		}
 		for k, x := range v {
+			if k == "nodes" || k == "edges" || k == "node" { // a connection's rows
+				k = field
+			}
 			s.collect(t, k, x)
 		}
 	}
@@ -150,7 +153,7 @@ func TestTenantReads(t *testing.T) {
 					if shared := got.common(side.otherRows); len(shared) > 0 {
 						t.Errorf("%s's %s: got %s's rows %v, want none", side.name, q.field, side.otherName, shared)
 					}
-					if rows, isList := data[q.field].([]any); isList && len(rows) == 0 && !q.empty {
+					if got := rows(data, q.field); got != nil && len(got) == 0 && !q.empty {
 						t.Errorf("%s's %s: got no rows, want its own", side.name, q.field)
 					}
 					checkOwn(t, q.field, data, side.kind, side.slug)
@@ -208,7 +211,7 @@ func checkOwn(t *testing.T, field string, data map[string]any, kind engine.Kind,
 		return
 	}
 	var got []string
-	for _, r := range data[field].([]any) {
+	for _, r := range rows(data, field) {
 		got = append(got, path(r, "name").(string))
 	}
 	slices.Sort(got)
@@ -268,8 +271,8 @@ func TestTenantArguments(t *testing.T) {
 		{"plans seriesId", `query($series: ID!) { plans(seriesId: $series) { id } }`, "NOT_FOUND"},
 		// subscriptions filters by business without checking the id, so
 		// another business's client or series has none.
-		{"subscriptions clientId", `query($client: ID!) { subscriptions(clientId: $client) { id } }`, ""},
-		{"subscriptions seriesId", `query($series: ID!) { subscriptions(seriesId: $series) { id } }`, ""},
+		{"subscriptions clientId", `query($client: ID!) { subscriptions(clientId: $client) { nodes { id } } }`, ""},
+		{"subscriptions seriesId", `query($series: ID!) { subscriptions(seriesId: $series) { nodes { id } } }`, ""},
 		{"days roomId", `query($room: ID!) { days(from: "2026-11-29", to: "2026-12-06", filter: {roomId: $room}) { sessions { id } } }`, "NOT_FOUND"},
 		{"days staffId", `query($staff: ID!) { days(from: "2026-11-29", to: "2026-12-06", filter: {staffId: $staff}) { sessions { id } } }`, "NOT_FOUND"},
 		{"days seriesId", `query($series: ID!) { days(from: "2026-11-29", to: "2026-12-06", filter: {seriesId: $series}) { sessions { id } } }`, "NOT_FOUND"},
@@ -304,6 +307,9 @@ func TestTenantArguments(t *testing.T) {
 }
 
 func isEmptyList(v any) bool {
+	if nodes := path(v, "nodes"); nodes != nil {
+		v = nodes
+	}
 	l, ok := v.([]any)
 	return ok && len(l) == 0
 }
@@ -394,10 +400,10 @@ func TestTenantWrites(t *testing.T) {
 // mention.
 func betaNames(a *api, beta string) []string {
 	a.t.Helper()
-	data := a.ok(beta, `{ business { name } rooms { name } staff { name } allSeries { name } clients { name } }`, nil)
+	data := a.ok(beta, `{ business { name } rooms { name } staff { name } allSeries { name } clients { nodes { name } } }`, nil)
 	names := []string{path(data, "business", "name").(string)}
 	for _, list := range []string{"rooms", "staff", "allSeries", "clients"} {
-		for _, r := range data[list].([]any) {
+		for _, r := range rows(data, list) {
 			names = append(names, path(r, "name").(string))
 		}
 	}

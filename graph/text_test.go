@@ -80,7 +80,7 @@ func TestAwkwardTextRoundTrips(t *testing.T) {
 			ct := path(a.ok(owner, `mutation($r: ID!, $l: String) { createClassTime(input: {roomId: $r, weekday: MONDAY, start: "23:00", end: "23:30", label: $l, type: $l}) { classTime { id } } }`,
 				map[string]any{"r": room, "l": name}), "createClassTime", "classTime", "id").(string)
 			put("label", ct, name)
-			client := path(a.ok(owner, `mutation($n: String, $e: String) { createClient(input: {name: $n, email: $e, phone: $e}) { client { id } } }`,
+			client := path(a.ok(owner, `mutation($n: String!, $e: String) { createClient(input: {name: $n, email: $e, phone: $e}) { client { id } } }`,
 				map[string]any{"n": name, "e": cut(name, 50)}), "createClient", "client", "id").(string)
 			put("client", client, name)
 			put("email", client, cut(name, 50))
@@ -93,22 +93,22 @@ func TestAwkwardTextRoundTrips(t *testing.T) {
 			closure := path(a.ok(owner, `mutation($r: ID!, $d: Date!, $n: String) { createClosure(input: {from: $d, to: $d, roomIds: [$r], reason: $n}) { closure { id } } }`,
 				map[string]any{"r": room, "d": (date + 100).String(), "n": s}), "createClosure", "closure", "id").(string)
 			put("reason", closure, s)
-			booking := path(a.ok(owner, `mutation($r: ID, $d: Date, $n: String) { bookRoom(input: {roomId: $r, date: $d, start: "12:00", end: "13:00", note: $n}) { roomBooking { id } } }`,
+			booking := path(a.ok(owner, `mutation($r: ID!, $d: Date!, $n: String) { bookRoom(input: {roomId: $r, date: $d, start: "12:00", end: "13:00", note: $n}) { roomBooking { id } } }`,
 				map[string]any{"r": room, "d": date.String(), "n": s}), "bookRoom", "roomBooking", "id").(string)
 			put("booking", booking, s)
 		}
 
 		got := a.ok(owner, `{
 			rooms { id name } staff { id name } activities { id name color }
-			classTimes { id label type } clients { id name email phone }
+			classTimes { id label type } clients(first: 500) { nodes { id name email phone } }
 			oneOffs(from: "2027-03-01", to: "2027-05-01") { id label note }
 			closures { id reason }
-			roomBookings(from: "2027-03-01", to: "2027-05-01") { id note }
+			roomBookings(from: "2027-03-01", to: "2027-05-01", first: 500) { nodes { id note } }
 		}`, nil)
 		read := func(kind, list, field string) {
 			t.Helper()
 			seen := map[string]string{}
-			for _, x := range got[list].([]any) {
+			for _, x := range rows(got, list) {
 				m := x.(map[string]any)
 				if v, ok := m[field].(string); ok {
 					seen[m["id"].(string)] = v
@@ -143,7 +143,7 @@ func TestAwkwardTextRoundTrips(t *testing.T) {
 				continue
 			}
 			searched++
-			found := a.ok(owner, `query($q: String) { clients(search: $q) { id name email phone } }`, map[string]any{"q": term})["clients"].([]any)
+			found := rows(a.ok(owner, `query($q: String) { clients(search: $q, first: 500) { nodes { id name email phone } } }`, map[string]any{"q": term}), "clients")
 			hit := false
 			for _, x := range found {
 				m := x.(map[string]any)
@@ -181,8 +181,8 @@ func TestControlCharactersRefused(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		owner := a.business("hostile", engine.Gym)
 		ids := a.ok(owner, `{ rooms { id } staff { id } activities { id } classTimes { id } allSeries { id plans { id } } classes { id }
-			clients { id } days(from: "2026-12-06", to: "2026-12-13") { sessions { ref { date classTime { id } class { id } } } } }`, nil)
-		first := func(list string) string { return path(ids[list].([]any)[0], "id").(string) }
+			clients { nodes { id } } days(from: "2026-12-06", to: "2026-12-13") { sessions { ref { date classTime { id } class { id } } } } }`, nil)
+		first := func(list string) string { return path(rows(ids, list)[0], "id").(string) }
 		room, staff, act, ct, series, client := first("rooms"), first("staff"), first("activities"), first("classTimes"), first("allSeries"), first("clients")
 		ref := path(ids["days"].([]any)[0], "sessions").([]any)[0].(map[string]any)["ref"].(map[string]any)
 		refVars := map[string]any{"date": ref["date"], "classTimeId": path(ref, "classTime", "id"), "classId": path(ref, "class", "id")}
@@ -205,7 +205,7 @@ func TestControlCharactersRefused(t *testing.T) {
 			{`mutation($s: String, $id: ID!) { updateSeries(id: $id, input: {name: $s}) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": series} }},
 			{`mutation($s: String, $id: ID!) { replaceSeriesFrom(id: $id, date: "2027-01-03", name: $s) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": series} }},
 			{`mutation($s: String, $id: ID!) { createPlan(input: {seriesId: $id, name: $s, months: 1, price: "1"}) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": series} }},
-			{`mutation($s: String) { createClient(input: {name: $s}) { revision } }`, "name", nil},
+			{`mutation($s: String!) { createClient(input: {name: $s}) { revision } }`, "name", nil},
 			{`mutation($s: String, $id: ID!) { updateClient(id: $id, input: {email: $s}) { revision } }`, "email", func(s string) map[string]any { return map[string]any{"s": s, "id": client} }},
 			{`mutation($s: String, $id: ID!) { updateClient(id: $id, input: {phone: $s}) { revision } }`, "phone", func(s string) map[string]any { return map[string]any{"s": s, "id": client} }},
 			{`mutation($s: String, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", label: $s}) { revision } }`, "label",
@@ -215,7 +215,7 @@ func TestControlCharactersRefused(t *testing.T) {
 			{`mutation($s: String) { createClosure(input: {from: "2027-02-02", to: "2027-02-02", reason: $s}) { revision } }`, "reason", nil},
 			{`mutation($s: String, $ref: SessionRefInput!) { cancelSession(ref: $ref, note: $s) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
 			{`mutation($s: String, $ref: SessionRefInput!) { changeSession(ref: $ref, change: {note: $s}) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
-			{`mutation($s: String, $r: ID) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", note: $s}) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "r": room} }},
+			{`mutation($s: String, $r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", note: $s}) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "r": room} }},
 			{`mutation($s: String) { createToken(role: READ_ONLY, name: $s) { token } }`, "name", nil},
 			{`mutation($s: String) { importCalendar(ics: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", defaultRoom: $s) { revision } }`, "defaultRoom", nil},
 			{`mutation($s: String) { importCalendar(ics: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", defaultStaff: $s) { revision } }`, "defaultStaff", nil},
@@ -246,7 +246,7 @@ func TestControlCharactersRefused(t *testing.T) {
 			if what == "too long" {
 				s = strings.Repeat("x", 201)
 			}
-			a.fails(owner, "BAD_USER_INPUT", `query($s: String) { clients(search: $s) { id } }`, map[string]any{"s": s})
+			a.fails(owner, "BAD_USER_INPUT", `query($s: String) { clients(search: $s) { totalCount } }`, map[string]any{"s": s})
 		}
 		if after := a.dump(owner); after != before {
 			t.Errorf("a refused write changed the business:\nbefore %s\nafter  %s", before, after)
@@ -260,8 +260,8 @@ func TestControlCharactersRefused(t *testing.T) {
 func TestBadNumbersAndIdsRefused(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		owner := a.business("numbers", engine.Office)
-		ids := a.ok(owner, `{ rooms { id } classTimes { id } allSeries { id plans { id } } classes { id } clients { id } }`, nil)
-		first := func(list string) string { return path(ids[list].([]any)[0], "id").(string) }
+		ids := a.ok(owner, `{ rooms { id } classTimes { id } allSeries { id plans { id } } classes { id } clients { nodes { id } } }`, nil)
+		first := func(list string) string { return path(rows(ids, list)[0], "id").(string) }
 		room, ct, series, class, client := first("rooms"), first("classTimes"), first("allSeries"), first("classes"), first("clients")
 		plan := path(ids["allSeries"].([]any)[0], "plans").([]any)[0].(map[string]any)["id"].(string)
 		before := a.dump(owner)
@@ -281,8 +281,8 @@ func TestBadNumbersAndIdsRefused(t *testing.T) {
 			{"one-off capacity", `mutation($n: Int, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", capacity: $n}) { revision } }`, "capacity", map[string]any{"r": room, "c": class}},
 			{"one-off buffer", `mutation($n: Int, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", bufferMinutes: $n}) { revision } }`, "bufferMinutes", map[string]any{"r": room, "c": class}},
 			{"one-off units", `mutation($n: Int, $r: ID!, $c: ID) { createOneOff(input: {classId: $c, roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", units: $n}) { revision } }`, "units", map[string]any{"r": room, "c": class}},
-			{"capacity rule units", `mutation($n: Int, $r: ID) { createCapacityRule(input: {roomId: $r, weekdays: [MONDAY], start: "08:00", end: "09:00", units: $n}) { revision } }`, "units", map[string]any{"r": room}},
-			{"room booking units", `mutation($n: Int, $r: ID) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", units: $n}) { revision } }`, "units", map[string]any{"r": room}},
+			{"capacity rule units", `mutation($n: Int!, $r: ID!) { createCapacityRule(input: {roomId: $r, weekdays: [MONDAY], start: "08:00", end: "09:00", units: $n}) { revision } }`, "units", map[string]any{"r": room}},
+			{"room booking units", `mutation($n: Int, $r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", units: $n}) { revision } }`, "units", map[string]any{"r": room}},
 		}
 		for _, c := range cases {
 			for _, n := range append(big, -1, -(1<<31)-1) {
@@ -306,7 +306,7 @@ func TestBadNumbersAndIdsRefused(t *testing.T) {
 				"clientIds", map[string]any{"r": room, "c": class, "k": client}},
 			{"closure rooms", `mutation($r: ID!) { createClosure(input: {from: "2027-02-02", to: "2027-02-02", roomIds: [$r, $r]}) { revision } }`,
 				"roomIds", map[string]any{"r": room}},
-			{"capacity rule weekdays", `mutation($r: ID) { createCapacityRule(input: {roomId: $r, weekdays: [MONDAY, MONDAY], start: "08:00", end: "09:00", units: 1}) { revision } }`,
+			{"capacity rule weekdays", `mutation($r: ID!) { createCapacityRule(input: {roomId: $r, weekdays: [MONDAY, MONDAY], start: "08:00", end: "09:00", units: 1}) { revision } }`,
 				"weekdays", map[string]any{"r": room}},
 		}
 		for _, c := range lists {

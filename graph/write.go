@@ -69,39 +69,45 @@ func (r *Resolver) removeWith(ctx context.Context, need models.Permission, id in
 	return &model.DeletePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ID: id}, nil
 }
 
-// The update rule of every UpdateXInput: a field left out keeps its value; a
-// field set to null clears it where it can be empty (clearable), and is
-// refused with BAD_USER_INPUT naming it where it cannot (given, givenList).
-// Such fields are @goField(omittable: true), so Go tells the two apart.
+// The update rule of every UpdateXInput: a field left out keeps its value;
+// a field set to null clears it where it can be empty (clearable), and is
+// refused with BAD_USER_INPUT naming it where it cannot (keep, given,
+// givenList). Such fields are @goField(omittable: true), so Go tells the two
+// apart.
 
 // given reads an update field that cannot be empty: nil when left out, the
 // value when set, and an error when set to null.
 func given[T any](v graphql.Omittable[*T], field string) (*T, error) {
 	if p, ok := v.ValueOK(); ok && p == nil {
-		return nil, nullRefused(field)
+		return nil, cannotClear(field)
 	}
 	return v.Value(), nil
+}
+
+// keep applies an update field that cannot be empty.
+func keep[T any](dst *T, v graphql.Omittable[*T], field string) error {
+	p, err := given(v, field)
+	set(dst, p)
+	return err
 }
 
 // givenList is given for a list, which null cannot clear either: [] does.
 func givenList[T any](v graphql.Omittable[[]T], field string) ([]T, bool, error) {
 	l, ok := v.ValueOK()
 	if ok && l == nil {
-		return nil, false, nullRefused(field)
+		return nil, false, cannotClear(field)
 	}
 	return l, ok, nil
 }
 
-// clearable applies an update field that can be empty: null sets the zero
-// value, the engine's "none".
+// clearable applies an update field that can be empty: null stores the
+// zero value, which the engine reads as "none".
 func clearable[T any](dst *T, v graphql.Omittable[*T]) {
 	if p, ok := v.ValueOK(); ok {
-		var zero T
-		*dst = zero
-		set(dst, p)
+		*dst = deref(p)
 	}
 }
 
-func nullRefused(field string) error {
-	return badInput(field, "%s cannot be cleared: leave it out to keep it as it is, or give a new value", field)
+func cannotClear(field string) error {
+	return badInput(field, "%s cannot be empty, so it cannot be null: leave it out to keep its value", field)
 }

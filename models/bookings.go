@@ -226,8 +226,14 @@ func (e *Edit) planAllows(ctx context.Context, s *engine.Session, c engine.Clien
 
 // Booking reads one booking of the edited business.
 func (e *Edit) Booking(ctx context.Context, id int64) (*SessionBooking, error) {
+	return BookingByID(ctx, e.Tx, e.Business.ID, id)
+}
+
+// BookingByID reads one booking of a business; NotFound when it has none
+// with that id.
+func BookingByID(ctx context.Context, db bun.IDB, business, id int64) (*SessionBooking, error) {
 	b := new(SessionBooking)
-	err := e.Tx.NewSelect().Model(b).Where("business_id = ?", e.Business.ID).Where("id = ?", id).Scan(ctx)
+	err := db.NewSelect().Model(b).Where("business_id = ?", business).Where("id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, engine.Errorf(engine.NotFound, "id", "There is no booking with id %d", id)
 	}

@@ -52,8 +52,8 @@ func SearchClients(ctx context.Context, db bun.IDB, business int64, search strin
 }
 
 // SubscriptionsOf reads the subscriptions of a business whose column
-// ("client_id" or "series_id") is one of ids, grouped by it. With no column,
-// every subscription is returned under key 0.
+// ("id", "client_id" or "series_id") is one of ids, grouped by it. With no
+// column, every subscription is returned under key 0.
 func SubscriptionsOf(ctx context.Context, db bun.IDB, business int64, column string, ids []int64) (map[int64][]engine.Subscription, error) {
 	var rows []Subscription
 	q := db.NewSelect().Model(&rows).Where("business_id = ?", business).OrderExpr("start_date, id")
@@ -67,6 +67,8 @@ func SubscriptionsOf(ctx context.Context, db bun.IDB, business int64, column str
 	for i := range rows {
 		key := int64(0)
 		switch column {
+		case "id":
+			key = rows[i].ID
 		case "client_id":
 			key = rows[i].ClientID
 		case "series_id":
@@ -260,4 +262,42 @@ func (e *Edit) missing(err error, what string, id int64) error {
 		return engine.Errorf(engine.NotFound, "id", "There is no %s with id %d", what, id)
 	}
 	return err
+}
+
+// ClientCounts are the sizes of a business's client tables, which the
+// schedule snapshot does not hold: for pricing queries before they run.
+type ClientCounts struct {
+	Clients, Subscriptions int
+	// The most subscriptions of one client and of one series.
+	PerClient, PerSeries int
+}
+
+// CountClients counts the clients and subscriptions of a business.
+func CountClients(ctx context.Context, db bun.IDB, business int64) (ClientCounts, error) {
+	var k ClientCounts
+	n, err := db.NewSelect().Model((*Client)(nil)).Where("business_id = ?", business).Count(ctx)
+	if err != nil {
+		return k, fmt.Errorf("counting clients: %w", err)
+	}
+	k.Clients = int(n)
+	most := func(column string) (int, error) {
+		var out []int
+		err := db.NewSelect().Model((*Subscription)(nil)).ColumnExpr("count(*)").Where("business_id = ?", business).
+			GroupExpr("?", bun.Ident(column)).OrderExpr("count(*) DESC").Limit(1).Scan(ctx, &out)
+		if len(out) == 0 {
+			return 0, err
+		}
+		return out[0], err
+	}
+	if n, err = db.NewSelect().Model((*Subscription)(nil)).Where("business_id = ?", business).Count(ctx); err != nil {
+		return k, fmt.Errorf("counting subscriptions: %w", err)
+	}
+	k.Subscriptions = int(n)
+	if k.PerClient, err = most("client_id"); err != nil {
+		return k, fmt.Errorf("counting subscriptions: %w", err)
+	}
+	if k.PerSeries, err = most("series_id"); err != nil {
+		return k, fmt.Errorf("counting subscriptions: %w", err)
+	}
+	return k, nil
 }

@@ -103,6 +103,18 @@ type ComplexityRoot struct {
 		Status    func(childComplexity int) int
 	}
 
+	BookingConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	BookingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	BookingPayload struct {
 		Booking  func(childComplexity int) int
 		Clashes  func(childComplexity int) int
@@ -239,6 +251,18 @@ type ComplexityRoot struct {
 		Subscriptions func(childComplexity int) int
 	}
 
+	ClientConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ClientEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	ClientPayload struct {
 		Clashes  func(childComplexity int) int
 		Client   func(childComplexity int) int
@@ -279,8 +303,8 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		BookRoom             func(childComplexity int, input model.RoomBookingInput, dryRun *bool) int
-		BookSession          func(childComplexity int, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
+		BookRoom             func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
+		BookSession          func(childComplexity int, sessionID *string, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking        func(childComplexity int, id int64, dryRun *bool) int
 		CancelOneOff         func(childComplexity int, id int64, note *string, dryRun *bool) int
 		CancelRoomBooking    func(childComplexity int, id int64, dryRun *bool) int
@@ -289,17 +313,17 @@ type ComplexityRoot struct {
 		ClearData            func(childComplexity int, dryRun *bool) int
 		CreateActivity       func(childComplexity int, input model.ActivityInput, dryRun *bool) int
 		CreateAppPassword    func(childComplexity int, login string, role models.Role, staffID *int64) int
-		CreateCapacityRule   func(childComplexity int, input model.CapacityRuleInput, dryRun *bool) int
+		CreateCapacityRule   func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
 		CreateClass          func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
 		CreateClassTime      func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
-		CreateClient         func(childComplexity int, input model.ClientInput, dryRun *bool) int
+		CreateClient         func(childComplexity int, input model.CreateClientInput, dryRun *bool) int
 		CreateClosure        func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
 		CreateOneOff         func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
 		CreatePlan           func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
 		CreateRoom           func(childComplexity int, input model.RoomInput, dryRun *bool) int
 		CreateSeries         func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
 		CreateStaff          func(childComplexity int, input model.StaffInput, dryRun *bool) int
-		CreateSubscription   func(childComplexity int, input model.SubscriptionInput, dryRun *bool) int
+		CreateSubscription   func(childComplexity int, input model.CreateSubscriptionInput, dryRun *bool) int
 		CreateToken          func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64) int
 		DeleteActivity       func(childComplexity int, id int64, dryRun *bool) int
 		DeleteCapacityRule   func(childComplexity int, id int64, dryRun *bool) int
@@ -324,16 +348,16 @@ type ComplexityRoot struct {
 		RotateTimetableToken func(childComplexity int) int
 		UpdateActivity       func(childComplexity int, id int64, input model.ActivityInput, dryRun *bool) int
 		UpdateBusiness       func(childComplexity int, input model.BusinessInput, dryRun *bool) int
-		UpdateCapacityRule   func(childComplexity int, id int64, input model.CapacityRuleInput, dryRun *bool) int
+		UpdateCapacityRule   func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
 		UpdateClass          func(childComplexity int, id int64, input model.ClassInput, dryRun *bool) int
 		UpdateClassTime      func(childComplexity int, id int64, input model.ClassTimeInput, dryRun *bool) int
-		UpdateClient         func(childComplexity int, id int64, input model.ClientInput, dryRun *bool) int
+		UpdateClient         func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
 		UpdateOneOff         func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
 		UpdatePlan           func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
 		UpdateRoom           func(childComplexity int, id int64, input model.RoomInput, dryRun *bool) int
 		UpdateSeries         func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
 		UpdateStaff          func(childComplexity int, id int64, input model.StaffInput, dryRun *bool) int
-		UpdateSubscription   func(childComplexity int, id int64, input model.SubscriptionInput, dryRun *bool) int
+		UpdateSubscription   func(childComplexity int, id int64, input model.UpdateSubscriptionInput, dryRun *bool) int
 	}
 
 	OneOff struct {
@@ -388,14 +412,17 @@ type ComplexityRoot struct {
 		AllSeries      func(childComplexity int) int
 		AppPasswords   func(childComplexity int) int
 		Availability   func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
-		Bookings       func(childComplexity int, clientID *int64, from engine.Date, to engine.Date) int
+		Booking        func(childComplexity int, id int64) int
+		Bookings       func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
 		Business       func(childComplexity int) int
 		CalendarExport func(childComplexity int) int
+		CapacityRule   func(childComplexity int, id int64) int
 		CapacityRules  func(childComplexity int, roomID *int64) int
 		Clashes        func(childComplexity int) int
 		ClassTimes     func(childComplexity int, roomID *int64) int
 		Classes        func(childComplexity int) int
-		Clients        func(childComplexity int, search *string) int
+		Client         func(childComplexity int, id int64) int
+		Clients        func(childComplexity int, search *string, first *int, after *string) int
 		Closure        func(childComplexity int, id int64) int
 		Closures       func(childComplexity int) int
 		Day            func(childComplexity int, date engine.Date) int
@@ -404,13 +431,15 @@ type ComplexityRoot struct {
 		OneOffs        func(childComplexity int, from *engine.Date, to *engine.Date) int
 		Plan           func(childComplexity int, id int64) int
 		Plans          func(childComplexity int, seriesID *int64) int
-		RoomBookings   func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date) int
+		RoomBooking    func(childComplexity int, id int64) int
+		RoomBookings   func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
 		Rooms          func(childComplexity int) int
 		Series         func(childComplexity int, id int64) int
 		Session        func(childComplexity int, id int64) int
 		Sessions       func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
 		Staff          func(childComplexity int) int
-		Subscriptions  func(childComplexity int, clientID *int64, seriesID *int64) int
+		Subscription   func(childComplexity int, id int64) int
+		Subscriptions  func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		Timeline       func(childComplexity int, roomID int64, from time.Time, to time.Time) int
 		Tokens         func(childComplexity int) int
 		Vocabulary     func(childComplexity int) int
@@ -433,6 +462,18 @@ type ComplexityRoot struct {
 		Room      func(childComplexity int) int
 		Start     func(childComplexity int) int
 		Units     func(childComplexity int) int
+	}
+
+	RoomBookingConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	RoomBookingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	RoomBookingPayload struct {
@@ -559,6 +600,18 @@ type ComplexityRoot struct {
 		StartDate func(childComplexity int) int
 	}
 
+	SubscriptionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	SubscriptionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	SubscriptionPayload struct {
 		Clashes      func(childComplexity int) int
 		DryRun       func(childComplexity int) int
@@ -672,19 +725,19 @@ type MutationResolver interface {
 	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
 	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error)
 	RevokeAppPassword(ctx context.Context, id int64) (int64, error)
-	CreateClient(ctx context.Context, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error)
-	UpdateClient(ctx context.Context, id int64, input model.ClientInput, dryRun *bool) (*model.ClientPayload, error)
+	CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error)
+	UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateSubscription(ctx context.Context, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
-	UpdateSubscription(ctx context.Context, id int64, input model.SubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
+	CreateSubscription(ctx context.Context, input model.CreateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
+	UpdateSubscription(ctx context.Context, id int64, input model.UpdateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
 	DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	BookSession(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
+	BookSession(ctx context.Context, sessionID *string, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
 	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
 	MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error)
-	BookRoom(ctx context.Context, input model.RoomBookingInput, dryRun *bool) (*model.RoomBookingPayload, error)
+	BookRoom(ctx context.Context, input model.BookRoomInput, dryRun *bool) (*model.RoomBookingPayload, error)
 	CancelRoomBooking(ctx context.Context, id int64, dryRun *bool) (*model.RoomBookingPayload, error)
-	CreateCapacityRule(ctx context.Context, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
-	UpdateCapacityRule(ctx context.Context, id int64, input model.CapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
+	CreateCapacityRule(ctx context.Context, input model.CreateCapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
+	UpdateCapacityRule(ctx context.Context, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
 	DeleteCapacityRule(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error)
 	RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error)
@@ -746,13 +799,18 @@ type QueryResolver interface {
 	Vocabulary(ctx context.Context) (*engine.Vocabulary, error)
 	Tokens(ctx context.Context) ([]models.APIToken, error)
 	AppPasswords(ctx context.Context) ([]models.AppPassword, error)
-	Clients(ctx context.Context, search *string) ([]engine.Client, error)
-	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64) ([]engine.Subscription, error)
+	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
+	Client(ctx context.Context, id int64) (*engine.Client, error)
+	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.SubscriptionConnection, error)
+	Subscription(ctx context.Context, id int64) (*engine.Subscription, error)
 	Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error)
 	Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error)
 	CapacityRules(ctx context.Context, roomID *int64) ([]engine.CapacityRule, error)
-	RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date) ([]engine.RoomBooking, error)
-	Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date) ([]models.SessionBooking, error)
+	CapacityRule(ctx context.Context, id int64) (*engine.CapacityRule, error)
+	RoomBookings(ctx context.Context, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) (*model.RoomBookingConnection, error)
+	RoomBooking(ctx context.Context, id int64) (*engine.RoomBooking, error)
+	Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) (*model.BookingConnection, error)
+	Booking(ctx context.Context, id int64) (*models.SessionBooking, error)
 	CalendarExport(ctx context.Context) (string, error)
 	Rooms(ctx context.Context) ([]engine.Room, error)
 	Staff(ctx context.Context) ([]engine.Staff, error)
@@ -983,6 +1041,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Booking.Status(childComplexity), true
+
+	case "BookingConnection.edges":
+		if e.ComplexityRoot.BookingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingConnection.Edges(childComplexity), true
+	case "BookingConnection.nodes":
+		if e.ComplexityRoot.BookingConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingConnection.Nodes(childComplexity), true
+	case "BookingConnection.pageInfo":
+		if e.ComplexityRoot.BookingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingConnection.PageInfo(childComplexity), true
+	case "BookingConnection.totalCount":
+		if e.ComplexityRoot.BookingConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingConnection.TotalCount(childComplexity), true
+
+	case "BookingEdge.cursor":
+		if e.ComplexityRoot.BookingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingEdge.Cursor(childComplexity), true
+	case "BookingEdge.node":
+		if e.ComplexityRoot.BookingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingEdge.Node(childComplexity), true
 
 	case "BookingPayload.booking":
 		if e.ComplexityRoot.BookingPayload.Booking == nil {
@@ -1545,6 +1641,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Client.Subscriptions(childComplexity), true
 
+	case "ClientConnection.edges":
+		if e.ComplexityRoot.ClientConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientConnection.Edges(childComplexity), true
+	case "ClientConnection.nodes":
+		if e.ComplexityRoot.ClientConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientConnection.Nodes(childComplexity), true
+	case "ClientConnection.pageInfo":
+		if e.ComplexityRoot.ClientConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientConnection.PageInfo(childComplexity), true
+	case "ClientConnection.totalCount":
+		if e.ComplexityRoot.ClientConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientConnection.TotalCount(childComplexity), true
+
+	case "ClientEdge.cursor":
+		if e.ComplexityRoot.ClientEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientEdge.Cursor(childComplexity), true
+	case "ClientEdge.node":
+		if e.ComplexityRoot.ClientEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientEdge.Node(childComplexity), true
+
 	case "ClientPayload.clashes":
 		if e.ComplexityRoot.ClientPayload.Clashes == nil {
 			break
@@ -1687,7 +1821,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.BookRoom(childComplexity, args["input"].(model.RoomBookingInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.BookRoom(childComplexity, args["input"].(model.BookRoomInput), args["dryRun"].(*bool)), true
 	case "Mutation.bookSession":
 		if e.ComplexityRoot.Mutation.BookSession == nil {
 			break
@@ -1698,7 +1832,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["sessionId"].(*string), args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
 	case "Mutation.cancelBooking":
 		if e.ComplexityRoot.Mutation.CancelBooking == nil {
 			break
@@ -1797,7 +1931,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateCapacityRule(childComplexity, args["input"].(model.CapacityRuleInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateCapacityRule(childComplexity, args["input"].(model.CreateCapacityRuleInput), args["dryRun"].(*bool)), true
 	case "Mutation.createClass":
 		if e.ComplexityRoot.Mutation.CreateClass == nil {
 			break
@@ -1830,7 +1964,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClient(childComplexity, args["input"].(model.ClientInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClient(childComplexity, args["input"].(model.CreateClientInput), args["dryRun"].(*bool)), true
 	case "Mutation.createClosure":
 		if e.ComplexityRoot.Mutation.CreateClosure == nil {
 			break
@@ -1907,7 +2041,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.SubscriptionInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.CreateSubscriptionInput), args["dryRun"].(*bool)), true
 	case "Mutation.createToken":
 		if e.ComplexityRoot.Mutation.CreateToken == nil {
 			break
@@ -2177,7 +2311,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateCapacityRule(childComplexity, args["id"].(int64), args["input"].(model.CapacityRuleInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateCapacityRule(childComplexity, args["id"].(int64), args["input"].(model.UpdateCapacityRuleInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateClass":
 		if e.ComplexityRoot.Mutation.UpdateClass == nil {
 			break
@@ -2210,7 +2344,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateClient(childComplexity, args["id"].(int64), args["input"].(model.ClientInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateClient(childComplexity, args["id"].(int64), args["input"].(model.UpdateClientInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateOneOff":
 		if e.ComplexityRoot.Mutation.UpdateOneOff == nil {
 			break
@@ -2276,7 +2410,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.SubscriptionInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateSubscriptionInput), args["dryRun"].(*bool)), true
 
 	case "OneOff.bufferMinutes":
 		if e.ComplexityRoot.OneOff.BufferMinutes == nil {
@@ -2504,6 +2638,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Availability(childComplexity, args["roomId"].(int64), args["from"].(time.Time), args["to"].(time.Time), args["units"].(int), args["minutes"].(int)), true
+	case "Query.booking":
+		if e.ComplexityRoot.Query.Booking == nil {
+			break
+		}
+
+		args, err := ec.field_Query_booking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Booking(childComplexity, args["id"].(int64)), true
 	case "Query.bookings":
 		if e.ComplexityRoot.Query.Bookings == nil {
 			break
@@ -2514,7 +2659,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Bookings(childComplexity, args["clientId"].(*int64), args["from"].(engine.Date), args["to"].(engine.Date)), true
+		return e.ComplexityRoot.Query.Bookings(childComplexity, args["clientId"].(*int64), args["from"].(engine.Date), args["to"].(engine.Date), args["first"].(*int), args["after"].(*string)), true
 	case "Query.business":
 		if e.ComplexityRoot.Query.Business == nil {
 			break
@@ -2527,6 +2672,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CalendarExport(childComplexity), true
+	case "Query.capacityRule":
+		if e.ComplexityRoot.Query.CapacityRule == nil {
+			break
+		}
+
+		args, err := ec.field_Query_capacityRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CapacityRule(childComplexity, args["id"].(int64)), true
 	case "Query.capacityRules":
 		if e.ComplexityRoot.Query.CapacityRules == nil {
 			break
@@ -2561,6 +2717,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Classes(childComplexity), true
+	case "Query.client":
+		if e.ComplexityRoot.Query.Client == nil {
+			break
+		}
+
+		args, err := ec.field_Query_client_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Client(childComplexity, args["id"].(int64)), true
 	case "Query.clients":
 		if e.ComplexityRoot.Query.Clients == nil {
 			break
@@ -2571,7 +2738,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Clients(childComplexity, args["search"].(*string)), true
+		return e.ComplexityRoot.Query.Clients(childComplexity, args["search"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.closure":
 		if e.ComplexityRoot.Query.Closure == nil {
 			break
@@ -2656,6 +2823,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Plans(childComplexity, args["seriesId"].(*int64)), true
+	case "Query.roomBooking":
+		if e.ComplexityRoot.Query.RoomBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Query_roomBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RoomBooking(childComplexity, args["id"].(int64)), true
 	case "Query.roomBookings":
 		if e.ComplexityRoot.Query.RoomBookings == nil {
 			break
@@ -2666,7 +2844,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.RoomBookings(childComplexity, args["roomId"].(*int64), args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+		return e.ComplexityRoot.Query.RoomBookings(childComplexity, args["roomId"].(*int64), args["from"].(*engine.Date), args["to"].(*engine.Date), args["first"].(*int), args["after"].(*string)), true
 	case "Query.rooms":
 		if e.ComplexityRoot.Query.Rooms == nil {
 			break
@@ -2712,6 +2890,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Staff(childComplexity), true
+	case "Query.subscription":
+		if e.ComplexityRoot.Query.Subscription == nil {
+			break
+		}
+
+		args, err := ec.field_Query_subscription_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Subscription(childComplexity, args["id"].(int64)), true
 	case "Query.subscriptions":
 		if e.ComplexityRoot.Query.Subscriptions == nil {
 			break
@@ -2722,7 +2911,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Subscriptions(childComplexity, args["clientId"].(*int64), args["seriesId"].(*int64)), true
+		return e.ComplexityRoot.Query.Subscriptions(childComplexity, args["clientId"].(*int64), args["seriesId"].(*int64), args["first"].(*int), args["after"].(*string)), true
 	case "Query.timeline":
 		if e.ComplexityRoot.Query.Timeline == nil {
 			break
@@ -2826,6 +3015,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RoomBooking.Units(childComplexity), true
+
+	case "RoomBookingConnection.edges":
+		if e.ComplexityRoot.RoomBookingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingConnection.Edges(childComplexity), true
+	case "RoomBookingConnection.nodes":
+		if e.ComplexityRoot.RoomBookingConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingConnection.Nodes(childComplexity), true
+	case "RoomBookingConnection.pageInfo":
+		if e.ComplexityRoot.RoomBookingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingConnection.PageInfo(childComplexity), true
+	case "RoomBookingConnection.totalCount":
+		if e.ComplexityRoot.RoomBookingConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingConnection.TotalCount(childComplexity), true
+
+	case "RoomBookingEdge.cursor":
+		if e.ComplexityRoot.RoomBookingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingEdge.Cursor(childComplexity), true
+	case "RoomBookingEdge.node":
+		if e.ComplexityRoot.RoomBookingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingEdge.Node(childComplexity), true
 
 	case "RoomBookingPayload.clashes":
 		if e.ComplexityRoot.RoomBookingPayload.Clashes == nil {
@@ -3333,6 +3560,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.StartDate(childComplexity), true
 
+	case "SubscriptionConnection.edges":
+		if e.ComplexityRoot.SubscriptionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubscriptionConnection.Edges(childComplexity), true
+	case "SubscriptionConnection.nodes":
+		if e.ComplexityRoot.SubscriptionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubscriptionConnection.Nodes(childComplexity), true
+	case "SubscriptionConnection.pageInfo":
+		if e.ComplexityRoot.SubscriptionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubscriptionConnection.PageInfo(childComplexity), true
+	case "SubscriptionConnection.totalCount":
+		if e.ComplexityRoot.SubscriptionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubscriptionConnection.TotalCount(childComplexity), true
+
+	case "SubscriptionEdge.cursor":
+		if e.ComplexityRoot.SubscriptionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubscriptionEdge.Cursor(childComplexity), true
+	case "SubscriptionEdge.node":
+		if e.ComplexityRoot.SubscriptionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubscriptionEdge.Node(childComplexity), true
+
 	case "SubscriptionPayload.clashes":
 		if e.ComplexityRoot.SubscriptionPayload.Clashes == nil {
 			break
@@ -3487,19 +3752,20 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("ActivityInput", ec.unmarshalInputActivityInput),
+			graphql.NewInputUnmarshaler("BookRoomInput", ec.unmarshalInputBookRoomInput),
 			graphql.NewInputUnmarshaler("BusinessInput", ec.unmarshalInputBusinessInput),
 			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
-			graphql.NewInputUnmarshaler("CapacityRuleInput", ec.unmarshalInputCapacityRuleInput),
 			graphql.NewInputUnmarshaler("ClassInput", ec.unmarshalInputClassInput),
 			graphql.NewInputUnmarshaler("ClassTimeInput", ec.unmarshalInputClassTimeInput),
-			graphql.NewInputUnmarshaler("ClientInput", ec.unmarshalInputClientInput),
+			graphql.NewInputUnmarshaler("CreateCapacityRuleInput", ec.unmarshalInputCreateCapacityRuleInput),
 			graphql.NewInputUnmarshaler("CreateClassInput", ec.unmarshalInputCreateClassInput),
 			graphql.NewInputUnmarshaler("CreateClassTimeInput", ec.unmarshalInputCreateClassTimeInput),
+			graphql.NewInputUnmarshaler("CreateClientInput", ec.unmarshalInputCreateClientInput),
 			graphql.NewInputUnmarshaler("CreateClosureInput", ec.unmarshalInputCreateClosureInput),
 			graphql.NewInputUnmarshaler("CreateOneOffInput", ec.unmarshalInputCreateOneOffInput),
 			graphql.NewInputUnmarshaler("CreatePlanInput", ec.unmarshalInputCreatePlanInput),
 			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
-			graphql.NewInputUnmarshaler("RoomBookingInput", ec.unmarshalInputRoomBookingInput),
+			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
 			graphql.NewInputUnmarshaler("RoomInput", ec.unmarshalInputRoomInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
@@ -3507,10 +3773,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SessionFilter", ec.unmarshalInputSessionFilter),
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
 			graphql.NewInputUnmarshaler("StaffInput", ec.unmarshalInputStaffInput),
-			graphql.NewInputUnmarshaler("SubscriptionInput", ec.unmarshalInputSubscriptionInput),
+			graphql.NewInputUnmarshaler("UpdateCapacityRuleInput", ec.unmarshalInputUpdateCapacityRuleInput),
+			graphql.NewInputUnmarshaler("UpdateClientInput", ec.unmarshalInputUpdateClientInput),
 			graphql.NewInputUnmarshaler("UpdateOneOffInput", ec.unmarshalInputUpdateOneOffInput),
 			graphql.NewInputUnmarshaler("UpdatePlanInput", ec.unmarshalInputUpdatePlanInput),
 			graphql.NewInputUnmarshaler("UpdateSeriesInput", ec.unmarshalInputUpdateSeriesInput),
+			graphql.NewInputUnmarshaler("UpdateSubscriptionInput", ec.unmarshalInputUpdateSubscriptionInput),
 		)
 	}
 	first := true
@@ -3643,106 +3911,695 @@ extend type Mutation {
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, subscriptions, bookings, room bookings, capacity and availability.
 
-enum BookingStatus { BOOKED WAITLISTED ATTENDED NO_SHOW CANCELLED LATE_CANCEL }
+"Where a booking stands."
+enum BookingStatus {
+  "Holds a place."
+  BOOKED
+  "Waits for a place to free up (see Booking.position)."
+  WAITLISTED
+  "Came: the place was used."
+  ATTENDED
+  "Did not come: the place still counts on the client's plan."
+  NO_SHOW
+  "Given up 12 hours or more before the start: the place is freed and does not count on the plan."
+  CANCELLED
+  "Given up less than 12 hours before the start: the place is freed but still counts on the plan."
+  LATE_CANCEL
+}
 
-enum AttendanceStatus { ATTENDED NO_SHOW }
+"What markAttendance records."
+enum AttendanceStatus {
+  "The client came."
+  ATTENDED
+  "The client did not come."
+  NO_SHOW
+}
 
+"""
+A session id: the ` + "`" + `id` + "`" + ` of a Session, ` + "`" + `s/DATE/CLASSTIME/CLASS` + "`" + ` for a session
+of a series (its original date, class time id and class id) or ` + "`" + `o/ONEOFF` + "`" + `
+for a one-off. Copy it from Session.id; it is stable across edits.
+"""
+scalar SessionID
+
+"""
+A person or company the business serves. Every role of the business may read
+clients; a CLIENT token sees only its own client.
+"""
 type Client {
+  "The client's id."
   id: ID!
+  "The name, as shown on screens."
   name: String!
+  "The email address; null when none is known."
   email: String
+  "The phone number; null when none is known."
   phone: String
+  "The client's subscriptions, by start date then id."
   subscriptions: [Subscription!]!
 }
 
+"A client's place on a series: the sessions of the series from startDate to endDate, optionally through a plan that limits how many a month."
 type Subscription {
+  "The subscription's id."
   id: ID!
+  "Who is subscribed."
   client: Client!
+  "The series subscribed to."
   series: Series!
-  "Null: on the series without a plan."
+  "The plan that limits the sessions a month; null: on the series without a plan (no limit)."
   plan: Plan
+  "The first date (in the business's time zone) the subscription holds."
   startDate: Date!
-  "Inclusive; null when open."
+  "The last date the subscription holds, inclusive; null when it runs on with no end."
   endDate: Date
 }
 
 "A client's place in one session, with what the session was when booked."
 type Booking {
+  "The booking's id."
   id: ID!
+  "Who booked."
   client: Client!
+  "Where the booking stands."
   status: BookingStatus!
   "Place on the wait list (1 is next); null when not waiting."
   position: Int
+  "When the booking was made."
   createdAt: DateTime!
-  "The session as it is now; null when it no longer happens."
+  "The session as it is now; null when it no longer happens (its series or one-off was removed)."
   session: Session
   "The session as it was when booked: later edits to the rules never change it."
   booked: BookingSnapshot!
 }
 
-type BookingSnapshot { date: Date!  start: LocalTime!  end: LocalTime!  startsAt: DateTime!  activity: String!  room: String!  staff: [String!]!  label: String }
+"A session as it was when it was booked, kept with the booking."
+type BookingSnapshot {
+  "The session's date, in the business's time zone."
+  date: Date!
+  "The start, wall-clock time in the business's time zone."
+  start: LocalTime!
+  "The end, wall-clock time in the business's time zone."
+  end: LocalTime!
+  "The start as an instant."
+  startsAt: DateTime!
+  "The name of the activity."
+  activity: String!
+  "The name of the room."
+  room: String!
+  "The names of the staff who led it."
+  staff: [String!]!
+  "The session's label; null when it had none."
+  label: String
+}
 
-"How many units a room has over a wall-clock span: weekly on weekdays, or (from..to) an override of those dates."
-type CapacityRule { id: ID!  room: Room!  weekdays: [Weekday!]!  from: Date  to: Date  start: LocalTime!  end: LocalTime!  units: Int! }
+"""
+How many units a room has over a wall-clock span (in the business's time
+zone): weekly on the weekdays listed, or from..to, an override of those dates.
+Rules of one room may not overlap. Every role may read them.
+"""
+type CapacityRule {
+  "The rule's id."
+  id: ID!
+  "The room the rule is about."
+  room: Room!
+  "The days of the week of a weekly rule; empty for an override."
+  weekdays: [Weekday!]!
+  "The first date of an override; null for a weekly rule."
+  from: Date
+  "The last date of an override, inclusive; null for a weekly rule."
+  to: Date
+  "The start of the span, wall-clock time."
+  start: LocalTime!
+  "The end of the span, wall-clock time."
+  end: LocalTime!
+  "Units of the room over the span (0: closed)."
+  units: Int!
+}
 
-"Units of a room taken for a span of one date."
-type RoomBooking { id: ID!  room: Room!  date: Date!  start: LocalTime!  end: LocalTime!  "Null: the whole room." units: Int  client: Client  note: String  cancelled: Boolean! }
+"Units of a room taken for a span of one date: a lane, a desk, a meeting room rented by the hour."
+type RoomBooking {
+  "The room booking's id."
+  id: ID!
+  "The room booked."
+  room: Room!
+  "The date, in the business's time zone."
+  date: Date!
+  "The start, wall-clock time."
+  start: LocalTime!
+  "The end, wall-clock time."
+  end: LocalTime!
+  "Units of the room taken; null: the whole room."
+  units: Int
+  "The client who booked; null when booked by the business."
+  client: Client
+  "A note; null when none."
+  note: String
+  "True once cancelled: it no longer takes units."
+  cancelled: Boolean!
+}
 
 "A maximal interval in which the units asked for stay free for the minutes asked for."
-type AvailabilityWindow { start: DateTime!  end: DateTime!  latestStart: DateTime! }
+type AvailabilityWindow {
+  "The first instant free."
+  start: DateTime!
+  "The instant the units stop being free."
+  end: DateTime!
+  "The last instant at which a booking of the minutes asked for can start."
+  latestStart: DateTime!
+}
 
 "A stretch of a room's day over which nothing changes."
-type TimelineStretch { start: DateTime!  end: DateTime!  capacity: Int!  used: Int!  free: Int! }
+type TimelineStretch {
+  "Where the stretch starts."
+  start: DateTime!
+  "Where the stretch ends (exclusive)."
+  end: DateTime!
+  "Units the room has over the stretch."
+  capacity: Int!
+  "Units taken by sessions and room bookings."
+  used: Int!
+  "Units left (capacity - used, at least 0)."
+  free: Int!
+}
 
-type ClientPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  client: Client! }
+"A page of clients, by name (without case) then id."
+type ClientConnection {
+  "The page's clients with their cursors."
+  edges: [ClientEdge!]!
+  "The page's clients."
+  nodes: [Client!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many clients the whole list holds (every page), of those the caller may see."
+  totalCount: Int!
+}
 
-type SubscriptionPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  subscription: Subscription! }
+"A client and its place in the list."
+type ClientEdge {
+  "Pass as after to get the clients that follow this one."
+  cursor: String!
+  "The client."
+  node: Client!
+}
 
-type BookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  booking: Booking!  "Bookings moved from the wait list to a place by this write." promoted: [Booking!]! }
+"A page of subscriptions, by start date then id."
+type SubscriptionConnection {
+  "The page's subscriptions with their cursors."
+  edges: [SubscriptionEdge!]!
+  "The page's subscriptions."
+  nodes: [Subscription!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many subscriptions the whole list holds (every page), of those the caller may see."
+  totalCount: Int!
+}
 
-type RoomBookingPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  roomBooking: RoomBooking! }
+"A subscription and its place in the list."
+type SubscriptionEdge {
+  "Pass as after to get the subscriptions that follow this one."
+  cursor: String!
+  "The subscription."
+  node: Subscription!
+}
 
-type CapacityRulePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  capacityRule: CapacityRule! }
+"A page of bookings, by the session's start then id."
+type BookingConnection {
+  "The page's bookings with their cursors."
+  edges: [BookingEdge!]!
+  "The page's bookings."
+  nodes: [Booking!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many bookings the whole list holds (every page), of those the caller may see."
+  totalCount: Int!
+}
 
-input RoomBookingInput { roomId: ID  date: Date  start: LocalTime  end: LocalTime  "Null or 0: the whole room." units: Int  clientId: ID  note: String }
+"A booking and its place in the list."
+type BookingEdge {
+  "Pass as after to get the bookings that follow this one."
+  cursor: String!
+  "The booking."
+  node: Booking!
+}
 
-input CapacityRuleInput { roomId: ID  weekdays: [Weekday!]  from: Date  to: Date  start: LocalTime  end: LocalTime  units: Int }
+"A page of room bookings, by date, start, then id."
+type RoomBookingConnection {
+  "The page's room bookings with their cursors."
+  edges: [RoomBookingEdge!]!
+  "The page's room bookings."
+  nodes: [RoomBooking!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many room bookings the whole list holds (every page), of those the caller may see."
+  totalCount: Int!
+}
 
-input ClientInput { name: String  email: String  phone: String }
+"A room booking and its place in the list."
+type RoomBookingEdge {
+  "Pass as after to get the room bookings that follow this one."
+  cursor: String!
+  "The room booking."
+  node: RoomBooking!
+}
 
-input SubscriptionInput { clientId: ID  seriesId: ID  planId: ID  startDate: Date  endDate: Date }
+"What createClient and updateClient return."
+type ClientPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "Always empty: clients take no time in the schedule."
+  clashes: [Clash!]!
+  "The client as saved (as it would be, for a dry run)."
+  client: Client!
+}
+
+"What createSubscription and updateSubscription return."
+type SubscriptionPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "Always empty: subscriptions take no time in the schedule."
+  clashes: [Clash!]!
+  "The subscription as saved (as it would be, for a dry run)."
+  subscription: Subscription!
+}
+
+"What bookSession, cancelBooking and markAttendance return."
+type BookingPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "Always empty: bookings take places, not time."
+  clashes: [Clash!]!
+  "The booking as saved (as it would be, for a dry run)."
+  booking: Booking!
+  "Bookings moved from the wait list to a place by this write."
+  promoted: [Booking!]!
+}
+
+"What bookRoom and cancelRoomBooking return."
+type RoomBookingPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the booking would add (only a dry run returns any)."
+  clashes: [Clash!]!
+  "The room booking as saved (as it would be, for a dry run)."
+  roomBooking: RoomBooking!
+}
+
+"What createCapacityRule and updateCapacityRule return."
+type CapacityRulePayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "The clashes the rule would add, sessions or room bookings left without units (only a dry run returns any)."
+  clashes: [Clash!]!
+  "The capacity rule as saved (as it would be, for a dry run)."
+  capacityRule: CapacityRule!
+}
+
+"A room booking to make."
+input BookRoomInput {
+  "The room to book."
+  roomId: ID!
+  "The date, in the business's time zone."
+  date: Date!
+  "The start, wall-clock time."
+  start: LocalTime!
+  "The end, wall-clock time, after the start."
+  end: LocalTime!
+  "Units of the room to take, at least 1; null or left out: the whole room."
+  units: Int
+  "The client it is for; left out: booked by the business. A CLIENT token books for itself (another client: FORBIDDEN)."
+  clientId: ID
+  "A note; left out: none."
+  note: String
+}
+
+"A new capacity rule: weekly (weekdays) or an override (from and to), not both."
+input CreateCapacityRuleInput {
+  "The room the rule is about."
+  roomId: ID!
+  "The days of the week of a weekly rule; left out for an override."
+  weekdays: [Weekday!]
+  "The first date of an override; left out for a weekly rule."
+  from: Date
+  "The last date of an override, inclusive; left out for a weekly rule."
+  to: Date
+  "The start of the span, wall-clock time."
+  start: LocalTime!
+  "The end of the span, wall-clock time, after the start."
+  end: LocalTime!
+  "Units of the room over the span, 0 (closed) to the most a room can have."
+  units: Int!
+}
+
+"""
+Changes to a capacity rule. A field left out keeps its value; weekdays, from
+and to set to null are cleared (to turn a weekly rule into an override, clear
+weekdays and give from and to); null on any other field is BAD_USER_INPUT.
+"""
+input UpdateCapacityRuleInput {
+  "The room the rule is about."
+  roomId: ID @goField(omittable: true)
+  "The days of the week of a weekly rule; null clears them."
+  weekdays: [Weekday!] @goField(omittable: true)
+  "The first date of an override; null clears it."
+  from: Date @goField(omittable: true)
+  "The last date of an override, inclusive; null clears it."
+  to: Date @goField(omittable: true)
+  "The start of the span, wall-clock time."
+  start: LocalTime @goField(omittable: true)
+  "The end of the span, wall-clock time."
+  end: LocalTime @goField(omittable: true)
+  "Units of the room over the span (0: closed)."
+  units: Int @goField(omittable: true)
+}
+
+"A new client."
+input CreateClientInput {
+  "The name, as shown on screens."
+  name: String!
+  "The email address; left out: none."
+  email: String
+  "The phone number; left out: none."
+  phone: String
+}
+
+"""
+Changes to a client. A field left out keeps its value; email and phone set to
+null are cleared; name set to null is BAD_USER_INPUT.
+"""
+input UpdateClientInput {
+  "The name, as shown on screens."
+  name: String @goField(omittable: true)
+  "The email address; null clears it."
+  email: String @goField(omittable: true)
+  "The phone number; null clears it."
+  phone: String @goField(omittable: true)
+}
+
+"A new subscription."
+input CreateSubscriptionInput {
+  "Who subscribes."
+  clientId: ID!
+  "The series subscribed to."
+  seriesId: ID!
+  "A plan of the series that limits the sessions a month; left out: no plan, no limit."
+  planId: ID
+  "The first date the subscription holds, in the business's time zone."
+  startDate: Date!
+  "The last date, inclusive; left out: open, or for the plan's months when there is a plan."
+  endDate: Date
+}
+
+"""
+Changes to a subscription. A field left out keeps its value; planId and
+endDate set to null are cleared (no plan; no end); null on any other field is
+BAD_USER_INPUT.
+"""
+input UpdateSubscriptionInput {
+  "Who is subscribed."
+  clientId: ID @goField(omittable: true)
+  "The series subscribed to."
+  seriesId: ID @goField(omittable: true)
+  "A plan of the series; null: no plan."
+  planId: ID @goField(omittable: true)
+  "The first date the subscription holds."
+  startDate: Date @goField(omittable: true)
+  "The last date, inclusive; null: no end."
+  endDate: Date @goField(omittable: true)
+}
 
 extend type Query {
-  clients(search: String): [Client!]!
-  subscriptions(clientId: ID, seriesId: ID): [Subscription!]!
-  "Every maximal window in which units of the room stay free for minutes (exact to the second)."
-  availability(roomId: ID!, from: DateTime!, to: DateTime!, units: Int!, minutes: Int!): [AvailabilityWindow!]!
-  "The room's capacity and use over time."
-  timeline(roomId: ID!, from: DateTime!, to: DateTime!): [TimelineStretch!]!
-  capacityRules(roomId: ID): [CapacityRule!]!
-  "to is exclusive."
-  roomBookings(roomId: ID, from: Date, to: Date): [RoomBooking!]!
-  "A client's bookings of sessions from..to (to exclusive); a client token sees its own."
-  bookings(clientId: ID, from: Date!, to: Date!): [Booking!]!
+  """
+  The clients whose name, email or phone contains search (without case), by
+  name (without case) then id, a page at a time. Every role may call it; a
+  CLIENT token sees only its own client. BAD_USER_INPUT for a bad cursor or
+  first.
+  """
+  clients(
+    "Text to look for in the name, email or phone; left out or empty: every client."
+    search: String
+    "How many clients to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor (endCursor or an edge's cursor) after which the page starts; left out: from the beginning."
+    after: String
+  ): ClientConnection
+  "One client by id. NOT_FOUND for an id the business does not have, and for another client's id from a CLIENT token."
+  client(
+    "The client's id."
+    id: ID!
+  ): Client
+  """
+  Subscriptions, by start date then id, a page at a time: of a client, of a
+  series, of both or every one. Every role may call it; a CLIENT token sees
+  only its own.
+  """
+  subscriptions(
+    "Only this client's; left out: every client's."
+    clientId: ID
+    "Only subscriptions to this series; left out: every series."
+    seriesId: ID
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): SubscriptionConnection
+  "One subscription by id. NOT_FOUND for an unknown id, and for another client's subscription from a CLIENT token."
+  subscription(
+    "The subscription's id."
+    id: ID!
+  ): Subscription
+  """
+  Every maximal window from..to in which units of the room stay free for
+  minutes (exact to the second). Every role may call it. BAD_USER_INPUT for
+  an empty or inverted range, more than 400 days, units below 1 or minutes
+  below 1; NOT_FOUND for an unknown room.
+  """
+  availability(
+    "The room."
+    roomId: ID!
+    "The start of the range to look in."
+    from: DateTime!
+    "The end of the range (exclusive)."
+    to: DateTime!
+    "Units of the room that must stay free, at least 1."
+    units: Int!
+    "For how long they must stay free, in minutes, at least 1."
+    minutes: Int!
+  ): [AvailabilityWindow!]
+  "The room's capacity and use over time, from..to, as stretches over which nothing changes. Every role may call it. NOT_FOUND for an unknown room."
+  timeline(
+    "The room."
+    roomId: ID!
+    "The start of the range."
+    from: DateTime!
+    "The end of the range (exclusive)."
+    to: DateTime!
+  ): [TimelineStretch!]
+  "The capacity rules, of one room or all, in the order they were made. Every role may call it."
+  capacityRules(
+    "Only this room's; left out: every room's."
+    roomId: ID
+  ): [CapacityRule!]
+  "One capacity rule by id. NOT_FOUND for an unknown id."
+  capacityRule(
+    "The capacity rule's id."
+    id: ID!
+  ): CapacityRule
+  """
+  Room bookings, cancelled ones included, by date, start, then id, a page at a
+  time. Every role may call it; a CLIENT token sees only its own.
+  """
+  roomBookings(
+    "Only this room's; left out: every room's."
+    roomId: ID
+    "The first date, in the business's time zone; left out: from the first."
+    from: Date
+    "The date to stop before (exclusive); left out: to the last."
+    to: Date
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): RoomBookingConnection
+  "One room booking by id. NOT_FOUND for an unknown id, and for another client's from a CLIENT token."
+  roomBooking(
+    "The room booking's id."
+    id: ID!
+  ): RoomBooking
+  """
+  Bookings of sessions from..to, by the session's start then id, a page at a
+  time: of one client or every client. Every role may call it; a CLIENT token
+  sees only its own (naming another client: FORBIDDEN). BAD_USER_INPUT for an
+  empty or inverted range or more than 400 days.
+  """
+  bookings(
+    "Only this client's; left out: every client's (a CLIENT token: its own)."
+    clientId: ID
+    "The first date of the sessions, in the business's time zone."
+    from: Date!
+    "The date to stop before (exclusive)."
+    to: Date!
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): BookingConnection
+  "One booking by id. NOT_FOUND for an unknown id, and for another client's booking from a CLIENT token."
+  booking(
+    "The booking's id."
+    id: ID!
+  ): Booking
 }
 
 extend type Mutation {
-  createClient(input: ClientInput!, dryRun: Boolean): ClientPayload!
-  updateClient(id: ID!, input: ClientInput!, dryRun: Boolean): ClientPayload!
-  deleteClient(id: ID!, dryRun: Boolean): DeletePayload!
-  createSubscription(input: SubscriptionInput!, dryRun: Boolean): SubscriptionPayload!
-  updateSubscription(id: ID!, input: SubscriptionInput!, dryRun: Boolean): SubscriptionPayload!
-  deleteSubscription(id: ID!, dryRun: Boolean): DeletePayload!
-  "A place in a session (a series session by its ref, or a one-off) for a client; with waitlist, a place on the wait list when it is full. A client token books for itself."
-  bookSession(ref: SessionRefInput, oneOffId: ID, clientId: ID, waitlist: Boolean, dryRun: Boolean): BookingPayload!
-  "Gives up a place (late within 12 hours of the start); the first on the wait list takes it."
-  cancelBooking(id: ID!, dryRun: Boolean): BookingPayload!
-  markAttendance(id: ID!, status: AttendanceStatus!, dryRun: Boolean): BookingPayload!
-  bookRoom(input: RoomBookingInput!, dryRun: Boolean): RoomBookingPayload!
-  cancelRoomBooking(id: ID!, dryRun: Boolean): RoomBookingPayload!
-  createCapacityRule(input: CapacityRuleInput!, dryRun: Boolean): CapacityRulePayload!
-  updateCapacityRule(id: ID!, input: CapacityRuleInput!, dryRun: Boolean): CapacityRulePayload!
-  deleteCapacityRule(id: ID!, dryRun: Boolean): DeletePayload!
+  "Adds a client. OWNER, MANAGER and FRONT_DESK. BAD_USER_INPUT for an empty or too long name."
+  createClient(
+    "The new client."
+    input: CreateClientInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ClientPayload
+  "Changes a client (see UpdateClientInput for what null does). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
+  updateClient(
+    "The client's id."
+    id: ID!
+    "The changes."
+    input: UpdateClientInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ClientPayload
+  "Removes a client. OWNER, MANAGER and FRONT_DESK. NOT_FOUND; IN_USE while the client has subscriptions or one-offs."
+  deleteClient(
+    "The client's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Subscribes a client to a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client; BAD_USER_INPUT for an unknown series or plan, or dates out of order."
+  createSubscription(
+    "The new subscription."
+    input: CreateSubscriptionInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SubscriptionPayload
+  "Changes a subscription (see UpdateSubscriptionInput for what null does). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
+  updateSubscription(
+    "The subscription's id."
+    id: ID!
+    "The changes."
+    input: UpdateSubscriptionInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): SubscriptionPayload
+  "Removes a subscription. OWNER, MANAGER and FRONT_DESK. NOT_FOUND."
+  deleteSubscription(
+    "The subscription's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  """
+  A place in a session for a client; with waitlist, a place on the wait list
+  when it is full. Name the session by exactly one of sessionId, ref or
+  oneOffId (none or more: BAD_USER_INPUT). OWNER, MANAGER and FRONT_DESK book
+  for the client they name; a CLIENT token books for itself. Errors:
+  CAPACITY_FULL (no place left; extensions placesLeft, capacity), PLAN_LIMIT
+  (the client's plan has no sessions left that month), NOT_FOUND (no such
+  session or client), BAD_USER_INPUT (cancelled or started session, already
+  booked, no subscription), FORBIDDEN.
+  """
+  bookSession(
+    "The session, by its Session.id."
+    sessionId: SessionID
+    "A session of a series, by its original date, class time and class."
+    ref: SessionRefInput
+    "A one-off, by its id."
+    oneOffId: ID
+    "Who the place is for; required except from a CLIENT token, which books for itself."
+    clientId: ID
+    "True: when the session is full, take a place on the wait list instead of failing with CAPACITY_FULL."
+    waitlist: Boolean
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): BookingPayload
+  """
+  Gives up a place or a place on the wait list (LATE_CANCEL within 12 hours
+  of the start); the first on the wait list whose plan allows takes a freed
+  place. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own
+  booking. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (already cancelled).
+  """
+  cancelBooking(
+    "The booking's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): BookingPayload
+  """
+  Records whether a booked client came, once the session has started. OWNER,
+  MANAGER and FRONT_DESK, or a STAFF token of a staff member leading the
+  session.
+  NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (not booked, not started).
+  """
+  markAttendance(
+    "The booking's id."
+    id: ID!
+    "Whether the client came."
+    status: AttendanceStatus!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): BookingPayload
+  """
+  Takes units of a room for a span of one date. OWNER, MANAGER and
+  FRONT_DESK, or a CLIENT token for itself. CAPACITY_FULL (extensions
+  unitsFree) when the room has too few units free; NOT_FOUND for an unknown
+  room or client; BAD_USER_INPUT; FORBIDDEN.
+  """
+  bookRoom(
+    "The room booking."
+    input: BookRoomInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): RoomBookingPayload
+  "Cancels a room booking, freeing its units. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN."
+  cancelRoomBooking(
+    "The room booking's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): RoomBookingPayload
+  "Adds a capacity rule. OWNER and MANAGER. BAD_USER_INPUT (overlapping rules, weekdays and dates both or neither); CLASH when sessions or room bookings would be left without units."
+  createCapacityRule(
+    "The new rule."
+    input: CreateCapacityRuleInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): CapacityRulePayload
+  "Changes a capacity rule (see UpdateCapacityRuleInput for what null does). OWNER and MANAGER. NOT_FOUND, BAD_USER_INPUT, CLASH."
+  updateCapacityRule(
+    "The rule's id."
+    id: ID!
+    "The changes."
+    input: UpdateCapacityRuleInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): CapacityRulePayload
+  "Removes a capacity rule. OWNER and MANAGER. NOT_FOUND; CLASH when sessions or room bookings would be left without units."
+  deleteCapacityRule(
+    "The rule's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/business.graphqls", Input: `# The business itself, the scalars and enums every part uses, and what every write returns.
@@ -4910,6 +5767,30 @@ func (ec *executionContext) childFields_Booking(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Booking", field.Name)
 }
 
+func (ec *executionContext) childFields_BookingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_BookingConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_BookingConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_BookingConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_BookingConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookingConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_BookingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_BookingEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_BookingEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookingEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_BookingPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "dryRun":
@@ -5182,6 +6063,30 @@ func (ec *executionContext) childFields_Client(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Client", field.Name)
 }
 
+func (ec *executionContext) childFields_ClientConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ClientConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ClientConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ClientConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ClientConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClientConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ClientEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ClientEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ClientEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClientEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_ClientPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "dryRun":
@@ -5298,6 +6203,20 @@ func (ec *executionContext) childFields_OneOffPayload(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type OneOffPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
 func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5368,6 +6287,30 @@ func (ec *executionContext) childFields_RoomBooking(ctx context.Context, field g
 		return ec.fieldContext_RoomBooking_cancelled(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RoomBooking", field.Name)
+}
+
+func (ec *executionContext) childFields_RoomBookingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_RoomBookingConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_RoomBookingConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RoomBookingConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_RoomBookingConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RoomBookingConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RoomBookingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RoomBookingEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RoomBookingEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RoomBookingEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_RoomBookingPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5618,6 +6561,30 @@ func (ec *executionContext) childFields_Subscription(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type Subscription", field.Name)
 }
 
+func (ec *executionContext) childFields_SubscriptionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_SubscriptionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_SubscriptionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SubscriptionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_SubscriptionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SubscriptionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SubscriptionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_SubscriptionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_SubscriptionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SubscriptionEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_SubscriptionPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "dryRun":
@@ -5820,8 +6787,8 @@ func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, ra
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.RoomBookingInput, error) {
-			return ec.unmarshalNRoomBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingInput(ctx, v)
+		func(ctx context.Context, v any) (model.BookRoomInput, error) {
+			return ec.unmarshalNBookRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookRoomInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -5841,46 +6808,54 @@ func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, ra
 func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOSessionID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ref",
 		func(ctx context.Context, v any) (*model.SessionRefInput, error) {
 			return ec.unmarshalOSessionRefInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionRefInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["ref"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "oneOffId",
+	args["ref"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "oneOffId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["oneOffId"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+	args["oneOffId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["clientId"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "waitlist",
+	args["clientId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "waitlist",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["waitlist"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["waitlist"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg4
+	args["dryRun"] = arg5
 	return args, nil
 }
 
@@ -6186,8 +7161,8 @@ func (ec *executionContext) field_Mutation_createCapacityRule_args(ctx context.C
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.CapacityRuleInput, error) {
-			return ec.unmarshalNCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRuleInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateCapacityRuleInput, error) {
+			return ec.unmarshalNCreateCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateCapacityRuleInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6252,8 +7227,8 @@ func (ec *executionContext) field_Mutation_createClient_args(ctx context.Context
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ClientInput, error) {
-			return ec.unmarshalNClientInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateClientInput, error) {
+			return ec.unmarshalNCreateClientInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClientInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -6406,8 +7381,8 @@ func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.C
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.SubscriptionInput, error) {
-			return ec.unmarshalNSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateSubscriptionInput, error) {
+			return ec.unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSubscriptionInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7047,8 +8022,8 @@ func (ec *executionContext) field_Mutation_updateCapacityRule_args(ctx context.C
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.CapacityRuleInput, error) {
-			return ec.unmarshalNCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRuleInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateCapacityRuleInput, error) {
+			return ec.unmarshalNUpdateCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateCapacityRuleInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7137,8 +8112,8 @@ func (ec *executionContext) field_Mutation_updateClient_args(ctx context.Context
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ClientInput, error) {
-			return ec.unmarshalNClientInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateClientInput, error) {
+			return ec.unmarshalNUpdateClientInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateClientInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7333,8 +8308,8 @@ func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.C
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.SubscriptionInput, error) {
-			return ec.unmarshalNSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateSubscriptionInput, error) {
+			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSubscriptionInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7411,6 +8386,20 @@ func (ec *executionContext) field_Query_availability_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_booking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_bookings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7438,6 +8427,36 @@ func (ec *executionContext) field_Query_bookings_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["to"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_capacityRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -7469,6 +8488,20 @@ func (ec *executionContext) field_Query_classTimes_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_client_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_clients_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7480,6 +8513,22 @@ func (ec *executionContext) field_Query_clients_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["search"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -7605,6 +8654,20 @@ func (ec *executionContext) field_Query_plans_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_roomBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_roomBookings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7632,6 +8695,22 @@ func (ec *executionContext) field_Query_roomBookings_args(ctx context.Context, r
 		return nil, err
 	}
 	args["to"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -7747,6 +8826,20 @@ func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_subscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_subscriptions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7766,6 +8859,22 @@ func (ec *executionContext) field_Query_subscriptions_args(ctx context.Context, 
 		return nil, err
 	}
 	args["seriesId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -8460,6 +9569,180 @@ func (ec *executionContext) fieldContext_Booking_booked(_ context.Context, field
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BookingSnapshot(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.BookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.BookingEdge) graphql.Marshaler {
+			return ec.marshalNBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.BookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.BookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.BookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BookingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.BookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookingEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _BookingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.BookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
 		},
 	}
 	return fc, nil
@@ -10747,6 +12030,180 @@ func (ec *executionContext) fieldContext_Client_subscriptions(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _ClientConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ClientConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ClientEdge) graphql.Marshaler {
+			return ec.marshalNClientEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClientConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClientEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClientConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ClientConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClientᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClientConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClientConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ClientConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClientConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClientConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ClientConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClientConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ClientEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ClientEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClientEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClientEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ClientEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClientEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClientPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.ClientPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11620,14 +13077,14 @@ func (ec *executionContext) _Mutation_createClient(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClient(ctx, fc.Args["input"].(model.ClientInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClient(ctx, fc.Args["input"].(model.CreateClientInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
-			return ec.marshalNClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
+			return ec.marshalOClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11664,14 +13121,14 @@ func (ec *executionContext) _Mutation_updateClient(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClient(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.ClientInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateClient(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClientInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
-			return ec.marshalNClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
+			return ec.marshalOClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11712,10 +13169,10 @@ func (ec *executionContext) _Mutation_deleteClient(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteClient(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11752,14 +13209,14 @@ func (ec *executionContext) _Mutation_createSubscription(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.SubscriptionInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.CreateSubscriptionInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+			return ec.marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11796,14 +13253,14 @@ func (ec *executionContext) _Mutation_updateSubscription(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.SubscriptionInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSubscriptionInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+			return ec.marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11844,10 +13301,10 @@ func (ec *executionContext) _Mutation_deleteSubscription(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteSubscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11884,14 +13341,14 @@ func (ec *executionContext) _Mutation_bookSession(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["sessionId"].(*string), fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
-			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+			return ec.marshalOBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_bookSession(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11932,10 +13389,10 @@ func (ec *executionContext) _Mutation_cancelBooking(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
-			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+			return ec.marshalOBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_cancelBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -11976,10 +13433,10 @@ func (ec *executionContext) _Mutation_markAttendance(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
-			return ec.marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
+			return ec.marshalOBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_markAttendance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12016,14 +13473,14 @@ func (ec *executionContext) _Mutation_bookRoom(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().BookRoom(ctx, fc.Args["input"].(model.RoomBookingInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().BookRoom(ctx, fc.Args["input"].(model.BookRoomInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
-			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
+			return ec.marshalORoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_bookRoom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12064,10 +13521,10 @@ func (ec *executionContext) _Mutation_cancelRoomBooking(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
-			return ec.marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
+			return ec.marshalORoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_cancelRoomBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12104,14 +13561,14 @@ func (ec *executionContext) _Mutation_createCapacityRule(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateCapacityRule(ctx, fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateCapacityRule(ctx, fc.Args["input"].(model.CreateCapacityRuleInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
-			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
+			return ec.marshalOCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12148,14 +13605,14 @@ func (ec *executionContext) _Mutation_updateCapacityRule(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.CapacityRuleInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateCapacityRule(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateCapacityRuleInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
-			return ec.marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
+			return ec.marshalOCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12196,10 +13653,10 @@ func (ec *executionContext) _Mutation_deleteCapacityRule(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteCapacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14647,14 +16104,14 @@ func (ec *executionContext) _Query_clients(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Clients(ctx, fc.Args["search"].(*string))
+			return ec.Resolvers.Query().Clients(ctx, fc.Args["search"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Client) graphql.Marshaler {
-			return ec.marshalNClient2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClientᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClientConnection) graphql.Marshaler {
+			return ec.marshalOClientConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_clients(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14664,7 +16121,7 @@ func (ec *executionContext) fieldContext_Query_clients(ctx context.Context, fiel
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Client(ctx, field)
+			return ec.childFields_ClientConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -14681,6 +16138,50 @@ func (ec *executionContext) fieldContext_Query_clients(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_client(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Client(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalOClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_client(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_client_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_subscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14691,17 +16192,61 @@ func (ec *executionContext) _Query_subscriptions(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Subscriptions(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64))
+			return ec.Resolvers.Query().Subscriptions(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionConnection) graphql.Marshaler {
+			return ec.marshalOSubscriptionConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubscriptionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_subscriptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_subscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_subscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Subscription(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalOSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_subscription(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -14718,7 +16263,7 @@ func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_subscriptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_subscription_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14739,10 +16284,10 @@ func (ec *executionContext) _Query_availability(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
-			return ec.marshalNAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx, selections, v)
+			return ec.marshalOAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_availability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14783,10 +16328,10 @@ func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
-			return ec.marshalNTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx, selections, v)
+			return ec.marshalOTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14827,10 +16372,10 @@ func (ec *executionContext) _Query_capacityRules(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
-			return ec.marshalNCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx, selections, v)
+			return ec.marshalOCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_capacityRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14857,6 +16402,50 @@ func (ec *executionContext) fieldContext_Query_capacityRules(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_capacityRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_capacityRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CapacityRule(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.CapacityRule) graphql.Marshaler {
+			return ec.marshalOCapacityRule2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_capacityRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapacityRule(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_capacityRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_roomBookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14867,14 +16456,14 @@ func (ec *executionContext) _Query_roomBookings(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().RoomBookings(ctx, fc.Args["roomId"].(*int64), fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+			return ec.Resolvers.Query().RoomBookings(ctx, fc.Args["roomId"].(*int64), fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.RoomBooking) graphql.Marshaler {
-			return ec.marshalNRoomBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBookingᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomBookingConnection) graphql.Marshaler {
+			return ec.marshalORoomBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_roomBookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14884,7 +16473,7 @@ func (ec *executionContext) fieldContext_Query_roomBookings(ctx context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RoomBooking(ctx, field)
+			return ec.childFields_RoomBookingConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -14901,6 +16490,50 @@ func (ec *executionContext) fieldContext_Query_roomBookings(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_roomBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_roomBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().RoomBooking(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.RoomBooking) graphql.Marshaler {
+			return ec.marshalORoomBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBooking(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_roomBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBooking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_roomBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_bookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14911,17 +16544,61 @@ func (ec *executionContext) _Query_bookings(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Bookings(ctx, fc.Args["clientId"].(*int64), fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date))
+			return ec.Resolvers.Query().Bookings(ctx, fc.Args["clientId"].(*int64), fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
-			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingConnection) graphql.Marshaler {
+			return ec.marshalOBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_bookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_bookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_booking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_booking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Booking(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.SessionBooking) graphql.Marshaler {
+			return ec.marshalOBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_booking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -14938,7 +16615,7 @@ func (ec *executionContext) fieldContext_Query_bookings(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_bookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_booking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16067,6 +17744,180 @@ func (ec *executionContext) _RoomBooking_cancelled(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_RoomBooking_cancelled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RoomBooking", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RoomBookingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RoomBookingEdge) graphql.Marshaler {
+			return ec.marshalNRoomBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBookingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomBookingConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.RoomBooking) graphql.Marshaler {
+			return ec.marshalNRoomBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomBookingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomBookingConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBookingConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RoomBookingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RoomBookingEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _RoomBookingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.RoomBooking) graphql.Marshaler {
+			return ec.marshalNRoomBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBooking(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RoomBooking(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _RoomBookingPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
@@ -18270,6 +20121,180 @@ func (ec *executionContext) fieldContext_Subscription_endDate(_ context.Context,
 	return graphql.NewScalarFieldContext("Subscription", field, true, true, "Date")
 }
 
+func (ec *executionContext) _SubscriptionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubscriptionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SubscriptionEdge) graphql.Marshaler {
+			return ec.marshalNSubscriptionEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubscriptionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubscriptionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubscriptionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubscriptionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubscriptionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubscriptionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubscriptionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Subscription(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubscriptionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubscriptionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubscriptionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubscriptionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SubscriptionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubscriptionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubscriptionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubscriptionConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SubscriptionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubscriptionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubscriptionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubscriptionEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _SubscriptionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubscriptionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubscriptionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubscriptionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Subscription(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SubscriptionPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20002,6 +22027,90 @@ func UnmarshalActivityInput(ctx context.Context, raw any) (model.ActivityInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputBookRoomInput(ctx context.Context, obj any) (model.BookRoomInput, error) {
+	var it model.BookRoomInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roomId", "date", "start", "end", "units", "clientId", "note"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = data
+		case "date":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Date = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBookRoomInput unmarshals raw into the BookRoomInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBookRoomInput(ctx context.Context, raw any) (model.BookRoomInput, error) {
+	var out model.BookRoomInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BookRoomInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBusinessInput(ctx context.Context, obj any) (model.BusinessInput, error) {
 	var it model.BusinessInput
 	if obj == nil {
@@ -20118,90 +22227,6 @@ func (ec *executionContext) unmarshalInputCalendarInput(ctx context.Context, obj
 func UnmarshalCalendarInput(ctx context.Context, raw any) (model.CalendarInput, error) {
 	var out model.CalendarInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CalendarInput", raw, &out)
-	return out, err
-}
-
-func (ec *executionContext) unmarshalInputCapacityRuleInput(ctx context.Context, obj any) (model.CapacityRuleInput, error) {
-	var it model.CapacityRuleInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"roomId", "weekdays", "from", "to", "start", "end", "units"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "roomId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RoomID = data
-		case "weekdays":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
-			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Weekdays = data
-		case "from":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.From = data
-		case "to":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.To = data
-		case "start":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Start = data
-		case "end":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.End = data
-		case "units":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Units = data
-		}
-	}
-	return it, nil
-}
-
-// UnmarshalCapacityRuleInput unmarshals raw into the CapacityRuleInput input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalCapacityRuleInput(ctx context.Context, raw any) (model.CapacityRuleInput, error) {
-	var out model.CapacityRuleInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "CapacityRuleInput", raw, &out)
 	return out, err
 }
 
@@ -20359,8 +22384,8 @@ func UnmarshalClassTimeInput(ctx context.Context, raw any) (model.ClassTimeInput
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputClientInput(ctx context.Context, obj any) (model.ClientInput, error) {
-	var it model.ClientInput
+func (ec *executionContext) unmarshalInputCreateCapacityRuleInput(ctx context.Context, obj any) (model.CreateCapacityRuleInput, error) {
+	var it model.CreateCapacityRuleInput
 	if obj == nil {
 		return it, nil
 	}
@@ -20370,48 +22395,76 @@ func (ec *executionContext) unmarshalInputClientInput(ctx context.Context, obj a
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "email", "phone"}
+	fieldsInOrder := [...]string{"roomId", "weekdays", "from", "to", "start", "end", "units"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "name":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Name = data
-		case "email":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			it.RoomID = data
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Email = data
-		case "phone":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			it.Weekdays = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Phone = data
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
 		}
 	}
 	return it, nil
 }
 
-// UnmarshalClientInput unmarshals raw into the ClientInput input type, using the
+// UnmarshalCreateCapacityRuleInput unmarshals raw into the CreateCapacityRuleInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalClientInput(ctx context.Context, raw any) (model.ClientInput, error) {
-	var out model.ClientInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "ClientInput", raw, &out)
+func UnmarshalCreateCapacityRuleInput(ctx context.Context, raw any) (model.CreateCapacityRuleInput, error) {
+	var out model.CreateCapacityRuleInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateCapacityRuleInput", raw, &out)
 	return out, err
 }
 
@@ -20566,6 +22619,62 @@ func (ec *executionContext) unmarshalInputCreateClassTimeInput(ctx context.Conte
 func UnmarshalCreateClassTimeInput(ctx context.Context, raw any) (model.CreateClassTimeInput, error) {
 	var out model.CreateClassTimeInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateClassTimeInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateClientInput(ctx context.Context, obj any) (model.CreateClientInput, error) {
+	var it model.CreateClientInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "email", "phone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = data
+		case "phone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phone = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateClientInput unmarshals raw into the CreateClientInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateClientInput(ctx context.Context, raw any) (model.CreateClientInput, error) {
+	var out model.CreateClientInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateClientInput", raw, &out)
 	return out, err
 }
 
@@ -20905,8 +23014,8 @@ func UnmarshalCreateSeriesInput(ctx context.Context, raw any) (model.CreateSerie
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputRoomBookingInput(ctx context.Context, obj any) (model.RoomBookingInput, error) {
-	var it model.RoomBookingInput
+func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateSubscriptionInput, error) {
+	var it model.CreateSubscriptionInput
 	if obj == nil {
 		return it, nil
 	}
@@ -20916,76 +23025,62 @@ func (ec *executionContext) unmarshalInputRoomBookingInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"roomId", "date", "start", "end", "units", "clientId", "note"}
+	fieldsInOrder := [...]string{"clientId", "seriesId", "planId", "startDate", "endDate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "roomId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RoomID = data
-		case "date":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date"))
-			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Date = data
-		case "start":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Start = data
-		case "end":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.End = data
-		case "units":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Units = data
 		case "clientId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			data, err := ec.unmarshalNID2int64(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.ClientID = data
-		case "note":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+		case "seriesId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Note = data
+			it.SeriesID = data
+		case "planId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("planId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlanID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
 		}
 	}
 	return it, nil
 }
 
-// UnmarshalRoomBookingInput unmarshals raw into the RoomBookingInput input type, using the
+// UnmarshalCreateSubscriptionInput unmarshals raw into the CreateSubscriptionInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalRoomBookingInput(ctx context.Context, raw any) (model.RoomBookingInput, error) {
-	var out model.RoomBookingInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "RoomBookingInput", raw, &out)
+func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateSubscriptionInput, error) {
+	var out model.CreateSubscriptionInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSubscriptionInput", raw, &out)
 	return out, err
 }
 
@@ -21430,8 +23525,8 @@ func UnmarshalStaffInput(ctx context.Context, raw any) (model.StaffInput, error)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputSubscriptionInput(ctx context.Context, obj any) (model.SubscriptionInput, error) {
-	var it model.SubscriptionInput
+func (ec *executionContext) unmarshalInputUpdateCapacityRuleInput(ctx context.Context, obj any) (model.UpdateCapacityRuleInput, error) {
+	var it model.UpdateCapacityRuleInput
 	if obj == nil {
 		return it, nil
 	}
@@ -21441,62 +23536,132 @@ func (ec *executionContext) unmarshalInputSubscriptionInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"clientId", "seriesId", "planId", "startDate", "endDate"}
+	fieldsInOrder := [...]string{"roomId", "weekdays", "from", "to", "start", "end", "units"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "clientId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
 			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.ClientID = data
-		case "seriesId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			it.RoomID = graphql.OmittableOf(data)
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.SeriesID = data
-		case "planId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("planId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.PlanID = data
-		case "startDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			it.Weekdays = graphql.OmittableOf(data)
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
 			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.StartDate = data
-		case "endDate":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			it.From = graphql.OmittableOf(data)
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
 			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.EndDate = data
+			it.To = graphql.OmittableOf(data)
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = graphql.OmittableOf(data)
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = graphql.OmittableOf(data)
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
 }
 
-// UnmarshalSubscriptionInput unmarshals raw into the SubscriptionInput input type, using the
+// UnmarshalUpdateCapacityRuleInput unmarshals raw into the UpdateCapacityRuleInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalSubscriptionInput(ctx context.Context, raw any) (model.SubscriptionInput, error) {
-	var out model.SubscriptionInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "SubscriptionInput", raw, &out)
+func UnmarshalUpdateCapacityRuleInput(ctx context.Context, raw any) (model.UpdateCapacityRuleInput, error) {
+	var out model.UpdateCapacityRuleInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateCapacityRuleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateClientInput(ctx context.Context, obj any) (model.UpdateClientInput, error) {
+	var it model.UpdateClientInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "email", "phone"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "email":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Email = graphql.OmittableOf(data)
+		case "phone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phone = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateClientInput unmarshals raw into the UpdateClientInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateClientInput(ctx context.Context, raw any) (model.UpdateClientInput, error) {
+	var out model.UpdateClientInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateClientInput", raw, &out)
 	return out, err
 }
 
@@ -21763,6 +23928,76 @@ func (ec *executionContext) unmarshalInputUpdateSeriesInput(ctx context.Context,
 func UnmarshalUpdateSeriesInput(ctx context.Context, raw any) (model.UpdateSeriesInput, error) {
 	var out model.UpdateSeriesInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSeriesInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateSubscriptionInput, error) {
+	var it model.UpdateSubscriptionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "seriesId", "planId", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = graphql.OmittableOf(data)
+		case "seriesId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesID = graphql.OmittableOf(data)
+		case "planId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("planId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlanID = graphql.OmittableOf(data)
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = graphql.OmittableOf(data)
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateSubscriptionInput unmarshals raw into the UpdateSubscriptionInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.UpdateSubscriptionInput, error) {
+	var out model.UpdateSubscriptionInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSubscriptionInput", raw, &out)
 	return out, err
 }
 
@@ -22186,6 +24421,92 @@ func (ec *executionContext) _Booking(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Booking_booked(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var bookingConnectionImplementors = []string{"BookingConnection"}
+
+func (ec *executionContext) _BookingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.BookingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookingConnection")
+		case "edges":
+			out.Values[i] = ec._BookingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._BookingConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._BookingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._BookingConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var bookingEdgeImplementors = []string{"BookingEdge"}
+
+func (ec *executionContext) _BookingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.BookingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookingEdge")
+		case "cursor":
+			out.Values[i] = ec._BookingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._BookingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23102,6 +25423,92 @@ func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var clientConnectionImplementors = []string{"ClientConnection"}
+
+func (ec *executionContext) _ClientConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ClientConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clientConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClientConnection")
+		case "edges":
+			out.Values[i] = ec._ClientConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._ClientConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ClientConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ClientConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var clientEdgeImplementors = []string{"ClientEdge"}
+
+func (ec *executionContext) _ClientEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ClientEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clientEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClientEdge")
+		case "cursor":
+			out.Values[i] = ec._ClientEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ClientEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var clientPayloadImplementors = []string{"ClientPayload", "Write"}
 
 func (ec *executionContext) _ClientPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ClientPayload) graphql.Marshaler {
@@ -23437,98 +25844,98 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createClient(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateClient":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClient(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteClient":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClient(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createSubscription":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createSubscription(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateSubscription":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateSubscription(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteSubscription":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteSubscription(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "bookSession":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_bookSession(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "cancelBooking":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelBooking(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "markAttendance":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_markAttendance(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "bookRoom":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_bookRoom(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "cancelRoomBooking":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelRoomBooking(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createCapacityRule":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createCapacityRule(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateCapacityRule":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateCapacityRule(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteCapacityRule":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCapacityRule(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "importCalendar":
@@ -24144,45 +26551,75 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_clients(ctx, field)
 				})
+		case "client":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_client(ctx, field)
+				})
 		case "subscriptions":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_subscriptions(ctx, field)
 				})
+		case "subscription":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_subscription(ctx, field)
+				})
 		case "availability":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_availability(ctx, field)
 				})
 		case "timeline":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_timeline(ctx, field)
 				})
 		case "capacityRules":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_capacityRules(ctx, field)
 				})
+		case "capacityRule":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_capacityRule(ctx, field)
+				})
 		case "roomBookings":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_roomBookings(ctx, field)
 				})
+		case "roomBooking":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_roomBooking(ctx, field)
+				})
 		case "bookings":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_bookings(ctx, field)
+				})
+		case "booking":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_booking(ctx, field)
 				})
 		case "calendarExport":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -24437,6 +26874,92 @@ func (ec *executionContext) _RoomBooking(ctx context.Context, sel ast.SelectionS
 			out.Values[i] = ec._RoomBooking_cancelled(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var roomBookingConnectionImplementors = []string{"RoomBookingConnection"}
+
+func (ec *executionContext) _RoomBookingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RoomBookingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, roomBookingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RoomBookingConnection")
+		case "edges":
+			out.Values[i] = ec._RoomBookingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._RoomBookingConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RoomBookingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._RoomBookingConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var roomBookingEdgeImplementors = []string{"RoomBookingEdge"}
+
+func (ec *executionContext) _RoomBookingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RoomBookingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, roomBookingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RoomBookingEdge")
+		case "cursor":
+			out.Values[i] = ec._RoomBookingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RoomBookingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25281,6 +27804,92 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var subscriptionConnectionImplementors = []string{"SubscriptionConnection"}
+
+func (ec *executionContext) _SubscriptionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SubscriptionConnection")
+		case "edges":
+			out.Values[i] = ec._SubscriptionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._SubscriptionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._SubscriptionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._SubscriptionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var subscriptionEdgeImplementors = []string{"SubscriptionEdge"}
+
+func (ec *executionContext) _SubscriptionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SubscriptionEdge")
+		case "cursor":
+			out.Values[i] = ec._SubscriptionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._SubscriptionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var subscriptionPayloadImplementors = []string{"SubscriptionPayload", "Write"}
 
 func (ec *executionContext) _SubscriptionPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionPayload) graphql.Marshaler {
@@ -26033,20 +28642,9 @@ func (ec *executionContext) marshalNAvailabilityWindow2githubᚗcomᚋkoredyne�
 	return ec._AvailabilityWindow(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNAvailabilityWindow2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindow(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
+func (ec *executionContext) unmarshalNBookRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookRoomInput(ctx context.Context, v any) (model.BookRoomInput, error) {
+	res, err := ec.unmarshalInputBookRoomInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNBooking2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx context.Context, sel ast.SelectionSet, v models.SessionBooking) graphql.Marshaler {
@@ -26077,12 +28675,24 @@ func (ec *executionContext) marshalNBooking2ᚖgithubᚗcomᚋkoredyneᚋschedul
 	return ec._Booking(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "BookingPayload!")
-		return graphql.Null
+func (ec *executionContext) marshalNBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingEdge(ctx context.Context, sel ast.SelectionSet, v model.BookingEdge) graphql.Marshaler {
+	return ec._BookingEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.BookingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
 	}
-	return ec._BookingPayload(ctx, sel, v)
+
+	return ret
 }
 
 func (ec *executionContext) marshalNBookingSnapshot2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingSnapshot(ctx context.Context, sel ast.SelectionSet, v *model.BookingSnapshot) graphql.Marshaler {
@@ -26227,41 +28837,12 @@ func (ec *executionContext) marshalNCapacityRule2githubᚗcomᚋkoredyneᚋsched
 	return ec._CapacityRule(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNCapacityRule2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNCapacityRule2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx context.Context, sel ast.SelectionSet, v *engine.CapacityRule) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CapacityRule!")
 		return graphql.Null
 	}
 	return ec._CapacityRule(ctx, sel, v)
-}
-
-func (ec *executionContext) unmarshalNCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRuleInput(ctx context.Context, v any) (model.CapacityRuleInput, error) {
-	res, err := ec.unmarshalInputCapacityRuleInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx context.Context, sel ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "CapacityRulePayload!")
-		return graphql.Null
-	}
-	return ec._CapacityRulePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNClash2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClash(ctx context.Context, sel ast.SelectionSet, v engine.Clash) graphql.Marshaler {
@@ -26420,17 +29001,24 @@ func (ec *executionContext) marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋschedule
 	return ec._Client(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNClientInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientInput(ctx context.Context, v any) (model.ClientInput, error) {
-	res, err := ec.unmarshalInputClientInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) marshalNClientEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientEdge(ctx context.Context, sel ast.SelectionSet, v model.ClientEdge) graphql.Marshaler {
+	return ec._ClientEdge(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx context.Context, sel ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ClientPayload!")
-		return graphql.Null
+func (ec *executionContext) marshalNClientEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ClientEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClientEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
 	}
-	return ec._ClientPayload(ctx, sel, v)
+
+	return ret
 }
 
 func (ec *executionContext) marshalNClosure2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx context.Context, sel ast.SelectionSet, v engine.Closure) graphql.Marshaler {
@@ -26445,6 +29033,11 @@ func (ec *executionContext) marshalNClosure2ᚖgithubᚗcomᚋkoredyneᚋschedul
 	return ec._Closure(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateCapacityRuleInput(ctx context.Context, v any) (model.CreateCapacityRuleInput, error) {
+	res, err := ec.unmarshalInputCreateCapacityRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx context.Context, v any) (model.CreateClassInput, error) {
 	res, err := ec.unmarshalInputCreateClassInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -26452,6 +29045,11 @@ func (ec *executionContext) unmarshalNCreateClassInput2githubᚗcomᚋkoredyne�
 
 func (ec *executionContext) unmarshalNCreateClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassTimeInput(ctx context.Context, v any) (model.CreateClassTimeInput, error) {
 	res, err := ec.unmarshalInputCreateClassTimeInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateClientInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClientInput(ctx context.Context, v any) (model.CreateClientInput, error) {
+	res, err := ec.unmarshalInputCreateClientInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -26472,6 +29070,11 @@ func (ec *executionContext) unmarshalNCreatePlanInput2githubᚗcomᚋkoredyneᚋ
 
 func (ec *executionContext) unmarshalNCreateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSeriesInput(ctx context.Context, v any) (model.CreateSeriesInput, error) {
 	res, err := ec.unmarshalInputCreateSeriesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSubscriptionInput(ctx context.Context, v any) (model.CreateSubscriptionInput, error) {
+	res, err := ec.unmarshalInputCreateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -26644,6 +29247,14 @@ func (ec *executionContext) marshalNOneOff2ᚖgithubᚗcomᚋkoredyneᚋschedule
 	return ec._OneOff(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PageInfo!")
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPlan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx context.Context, sel ast.SelectionSet, v engine.Plan) graphql.Marshaler {
 	return ec._Plan(ctx, sel, &v)
 }
@@ -26762,17 +29373,24 @@ func (ec *executionContext) marshalNRoomBooking2ᚖgithubᚗcomᚋkoredyneᚋsch
 	return ec._RoomBooking(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNRoomBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingInput(ctx context.Context, v any) (model.RoomBookingInput, error) {
-	res, err := ec.unmarshalInputRoomBookingInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) marshalNRoomBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingEdge(ctx context.Context, sel ast.SelectionSet, v model.RoomBookingEdge) graphql.Marshaler {
+	return ec._RoomBookingEdge(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNRoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "RoomBookingPayload!")
-		return graphql.Null
+func (ec *executionContext) marshalNRoomBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RoomBookingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRoomBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
 	}
-	return ec._RoomBookingPayload(ctx, sel, v)
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomInput(ctx context.Context, v any) (model.RoomInput, error) {
@@ -27023,28 +29641,15 @@ func (ec *executionContext) marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋsc
 	return ec._Subscription(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionInput(ctx context.Context, v any) (model.SubscriptionInput, error) {
-	res, err := ec.unmarshalInputSubscriptionInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) marshalNSubscriptionEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdge(ctx context.Context, sel ast.SelectionSet, v model.SubscriptionEdge) graphql.Marshaler {
+	return ec._SubscriptionEdge(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx context.Context, sel ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "SubscriptionPayload!")
-		return graphql.Null
-	}
-	return ec._SubscriptionPayload(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx context.Context, sel ast.SelectionSet, v model.TimelineStretch) graphql.Marshaler {
-	return ec._TimelineStretch(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
+func (ec *executionContext) marshalNSubscriptionEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SubscriptionEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx, sel, v[i])
+		return ec.marshalNSubscriptionEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -27054,6 +29659,10 @@ func (ec *executionContext) marshalNTimelineStretch2ᚕgithubᚗcomᚋkoredyne�
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx context.Context, sel ast.SelectionSet, v model.TimelineStretch) graphql.Marshaler {
+	return ec._TimelineStretch(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNToken2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx context.Context, sel ast.SelectionSet, v models.APIToken) graphql.Marshaler {
@@ -27092,6 +29701,16 @@ func (ec *executionContext) marshalNTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 	return ec._TokenPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNUpdateCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateCapacityRuleInput(ctx context.Context, v any) (model.UpdateCapacityRuleInput, error) {
+	res, err := ec.unmarshalInputUpdateCapacityRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateClientInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateClientInput(ctx context.Context, v any) (model.UpdateClientInput, error) {
+	res, err := ec.unmarshalInputUpdateClientInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateOneOffInput(ctx context.Context, v any) (model.UpdateOneOffInput, error) {
 	res, err := ec.unmarshalInputUpdateOneOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27104,6 +29723,11 @@ func (ec *executionContext) unmarshalNUpdatePlanInput2githubᚗcomᚋkoredyneᚋ
 
 func (ec *executionContext) unmarshalNUpdateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSeriesInput(ctx context.Context, v any) (model.UpdateSeriesInput, error) {
 	res, err := ec.unmarshalInputUpdateSeriesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSubscriptionInput(ctx context.Context, v any) (model.UpdateSubscriptionInput, error) {
+	res, err := ec.unmarshalInputUpdateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -27327,6 +29951,46 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAvailabilityWindow2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx context.Context, sel ast.SelectionSet, v *models.SessionBooking) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Booking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingConnection(ctx context.Context, sel ast.SelectionSet, v *model.BookingConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BookingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BookingPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27389,6 +30053,39 @@ var (
 	}
 )
 
+func (ec *executionContext) marshalOCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCapacityRule2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOCapacityRule2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRule(ctx context.Context, sel ast.SelectionSet, v *engine.CapacityRule) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CapacityRule(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCapacityRulePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCapacityRulePayload(ctx context.Context, sel ast.SelectionSet, v *model.CapacityRulePayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CapacityRulePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOClashReport2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐReport(ctx context.Context, sel ast.SelectionSet, v *engine.Report) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -27401,6 +30098,20 @@ func (ec *executionContext) marshalOClient2ᚖgithubᚗcomᚋkoredyneᚋschedule
 		return graphql.Null
 	}
 	return ec._Client(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClientConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientConnection(ctx context.Context, sel ast.SelectionSet, v *model.ClientConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ClientConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClientPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClientPayload(ctx context.Context, sel ast.SelectionSet, v *model.ClientPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ClientPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOClosure2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosureᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Closure) graphql.Marshaler {
@@ -27677,6 +30388,27 @@ func (ec *executionContext) marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	return ec._Room(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalORoomBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomBooking(ctx context.Context, sel ast.SelectionSet, v *engine.RoomBooking) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RoomBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORoomBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingConnection(ctx context.Context, sel ast.SelectionSet, v *model.RoomBookingConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RoomBookingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORoomBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.RoomBookingPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RoomBookingPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Series) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -27778,6 +30510,24 @@ func (ec *executionContext) unmarshalOSessionFilter2ᚖgithubᚗcomᚋkoredyne�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOSessionID2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSessionID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalID(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx context.Context, sel ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -27830,6 +30580,46 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Subscription(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSubscriptionConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionConnection(ctx context.Context, sel ast.SelectionSet, v *model.SubscriptionConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SubscriptionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx context.Context, sel ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SubscriptionPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Context, v any) ([]time.Weekday, error) {

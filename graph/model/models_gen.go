@@ -59,16 +59,62 @@ type AppPasswordPayload struct {
 
 // A maximal interval in which the units asked for stay free for the minutes asked for.
 type AvailabilityWindow struct {
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
+	// The first instant free.
+	Start time.Time `json:"start"`
+	// The instant the units stop being free.
+	End time.Time `json:"end"`
+	// The last instant at which a booking of the minutes asked for can start.
 	LatestStart time.Time `json:"latestStart"`
 }
 
+// A room booking to make.
+type BookRoomInput struct {
+	// The room to book.
+	RoomID int64 `json:"roomId"`
+	// The date, in the business's time zone.
+	Date engine.Date `json:"date"`
+	// The start, wall-clock time.
+	Start engine.LocalTime `json:"start"`
+	// The end, wall-clock time, after the start.
+	End engine.LocalTime `json:"end"`
+	// Units of the room to take, at least 1; null or left out: the whole room.
+	Units *int `json:"units,omitempty"`
+	// The client it is for; left out: booked by the business. A CLIENT token books for itself (another client: FORBIDDEN).
+	ClientID *int64 `json:"clientId,omitempty"`
+	// A note; left out: none.
+	Note *string `json:"note,omitempty"`
+}
+
+// A page of bookings, by the session's start then id.
+type BookingConnection struct {
+	// The page's bookings with their cursors.
+	Edges []BookingEdge `json:"edges"`
+	// The page's bookings.
+	Nodes []models.SessionBooking `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many bookings the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
+}
+
+// A booking and its place in the list.
+type BookingEdge struct {
+	// Pass as after to get the bookings that follow this one.
+	Cursor string `json:"cursor"`
+	// The booking.
+	Node *models.SessionBooking `json:"node"`
+}
+
+// What bookSession, cancelBooking and markAttendance return.
 type BookingPayload struct {
-	DryRun   bool                   `json:"dryRun"`
-	Revision int                    `json:"revision"`
-	Clashes  []engine.Clash         `json:"clashes"`
-	Booking  *models.SessionBooking `json:"booking"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: bookings take places, not time.
+	Clashes []engine.Clash `json:"clashes"`
+	// The booking as saved (as it would be, for a dry run).
+	Booking *models.SessionBooking `json:"booking"`
 	// Bookings moved from the wait list to a place by this write.
 	Promoted []models.SessionBooking `json:"promoted"`
 }
@@ -91,15 +137,24 @@ func (this BookingPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// A session as it was when it was booked, kept with the booking.
 type BookingSnapshot struct {
-	Date     engine.Date      `json:"date"`
-	Start    engine.LocalTime `json:"start"`
-	End      engine.LocalTime `json:"end"`
-	StartsAt time.Time        `json:"startsAt"`
-	Activity string           `json:"activity"`
-	Room     string           `json:"room"`
-	Staff    []string         `json:"staff"`
-	Label    *string          `json:"label,omitempty"`
+	// The session's date, in the business's time zone.
+	Date engine.Date `json:"date"`
+	// The start, wall-clock time in the business's time zone.
+	Start engine.LocalTime `json:"start"`
+	// The end, wall-clock time in the business's time zone.
+	End engine.LocalTime `json:"end"`
+	// The start as an instant.
+	StartsAt time.Time `json:"startsAt"`
+	// The name of the activity.
+	Activity string `json:"activity"`
+	// The name of the room.
+	Room string `json:"room"`
+	// The names of the staff who led it.
+	Staff []string `json:"staff"`
+	// The session's label; null when it had none.
+	Label *string `json:"label,omitempty"`
 }
 
 type BusinessInput struct {
@@ -173,20 +228,15 @@ type CalendarInput struct {
 	RoomID  *int64 `json:"roomId,omitempty"`
 }
 
-type CapacityRuleInput struct {
-	RoomID   *int64            `json:"roomId,omitempty"`
-	Weekdays []time.Weekday    `json:"weekdays,omitempty"`
-	From     *engine.Date      `json:"from,omitempty"`
-	To       *engine.Date      `json:"to,omitempty"`
-	Start    *engine.LocalTime `json:"start,omitempty"`
-	End      *engine.LocalTime `json:"end,omitempty"`
-	Units    *int              `json:"units,omitempty"`
-}
-
+// What createCapacityRule and updateCapacityRule return.
 type CapacityRulePayload struct {
-	DryRun       bool                 `json:"dryRun"`
-	Revision     int                  `json:"revision"`
-	Clashes      []engine.Clash       `json:"clashes"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// The clashes the rule would add, sessions or room bookings left without units (only a dry run returns any).
+	Clashes []engine.Clash `json:"clashes"`
+	// The capacity rule as saved (as it would be, for a dry run).
 	CapacityRule *engine.CapacityRule `json:"capacityRule"`
 }
 
@@ -276,17 +326,36 @@ func (this ClassTimePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-type ClientInput struct {
-	Name  *string `json:"name,omitempty"`
-	Email *string `json:"email,omitempty"`
-	Phone *string `json:"phone,omitempty"`
+// A page of clients, by name (without case) then id.
+type ClientConnection struct {
+	// The page's clients with their cursors.
+	Edges []ClientEdge `json:"edges"`
+	// The page's clients.
+	Nodes []engine.Client `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many clients the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
 }
 
+// A client and its place in the list.
+type ClientEdge struct {
+	// Pass as after to get the clients that follow this one.
+	Cursor string `json:"cursor"`
+	// The client.
+	Node *engine.Client `json:"node"`
+}
+
+// What createClient and updateClient return.
 type ClientPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Client   *engine.Client `json:"client"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: clients take no time in the schedule.
+	Clashes []engine.Clash `json:"clashes"`
+	// The client as saved (as it would be, for a dry run).
+	Client *engine.Client `json:"client"`
 }
 
 func (ClientPayload) IsWrite()             {}
@@ -337,6 +406,24 @@ func (this ClosurePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// A new capacity rule: weekly (weekdays) or an override (from and to), not both.
+type CreateCapacityRuleInput struct {
+	// The room the rule is about.
+	RoomID int64 `json:"roomId"`
+	// The days of the week of a weekly rule; left out for an override.
+	Weekdays []time.Weekday `json:"weekdays,omitempty"`
+	// The first date of an override; left out for a weekly rule.
+	From *engine.Date `json:"from,omitempty"`
+	// The last date of an override, inclusive; left out for a weekly rule.
+	To *engine.Date `json:"to,omitempty"`
+	// The start of the span, wall-clock time.
+	Start engine.LocalTime `json:"start"`
+	// The end of the span, wall-clock time, after the start.
+	End engine.LocalTime `json:"end"`
+	// Units of the room over the span, 0 (closed) to the most a room can have.
+	Units int `json:"units"`
+}
+
 // A new class: an activity given by one or more staff, the first the main one.
 type CreateClassInput struct {
 	// The activity.
@@ -367,6 +454,16 @@ type CreateClassTimeInput struct {
 	Active *bool `json:"active,omitempty"`
 	// Units of the room a session uses; all of it when left out.
 	Units *int `json:"units,omitempty"`
+}
+
+// A new client.
+type CreateClientInput struct {
+	// The name, as shown on screens.
+	Name string `json:"name"`
+	// The email address; left out: none.
+	Email *string `json:"email,omitempty"`
+	// The phone number; left out: none.
+	Phone *string `json:"phone,omitempty"`
 }
 
 // A new closure.
@@ -439,6 +536,20 @@ type CreateSeriesInput struct {
 	Entries []SeriesEntryInput `json:"entries,omitempty"`
 	// How it is sold; no plans when left out.
 	Plans []SeriesPlanInput `json:"plans,omitempty"`
+}
+
+// A new subscription.
+type CreateSubscriptionInput struct {
+	// Who subscribes.
+	ClientID int64 `json:"clientId"`
+	// The series subscribed to.
+	SeriesID int64 `json:"seriesId"`
+	// A plan of the series that limits the sessions a month; left out: no plan, no limit.
+	PlanID *int64 `json:"planId,omitempty"`
+	// The first date the subscription holds, in the business's time zone.
+	StartDate engine.Date `json:"startDate"`
+	// The last date, inclusive; left out: open, or for the plan's months when there is a plan.
+	EndDate *engine.Date `json:"endDate,omitempty"`
 }
 
 // One date of the timetable and its sessions.
@@ -556,21 +667,35 @@ func (this PlanPayload) GetClashes() []engine.Clash {
 type Query struct {
 }
 
-type RoomBookingInput struct {
-	RoomID *int64            `json:"roomId,omitempty"`
-	Date   *engine.Date      `json:"date,omitempty"`
-	Start  *engine.LocalTime `json:"start,omitempty"`
-	End    *engine.LocalTime `json:"end,omitempty"`
-	// Null or 0: the whole room.
-	Units    *int    `json:"units,omitempty"`
-	ClientID *int64  `json:"clientId,omitempty"`
-	Note     *string `json:"note,omitempty"`
+// A page of room bookings, by date, start, then id.
+type RoomBookingConnection struct {
+	// The page's room bookings with their cursors.
+	Edges []RoomBookingEdge `json:"edges"`
+	// The page's room bookings.
+	Nodes []engine.RoomBooking `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many room bookings the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
 }
 
+// A room booking and its place in the list.
+type RoomBookingEdge struct {
+	// Pass as after to get the room bookings that follow this one.
+	Cursor string `json:"cursor"`
+	// The room booking.
+	Node *engine.RoomBooking `json:"node"`
+}
+
+// What bookRoom and cancelRoomBooking return.
 type RoomBookingPayload struct {
-	DryRun      bool                `json:"dryRun"`
-	Revision    int                 `json:"revision"`
-	Clashes     []engine.Clash      `json:"clashes"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// The clashes the booking would add (only a dry run returns any).
+	Clashes []engine.Clash `json:"clashes"`
+	// The room booking as saved (as it would be, for a dry run).
 	RoomBooking *engine.RoomBooking `json:"roomBooking"`
 }
 
@@ -798,18 +923,35 @@ func (this StaffPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-type SubscriptionInput struct {
-	ClientID  *int64       `json:"clientId,omitempty"`
-	SeriesID  *int64       `json:"seriesId,omitempty"`
-	PlanID    *int64       `json:"planId,omitempty"`
-	StartDate *engine.Date `json:"startDate,omitempty"`
-	EndDate   *engine.Date `json:"endDate,omitempty"`
+// A page of subscriptions, by start date then id.
+type SubscriptionConnection struct {
+	// The page's subscriptions with their cursors.
+	Edges []SubscriptionEdge `json:"edges"`
+	// The page's subscriptions.
+	Nodes []engine.Subscription `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many subscriptions the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
 }
 
+// A subscription and its place in the list.
+type SubscriptionEdge struct {
+	// Pass as after to get the subscriptions that follow this one.
+	Cursor string `json:"cursor"`
+	// The subscription.
+	Node *engine.Subscription `json:"node"`
+}
+
+// What createSubscription and updateSubscription return.
 type SubscriptionPayload struct {
-	DryRun       bool                 `json:"dryRun"`
-	Revision     int                  `json:"revision"`
-	Clashes      []engine.Clash       `json:"clashes"`
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: subscriptions take no time in the schedule.
+	Clashes []engine.Clash `json:"clashes"`
+	// The subscription as saved (as it would be, for a dry run).
 	Subscription *engine.Subscription `json:"subscription"`
 }
 
@@ -833,17 +975,53 @@ func (this SubscriptionPayload) GetClashes() []engine.Clash {
 
 // A stretch of a room's day over which nothing changes.
 type TimelineStretch struct {
-	Start    time.Time `json:"start"`
-	End      time.Time `json:"end"`
-	Capacity int       `json:"capacity"`
-	Used     int       `json:"used"`
-	Free     int       `json:"free"`
+	// Where the stretch starts.
+	Start time.Time `json:"start"`
+	// Where the stretch ends (exclusive).
+	End time.Time `json:"end"`
+	// Units the room has over the stretch.
+	Capacity int `json:"capacity"`
+	// Units taken by sessions and room bookings.
+	Used int `json:"used"`
+	// Units left (capacity - used, at least 0).
+	Free int `json:"free"`
 }
 
 type TokenPayload struct {
 	// The secret, shown this once.
 	Token string           `json:"token"`
 	Info  *models.APIToken `json:"info"`
+}
+
+// Changes to a capacity rule. A field left out keeps its value; weekdays, from
+// and to set to null are cleared (to turn a weekly rule into an override, clear
+// weekdays and give from and to); null on any other field is BAD_USER_INPUT.
+type UpdateCapacityRuleInput struct {
+	// The room the rule is about.
+	RoomID graphql.Omittable[*int64] `json:"roomId,omitempty"`
+	// The days of the week of a weekly rule; null clears them.
+	Weekdays graphql.Omittable[[]time.Weekday] `json:"weekdays,omitempty"`
+	// The first date of an override; null clears it.
+	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
+	// The last date of an override, inclusive; null clears it.
+	To graphql.Omittable[*engine.Date] `json:"to,omitempty"`
+	// The start of the span, wall-clock time.
+	Start graphql.Omittable[*engine.LocalTime] `json:"start,omitempty"`
+	// The end of the span, wall-clock time.
+	End graphql.Omittable[*engine.LocalTime] `json:"end,omitempty"`
+	// Units of the room over the span (0: closed).
+	Units graphql.Omittable[*int] `json:"units,omitempty"`
+}
+
+// Changes to a client. A field left out keeps its value; email and phone set to
+// null are cleared; name set to null is BAD_USER_INPUT.
+type UpdateClientInput struct {
+	// The name, as shown on screens.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// The email address; null clears it.
+	Email graphql.Omittable[*string] `json:"email,omitempty"`
+	// The phone number; null clears it.
+	Phone graphql.Omittable[*string] `json:"phone,omitempty"`
 }
 
 // A change of a one-off. A field left out keeps its value; label, capacity, units and note set to null clear (no label, no
@@ -904,4 +1082,20 @@ type UpdateSeriesInput struct {
 	Entries graphql.Omittable[[]SeriesEntryInput] `json:"entries,omitempty"`
 	// Its plans, replacing them all: a plan with an id is edited in place (its subscribers stay); one left out is removed (its subscribers stay on the series without a plan).
 	Plans graphql.Omittable[[]SeriesPlanInput] `json:"plans,omitempty"`
+}
+
+// Changes to a subscription. A field left out keeps its value; planId and
+// endDate set to null are cleared (no plan; no end); null on any other field is
+// BAD_USER_INPUT.
+type UpdateSubscriptionInput struct {
+	// Who is subscribed.
+	ClientID graphql.Omittable[*int64] `json:"clientId,omitempty"`
+	// The series subscribed to.
+	SeriesID graphql.Omittable[*int64] `json:"seriesId,omitempty"`
+	// A plan of the series; null: no plan.
+	PlanID graphql.Omittable[*int64] `json:"planId,omitempty"`
+	// The first date the subscription holds.
+	StartDate graphql.Omittable[*engine.Date] `json:"startDate,omitempty"`
+	// The last date, inclusive; null: no end.
+	EndDate graphql.Omittable[*engine.Date] `json:"endDate,omitempty"`
 }
