@@ -87,9 +87,12 @@ func roomBookingKey(b *engine.RoomBooking) string {
 
 // sessionNamed reads how a mutation names a session: by exactly one of its
 // id, its ref and a one-off's id.
-func sessionNamed(sessionID *string, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, error) {
+func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, error) {
+	// sessionId is a @sessionKey argument: its text, not the int64 gqlgen
+	// makes of an ID.
+	key, byKey := sessionKeyArg(ctx, "sessionId")
 	given := 0
-	for _, p := range []bool{sessionID != nil, ref != nil, oneOffID != nil} {
+	for _, p := range []bool{byKey, ref != nil, oneOffID != nil} {
 		if p {
 			given++
 		}
@@ -97,8 +100,8 @@ func sessionNamed(sessionID *string, ref *model.SessionRefInput, oneOffID *int64
 	switch {
 	case given != 1:
 		return engine.SessionRef{}, 0, badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
-	case sessionID != nil:
-		return engine.ParseSessionKey(*sessionID)
+	case byKey:
+		return parseSessionKey(key, "sessionId")
 	case ref != nil:
 		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, nil
 	}

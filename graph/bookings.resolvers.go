@@ -134,8 +134,8 @@ func (r *mutationResolver) DeleteSubscription(ctx context.Context, id int64, dry
 }
 
 // BookSession is the resolver for the bookSession field.
-func (r *mutationResolver) BookSession(ctx context.Context, sessionID *string, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
-	named, oneOff, err := sessionNamed(sessionID, ref, oneOffID)
+func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
+	named, oneOff, err := sessionNamed(ctx, ref, oneOffID)
 	if err != nil {
 		return nil, err
 	}

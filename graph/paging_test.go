@@ -179,7 +179,7 @@ func TestBookSessionByID(t *testing.T) {
 				id = path(s, "id").(string)
 			}
 		}
-		const byID = `mutation($id: SessionID, $ref: SessionRefInput, $o: ID, $c: ID!) { bookSession(sessionId: $id, ref: $ref, oneOffId: $o, clientId: $c) {
+		const byID = `mutation($id: ID, $ref: SessionRefInput, $o: ID, $c: ID!) { bookSession(sessionId: $id, ref: $ref, oneOffId: $o, clientId: $c) {
 			booking { status session { id } booked { date start end room activity staff label } } } }`
 		before := f.dump(f.tok)
 		for _, bad := range []map[string]any{{}, {"id": id, "ref": f.ref}, {"ref": f.ref, "o": "1"}, {"id": "s/2026-12-08/x/1"}, {"id": "o/0"}, {"id": "12"}} {
@@ -244,7 +244,7 @@ func TestUpdateRule(t *testing.T) {
 		}
 
 		// A subscription's plan and end date clear with null; its start cannot.
-		series := a.ids(tok, "series", "name")["Daily standup"]
+		series := a.ids(tok, "allSeries", "name")["Daily standup"]
 		plan := created(a, tok, `mutation($s: ID!) { createPlan(input: {seriesId: $s, name: "Two", sessionsPerMonth: 2, months: 3, price: "40"}) { plan { id } } }`,
 			"createPlan", "plan", map[string]any{"s": series})
 		sub := created(a, tok, `mutation($c: ID!, $s: ID!, $p: ID!) { createSubscription(input: {clientId: $c, seriesId: $s, planId: $p, startDate: "2026-12-01"}) { subscription { id } } }`,

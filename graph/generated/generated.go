@@ -304,7 +304,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		BookRoom             func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
-		BookSession          func(childComplexity int, sessionID *string, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
+		BookSession          func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking        func(childComplexity int, id int64, dryRun *bool) int
 		CancelOneOff         func(childComplexity int, id int64, note *string, dryRun *bool) int
 		CancelRoomBooking    func(childComplexity int, id int64, dryRun *bool) int
@@ -731,7 +731,7 @@ type MutationResolver interface {
 	CreateSubscription(ctx context.Context, input model.CreateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
 	UpdateSubscription(ctx context.Context, id int64, input model.UpdateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
 	DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	BookSession(ctx context.Context, sessionID *string, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
+	BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
 	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
 	MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error)
 	BookRoom(ctx context.Context, input model.BookRoomInput, dryRun *bool) (*model.RoomBookingPayload, error)
@@ -1832,7 +1832,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["sessionId"].(*string), args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
 	case "Mutation.cancelBooking":
 		if e.ComplexityRoot.Mutation.CancelBooking == nil {
 			break
@@ -3936,13 +3936,6 @@ enum AttendanceStatus {
 }
 
 """
-A session id: the ` + "`" + `id` + "`" + ` of a Session, ` + "`" + `s/DATE/CLASSTIME/CLASS` + "`" + ` for a session
-of a series (its original date, class time id and class id) or ` + "`" + `o/ONEOFF` + "`" + `
-for a one-off. Copy it from Session.id; it is stable across edits.
-"""
-scalar SessionID
-
-"""
 A person or company the business serves. Every role of the business may read
 clients; a CLIENT token sees only its own client.
 """
@@ -4519,8 +4512,8 @@ extend type Mutation {
   booked, no subscription), FORBIDDEN.
   """
   bookSession(
-    "The session, by its Session.id."
-    sessionId: SessionID
+    "The session, by its Session.id (s/DATE/CLASSTIME/CLASS, or o/ONEOFF for a one-off)."
+    sessionId: ID @sessionKey
     "A session of a series, by its original date, class time and class."
     ref: SessionRefInput
     "A one-off, by its id."
@@ -6808,10 +6801,8 @@ func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, ra
 func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
-		func(ctx context.Context, v any) (*string, error) {
-			return ec.unmarshalOSessionID2ᚖstring(ctx, v)
-		})
+
+	arg0, err := ec.field_Mutation_bookSession_argsSessionID(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -6857,6 +6848,49 @@ func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context,
 	}
 	args["dryRun"] = arg5
 	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_bookSession_argsSessionID(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int64, error) {
+	if _, ok := rawArgs["sessionId"]; !ok {
+		var zeroVal *int64
+		return zeroVal, nil
+	}
+
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["sessionId"]
+		if !ok {
+			var zeroVal *int64
+			return zeroVal, nil
+		}
+		return ec.unmarshalOID2ᚖint64(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		if ec.Directives.SessionKey == nil {
+			var zeroVal *int64
+			return zeroVal, errors.New("directive sessionKey is not implemented")
+		}
+		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int64); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int64
+		return zeroVal, nil
+	} else {
+		var zeroVal *int64
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Mutation_cancelBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -13341,7 +13375,7 @@ func (ec *executionContext) _Mutation_bookSession(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["sessionId"].(*string), fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
@@ -30508,24 +30542,6 @@ func (ec *executionContext) unmarshalOSessionFilter2ᚖgithubᚗcomᚋkoredyne�
 	}
 	res, err := ec.unmarshalInputSessionFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalOSessionID2ᚖstring(ctx context.Context, v any) (*string, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := graphql.UnmarshalID(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOSessionID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalID(*v)
-	return res
 }
 
 func (ec *executionContext) marshalOSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx context.Context, sel ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
