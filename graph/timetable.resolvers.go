@@ -210,6 +210,8 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 
 // ChangeSession is the resolver for the changeSession field.
 func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
+	// sessionID is always empty: changeSession reads the argument's text
+	// (see sessionKeyDirective), as cancelSession and restoreSession do.
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
 	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error { return setChange(e, ref, patch) })
@@ -480,7 +482,7 @@ func (r *queryResolver) Closure(ctx context.Context, id int64) (*engine.Closure,
 
 // Session is the resolver for the session field.
 func (r *queryResolver) Session(ctx context.Context, id int64) (*model.Session, error) {
-	key, _ := sessionKeyArg(ctx, "id")
+	key, _ := sessionKeyArg(ctx, "id") // id is always 0: the argument is text (sessionKeyDirective)
 	return r.sessionByKey(ctx, key)
 }
 
