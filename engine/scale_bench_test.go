@@ -21,11 +21,16 @@ func scaled(b *testing.B, n int) engine.State {
 func BenchmarkScaleClashProof(b *testing.B) {
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			tt, err := engine.New(scaled(b, n))
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := scaled(b, n)
 			for b.Loop() {
+				// A timetable keeps what its proof indexes: compile a
+				// fresh one, untimed, so each proof starts from nothing.
+				b.StopTimer()
+				tt, err := engine.New(s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
 				if r := tt.Clashes(benchWeek); len(r.Clashes) != 0 {
 					b.Fatal(r.Clashes[0].Message)
 				}
@@ -36,8 +41,8 @@ func BenchmarkScaleClashProof(b *testing.B) {
 
 // BenchmarkScaleGuardedWrite is the engine's part of one guarded write to
 // a synthetic business: copy the schedule, add a class time and its entry,
-// validate and compile the result, prove its clashes and compare them with
-// the proof the revision before kept.
+// validate and compile the result, prove its clashes from the proof the
+// revision before kept and compare the two.
 func BenchmarkScaleGuardedWrite(b *testing.B) {
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -45,7 +50,10 @@ func BenchmarkScaleGuardedWrite(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			was := before.Clashes(benchWeek)
+			was, err := before.Prove(benchWeek, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
 			for b.Loop() {
 				s := before.State().Clone()
 				if _, ok := enginetest.AddClassTime(&s, 0); !ok {
@@ -55,8 +63,44 @@ func BenchmarkScaleGuardedWrite(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if added := engine.NewClashes(was, after.Clashes(benchWeek)); len(added) != 0 {
+				is, err := was.Next(after, benchWeek, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if added := engine.NewClashes(was.Report(), is.Report()); len(added) != 0 {
 					b.Fatal(added[0].Message)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkScaleProofNext is the proof alone in that write: the timetable
+// after it is compiled, untimed, and the proof carried from the one before.
+func BenchmarkScaleProofNext(b *testing.B) {
+	for _, n := range scaleSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			before, err := engine.New(scaled(b, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			was, err := before.Prove(benchWeek, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := before.State().Clone()
+			if _, ok := enginetest.AddClassTime(&s, 0); !ok {
+				b.Fatal("no free hour")
+			}
+			for b.Loop() {
+				b.StopTimer()
+				after, err := engine.New(s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := was.Next(after, benchWeek, nil); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
