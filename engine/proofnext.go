@@ -12,7 +12,7 @@ import (
 // thousands of random edits). What renames a room, a person or an
 // activity, or changes the business's kind or week start, changes words in
 // every clash, and Next proves everything again; so it does when today
-// differs.
+// differs, and on a nil Proof.
 func (p *Proof) Next(t *Timetable, today Date, stop func() bool) (*Proof, error) {
 	if p == nil || today != p.today || everywhere(p.t, t) {
 		return t.Prove(today, stop)
