@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/enginetest"
@@ -81,4 +82,45 @@ func messages(r engine.Report) string {
 		b.WriteString("\n  " + c.Message)
 	}
 	return b.String()
+}
+
+// TestProofNextClosureOfARoomMovedInto closes the room a day change moved
+// a session into: the person the change put there no longer clashes, though
+// nothing of theirs is in that room by rule. Next must prove that person
+// again, and again when the closure goes.
+func TestProofNextClosureOfARoomMovedInto(t *testing.T) {
+	monday := engine.MustDate(2026, 11, 30)
+	s := engine.State{
+		Business:   engine.Business{Kind: engine.Gym, Name: "Moves", Currency: "KD", Location: time.UTC, WeekStart: time.Monday},
+		Rooms:      []engine.Room{{ID: 1, Name: "A"}, {ID: 2, Name: "B"}, {ID: 3, Name: "C"}},
+		Staff:      []engine.Staff{{ID: 1, Name: "Pia"}, {ID: 2, Name: "Quin"}},
+		Activities: []engine.Activity{{ID: 1, Name: "Yoga"}},
+		Classes:    []engine.Class{{ID: 1, ActivityID: 1, StaffIDs: []int64{1}}, {ID: 2, ActivityID: 1, StaffIDs: []int64{2}}},
+		ClassTimes: []engine.ClassTime{
+			{ID: 1, RoomID: 1, Weekday: time.Monday, Start: engine.MustTime("10:00"), End: engine.MustTime("11:00")},
+			{ID: 2, RoomID: 3, Weekday: time.Monday, Start: engine.MustTime("10:00"), End: engine.MustTime("11:00")},
+		},
+		Series:  []engine.Series{{ID: 1, Name: "Weekly", Anchor: monday.AddDays(-14), Cycle: 1}},
+		Entries: []engine.Entry{{ID: 1, SeriesID: 1, ClassTimeID: 1, ClassID: 1, Week: 1}, {ID: 2, SeriesID: 1, ClassTimeID: 2, ClassID: 2, Week: 1}},
+		Changes: []engine.DayChange{{Ref: engine.SessionRef{Date: monday.AddDays(7), ClassTimeID: 2, ClassID: 2}, RoomID: 2, StaffIDs: []int64{1}}},
+	}
+	closed := s.Clone()
+	closed.Closures = []engine.Closure{{ID: 1, From: monday.AddDays(7), To: monday.AddDays(7), RoomIDs: []int64{2}, Reason: "leak"}}
+	var proof *engine.Proof
+	for i, st := range []engine.State{s, closed, s} {
+		tt, err := engine.New(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if proof, err = proof.Next(tt, monday, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := engine.ClashesByDays(tt, monday)
+		if len(want.Clashes) != []int{1, 0, 1}[i] {
+			t.Fatalf("revision %d: the oracle found %d clashes:%s", i, len(want.Clashes), messages(want))
+		}
+		if !reflect.DeepEqual(proof.Report(), want) {
+			t.Fatalf("revision %d:\n got %s\nwant %s", i, messages(proof.Report()), messages(want))
+		}
+	}
 }
