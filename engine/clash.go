@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -136,6 +137,18 @@ func (t *Timetable) Clashes(today Date) Report {
 // reports true (a nil stop never does). The engine keeps no clock: the
 // caller decides what "too late" is, from a request's context for example.
 func (t *Timetable) ClashesOrStop(today Date, stop func() bool) (Report, error) {
+	p, err := t.Prove(today, stop)
+	if err != nil {
+		return Report{}, err
+	}
+	return p.Report(), nil
+}
+
+// clashesByDays is the proof as it was first written: the periodic part for
+// every weekday at once, and every date on which something dated falls
+// resolved whole. It gives what Prove gives (TestProofEqualsWholeDays), more
+// slowly, and stays as the oracle the proof room by room is checked with.
+func (t *Timetable) clashesByDays(today Date, stop func() bool) (Report, error) {
 	p := prover{t: t, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}, stop: stop}
 	p.segmentEntries()
 	p.periodic()
@@ -146,23 +159,44 @@ func (t *Timetable) ClashesOrStop(today Date, stop func() bool) (Report, error) 
 	if p.stopped {
 		return Report{}, ErrStopped
 	}
-	out := make([]Clash, 0, len(p.clashes))
-	out = append(out, p.clashes...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		if a.First != b.First {
-			return a.First < b.First
+	return report(p.clashes), nil
+}
+
+// report sorts clashes into a report: by first date, kind and message, and
+// then by everything else that tells two clashes apart, so that the order
+// depends on the clashes alone and never on the order they were found in.
+func report(clashes []Clash) Report {
+	out := make([]Clash, 0, len(clashes))
+	out = append(out, clashes...)
+	slices.SortFunc(out, func(a, b Clash) int { return compareClashes(&a, &b) })
+	return Report{Clashes: out}
+}
+
+func compareClashes(a, b *Clash) int {
+	if c := cmp.Or(cmp.Compare(a.First, b.First), cmp.Compare(a.Kind, b.Kind), strings.Compare(a.Message, b.Message),
+		cmp.Compare(a.Every, b.Every), cmp.Compare(a.Until, b.Until), slices.Compare(a.keys, b.keys),
+		cmp.Compare(a.RoomID, b.RoomID), strings.Compare(a.Staff, b.Staff),
+		cmp.Compare(len(a.Sessions), len(b.Sessions)), cmp.Compare(len(a.Bookings), len(b.Bookings))); c != 0 {
+		return c
+	}
+	for i := range a.Sessions {
+		x, y := &a.Sessions[i], &b.Sessions[i]
+		if c := cmp.Or(cmp.Compare(x.Ref.Date, y.Ref.Date), cmp.Compare(x.Ref.ClassTimeID, y.Ref.ClassTimeID),
+			cmp.Compare(x.Ref.ClassID, y.Ref.ClassID), cmp.Compare(x.OneOffID, y.OneOffID)); c != 0 {
+			return c
 		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
+	}
+	for i := range a.Bookings {
+		if c := cmp.Compare(a.Bookings[i].ID, b.Bookings[i].ID); c != 0 {
+			return c
 		}
-		return a.Message < b.Message
-	})
-	return Report{Clashes: out}, nil
+	}
+	return 0
 }
 
 type prover struct {
 	t     *Timetable
+	rx    *resourceIndex // the resources a proof by resource proves
 	today Date
 	w0    int
 	// stop, when set, is asked every stopEvery steps whether to give up;
@@ -174,6 +208,7 @@ type prover struct {
 	// that the periodic part reasons about: running, not paused, not closed,
 	// not changed, from week w0 on.
 	segs    [][][]segment
+	segDone []bool // which groups' segs are computed (see seg)
 	found   map[string]*candidate
 	clashes []Clash
 }
@@ -238,15 +273,33 @@ func (p *prover) segmentEntries() {
 				}
 			}
 		}
-		cuts := mergeRanges(removed[gi])
-		p.segs[gi] = make([][]segment, len(g.entries))
-		for ei, e := range g.entries {
-			for _, s := range e.rot.segments(e.week) {
-				s.from = max(s.from, p.w0)
-				p.segs[gi][ei] = appendCut(p.segs[gi][ei], s, cuts)
-			}
+		p.segs[gi] = p.entrySegments(g, removed[gi])
+	}
+	p.segDone = nil // all done
+}
+
+// entrySegments returns the weeks each entry of a group yields a session
+// in, from week w0 on, less the weeks removed.
+func (p *prover) entrySegments(g *group, removed []segment) [][]segment {
+	cuts := mergeRanges(removed)
+	out := make([][]segment, len(g.entries))
+	for ei, e := range g.entries {
+		for _, s := range e.rot.segments(e.week) {
+			s.from = max(s.from, p.w0)
+			out[ei] = appendCut(out[ei], s, cuts)
 		}
 	}
+	return out
+}
+
+// seg returns the segments of group gi, computing them on first use when
+// the proof goes room by room and person by person.
+func (p *prover) seg(gi int) [][]segment {
+	if p.segDone != nil && !p.segDone[gi] {
+		p.segDone[gi] = true
+		p.segs[gi] = p.groupSegments(gi)
+	}
+	return p.segs[gi]
 }
 
 // weeksOn returns the weeks [from, to) whose day wd lies in a..b
@@ -314,7 +367,7 @@ func (p *prover) periodic() {
 			}
 		}
 		p.roomCandidates(time.Weekday(wd), live)
-		p.staffCandidates(live)
+		p.staffCandidates(live, "")
 	}
 	keys := make([]string, 0, len(p.found))
 	for k := range p.found {
@@ -330,7 +383,7 @@ func (p *prover) periodic() {
 }
 
 func (p *prover) hasWeeks(gi int) bool {
-	for _, s := range p.segs[gi] {
+	for _, s := range p.seg(gi) {
 		if len(s) > 0 {
 			return true
 		}
@@ -418,13 +471,18 @@ func (p *prover) regimes(room int64, wd time.Weekday) []regime {
 	return append(out, weekly)
 }
 
-func (p *prover) staffCandidates(live []int) {
+// staffCandidates finds the pairs of live groups of one weekday that share
+// a person: every person's, or only the one whose key is only.
+func (p *prover) staffCandidates(live []int, only string) {
 	t := p.t
 	byPerson := map[string][]span{}
 	names := map[string]string{}
 	for _, gi := range live {
 		g := &t.groups[gi]
 		for _, k := range p.people(g.class.StaffIDs, names) {
+			if only != "" && k != only {
+				continue
+			}
 			byPerson[k] = append(byPerson[k], span{start: g.ct.Start, end: g.ct.End, id: gi})
 		}
 	}
@@ -494,7 +552,7 @@ func (p *prover) solve(c *candidate) {
 			return
 		}
 		gi := c.members[i]
-		for ei, segs := range p.segs[gi] {
+		for ei, segs := range p.seg(gi) {
 			choice[i] = ei
 			for _, s := range segs {
 				var next progression
@@ -666,35 +724,41 @@ func (p *prover) dated() {
 			return s.IsOneOff() || s.Changed
 		}
 		dayClashes(t, d, sessions, bookings, p.halt, func(kind ClashKind, resource, staff string, members []int) {
-			if !slices.ContainsFunc(members, dated) {
-				return
+			if slices.ContainsFunc(members, dated) {
+				p.emitDated(d, sessions, bookings, kind, resource, staff, members)
 			}
-			cl := Clash{Kind: kind, Staff: staff, First: d, Until: d}
-			parts := make([]string, len(members))
-			for i, m := range members {
-				if m >= len(sessions) {
-					b := *bookings[m-len(sessions)]
-					cl.Bookings = append(cl.Bookings, b)
-					parts[i] = fmt.Sprintf("booking/%s/%s-%s/%d/%d", NameKey(t.rooms[b.RoomID].Name), b.Start, b.End, b.Units, b.ClientID)
-					cl.RoomID = b.RoomID
-					continue
-				}
-				s := sessions[m]
-				cl.Sessions = append(cl.Sessions, s)
-				parts[i] = p.sessionContent(&s)
-				if kind == RoomClash {
-					cl.RoomID = s.RoomID
-				}
-			}
-			resKey := "staff|" + resource
-			if kind == RoomClash {
-				resKey = "room|" + NameKey(t.rooms[cl.RoomID].Name)
-			}
-			cl.keys = []string{resKey + "|" + sortedJoin(parts) + "|" + d.String()}
-			cl.Message = t.clashMessage(&cl, p.today)
-			p.clashes = append(p.clashes, cl)
 		})
 	}
+}
+
+// emitDated reports a clash of date d among members, indices into sessions
+// or, from len(sessions) on, into bookings.
+func (p *prover) emitDated(d Date, sessions []Session, bookings []*RoomBooking, kind ClashKind, resource, staff string, members []int) {
+	t := p.t
+	cl := Clash{Kind: kind, Staff: staff, First: d, Until: d}
+	parts := make([]string, len(members))
+	for i, m := range members {
+		if m >= len(sessions) {
+			b := *bookings[m-len(sessions)]
+			cl.Bookings = append(cl.Bookings, b)
+			parts[i] = fmt.Sprintf("booking/%s/%s-%s/%d/%d", NameKey(t.rooms[b.RoomID].Name), b.Start, b.End, b.Units, b.ClientID)
+			cl.RoomID = b.RoomID
+			continue
+		}
+		s := sessions[m]
+		cl.Sessions = append(cl.Sessions, s)
+		parts[i] = p.sessionContent(&s)
+		if kind == RoomClash {
+			cl.RoomID = s.RoomID
+		}
+	}
+	resKey := "staff|" + resource
+	if kind == RoomClash {
+		resKey = "room|" + NameKey(t.rooms[cl.RoomID].Name)
+	}
+	cl.keys = []string{resKey + "|" + sortedJoin(parts) + "|" + d.String()}
+	cl.Message = t.clashMessage(&cl, p.today)
+	p.clashes = append(p.clashes, cl)
 }
 
 func (p *prover) sessionContent(s *Session) string {
@@ -755,7 +819,7 @@ func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBookin
 	sort.Strings(people)
 	for _, k := range people {
 		overlappingPairs(byPerson[k], func(a, b int) {
-			found(StaffClash, k, names[k], []int{a, b})
+			found(StaffClash, k, names[k], []int{min(a, b), max(a, b)})
 		})
 	}
 }

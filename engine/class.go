@@ -9,7 +9,53 @@ import (
 // space, runs of space as one. Two staff rows with one key are one person to
 // the clash rules; rooms and activities may not share one.
 func NameKey(name string) string {
-	return strings.ToLower(strings.Join(strings.Fields(name), " "))
+	// Most names are plain ASCII and often already in the form asked for;
+	// those cost one pass and, when already a key, no allocation. Every
+	// other name goes the way of the Unicode rules.
+	clean := true
+	space := true // at the start, or after a space: a space here is extra
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 0x80:
+			return strings.ToLower(strings.Join(strings.Fields(name), " "))
+		case asciiSpace(c):
+			if space || c != ' ' || i == len(name)-1 {
+				clean = false
+			}
+			space = true
+		default:
+			if 'A' <= c && c <= 'Z' {
+				clean = false
+			}
+			space = false
+		}
+	}
+	if clean {
+		return name
+	}
+	b := make([]byte, 0, len(name))
+	gap := false // a space is owed before the next word
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if asciiSpace(c) {
+			gap = len(b) > 0
+			continue
+		}
+		if gap {
+			b = append(b, ' ')
+			gap = false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // ClassKey is a class's identity: its activity and its set of staff, by

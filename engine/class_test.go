@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,23 @@ func TestClassKey(t *testing.T) {
 				t.Errorf("ClassKey(%q) == ClassKey(%q) is %v, want %v", tc.a, tc.b, got, tc.same)
 			}
 		})
+	}
+}
+
+// TestNameKeyFastPath compares NameKey with the rule it implements, on
+// random names of letters, spaces of every kind and a few non-ASCII
+// characters.
+func TestNameKeyFastPath(t *testing.T) {
+	slow := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	r := rand.New(rand.NewPCG(1, 1))
+	alphabet := []string{"a", "B", "z", "Q", " ", " ", "\t", "\n", "\v", "\f", "\r", "1", "-", "É", "ß", "\u00a0", "\u0085", "İ"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		if got, want := NameKey(b.String()), slow(b.String()); got != want {
+			t.Fatalf("NameKey(%q) = %q, want %q", b.String(), got, want)
+		}
 	}
 }

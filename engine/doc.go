@@ -80,6 +80,16 @@
 // compares two reports that way, so a write is refused only for the clashes
 // it adds.
 //
+// Every clash double-books one room or one person, so the proof goes
+// resource by resource (Timetable.Prove): the dated part resolves only the
+// sessions of one room or person on the dates something dated lands in it,
+// never a whole day of the business. A Proof keeps each resource's clashes,
+// and Proof.Next proves a later revision by proving again only the rooms and
+// people the difference between the two reaches, carrying the rest; its
+// report equals a proof from scratch exactly. A guarded write so costs in
+// proportion to what it changes. The first proof, which resolves whole days,
+// stays in the tests as the oracle of both.
+//
 // # Editing
 //
 // The rules of changing a state that are more than setting a field live here

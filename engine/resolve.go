@@ -208,11 +208,14 @@ func (t *Timetable) close(d Date, sessions []Session) {
 	}
 }
 
+// sortSessions orders sessions by what they are, ties broken by their
+// identity: a total order, so a day's sessions and any subset of them
+// (see resourceDay) come in the same relative order.
 func sortSessions(ss []Session) {
 	slices.SortStableFunc(ss, func(a, b Session) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.RoomID, b.RoomID),
 			cmp.Compare(a.ClassID, b.ClassID), cmp.Compare(a.OneOffID, b.OneOffID),
-			cmp.Compare(a.ClassTimeID, b.ClassTimeID), cmp.Compare(a.Ref.Date, b.Ref.Date))
+			cmp.Compare(a.ClassTimeID, b.ClassTimeID), cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 	})
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -34,6 +35,8 @@ type Timetable struct {
 	closures []*Closure                // by From
 	rules    map[int64][]*CapacityRule // by room
 	bookings map[Date][]*RoomBooking
+
+	proofIx lazyIndex // see index
 }
 
 type groupKey struct{ classTime, class int64 }
@@ -119,13 +122,23 @@ func compile(s State) *Timetable {
 		t.rot[sr.ID] = RotationOf(sr, t.closures, seriesRooms[sr.ID], t.ws)
 	}
 
+	// Groups are numbered in an order that depends on their own entries
+	// alone, so that an edit elsewhere never reorders two groups: the
+	// sessions of a clash list their groups in that order, and a proof
+	// carried from the revision before (see Proof) must read the same.
 	entries := append([]Entry(nil), s.Entries...)
-	sort.Slice(entries, func(i, j int) bool {
-		a, b := entries[i], entries[j]
-		if a.SeriesID != b.SeriesID {
-			return a.SeriesID < b.SeriesID
+	slices.SortFunc(entries, func(a, b Entry) int {
+		switch {
+		case a.SeriesID != b.SeriesID:
+			return cmp.Compare(a.SeriesID, b.SeriesID)
+		case a.Week != b.Week:
+			return cmp.Compare(a.Week, b.Week)
+		case a.ClassTimeID != b.ClassTimeID:
+			return cmp.Compare(a.ClassTimeID, b.ClassTimeID)
+		case a.ClassID != b.ClassID:
+			return cmp.Compare(a.ClassID, b.ClassID)
 		}
-		return a.Week < b.Week
+		return cmp.Compare(a.ID, b.ID)
 	})
 	for _, e := range entries {
 		k := groupKey{e.ClassTimeID, e.ClassID}

@@ -226,7 +226,13 @@ func (v *validator) checkPeople() {
 }
 
 func (v *validator) checkClasses() {
-	seen := map[string]int64{}
+	// Each name's key once, not once per class that names it.
+	staffKey := make(map[int64]string, len(v.s.Staff))
+	for _, p := range v.s.Staff {
+		staffKey[p.ID] = NameKey(p.Name)
+	}
+	seen := make(map[string]int64, len(v.s.Classes))
+	var keys []string
 	for _, c := range v.s.Classes {
 		a, ok := v.activities[c.ActivityID]
 		if !ok {
@@ -235,22 +241,24 @@ func (v *validator) checkClasses() {
 		if len(c.StaffIDs) == 0 {
 			v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(&c), v.words.Staff.One)
 		}
-		names := make([]string, 0, len(c.StaffIDs))
+		keys = keys[:0]
 		for _, id := range c.StaffIDs {
 			p, ok := v.staff[id]
 			if !ok {
 				v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(&c), v.words.Staff.One)
 				continue
 			}
-			if slices.ContainsFunc(names, func(n string) bool { return NameKey(n) == NameKey(p.Name) }) {
+			if slices.Contains(keys, staffKey[id]) {
 				v.add("classes", c.ID, "staffIds", "%s lists %s twice", v.className(&c), p.Name)
 			}
-			names = append(names, p.Name)
+			keys = append(keys, staffKey[id])
 		}
-		if !ok || len(names) == 0 {
+		if !ok || len(keys) == 0 {
 			continue
 		}
-		k := ClassKey(a.Name, names)
+		// ClassKey, from the keys at hand.
+		slices.Sort(keys)
+		k := NameKey(a.Name) + "\x00" + strings.Join(keys, "\x00")
 		if other, dup := seen[k]; dup {
 			v.add("classes", c.ID, "staffIds", "%s already exists (%s %d): no two %s share %s and the same %s",
 				v.className(&c), v.words.Class.One, other, v.words.Class.Many, v.words.Activity.A(), v.words.Staff.Many)
@@ -371,7 +379,7 @@ func (v *validator) checkEntries() {
 		series, classTime int64
 		week              int
 	}
-	seen := map[slot]bool{}
+	seen := make(map[slot]bool, len(v.s.Entries))
 	for _, e := range v.s.Entries {
 		sr, ok := v.series[e.SeriesID]
 		if !ok {

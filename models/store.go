@@ -54,6 +54,7 @@ type Snapshot struct {
 
 	mu      sync.Mutex
 	reports map[engine.Date]engine.Report
+	proof   *engine.Proof // the last proof made, which the next revision carries on from
 }
 
 func newSnapshot(b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
@@ -98,20 +99,34 @@ func (sn *Snapshot) Clashes(today engine.Date) engine.Report {
 // engine.ErrStopped once ctx is done (its deadline passed, or the client
 // went away), and a stopped proof is not kept.
 func (sn *Snapshot) ProveClashes(ctx context.Context, today engine.Date) (engine.Report, error) {
+	return sn.proveFrom(ctx, nil, today)
+}
+
+// proveFrom is ProveClashes for a snapshot written over prev: the proof
+// prev kept for the same day, if any, is carried on (engine.Proof.Next),
+// so a write proves again only the rooms and people it touched.
+func (sn *Snapshot) proveFrom(ctx context.Context, prev *Snapshot, today engine.Date) (engine.Report, error) {
+	var base *engine.Proof
+	if prev != nil {
+		prev.mu.Lock()
+		base = prev.proof
+		prev.mu.Unlock()
+	}
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	if r, ok := sn.reports[today]; ok {
 		return r, nil
 	}
-	r, err := sn.Timetable.ClashesOrStop(today, Stop(ctx))
+	p, err := base.Next(sn.Timetable, today, Stop(ctx))
 	if err != nil {
 		return engine.Report{}, err
 	}
 	if sn.reports == nil {
 		sn.reports = make(map[engine.Date]engine.Report)
 	}
-	sn.reports[today] = r
-	return r, nil
+	sn.reports[today] = p.Report()
+	sn.proof = p
+	return p.Report(), nil
 }
 
 // Stop is the engine's stop function for work done within ctx: it reports
@@ -333,7 +348,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
-		is, err := sn.ProveClashes(ctx, today)
+		is, err := sn.proveFrom(ctx, before, today)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,126 @@
+package engine_test
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/enginetest"
+)
+
+// TestProofNextEqualsFull applies thousands of random edits to small
+// synthetic businesses, each valid edit a new revision, and requires the
+// proof carried from the revision before (Proof.Next) to equal, clash for
+// clash, the proof that resolves whole days from scratch.
+func TestProofNextEqualsFull(t *testing.T) {
+	businesses, edits := 10, 300
+	if testing.Short() {
+		businesses = 3
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	applied, clashes := 0, 0
+	for b := range businesses {
+		today := engine.MustDate(2026, 11, 29).AddDays(r.IntN(60))
+		s := enginetest.Business(enginetest.Options{ClassTimes: 15 + r.IntN(30), Seed: uint64(b), Today: today, Clashes: r.IntN(3)})
+		// Two staff rows with one name, in other case, are one person.
+		if len(s.Staff) > 3 {
+			s.Staff[3].Name = strings.ToUpper(s.Staff[0].Name)
+		}
+		if engine.Validate(s) != nil {
+			s.Staff[3].Name = "Someone else"
+		}
+		tt, err := engine.New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, err := tt.Prove(today, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log []string
+		for range edits {
+			next := s.Clone()
+			did := enginetest.RandomEdit(r, &next, today)
+			day := today
+			if r.IntN(50) == 0 {
+				day = today.AddDays(1 + r.IntN(7))
+			}
+			if engine.Validate(next) != nil {
+				continue
+			}
+			applied++
+			log = append(log, did)
+			nt, err := engine.New(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := proof.Next(nt, day, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := engine.ClashesByDays(nt, day)
+			clashes += len(want.Clashes)
+			if !reflect.DeepEqual(got.Report(), want) {
+				t.Fatalf("business %d, edit %d (%s):\n got %s\nwant %s\nedits before: %s", b, len(log), did,
+					messages(got.Report()), messages(want), strings.Join(log[max(0, len(log)-10):], "\n  "))
+			}
+			s, today, proof = next, day, got
+		}
+	}
+	if applied < businesses*edits/2 {
+		t.Fatalf("only %d edits were valid", applied)
+	}
+	t.Logf("%d edits, %d clashes compared", applied, clashes)
+}
+
+func messages(r engine.Report) string {
+	var b strings.Builder
+	for _, c := range r.Clashes {
+		b.WriteString("\n  " + c.Message)
+	}
+	return b.String()
+}
+
+// TestProofNextClosureOfARoomMovedInto closes the room a day change moved
+// a session into: the person the change put there no longer clashes, though
+// nothing of theirs is in that room by rule. Next must prove that person
+// again, and again when the closure goes.
+func TestProofNextClosureOfARoomMovedInto(t *testing.T) {
+	monday := engine.MustDate(2026, 11, 30)
+	s := engine.State{
+		Business:   engine.Business{Kind: engine.Gym, Name: "Moves", Currency: "KD", Location: time.UTC, WeekStart: time.Monday},
+		Rooms:      []engine.Room{{ID: 1, Name: "A"}, {ID: 2, Name: "B"}, {ID: 3, Name: "C"}},
+		Staff:      []engine.Staff{{ID: 1, Name: "Pia"}, {ID: 2, Name: "Quin"}},
+		Activities: []engine.Activity{{ID: 1, Name: "Yoga"}},
+		Classes:    []engine.Class{{ID: 1, ActivityID: 1, StaffIDs: []int64{1}}, {ID: 2, ActivityID: 1, StaffIDs: []int64{2}}},
+		ClassTimes: []engine.ClassTime{
+			{ID: 1, RoomID: 1, Weekday: time.Monday, Start: engine.MustTime("10:00"), End: engine.MustTime("11:00")},
+			{ID: 2, RoomID: 3, Weekday: time.Monday, Start: engine.MustTime("10:00"), End: engine.MustTime("11:00")},
+		},
+		Series:  []engine.Series{{ID: 1, Name: "Weekly", Anchor: monday.AddDays(-14), Cycle: 1}},
+		Entries: []engine.Entry{{ID: 1, SeriesID: 1, ClassTimeID: 1, ClassID: 1, Week: 1}, {ID: 2, SeriesID: 1, ClassTimeID: 2, ClassID: 2, Week: 1}},
+		Changes: []engine.DayChange{{Ref: engine.SessionRef{Date: monday.AddDays(7), ClassTimeID: 2, ClassID: 2}, RoomID: 2, StaffIDs: []int64{1}}},
+	}
+	closed := s.Clone()
+	closed.Closures = []engine.Closure{{ID: 1, From: monday.AddDays(7), To: monday.AddDays(7), RoomIDs: []int64{2}, Reason: "leak"}}
+	var proof *engine.Proof
+	for i, st := range []engine.State{s, closed, s} {
+		tt, err := engine.New(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if proof, err = proof.Next(tt, monday, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := engine.ClashesByDays(tt, monday)
+		if len(want.Clashes) != []int{1, 0, 1}[i] {
+			t.Fatalf("revision %d: the oracle found %d clashes:%s", i, len(want.Clashes), messages(want))
+		}
+		if !reflect.DeepEqual(proof.Report(), want) {
+			t.Fatalf("revision %d:\n got %s\nwant %s", i, messages(proof.Report()), messages(want))
+		}
+	}
+}
