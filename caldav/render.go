@@ -73,16 +73,14 @@ func newRenderer(sn *models.Snapshot) *renderer {
 		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}}
 }
 
-// eventName is the file name of a session: its identity, so a moved or
-// changed session keeps its resource and updates in place.
-func eventName(s *engine.Session) string {
-	return strings.ReplaceAll(s.Key(), "/", "-") + ".ics"
-}
+// keyName is the file name of the session of a key: its identity, so a
+// moved or changed session keeps its resource and updates in place.
+func keyName(key string) string { return strings.ReplaceAll(key, "/", "-") + ".ics" }
 
-// uid is the session's identity, stable across edits and unique across
-// businesses.
-func (r *renderer) uid(s *engine.Session) string {
-	return strings.ReplaceAll(s.Key(), "/", "-") + "@" + r.sn.Business.UIDDomain()
+// uid is the identity of the session of that key, stable across edits and
+// unique across businesses.
+func (r *renderer) uid(key string) string {
+	return strings.ReplaceAll(key, "/", "-") + "@" + r.sn.Business.UIDDomain()
 }
 
 // dayEvents is the sessions of a date and their events, each rendered the
@@ -199,7 +197,7 @@ func (r *renderer) event(s *engine.Session) *event {
 	if ok {
 		return e
 	}
-	e = r.render(s)
+	e = r.render(s, key)
 	r.mu.Lock()
 	if len(r.events) < maxCached {
 		r.events[key] = e
@@ -218,7 +216,7 @@ const maxCached = 50000
 // written with the local time that instant has; a time the clocks show
 // twice is the first, written in UTC, since some readers (ical.js, libical)
 // take the second.
-func (r *renderer) render(s *engine.Session) *event {
+func (r *renderer) render(s *engine.Session, key string) *event {
 	tt := r.sn.Timetable
 	start, end := s.Instants(r.loc)
 	version := r.sn.Versions.Session(tt, s)
@@ -237,7 +235,7 @@ func (r *renderer) render(s *engine.Session) *event {
 		}
 	}
 
-	ev := ics.NewEvent(r.uid(s))
+	ev := ics.NewEvent(r.uid(key))
 	ev.SetDtStampTime(modified)
 	r.setTime(ev, ics.ComponentPropertyDtStart, start)
 	r.setTime(ev, ics.ComponentPropertyDtEnd, end)
@@ -296,7 +294,7 @@ func (r *renderer) render(s *engine.Session) *event {
 	sum := sha256.Sum256([]byte(object))
 	etag := hex.EncodeToString(sum[:16])
 	return &event{
-		name: eventName(s), start: start, end: end, session: *s,
+		name: keyName(key), start: start, end: end, session: *s,
 		vevent: vevent, object: []byte(object), escaped: escape(object), etag: etag, etagXML: escape(`"` + etag + `"`), modified: modified,
 	}
 }
