@@ -27,15 +27,6 @@ func cal(local string) xml.Name   { return xml.Name{Space: nsCalDAV, Local: loca
 func cs(local string) xml.Name    { return xml.Name{Space: nsCS, Local: local} }
 func apple(local string) xml.Name { return xml.Name{Space: nsApple, Local: local} }
 func hrefXML(p string) string     { return "<D:href>" + escape(p) + "</D:href>" }
-func propsOf(p *propReq) []xml.Name {
-	names := []xml.Name{}
-	if p != nil {
-		for _, n := range p.Names {
-			names = append(names, n.XMLName)
-		}
-	}
-	return names
-}
 
 // collected is a calendar's listing at one revision: its events in the
 // window, and the digest of their names and ETags that is its ctag and sync
@@ -136,29 +127,48 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 
 // answer builds a response from the props a resource has: all of them for
 // allprop (except those only asked for by name), names only for propname.
-func answer(href string, have map[xml.Name]func() string, order []xml.Name, req *propfindReq, onlyNamed map[xml.Name]bool) response {
+// have gives a prop's value, computed only when it is answered.
+func answer(href string, have func(xml.Name) (string, bool), order []xml.Name, req *propfindReq, onlyNamed map[xml.Name]bool) response {
 	resp := response{href: href}
 	switch {
 	case req.PropName != nil:
+		resp.found = make([]prop, 0, len(order))
 		for _, n := range order {
 			resp.found = append(resp.found, prop{name: n})
 		}
 	case req.Prop == nil || req.AllProp != nil:
+		resp.found = make([]prop, 0, len(order))
 		for _, n := range order {
 			if !onlyNamed[n] {
-				resp.found = append(resp.found, prop{name: n, value: have[n]()})
+				v, _ := have(n)
+				resp.found = append(resp.found, prop{name: n, value: v})
 			}
 		}
 	default:
-		for _, n := range propsOf(req.Prop) {
-			if f, ok := have[n]; ok {
-				resp.found = append(resp.found, prop{name: n, value: f()})
+		for _, a := range req.Prop.Names {
+			if v, ok := have(a.XMLName); ok {
+				if resp.found == nil {
+					resp.found = make([]prop, 0, len(req.Prop.Names))
+				}
+				resp.found = append(resp.found, prop{name: a.XMLName, value: v})
 			} else {
-				resp.missing = append(resp.missing, n)
+				resp.missing = append(resp.missing, a.XMLName)
 			}
 		}
 	}
 	return resp
+}
+
+// lazily answers answer's question from a map of props to functions that
+// compute their values.
+func lazily(have map[xml.Name]func() string) func(xml.Name) (string, bool) {
+	return func(n xml.Name) (string, bool) {
+		f, ok := have[n]
+		if !ok {
+			return "", false
+		}
+		return f(), true
+	}
 }
 
 const readOnlyPrivileges = "<D:privilege><D:read/></D:privilege><D:privilege><D:read-current-user-privilege-set/></D:privilege>"
@@ -173,7 +183,7 @@ func (h *Handler) homeResponse(rd *renderer, user models.CalendarUser, req *prop
 		dav("current-user-privilege-set"): func() string { return readOnlyPrivileges },
 	}
 	order := []xml.Name{dav("resourcetype"), dav("displayname"), dav("current-user-principal"), dav("owner"), dav("current-user-privilege-set")}
-	return answer(homePath(user), have, order, req, nil)
+	return answer(homePath(user), lazily(have), order, req, nil)
 }
 
 func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.CalendarUser, c calendar, req *propfindReq) (response, error) {
@@ -221,30 +231,50 @@ func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.Ca
 		dav("current-user-privilege-set"), dav("supported-report-set"), dav("sync-token"), cs("getctag"),
 		cal("calendar-description"), cal("supported-calendar-component-set"), cal("supported-calendar-data"),
 		cal("calendar-timezone"), cal("max-resource-size"), apple("calendar-color")}
-	resp := answer(calendarPath(user, c.id), have, order, req, map[xml.Name]bool{cal("calendar-timezone"): true})
+	resp := answer(calendarPath(user, c.id), lazily(have), order, req, map[xml.Name]bool{cal("calendar-timezone"): true})
 	return resp, saveErr
 }
 
 // objectResponse answers for one event; calendar-data is given when asked
 // for by name, expanded when x is not nil.
 func objectResponse(base string, e *event, p *propReq, all, names bool, x *expansion) response {
-	have := map[xml.Name]func() string{
-		dav("getetag"):          func() string { return escape(`"` + e.etag + `"`) },
-		dav("getcontenttype"):   func() string { return "text/calendar; charset=utf-8; component=vevent" },
-		dav("getcontentlength"): func() string { return strconv.Itoa(len(e.object)) },
-		dav("getlastmodified"):  func() string { return e.modified.UTC().Format(http.TimeFormat) },
-		dav("resourcetype"):     func() string { return "" },
-		cal("calendar-data"):    func() string { return x.calendarData(e) },
+	have := func(n xml.Name) (string, bool) {
+		switch n {
+		case propGetETag:
+			return e.etagXML, true
+		case propContentType:
+			return "text/calendar; charset=utf-8; component=vevent", true
+		case propContentLength:
+			return strconv.Itoa(len(e.object)), true
+		case propLastModified:
+			return e.modified.UTC().Format(http.TimeFormat), true
+		case propResourceType:
+			return "", true
+		case propCalendarData:
+			return x.calendarData(e), true
+		}
+		return "", false
 	}
-	order := []xml.Name{dav("getetag"), dav("getcontenttype"), dav("getcontentlength"), dav("getlastmodified"), dav("resourcetype")}
-	req := &propfindReq{Prop: p}
+	req := propfindReq{Prop: p}
 	if names {
 		req.PropName = &struct{}{}
 	} else if all {
 		req.AllProp, req.Prop = &struct{}{}, nil
 	}
-	return answer(base+e.name, have, order, req, nil)
+	return answer(base+e.name, have, objectOrder, &req, nil)
 }
+
+// The props of an event, and the order allprop lists them in
+// (calendar-data only when asked for by name).
+var (
+	propGetETag       = dav("getetag")
+	propContentType   = dav("getcontenttype")
+	propContentLength = dav("getcontentlength")
+	propLastModified  = dav("getlastmodified")
+	propResourceType  = dav("resourcetype")
+	propCalendarData  = cal("calendar-data")
+	objectOrder       = []xml.Name{propGetETag, propContentType, propContentLength, propLastModified, propResourceType}
+)
 
 // report answers REPORT on a calendar: calendar-query, calendar-multiget
 // and sync-collection.
@@ -385,6 +415,10 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 			if events, err = matchFilters(events, f); err != nil {
 				return nil, err
 			}
+		}
+		if len(top.CompFilters) == 1 {
+			out = events // nothing to merge
+			break
 		}
 		for _, e := range events {
 			if !seen[e.name] {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	ics "github.com/arran4/golang-ical"
@@ -48,6 +49,7 @@ type event struct {
 	object     []byte // the CalDAV resource: VCALENDAR with its VTIMEZONE and the VEVENT
 	escaped    string // object as XML text, for calendar-data
 	etag       string // strong, of object
+	etagXML    string // etag quoted, as XML text, for getetag
 	modified   time.Time
 }
 
@@ -60,37 +62,73 @@ type renderer struct {
 
 	mu       sync.Mutex
 	events   map[string]*event
+	days     map[engine.Date]*dayEvents
+	held     int                   // sessions held in days
 	zones    map[int64]string      // VTIMEZONE of one zone period, by its start
 	listings map[string]*collected // by calendar and window start
 }
 
 func newRenderer(sn *models.Snapshot) *renderer {
 	return &renderer{sn: sn, loc: sn.State.Business.Location, words: engine.Words(sn.State.Business.Kind),
-		events: map[string]*event{}, zones: map[int64]string{}, listings: map[string]*collected{}}
+		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}}
 }
 
-// eventName is the file name of a session: its identity, so a moved or
-// changed session keeps its resource and updates in place.
-func eventName(s *engine.Session) string {
-	return strings.ReplaceAll(s.Key(), "/", "-") + ".ics"
+// keyName is the file name of the session of a key: its identity, so a
+// moved or changed session keeps its resource and updates in place.
+func keyName(key string) string { return strings.ReplaceAll(key, "/", "-") + ".ics" }
+
+// uid is the identity of the session of that key, stable across edits and
+// unique across businesses.
+func (r *renderer) uid(key string) string {
+	return strings.ReplaceAll(key, "/", "-") + "@" + r.sn.Business.UIDDomain()
 }
 
-// uid is the session's identity, stable across edits and unique across
-// businesses.
-func (r *renderer) uid(s *engine.Session) string {
-	return strings.ReplaceAll(s.Key(), "/", "-") + "@" + r.sn.Business.UIDDomain()
+// dayEvents is the sessions of a date and their events, each rendered the
+// first time it is asked for: a listing asked again costs a look-up a date,
+// not resolving the date and naming each session again.
+type dayEvents struct {
+	sessions []engine.Session
+	events   []atomic.Pointer[event]
 }
 
-// events renders the sessions of days from..to (to exclusive) that keep
+// day returns the sessions of date d, kept while the renderer holds fewer
+// than maxCached of them.
+func (r *renderer) day(d engine.Date) *dayEvents {
+	r.mu.Lock()
+	dy, ok := r.days[d]
+	r.mu.Unlock()
+	if ok {
+		return dy
+	}
+	sessions := r.sn.Timetable.Day(d)
+	dy = &dayEvents{sessions: sessions, events: make([]atomic.Pointer[event], len(sessions))}
+	r.mu.Lock()
+	if old, ok := r.days[d]; ok {
+		dy = old
+	} else if r.held < maxCached {
+		r.days[d] = dy
+		r.held += len(sessions)
+	}
+	r.mu.Unlock()
+	return dy
+}
+
+// sessions renders the sessions of days from..to (to exclusive) that keep
 // returns true for.
 func (r *renderer) sessions(from, to engine.Date, keep func(*engine.Session) bool) []*event {
 	var out []*event
 	for d := from; d < to; d++ {
-		sessions := r.sn.Timetable.Day(d)
-		for i := range sessions {
-			if keep(&sessions[i]) {
-				out = append(out, r.event(&sessions[i]))
+		dy := r.day(d)
+		for i := range dy.sessions {
+			if !keep(&dy.sessions[i]) {
+				continue
 			}
+			e := dy.events[i].Load()
+			if e == nil {
+				e = r.event(&dy.sessions[i])
+				dy.events[i].Store(e)
+			}
+			out = append(out, e)
 		}
 	}
 	return out
@@ -159,7 +197,7 @@ func (r *renderer) event(s *engine.Session) *event {
 	if ok {
 		return e
 	}
-	e = r.render(s)
+	e = r.render(s, key)
 	r.mu.Lock()
 	if len(r.events) < maxCached {
 		r.events[key] = e
@@ -178,7 +216,7 @@ const maxCached = 50000
 // written with the local time that instant has; a time the clocks show
 // twice is the first, written in UTC, since some readers (ical.js, libical)
 // take the second.
-func (r *renderer) render(s *engine.Session) *event {
+func (r *renderer) render(s *engine.Session, key string) *event {
 	tt := r.sn.Timetable
 	start, end := s.Instants(r.loc)
 	version := r.sn.Versions.Session(tt, s)
@@ -197,7 +235,7 @@ func (r *renderer) render(s *engine.Session) *event {
 		}
 	}
 
-	ev := ics.NewEvent(r.uid(s))
+	ev := ics.NewEvent(r.uid(key))
 	ev.SetDtStampTime(modified)
 	r.setTime(ev, ics.ComponentPropertyDtStart, start)
 	r.setTime(ev, ics.ComponentPropertyDtEnd, end)
@@ -254,9 +292,10 @@ func (r *renderer) render(s *engine.Session) *event {
 	vevent := ev.Serialize(serial)
 	object := objectStart + r.zone(start, end) + vevent + "END:VCALENDAR\r\n"
 	sum := sha256.Sum256([]byte(object))
+	etag := hex.EncodeToString(sum[:16])
 	return &event{
-		name: eventName(s), start: start, end: end, session: *s,
-		vevent: vevent, object: []byte(object), escaped: escape(object), etag: hex.EncodeToString(sum[:16]), modified: modified,
+		name: keyName(key), start: start, end: end, session: *s,
+		vevent: vevent, object: []byte(object), escaped: escape(object), etag: etag, etagXML: escape(`"` + etag + `"`), modified: modified,
 	}
 }
 
@@ -320,10 +359,14 @@ func capitalize(s string) string {
 
 // sortEvents orders events by start, then name, so listings are stable.
 func sortEvents(es []*event) {
-	slices.SortFunc(es, func(a, b *event) int {
-		if c := a.start.Compare(b.start); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	if !slices.IsSortedFunc(es, compareEvents) {
+		slices.SortFunc(es, compareEvents)
+	}
+}
+
+func compareEvents(a, b *event) int {
+	if c := a.start.Compare(b.start); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
 }

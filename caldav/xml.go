@@ -1,13 +1,16 @@
 package caldav
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // The XML of WebDAV (RFC 4918), CalDAV (RFC 4791) and sync (RFC 6578) that
@@ -165,46 +168,82 @@ type response struct {
 }
 
 // writeMultistatus answers 207 with responses and, for a sync, the new token.
+// The body is built whole in a pooled buffer and sent with its length: a
+// month of calendar-data is half a megabyte, written once, not chunked.
 func writeMultistatus(w http.ResponseWriter, responses []response, syncToken string) {
-	var b strings.Builder
-	b.Grow(1024 * (len(responses) + 1))
+	b := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= maxPooled {
+			buffers.Put(b)
+		}
+	}()
+	b.Reset()
+	size := 256
+	for _, r := range responses {
+		size += 160 + len(r.href)
+		for _, p := range r.found {
+			size += 2*len(p.name.Local) + len(p.value) + 8
+		}
+	}
+	b.Grow(size)
 	b.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\n")
 	b.WriteString(`<D:multistatus xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:CS="http://calendarserver.org/ns/" xmlns:A="http://apple.com/ns/ical/">`)
 	for _, r := range responses {
 		b.WriteString("<D:response><D:href>")
-		b.WriteString(escape(r.href))
+		escapeTo(b, r.href)
 		b.WriteString("</D:href>")
 		if r.status != 0 {
-			fmt.Fprintf(&b, "<D:status>HTTP/1.1 %d %s</D:status>", r.status, http.StatusText(r.status))
+			b.WriteString("<D:status>HTTP/1.1 ")
+			b.WriteString(strconv.Itoa(r.status))
+			b.WriteByte(' ')
+			b.WriteString(http.StatusText(r.status))
+			b.WriteString("</D:status>")
 		}
 		if len(r.found) > 0 {
 			b.WriteString("<D:propstat><D:prop>")
 			for _, p := range r.found {
+				b.WriteByte('<')
+				writeName(b, p.name)
 				if p.value == "" {
-					fmt.Fprintf(&b, "<%s%s/>", qname(p.name), nsAttr(p.name.Space))
-				} else {
-					fmt.Fprintf(&b, "<%s%s>%s</%s>", qname(p.name), nsAttr(p.name.Space), p.value, qname(p.name))
+					b.WriteString("/>")
+					continue
 				}
+				b.WriteByte('>')
+				b.WriteString(p.value)
+				b.WriteString("</")
+				writeQName(b, p.name)
+				b.WriteByte('>')
 			}
 			b.WriteString("</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>")
 		}
 		if len(r.missing) > 0 {
 			b.WriteString("<D:propstat><D:prop>")
 			for _, n := range r.missing {
-				fmt.Fprintf(&b, "<%s%s/>", qname(n), nsAttr(n.Space))
+				b.WriteByte('<')
+				writeName(b, n)
+				b.WriteString("/>")
 			}
 			b.WriteString("</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>")
 		}
 		b.WriteString("</D:response>")
 	}
 	if syncToken != "" {
-		b.WriteString("<D:sync-token>" + escape(syncToken) + "</D:sync-token>")
+		b.WriteString("<D:sync-token>")
+		escapeTo(b, syncToken)
+		b.WriteString("</D:sync-token>")
 	}
 	b.WriteString("</D:multistatus>")
 	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
 	w.WriteHeader(http.StatusMultiStatus)
-	io.WriteString(w, b.String())
+	w.Write(b.Bytes())
 }
+
+// buffers holds the buffers multistatus bodies are built in; one larger
+// than maxPooled (a year of a big calendar) is left to the collector.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooled = 4 << 20
 
 // qname writes a name with the gateway's prefix for its namespace, or a
 // private one ("X") declared on the element (nsAttr).
@@ -222,8 +261,108 @@ func nsAttr(space string) string {
 	return ` xmlns:X="` + escape(space) + `"`
 }
 
+// writeQName writes qname(n) to b.
+func writeQName(b *bytes.Buffer, n xml.Name) {
+	p, ok := prefixes[n.Space]
+	if !ok {
+		p = "X"
+	}
+	b.WriteString(p)
+	b.WriteByte(':')
+	b.WriteString(n.Local)
+}
+
+// writeName writes qname(n) and nsAttr(n.Space) to b: an element's name as
+// it opens.
+func writeName(b *bytes.Buffer, n xml.Name) {
+	writeQName(b, n)
+	if _, ok := prefixes[n.Space]; !ok {
+		b.WriteString(` xmlns:X="`)
+		escapeTo(b, n.Space)
+		b.WriteByte('"')
+	}
+}
+
+// escape returns s as XML text, as xml.EscapeText writes it: s itself when
+// nothing in it needs escaping.
 func escape(s string) string {
+	if plain(s) {
+		return s
+	}
 	var b strings.Builder
-	xml.EscapeText(&b, []byte(s))
+	b.Grow(len(s) + len(s)/4)
+	escapeText(&b, s)
 	return b.String()
+}
+
+// escapeTo writes escape(s) to b.
+func escapeTo(b *bytes.Buffer, s string) {
+	if plain(s) {
+		b.WriteString(s)
+		return
+	}
+	escapeText(b, s)
+}
+
+// escapeText is xml.EscapeText for a string, written for calendar data,
+// where every line end needs escaping: it copies the runs between escapes
+// whole instead of going through a []byte copy of s.
+func escapeText(w interface{ WriteString(string) (int, error) }, s string) {
+	last := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		var esc string
+		width := 1
+		switch {
+		case c == '"':
+			esc = "&#34;"
+		case c == '\'':
+			esc = "&#39;"
+		case c == '&':
+			esc = "&amp;"
+		case c == '<':
+			esc = "&lt;"
+		case c == '>':
+			esc = "&gt;"
+		case c == '\t':
+			esc = "&#x9;"
+		case c == '\n':
+			esc = "&#xA;"
+		case c == '\r':
+			esc = "&#xD;"
+		case c < 0x20:
+			esc = "\uFFFD"
+		case c >= utf8.RuneSelf:
+			var r rune
+			r, width = utf8.DecodeRuneInString(s[i:])
+			if !inCharacterRange(r) || (r == utf8.RuneError && width == 1) {
+				esc = "\uFFFD"
+			}
+		}
+		if esc != "" {
+			w.WriteString(s[last:i])
+			w.WriteString(esc)
+			last = i + width
+		}
+		i += width
+	}
+	w.WriteString(s[last:])
+}
+
+// inCharacterRange reports whether XML allows r (the Char production).
+func inCharacterRange(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// plain reports whether xml.EscapeText leaves s as it is: printable ASCII
+// without the five characters XML escapes.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x80, c == '"', c == '\'', c == '&', c == '<', c == '>':
+			return false
+		}
+	}
+	return true
 }

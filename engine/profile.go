@@ -7,25 +7,22 @@ import (
 
 // dayLevels returns a room's capacity over date d as levels in minutes of
 // the day: its overrides for the date if any, else its weekly rules for the
-// weekday, else its plain capacity all day.
+// weekday, else its plain capacity all day. The caller must not change them.
 func (t *Timetable) dayLevels(room int64, d Date) []Level {
-	rules := t.rules[room]
-	if len(rules) == 0 {
-		return []Level{{From: 0, To: int64(EndOfDay), Units: t.rooms[room].Units()}}
-	}
-	if t.overridden(room, d) {
-		return levelsOf(rules, func(r *CapacityRule) bool { return r.Override() && r.From <= d && d <= r.To })
+	l := t.levels[room]
+	if l != nil && l.overrides && t.overridden(room, d) {
+		return levelsOf(t.rules[room], func(r *CapacityRule) bool { return r.Override() && r.From <= d && d <= r.To })
 	}
 	return t.weeklyLevels(room, d.Weekday())
 }
 
 // weeklyLevels is a room's capacity on a weekday by its weekly rules alone.
+// The caller must not change them.
 func (t *Timetable) weeklyLevels(room int64, wd time.Weekday) []Level {
-	rules := t.rules[room]
-	if len(rules) == 0 {
-		return []Level{{From: 0, To: int64(EndOfDay), Units: t.rooms[room].Units()}}
+	if l := t.levels[room]; l != nil {
+		return l.weekly[wd]
 	}
-	return levelsOf(rules, func(r *CapacityRule) bool { return !r.Override() && slices.Contains(r.Weekdays, wd) })
+	return []Level{{From: 0, To: int64(EndOfDay), Units: t.rooms[room].Units()}}
 }
 
 // overridden reports whether a room's overrides hold on d.
@@ -66,24 +63,36 @@ func levelAt(levels []Level, m int64) int {
 // at each moment (at least one unit).
 func (t *Timetable) RoomUsage(room int64, from, to time.Time, loc *time.Location) (levels []Level, uses []Use) {
 	first, last := DateOf(from.In(loc)).AddDays(-1), DateOf(to.In(loc))
+	// Room enough for the usual: the series sessions and bookings of each
+	// date, whole-room sessions split by at most a few levels.
+	n := 0
 	for d := first; d <= last; d++ {
+		n += len(t.dayOrder[d.Weekday()]) + len(t.bookings[d])
+	}
+	uses = make([]Use, 0, n)
+	day := make([]Session, 0, t.weekTotal/7+8) // one date's sessions, the buffer reused
+	var clock dayClock
+	for d := first; d <= last; d++ {
+		clock.set(d, loc)
 		dayLevels := t.dayLevels(room, d)
-		at := func(m int64) int64 { return d.At(LocalTime(m), loc).Unix() }
 		for _, l := range dayLevels {
-			levels = append(levels, Level{From: at(l.From), To: at(l.To), Units: l.Units})
+			levels = append(levels, Level{From: clock.at(l.From), To: clock.at(l.To), Units: l.Units})
 		}
 		use := func(start, end LocalTime, units int, whole bool) {
 			if !whole {
-				uses = append(uses, Use{From: at(int64(start)), To: at(int64(end)), Units: units})
+				uses = append(uses, Use{From: clock.at(int64(start)), To: clock.at(int64(end)), Units: units})
 				return
 			}
-			for _, p := range wholeRoom(start, end, dayLevels) {
-				uses = append(uses, Use{From: at(p.From), To: at(p.To), Units: p.Units})
+			n := len(uses)
+			uses = appendWholeRoom(uses, start, end, dayLevels)
+			for i := n; i < len(uses); i++ {
+				uses[i].From, uses[i].To = clock.at(uses[i].From), clock.at(uses[i].To)
 			}
 		}
-		for _, s := range t.Day(d) {
-			if !s.Cancelled && s.RoomID == room {
-				use(s.Start, occupiedUntil(s.End, s.Buffer), s.Units, t.takesWholeRoom(&s))
+		day = t.appendDay(day[:0], d, t.dated[d])
+		for i := range day {
+			if s := &day[i]; !s.Cancelled && s.RoomID == room {
+				use(s.Start, occupiedUntil(s.End, s.Buffer), s.Units, t.takesWholeRoom(s))
 			}
 		}
 		for _, b := range t.bookings[d] {
@@ -109,12 +118,13 @@ func (t *Timetable) takesWholeRoom(s *Session) bool {
 	return t.classTimes[s.ClassTimeID].Units == 0
 }
 
-// wholeRoom splits a span that takes the whole room by the levels it
-// crosses, each piece taking that level (at least one unit).
-func wholeRoom(start, end LocalTime, levels []Level) []Use {
-	cuts := []int64{int64(start), int64(end)}
+// appendWholeRoom splits a span that takes the whole room by the levels it
+// crosses, each piece taking that level (at least one unit), and appends
+// the pieces to uses.
+func appendWholeRoom(uses []Use, start, end LocalTime, levels []Level) []Use {
+	cuts := append(make([]int64, 0, 8), int64(start), int64(end))
 	for _, l := range levels {
-		for _, c := range []int64{l.From, l.To} {
+		for _, c := range [2]int64{l.From, l.To} {
 			if int64(start) < c && c < int64(end) {
 				cuts = append(cuts, c)
 			}
@@ -122,11 +132,10 @@ func wholeRoom(start, end LocalTime, levels []Level) []Use {
 	}
 	slices.Sort(cuts)
 	cuts = slices.Compact(cuts)
-	out := make([]Use, 0, len(cuts)-1)
 	for i := 0; i+1 < len(cuts); i++ {
-		out = append(out, Use{From: cuts[i], To: cuts[i+1], Units: max(levelAt(levels, cuts[i]), 1)})
+		uses = append(uses, Use{From: cuts[i], To: cuts[i+1], Units: max(levelAt(levels, cuts[i]), 1)})
 	}
-	return out
+	return uses
 }
 
 // RoomTimeline is the timeline of a room over [from, to) (see Timeline).

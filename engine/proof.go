@@ -63,15 +63,15 @@ type lazyIndex struct {
 	ix   *proofIndex
 }
 
-func (t *Timetable) index() *proofIndex {
-	t.proofIx.once.Do(func() { t.proofIx.ix = t.buildIndex() })
+func (t *Timetable) proofIndex() *proofIndex {
+	t.proofIx.once.Do(func() { t.proofIx.ix = t.buildProofIndex() })
 	return t.proofIx.ix
 }
 
 // everyResource returns the resource index of every room and person, built
 // once per timetable.
 func (t *Timetable) everyResource() *resourceIndex {
-	ix := t.index()
+	ix := t.proofIndex()
 	ix.everyOnce.Do(func() { ix.every = t.resources(nil) })
 	return ix.every
 }
@@ -92,7 +92,7 @@ func (rs *resourceSet) has(x resource) bool {
 // resources indexes the resources of want, or every resource when want is
 // nil: one pass over the class times and the exceptions.
 func (t *Timetable) resources(want *resourceSet) *resourceIndex {
-	ix := t.index()
+	ix := t.proofIndex()
 	rx := &resourceIndex{groups: make(map[resource]*[7][]int), dates: make(map[resource][]Date)}
 	keep := func(x resource) bool { return want == nil || want.has(x) }
 	add := func(x resource, wd int, gi int) {
@@ -170,7 +170,7 @@ func (t *Timetable) resources(want *resourceSet) *resourceIndex {
 	return rx
 }
 
-func (t *Timetable) buildIndex() *proofIndex {
+func (t *Timetable) buildProofIndex() *proofIndex {
 	ix := &proofIndex{
 		staffKey:  make(map[int64]string, len(t.staff)),
 		changesOf: make(map[groupKey][]*DayChange),
@@ -247,7 +247,7 @@ func (ix *proofIndex) holds(x resource, s *Session) bool {
 // groupSegments computes the segments of group gi as segmentEntries does,
 // from the group's own changes and its room's closures.
 func (p *prover) groupSegments(gi int) [][]segment {
-	t, ix := p.t, p.t.index()
+	t, ix := p.t, p.t.proofIndex()
 	g := &t.groups[gi]
 	if g.ct.Inactive {
 		return nil
@@ -287,7 +287,7 @@ func (p *Proof) Report() Report { return p.report }
 // Prove proves the clashes of every room and person from the week of today
 // on (see Clashes); stop is as for ClashesOrStop.
 func (t *Timetable) Prove(today Date, stop func() bool) (*Proof, error) {
-	ix := t.index()
+	ix := t.proofIndex()
 	xs := make([]resource, 0, len(t.rooms)+len(ix.staffKey))
 	for id := range t.rooms {
 		xs = append(xs, resource{room: id})
@@ -375,7 +375,7 @@ func (p *prover) resourceClashes(x resource) {
 // datedIn reports the clashes of resource x on date d that involve
 // something dated, as dated does for the whole day.
 func (p *prover) datedIn(x resource, d Date) {
-	t, ix := p.t, p.t.index()
+	t, ix := p.t, p.t.proofIndex()
 	sessions := t.resourceDay(p.rx, x, d)
 	dated := func(m int) bool {
 		if m >= len(sessions) {
@@ -437,7 +437,7 @@ func (p *prover) datedIn(x resource, d Date) {
 // resourceDay returns the sessions of date d in resource x, as Day resolves
 // them and in its order, but without resolving the rest of the day.
 func (t *Timetable) resourceDay(rx *resourceIndex, x resource, d Date) []Session {
-	ix := t.index()
+	ix := t.proofIndex()
 	w := WeekOf(d, t.ws)
 	var out []Session
 	var mine []int

@@ -127,7 +127,7 @@ func (d *diff) rows(a, b *Timetable) {
 
 // reach adds to set the resources of t that the differences reach.
 func (d *diff) reach(t *Timetable, set map[resource]bool) {
-	ix := t.index()
+	ix := t.proofIndex()
 	addStaff := func(ids []int64) {
 		for _, id := range ids {
 			if k, ok := ix.staffKey[id]; ok {

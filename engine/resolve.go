@@ -16,47 +16,70 @@ type Day struct {
 // Day resolves one date, in the order of the design: (1) the series sessions
 // of the date, (2) the date's day changes, (3) sessions moved in from other
 // dates, (4) one-offs, (5) closures, which cancel what falls in them.
-// Sessions come sorted by start, then room.
+// Sessions come sorted by start, then room. Sessions share their StaffIDs
+// and Series with the timetable: the caller must not change their elements.
 func (t *Timetable) Day(d Date) []Session {
-	out := make([]Session, 0, len(t.byWeekday[d.Weekday()])+len(t.movedIn[d])+len(t.oneOffs[d]))
+	x := t.dated[d]
+	return t.appendDay(make([]Session, 0, t.daySize(d, x)), d, x)
+}
+
+// appendDay appends the sessions of date d, its exceptions x, to out.
+func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
+	first := len(out)
 	w := WeekOf(d, t.ws)
-	for _, gi := range t.byWeekday[d.Weekday()] {
+	for _, gi := range t.dayOrder[d.Weekday()] {
 		g := &t.groups[gi]
 		weeks := g.activeIn(w)
 		if weeks == nil {
 			continue
 		}
-		s := t.regular(g, d, weeks)
-		if c := t.changes[s.Ref]; c != nil {
+		out = append(out, t.regular(g, d, weeks))
+		if c := x.change(t, out[len(out)-1].Ref); c != nil {
 			if c.Date != 0 && c.Date != d {
-				continue // moved away; it appears on its new date
+				out = out[:len(out)-1] // moved away; it appears on its new date
+				continue
 			}
-			t.apply(&s, c)
-		}
-		out = append(out, s)
-	}
-	for _, c := range t.movedIn[d] {
-		if s, ok := t.original(c.Ref); ok {
-			t.apply(&s, c)
-			out = append(out, s)
+			t.apply(&out[len(out)-1], c)
 		}
 	}
-	for _, o := range t.oneOffs[d] {
-		out = append(out, t.oneOff(o))
+	if x != nil {
+		for _, c := range x.movedIn {
+			if s, ok := t.original(c.Ref); ok {
+				t.apply(&s, c)
+				out = append(out, s)
+			}
+		}
+		for _, o := range x.oneOffs {
+			out = append(out, t.oneOff(o))
+		}
 	}
-	t.close(d, out)
-	sortSessions(out)
+	day := out[first:]
+	t.close(d, day)
+	// The series sessions come in order; only exceptions can upset it.
+	if x != nil && !isSorted(day) {
+		sortSessions(day)
+	}
 	return out
 }
 
-// Days resolves every date from from up to, not including, to.
+// Days resolves every date from from up to, not including, to. The dates
+// share backing arrays, allocated a run of dates at a time; each date's
+// slice is capped at its length, so appending to one never reaches another.
 func (t *Timetable) Days(from, to Date) []Day {
 	if to < from {
 		return nil
 	}
+	const chunk = 1024 // sessions: a few hundred kilobytes
 	out := make([]Day, 0, to-from)
+	var buf []Session
 	for d := from; d < to; d++ {
-		out = append(out, Day{Date: d, Sessions: t.Day(d)})
+		x := t.dated[d]
+		if n := t.daySize(d, x); buf == nil || cap(buf)-len(buf) < n {
+			buf = make([]Session, 0, max(n, min(t.sessionsUntil(d, to), chunk)))
+		}
+		first := len(buf)
+		buf = t.appendDay(buf, d, x)
+		out = append(out, Day{Date: d, Sessions: buf[first:len(buf):len(buf)]})
 	}
 	return out
 }
@@ -96,15 +119,32 @@ func (t *Timetable) original(ref SessionRef) (Session, bool) {
 
 // activeIn returns the series weeks of the group's entries that are active
 // in week w, or nil when none is: a class shared by several series is one
-// session that lists them all.
+// session that lists them all. The answer is a capped slice of g.weeks when
+// the active entries are next to each other, as they are when one is;
+// the caller must not change it.
 func (g *group) activeIn(w int) []SeriesWeek {
+	lo, hi := -1, -1 // the active entries so far, while they are one run
 	var weeks []SeriesWeek
-	for _, e := range g.entries {
-		if e.rot.Position(w) == e.week {
-			weeks = append(weeks, SeriesWeek{SeriesID: e.series.ID, Week: e.week, Cycle: e.series.Cycle})
+	for i, e := range g.entries {
+		if e.rot.Position(w) != e.week {
+			continue
+		}
+		switch {
+		case weeks != nil:
+			weeks = append(weeks, g.weeks[i])
+		case lo < 0:
+			lo, hi = i, i+1
+		case hi == i:
+			hi++
+		default: // a second run: copy
+			weeks = append(make([]SeriesWeek, 0, len(g.entries)), g.weeks[lo:hi]...)
+			weeks = append(weeks, g.weeks[i])
 		}
 	}
-	return weeks
+	if weeks != nil || lo < 0 {
+		return weeks
+	}
+	return g.weeks[lo:hi:hi]
 }
 
 func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
@@ -119,7 +159,7 @@ func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
 		ClassTimeID: ct.ID,
 		Label:       ct.Label,
 		Capacity:    ct.Capacity,
-		Units:       t.units(ct.Units, ct.RoomID),
+		Units:       g.units,
 		Buffer:      ct.Buffer,
 		Series:      weeks,
 		Ref:         SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID},
@@ -208,15 +248,29 @@ func (t *Timetable) close(d Date, sessions []Session) {
 	}
 }
 
-// sortSessions orders sessions by what they are, ties broken by their
-// identity: a total order, so a day's sessions and any subset of them
-// (see resourceDay) come in the same relative order.
-func sortSessions(ss []Session) {
-	slices.SortStableFunc(ss, func(a, b Session) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.RoomID, b.RoomID),
-			cmp.Compare(a.ClassID, b.ClassID), cmp.Compare(a.OneOffID, b.OneOffID),
-			cmp.Compare(a.ClassTimeID, b.ClassTimeID), cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
-	})
+func sortSessions(ss []Session) { slices.SortStableFunc(ss, compareSessions) }
+
+// isSorted reports whether sessions are in the order sortSessions gives,
+// without copying them to compare.
+func isSorted(ss []Session) bool {
+	for i := 1; i < len(ss); i++ {
+		if compareSessionsAt(&ss[i], &ss[i-1]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// compareSessions is the order of a day's sessions: by start, end, room,
+// class, one-off and class time, then original date and class — a total
+// order, so a day's sessions and any subset of them (see resourceDay) come
+// in the same relative order.
+func compareSessions(a, b Session) int { return compareSessionsAt(&a, &b) }
+
+func compareSessionsAt(a, b *Session) int {
+	return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.RoomID, b.RoomID),
+		cmp.Compare(a.ClassID, b.ClassID), cmp.Compare(a.OneOffID, b.OneOffID),
+		cmp.Compare(a.ClassTimeID, b.ClassTimeID), cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 }
 
 // Key is a session's identity as text, stable across edits: "s/2026-10-06/12/7"

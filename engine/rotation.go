@@ -78,6 +78,9 @@ func (r *Rotation) Position(w int) int {
 // pausedBefore counts the paused weeks before w, by binary search over the
 // runs: a closure of a century costs what a closure of a week does.
 func (r *Rotation) pausedBefore(w int) int {
+	if len(r.paused) == 0 {
+		return 0
+	}
 	i := sort.Search(len(r.paused), func(i int) bool { return r.paused[i].To > w })
 	n := r.before[i]
 	if i < len(r.paused) && r.paused[i].From < w {

@@ -36,7 +36,8 @@ type Timetable struct {
 	rules    map[int64][]*CapacityRule // by room
 	bookings map[Date][]*RoomBooking
 
-	proofIx lazyIndex // see index
+	proofIx lazyIndex // see proofIndex
+	index             // what answering a date needs, precomputed (index.go)
 }
 
 type groupKey struct{ classTime, class int64 }
@@ -45,6 +46,10 @@ type group struct {
 	ct      *ClassTime
 	class   *Class
 	entries []groupEntry // by series id, then week
+	// weeks holds each entry as a session lists it, in the entries' order:
+	// activeIn answers with a slice of it, not a new list, when it can.
+	weeks []SeriesWeek
+	units int // of its room a session uses
 }
 
 type groupEntry struct {
@@ -149,7 +154,9 @@ func compile(s State) *Timetable {
 			t.groups = append(t.groups, group{ct: t.classTimes[e.ClassTimeID], class: t.classes[e.ClassID]})
 		}
 		g := &t.groups[gi]
-		g.entries = append(g.entries, groupEntry{series: t.series[e.SeriesID], rot: t.rot[e.SeriesID], week: e.Week})
+		sr := t.series[e.SeriesID]
+		g.entries = append(g.entries, groupEntry{series: sr, rot: t.rot[e.SeriesID], week: e.Week})
+		g.weeks = append(g.weeks, SeriesWeek{SeriesID: sr.ID, Week: e.Week, Cycle: sr.Cycle})
 	}
 	for gi := range t.groups {
 		if ct := t.groups[gi].ct; !ct.Inactive {
@@ -173,6 +180,7 @@ func compile(s State) *Timetable {
 		o := &s.OneOffs[i]
 		t.oneOffs[o.Date] = append(t.oneOffs[o.Date], o)
 	}
+	t.buildIndex()
 	return t
 }
 

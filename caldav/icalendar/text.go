@@ -55,6 +55,9 @@ func SafeProperty(p *ics.BaseProperty) {
 }
 
 func safeText(s string, lines bool) string {
+	if printableASCII(s) {
+		return s // the usual case, and nothing to change
+	}
 	if strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Cc, r) && r != '\t' }) < 0 {
 		return strings.ToValidUTF8(s, "\uFFFD")
 	}
@@ -71,4 +74,15 @@ func safeText(s string, lines bool) string {
 		}
 		return r
 	}, s), "\uFFFD")
+}
+
+// printableASCII reports whether s is all printable ASCII: valid UTF-8
+// without control characters.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

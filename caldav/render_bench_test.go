@@ -1,0 +1,29 @@
+package caldav
+
+import (
+	"testing"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/demo"
+	"github.com/koredyne/schedule/models"
+)
+
+// BenchmarkRenderMonthGym renders the events of a month of the whole gym
+// (the month of BenchmarkReportMonthGym) with a fresh renderer each time,
+// as the first request after every write does.
+func BenchmarkRenderMonthGym(b *testing.B) {
+	today := engine.MustDate(2026, 12, 1)
+	st := demo.Gym(today)
+	sn, err := models.NewSnapshot(models.Business{ID: 7, Slug: "harbor", Name: st.Business.Name, Kind: string(st.Business.Kind), Revision: 1}, st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	end := time.Date(2026, 12, 27, 0, 0, 0, 0, time.UTC)
+	n := 0
+	for b.Loop() {
+		n = len(newRenderer(sn).inRange(start, end, everything))
+	}
+	b.ReportMetric(float64(n), "events")
+}
