@@ -20,7 +20,7 @@ func TestClassDescribedInAnyOrder(t *testing.T) {
 		classes := len(a.ids(tok, "classes", "id"))
 		room := a.ids(tok, "rooms", "name")["Ring"]
 
-		oneOff := `mutation($a: ID!, $staff: [ID!], $r: ID!, $start: LocalTime!, $end: LocalTime!, $dry: Boolean) {
+		oneOff := `mutation($a: ID!, $staff: [ID!]!, $r: ID!, $start: LocalTime!, $end: LocalTime!, $dry: Boolean) {
 			createOneOff(input: {class: {activityId: $a, staffIds: $staff}, roomId: $r, date: "2027-03-03", start: $start, end: $end}, dryRun: $dry) {
 				oneOff { class { id name staff { id } } } } }`
 		for i, order := range [][]string{{sami, marco}, {marco, sami}} {

@@ -25,13 +25,13 @@ var fuzzOperations = []string{
 	`query($from: Date!, $to: Date!, $f: SessionFilter) { days(from: $from, to: $to, filter: $f) { date sessions { id start } } }`,
 	`query($r: ID!, $from: DateTime!, $to: DateTime!, $u: Int!, $m: Int!) { availability(roomId: $r, from: $from, to: $to, units: $u, minutes: $m) { start } }`,
 	`query($s: String) { clients(search: $s) { id name } }`,
-	`mutation($in: ClassTimeInput!) { createClassTime(input: $in, dryRun: true) { revision } }`,
+	`mutation($in: CreateClassTimeInput!) { createClassTime(input: $in, dryRun: true) { revision } }`,
 	`mutation($in: OneOffInput!) { createOneOff(input: $in, dryRun: true) { revision } }`,
 	`mutation($in: ClosureInput!) { createClosure(input: $in, dryRun: true) { revision } }`,
 	`mutation($in: CapacityRuleInput!) { createCapacityRule(input: $in, dryRun: true) { revision } }`,
 	`mutation($ref: SessionRefInput!, $ch: SessionChangeInput!) { changeSession(ref: $ref, change: $ch, dryRun: true) { revision } }`,
-	`mutation($in: BusinessInput!) { updateBusiness(input: $in, dryRun: true) { revision } }`,
-	`mutation($r: Role!, $n: String) { createToken(role: $r, name: $n) { info { id } } }`,
+	`mutation($in: UpdateBusinessInput!) { updateBusiness(input: $in, dryRun: true) { revision } }`,
+	`mutation($r: Role!, $n: String) { createToken(role: $r, name: $n) { token { id } } }`,
 }
 
 // FuzzVariables sends any variables to the operations above: the answer is
