@@ -120,7 +120,7 @@ func clearable[T any](dst *T, v graphql.Omittable[*T]) {
 }
 
 func cannotClear(field string) error {
-	return badInput(field, "%s cannot be null: it cannot be empty; leave it out to keep it", field)
+	return badInput(field, "%s cannot be empty, so it cannot be null: leave it out to keep its value", field)
 }
 
 // aside runs a write outside the guarded schedule write — tokens, CalDAV
