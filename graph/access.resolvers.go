@@ -23,7 +23,7 @@ func (r *appPasswordResolver) Staff(ctx context.Context, obj *models.AppPassword
 }
 
 // CreateToken is the resolver for the createToken field.
-func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64) (*model.TokenPayload, error) {
+func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error) {
 	if err := can(ctx, models.ManageTokens); err != nil {
 		return nil, err
 	}
@@ -47,67 +47,115 @@ func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, na
 			return nil, err
 		}
 	}
-	token, row, err := models.CreateScopedToken(ctx, r.Store.DB, principal(ctx).BusinessID, role, deref(name), "", deref(clientID), deref(staffID))
+	var (
+		secret string
+		token  *models.APIToken
+	)
+	res, err := r.aside(ctx, models.ManageTokens, dryRun, func(db models.IDB, dry bool) (err error) {
+		secret, token, err = models.CreateScopedToken(ctx, db, principal(ctx).BusinessID, role, deref(name), "", deref(clientID), deref(staffID))
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &model.TokenPayload{Token: token, Info: row}, nil
+	return &model.TokenPayload{DryRun: res.DryRun, Revision: int(res.Revision), Token: token, Secret: shown(res, secret)}, nil
 }
 
 // RevokeToken is the resolver for the revokeToken field.
-func (r *mutationResolver) RevokeToken(ctx context.Context, id int64) (*models.APIToken, error) {
-	if err := can(ctx, models.ManageTokens); err != nil {
+func (r *mutationResolver) RevokeToken(ctx context.Context, id int64, dryRun *bool) (*model.TokenPayload, error) {
+	var token *models.APIToken
+	res, err := r.aside(ctx, models.ManageTokens, dryRun, func(db models.IDB, dry bool) (err error) {
+		if dry {
+			token, err = models.RevokeToken(ctx, db, principal(ctx).BusinessID, id) // rolled back
+		} else {
+			token, err = r.Store.RevokeToken(ctx, principal(ctx).BusinessID, id) // tells every server
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	return r.Store.RevokeToken(ctx, principal(ctx).BusinessID, id)
+	return &model.TokenPayload{DryRun: res.DryRun, Revision: int(res.Revision), Token: token}, nil
 }
 
 // CreateAppPassword is the resolver for the createAppPassword field.
-func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error) {
+func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error) {
 	if err := can(ctx, models.EditSchedule); err != nil {
 		return nil, err
 	}
 	if err := grant(ctx, role); err != nil {
 		return nil, err
 	}
-	var staff int64
 	if staffID != nil {
 		if _, err := r.staffMember(ctx, *staffID); err != nil {
 			return nil, err
 		}
-		staff = *staffID
 	}
-	password, row, err := models.CreateAppPassword(ctx, r.Store.DB, principal(ctx).BusinessID, login, staff, role)
+	var (
+		password string
+		app      *models.AppPassword
+	)
+	res, err := r.aside(ctx, models.EditSchedule, dryRun, func(db models.IDB, dry bool) (err error) {
+		password, app, err = models.CreateAppPassword(ctx, db, principal(ctx).BusinessID, login, deref(staffID), role)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &model.AppPasswordPayload{Password: password, Info: row}, nil
+	return &model.AppPasswordPayload{DryRun: res.DryRun, Revision: int(res.Revision), AppPassword: app, Password: shown(res, password)}, nil
 }
 
 // RevokeAppPassword is the resolver for the revokeAppPassword field.
-func (r *mutationResolver) RevokeAppPassword(ctx context.Context, id int64) (int64, error) {
-	if err := can(ctx, models.EditSchedule); err != nil {
-		return 0, err
+func (r *mutationResolver) RevokeAppPassword(ctx context.Context, id int64, dryRun *bool) (*model.AppPasswordPayload, error) {
+	app, err := r.appPassword(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	return id, models.RevokeAppPassword(ctx, r.Store.DB, principal(ctx).BusinessID, id)
+	res, err := r.aside(ctx, models.EditSchedule, dryRun, func(db models.IDB, dry bool) error {
+		return models.RevokeAppPassword(ctx, db, principal(ctx).BusinessID, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.AppPasswordPayload{DryRun: res.DryRun, Revision: int(res.Revision), AppPassword: app}, nil
 }
 
 // Tokens is the resolver for the tokens field.
-func (r *queryResolver) Tokens(ctx context.Context) ([]models.APIToken, error) {
-	if err := can(ctx, models.ManageTokens); err != nil {
+func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string) (*model.TokenConnection, error) {
+	list, err := r.tokens(ctx)
+	if err != nil {
 		return nil, err
 	}
-	noCache(ctx) // tokens change outside the guarded write
-	return models.Tokens(ctx, r.Store.DB, principal(ctx).BusinessID)
+	edges, nodes, info, err := page(list, first, after, tokenID, func(c string, t *models.APIToken) model.TokenEdge { return model.TokenEdge{Cursor: c, Node: t} })
+	if err != nil {
+		return nil, err
+	}
+	return &model.TokenConnection{Edges: edges, Nodes: nodes, PageInfo: info, TotalCount: len(list)}, nil
+}
+
+// Token is the resolver for the token field.
+func (r *queryResolver) Token(ctx context.Context, id int64) (*models.APIToken, error) {
+	return r.token(ctx, id)
 }
 
 // AppPasswords is the resolver for the appPasswords field.
-func (r *queryResolver) AppPasswords(ctx context.Context) ([]models.AppPassword, error) {
-	if err := can(ctx, models.EditSchedule); err != nil {
+func (r *queryResolver) AppPasswords(ctx context.Context, first *int, after *string) (*model.AppPasswordConnection, error) {
+	list, err := r.appPasswords(ctx)
+	if err != nil {
 		return nil, err
 	}
-	noCache(ctx)
-	return models.AppPasswords(ctx, r.Store.DB, principal(ctx).BusinessID)
+	edges, nodes, info, err := page(list, first, after, appPasswordID, func(c string, p *models.AppPassword) model.AppPasswordEdge {
+		return model.AppPasswordEdge{Cursor: c, Node: p}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.AppPasswordConnection{Edges: edges, Nodes: nodes, PageInfo: info, TotalCount: len(list)}, nil
+}
+
+// AppPassword is the resolver for the appPassword field.
+func (r *queryResolver) AppPassword(ctx context.Context, id int64) (*models.AppPassword, error) {
+	return r.appPassword(ctx, id)
 }
 
 // AppPassword returns generated.AppPasswordResolver implementation.

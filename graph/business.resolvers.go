@@ -42,15 +42,11 @@ func (r *businessResolver) TimetableURL(ctx context.Context, obj *models.Busines
 }
 
 // UpdateBusiness is the resolver for the updateBusiness field.
-func (r *mutationResolver) UpdateBusiness(ctx context.Context, input model.BusinessInput, dryRun *bool) (*model.BusinessPayload, error) {
+func (r *mutationResolver) UpdateBusiness(ctx context.Context, input model.UpdateBusinessInput, dryRun *bool) (*model.BusinessPayload, error) {
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		return applyBusiness(&e.State.Business, input)
 	})
-	if err != nil {
-		return nil, err
-	}
-	b := res.After.Business
-	return &model.BusinessPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Business: &b}, nil
+	return businessPayload(res, err)
 }
 
 // LoadDemo is the resolver for the loadDemo field.
@@ -63,11 +59,7 @@ func (r *mutationResolver) LoadDemo(ctx context.Context, kind engine.Kind, dryRu
 		e.ReplaceSchedule(st)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	b := res.After.Business
-	return &model.BusinessPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Business: &b}, nil
+	return businessPayload(res, err)
 }
 
 // ClearData is the resolver for the clearData field.
@@ -76,11 +68,7 @@ func (r *mutationResolver) ClearData(ctx context.Context, dryRun *bool) (*model.
 		e.ReplaceSchedule(engine.State{Business: e.State.Business})
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	b := res.After.Business
-	return &model.BusinessPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Business: &b}, nil
+	return businessPayload(res, err)
 }
 
 // Business is the resolver for the business field.

@@ -48,15 +48,27 @@ func (r *Resolver) secretURL(ctx context.Context, calendar, token string) string
 }
 
 // rotateFeed gives a calendar of the request's business a new secret URL.
-func (r *Resolver) rotateFeed(ctx context.Context, calendar string) (string, error) {
+func (r *Resolver) rotateFeed(ctx context.Context, calendar string, dryRun *bool) (*model.FeedPayload, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
+		return nil, err
+	}
 	if r.IsPlayground {
-		return "", errNotServed
+		return nil, errNotServed
 	}
-	token, err := models.RotateFeed(ctx, r.Store.DB, principal(ctx).BusinessID, calendar)
+	var token string
+	res, err := r.aside(ctx, models.EditSchedule, dryRun, func(db models.IDB, dry bool) (err error) {
+		token, err = models.RotateFeed(ctx, db, principal(ctx).BusinessID, calendar)
+		return err
+	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return r.secretURL(ctx, calendar, token), nil
+	p := &model.FeedPayload{DryRun: res.DryRun, Revision: int(res.Revision)}
+	if !res.DryRun {
+		u := r.secretURL(ctx, calendar, token)
+		p.URL = &u
+	}
+	return p, nil
 }
 
 // calendarOf names the calendar an input picks, checking that its staff

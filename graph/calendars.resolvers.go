@@ -43,31 +43,32 @@ func (r *mutationResolver) ImportCalendar(ctx context.Context, ics string, defau
 }
 
 // RotateFeedToken is the resolver for the rotateFeedToken field.
-func (r *mutationResolver) RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error) {
+func (r *mutationResolver) RotateFeedToken(ctx context.Context, calendar model.CalendarInput, dryRun *bool) (*model.FeedPayload, error) {
 	if err := can(ctx, models.EditSchedule); err != nil {
-		return "", err
+		return nil, err
 	}
 	cal, err := r.calendarOf(ctx, calendar)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return r.rotateFeed(ctx, cal)
+	return r.rotateFeed(ctx, cal, dryRun)
 }
 
 // RotateTimetableToken is the resolver for the rotateTimetableToken field.
-func (r *mutationResolver) RotateTimetableToken(ctx context.Context) (string, error) {
-	if err := can(ctx, models.EditSchedule); err != nil {
-		return "", err
-	}
-	return r.rotateFeed(ctx, models.TimetablePage)
+func (r *mutationResolver) RotateTimetableToken(ctx context.Context, dryRun *bool) (*model.FeedPayload, error) {
+	return r.rotateFeed(ctx, models.TimetablePage, dryRun)
 }
 
 // CalendarExport is the resolver for the calendarExport field.
-func (r *queryResolver) CalendarExport(ctx context.Context) (string, error) {
+func (r *queryResolver) CalendarExport(ctx context.Context) (*string, error) {
 	sn, err := r.snapshot(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	data, err := icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: r.Store.Now(), Stop: models.Stop(ctx)})
-	return string(data), err
+	if err != nil {
+		return nil, err
+	}
+	ics := string(data)
+	return &ics, nil
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/koredyne/schedule/engine"
@@ -9,49 +10,80 @@ import (
 )
 
 // Input mapping of the catalog: rooms, staff, activities, classes and class
-// times (catalog.graphqls, catalog.resolvers.go).
+// times (catalog.graphqls, catalog.resolvers.go). A create input's
+// required fields are non-null in the schema, so GraphQL itself reports
+// what is missing; an update follows the update rule (keep, clearable).
 
-func applyRoom(dst *engine.Room, in model.RoomInput) {
-	set(&dst.Name, in.Name)
-	set(&dst.Capacity, in.Capacity)
+func newRoom(id int64, in model.CreateRoomInput) engine.Room {
+	room := engine.Room{ID: id, Name: in.Name, Capacity: 1}
+	set(&room.Capacity, in.Capacity)
+	return room
 }
 
-func applyActivity(dst *engine.Activity, in model.ActivityInput) {
-	set(&dst.Name, in.Name)
-	set(&dst.Color, in.Color)
+func updateRoom(dst *engine.Room, in model.UpdateRoomInput) error {
+	return errors.Join(keep(&dst.Name, in.Name, "name"), keep(&dst.Capacity, in.Capacity, "capacity"))
 }
 
-func applyClass(dst *engine.Class, in model.ClassInput) {
-	set(&dst.ActivityID, in.ActivityID)
-	if in.StaffIds != nil {
-		dst.StaffIDs = slices.Clone(in.StaffIds)
+func newActivity(id int64, in model.CreateActivityInput) engine.Activity {
+	return engine.Activity{ID: id, Name: in.Name, Color: deref(in.Color)}
+}
+
+func updateActivity(dst *engine.Activity, in model.UpdateActivityInput) error {
+	clearable(&dst.Color, in.Color)
+	return keep(&dst.Name, in.Name, "name")
+}
+
+func newClass(id int64, in model.CreateClassInput) engine.Class {
+	return engine.Class{ID: id, ActivityID: in.ActivityID, StaffIDs: slices.Clone(in.StaffIds)}
+}
+
+func updateClass(dst *engine.Class, in model.UpdateClassInput) error {
+	if ids, ok := in.StaffIds.ValueOK(); ok {
+		if ids == nil {
+			return cannotClear("staffIds")
+		}
+		dst.StaffIDs = slices.Clone(ids)
 	}
+	return keep(&dst.ActivityID, in.ActivityID, "activityId")
 }
 
-func applyClassTime(dst *engine.ClassTime, in model.ClassTimeInput) {
-	set(&dst.RoomID, in.RoomID)
-	set(&dst.Weekday, in.Weekday)
-	set(&dst.Start, in.Start)
-	set(&dst.End, in.End)
-	set(&dst.Label, in.Label)
-	set(&dst.Capacity, in.Capacity)
-	set(&dst.Type, in.Type)
-	set(&dst.Buffer, in.BufferMinutes)
-	set(&dst.Units, in.Units)
+// newClassTime maps a new class time. Places and units of 0 used to mean
+// "no limit" and "all of the room"; that is null now, and 0 is refused
+// rather than read as null.
+func newClassTime(id int64, in model.CreateClassTimeInput) (engine.ClassTime, error) {
+	ct := engine.ClassTime{ID: id, RoomID: in.RoomID, Weekday: in.Weekday, Start: in.Start, End: in.End,
+		Label: deref(in.Label), Capacity: deref(in.Capacity), Type: deref(in.Type), Buffer: deref(in.BufferMinutes), Units: deref(in.Units)}
 	if in.Active != nil {
-		dst.Inactive = !*in.Active
+		ct.Inactive = !*in.Active
 	}
+	return ct, errors.Join(positive("capacity", in.Capacity, "no limit"), positive("units", in.Units, "all of the room"))
 }
 
-// classInput and classTimeInput read a create input as the plain input the
-// apply functions take: every field a create requires is there.
-func classInput(in model.CreateClassInput) model.ClassInput {
-	return model.ClassInput{ActivityID: &in.ActivityID, StaffIds: in.StaffIds}
+func updateClassTime(dst *engine.ClassTime, in model.UpdateClassTimeInput) error {
+	clearable(&dst.Label, in.Label)
+	clearable(&dst.Capacity, in.Capacity)
+	clearable(&dst.Type, in.Type)
+	clearable(&dst.Units, in.Units)
+	active := !dst.Inactive
+	err := errors.Join(
+		keep(&dst.RoomID, in.RoomID, "roomId"),
+		keep(&dst.Weekday, in.Weekday, "weekday"),
+		keep(&dst.Start, in.Start, "start"),
+		keep(&dst.End, in.End, "end"),
+		keep(&dst.Buffer, in.BufferMinutes, "bufferMinutes"),
+		keep(&active, in.Active, "active"),
+		positive("capacity", in.Capacity.Value(), "no limit"),
+		positive("units", in.Units.Value(), "all of the room"))
+	dst.Inactive = !active
+	return err
 }
 
-func classTimeInput(in model.CreateClassTimeInput) model.ClassTimeInput {
-	return model.ClassTimeInput{RoomID: &in.RoomID, Weekday: &in.Weekday, Start: &in.Start, End: &in.End, Label: in.Label,
-		Capacity: in.Capacity, Type: in.Type, BufferMinutes: in.BufferMinutes, Active: in.Active, Units: in.Units}
+// positive refuses a count of 0 or less where null says "none".
+func positive(field string, n *int, none string) error {
+	if n != nil && *n < 1 {
+		return badInput(field, "%s must be at least 1, not %d; null means %s", field, *n, none)
+	}
+	return nil
 }
 
 // classFor returns the class an input names: an existing one by id, or one
@@ -64,8 +96,7 @@ func classFor(e *models.Edit, id *int64, in *model.CreateClassInput, field strin
 	case in == nil:
 		return 0, badInput(field, "Name the %s by id or describe it", engine.Words(e.State.Business.Kind).Class.One)
 	}
-	c := engine.Class{}
-	applyClass(&c, classInput(*in))
+	c := newClass(0, *in)
 	if old, ok := e.State.ClassWith(c.ActivityID, c.StaffIDs); ok {
 		return old.ID, nil
 	}
@@ -82,8 +113,10 @@ func classTimeFor(e *models.Edit, id *int64, in *model.CreateClassTimeInput) (in
 	case in == nil:
 		return 0, badInput("classTimeId", "Name the class time by id or describe it")
 	}
-	ct := engine.ClassTime{}
-	applyClassTime(&ct, classTimeInput(*in))
+	ct, err := newClassTime(0, *in)
+	if err != nil {
+		return 0, err
+	}
 	for _, old := range e.State.ClassTimes {
 		if ct.ID = old.ID; ct == old {
 			return old.ID, nil

@@ -50,36 +50,27 @@ func (r *classTimeResolver) Units(ctx context.Context, obj *engine.ClassTime) (*
 }
 
 // CreateRoom is the resolver for the createRoom field.
-func (r *mutationResolver) CreateRoom(ctx context.Context, input model.RoomInput, dryRun *bool) (*model.RoomPayload, error) {
-	var id int64
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		id = e.NewID()
-		room := engine.Room{ID: id, Capacity: 1}
-		applyRoom(&room, input)
-		e.State.Rooms = append(e.State.Rooms, room)
-		return nil
-	})
+func (r *mutationResolver) CreateRoom(ctx context.Context, input model.CreateRoomInput, dryRun *bool) (*model.RoomPayload, error) {
+	res, room, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		id := e.NewID()
+		e.State.Rooms = append(e.State.Rooms, newRoom(id, input))
+		return id, nil
+	}, r.room)
 	if err != nil {
 		return nil, err
 	}
-	room, err := r.room(ctx, res.ID(id))
-	return &model.RoomPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Room: room}, err
+	return &model.RoomPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Room: room}, nil
 }
 
 // UpdateRoom is the resolver for the updateRoom field.
-func (r *mutationResolver) UpdateRoom(ctx context.Context, id int64, input model.RoomInput, dryRun *bool) (*model.RoomPayload, error) {
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		room, err := row(e.State.Rooms, id, func(x *engine.Room) int64 { return x.ID }, "room")
-		if err == nil {
-			applyRoom(room, input)
-		}
-		return err
-	})
+func (r *mutationResolver) UpdateRoom(ctx context.Context, id int64, input model.UpdateRoomInput, dryRun *bool) (*model.RoomPayload, error) {
+	res, room, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		return edit(e.State.Rooms, id, func(x *engine.Room) int64 { return x.ID }, "room", func(x *engine.Room) error { return updateRoom(x, input) })
+	}, r.room)
 	if err != nil {
 		return nil, err
 	}
-	room, err := r.room(ctx, id)
-	return &model.RoomPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Room: room}, err
+	return &model.RoomPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Room: room}, nil
 }
 
 // DeleteRoom is the resolver for the deleteRoom field.
@@ -88,36 +79,28 @@ func (r *mutationResolver) DeleteRoom(ctx context.Context, id int64, dryRun *boo
 }
 
 // CreateStaff is the resolver for the createStaff field.
-func (r *mutationResolver) CreateStaff(ctx context.Context, input model.StaffInput, dryRun *bool) (*model.StaffPayload, error) {
-	var id int64
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		id = e.NewID()
-		p := engine.Staff{ID: id}
-		set(&p.Name, input.Name)
-		e.State.Staff = append(e.State.Staff, p)
-		return nil
-	})
+func (r *mutationResolver) CreateStaff(ctx context.Context, input model.CreateStaffInput, dryRun *bool) (*model.StaffPayload, error) {
+	res, p, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		id := e.NewID()
+		e.State.Staff = append(e.State.Staff, engine.Staff{ID: id, Name: input.Name})
+		return id, nil
+	}, r.staffMember)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.staffMember(ctx, res.ID(id))
-	return &model.StaffPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Staff: p}, err
+	return &model.StaffPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Staff: p}, nil
 }
 
 // UpdateStaff is the resolver for the updateStaff field.
-func (r *mutationResolver) UpdateStaff(ctx context.Context, id int64, input model.StaffInput, dryRun *bool) (*model.StaffPayload, error) {
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		p, err := row(e.State.Staff, id, func(x *engine.Staff) int64 { return x.ID }, engine.Words(e.State.Business.Kind).Staff.One)
-		if err == nil {
-			set(&p.Name, input.Name)
-		}
-		return err
-	})
+func (r *mutationResolver) UpdateStaff(ctx context.Context, id int64, input model.UpdateStaffInput, dryRun *bool) (*model.StaffPayload, error) {
+	res, p, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		return edit(e.State.Staff, id, func(x *engine.Staff) int64 { return x.ID }, engine.Words(e.State.Business.Kind).Staff.One,
+			func(x *engine.Staff) error { return keep(&x.Name, input.Name, "name") })
+	}, r.staffMember)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.staffMember(ctx, id)
-	return &model.StaffPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Staff: p}, err
+	return &model.StaffPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Staff: p}, nil
 }
 
 // DeleteStaff is the resolver for the deleteStaff field.
@@ -126,36 +109,28 @@ func (r *mutationResolver) DeleteStaff(ctx context.Context, id int64, dryRun *bo
 }
 
 // CreateActivity is the resolver for the createActivity field.
-func (r *mutationResolver) CreateActivity(ctx context.Context, input model.ActivityInput, dryRun *bool) (*model.ActivityPayload, error) {
-	var id int64
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		id = e.NewID()
-		a := engine.Activity{ID: id}
-		applyActivity(&a, input)
-		e.State.Activities = append(e.State.Activities, a)
-		return nil
-	})
+func (r *mutationResolver) CreateActivity(ctx context.Context, input model.CreateActivityInput, dryRun *bool) (*model.ActivityPayload, error) {
+	res, a, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		id := e.NewID()
+		e.State.Activities = append(e.State.Activities, newActivity(id, input))
+		return id, nil
+	}, r.activity)
 	if err != nil {
 		return nil, err
 	}
-	a, err := r.activity(ctx, res.ID(id))
-	return &model.ActivityPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Activity: a}, err
+	return &model.ActivityPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Activity: a}, nil
 }
 
 // UpdateActivity is the resolver for the updateActivity field.
-func (r *mutationResolver) UpdateActivity(ctx context.Context, id int64, input model.ActivityInput, dryRun *bool) (*model.ActivityPayload, error) {
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		a, err := row(e.State.Activities, id, func(x *engine.Activity) int64 { return x.ID }, engine.Words(e.State.Business.Kind).Activity.One)
-		if err == nil {
-			applyActivity(a, input)
-		}
-		return err
-	})
+func (r *mutationResolver) UpdateActivity(ctx context.Context, id int64, input model.UpdateActivityInput, dryRun *bool) (*model.ActivityPayload, error) {
+	res, a, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		return edit(e.State.Activities, id, func(x *engine.Activity) int64 { return x.ID }, engine.Words(e.State.Business.Kind).Activity.One,
+			func(x *engine.Activity) error { return updateActivity(x, input) })
+	}, r.activity)
 	if err != nil {
 		return nil, err
 	}
-	a, err := r.activity(ctx, id)
-	return &model.ActivityPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Activity: a}, err
+	return &model.ActivityPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Activity: a}, nil
 }
 
 // DeleteActivity is the resolver for the deleteActivity field.
@@ -165,35 +140,27 @@ func (r *mutationResolver) DeleteActivity(ctx context.Context, id int64, dryRun 
 
 // CreateClass is the resolver for the createClass field.
 func (r *mutationResolver) CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool) (*model.ClassPayload, error) {
-	var id int64
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		id = e.NewID()
-		c := engine.Class{ID: id}
-		applyClass(&c, classInput(input))
-		e.State.Classes = append(e.State.Classes, c)
-		return nil
-	})
+	res, c, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		id := e.NewID()
+		e.State.Classes = append(e.State.Classes, newClass(id, input))
+		return id, nil
+	}, r.class)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.class(ctx, res.ID(id))
-	return &model.ClassPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Class: c}, err
+	return &model.ClassPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Class: c}, nil
 }
 
 // UpdateClass is the resolver for the updateClass field.
-func (r *mutationResolver) UpdateClass(ctx context.Context, id int64, input model.ClassInput, dryRun *bool) (*model.ClassPayload, error) {
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		c, err := row(e.State.Classes, id, func(x *engine.Class) int64 { return x.ID }, engine.Words(e.State.Business.Kind).Class.One)
-		if err == nil {
-			applyClass(c, input)
-		}
-		return err
-	})
+func (r *mutationResolver) UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool) (*model.ClassPayload, error) {
+	res, c, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		return edit(e.State.Classes, id, func(x *engine.Class) int64 { return x.ID }, engine.Words(e.State.Business.Kind).Class.One,
+			func(x *engine.Class) error { return updateClass(x, input) })
+	}, r.class)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.class(ctx, id)
-	return &model.ClassPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Class: c}, err
+	return &model.ClassPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Class: c}, nil
 }
 
 // DeleteClass is the resolver for the deleteClass field.
@@ -203,35 +170,31 @@ func (r *mutationResolver) DeleteClass(ctx context.Context, id int64, dryRun *bo
 
 // CreateClassTime is the resolver for the createClassTime field.
 func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error) {
-	var id int64
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		id = e.NewID()
-		ct := engine.ClassTime{ID: id}
-		applyClassTime(&ct, classTimeInput(input))
+	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		id := e.NewID()
+		ct, err := newClassTime(id, input)
+		if err != nil {
+			return 0, err
+		}
 		e.State.ClassTimes = append(e.State.ClassTimes, ct)
-		return nil
-	})
+		return id, nil
+	}, r.classTime)
 	if err != nil {
 		return nil, err
 	}
-	ct, err := r.classTime(ctx, res.ID(id))
-	return &model.ClassTimePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ClassTime: ct}, err
+	return &model.ClassTimePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ClassTime: ct}, nil
 }
 
 // UpdateClassTime is the resolver for the updateClassTime field.
-func (r *mutationResolver) UpdateClassTime(ctx context.Context, id int64, input model.ClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error) {
-	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		ct, err := row(e.State.ClassTimes, id, func(x *engine.ClassTime) int64 { return x.ID }, "class time")
-		if err == nil {
-			applyClassTime(ct, input)
-		}
-		return err
-	})
+func (r *mutationResolver) UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error) {
+	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		return edit(e.State.ClassTimes, id, func(x *engine.ClassTime) int64 { return x.ID }, "class time",
+			func(x *engine.ClassTime) error { return updateClassTime(x, input) })
+	}, r.classTime)
 	if err != nil {
 		return nil, err
 	}
-	ct, err := r.classTime(ctx, id)
-	return &model.ClassTimePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ClassTime: ct}, err
+	return &model.ClassTimePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ClassTime: ct}, nil
 }
 
 // DeleteClassTime is the resolver for the deleteClassTime field.
@@ -245,7 +208,12 @@ func (r *queryResolver) Rooms(ctx context.Context) ([]engine.Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sn.State.Rooms, nil
+	return nonNil(sn.State.Rooms), nil
+}
+
+// Room is the resolver for the room field.
+func (r *queryResolver) Room(ctx context.Context, id int64) (*engine.Room, error) {
+	return r.room(ctx, id)
 }
 
 // Staff is the resolver for the staff field.
@@ -254,7 +222,12 @@ func (r *queryResolver) Staff(ctx context.Context) ([]engine.Staff, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sn.State.Staff, nil
+	return nonNil(sn.State.Staff), nil
+}
+
+// StaffMember is the resolver for the staffMember field.
+func (r *queryResolver) StaffMember(ctx context.Context, id int64) (*engine.Staff, error) {
+	return r.staffMember(ctx, id)
 }
 
 // Activities is the resolver for the activities field.
@@ -271,6 +244,11 @@ func (r *queryResolver) Activities(ctx context.Context) ([]model.Activity, error
 	return out, nil
 }
 
+// Activity is the resolver for the activity field.
+func (r *queryResolver) Activity(ctx context.Context, id int64) (*model.Activity, error) {
+	return r.activity(ctx, id)
+}
+
 // Classes is the resolver for the classes field.
 func (r *queryResolver) Classes(ctx context.Context) ([]model.Class, error) {
 	v, err := r.views(ctx)
@@ -285,6 +263,11 @@ func (r *queryResolver) Classes(ctx context.Context) ([]model.Class, error) {
 	return out, nil
 }
 
+// Class is the resolver for the class field.
+func (r *queryResolver) Class(ctx context.Context, id int64) (*model.Class, error) {
+	return r.class(ctx, id)
+}
+
 // ClassTimes is the resolver for the classTimes field.
 func (r *queryResolver) ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error) {
 	sn, err := r.snapshot(ctx)
@@ -292,18 +275,23 @@ func (r *queryResolver) ClassTimes(ctx context.Context, roomID *int64) ([]engine
 		return nil, err
 	}
 	if roomID == nil {
-		return sn.State.ClassTimes, nil
+		return nonNil(sn.State.ClassTimes), nil
 	}
 	if _, err := r.room(ctx, *roomID); err != nil {
 		return nil, err
 	}
-	var out []engine.ClassTime
+	out := []engine.ClassTime{}
 	for _, ct := range sn.State.ClassTimes {
 		if ct.RoomID == *roomID {
 			out = append(out, ct)
 		}
 	}
 	return out, nil
+}
+
+// ClassTime is the resolver for the classTime field.
+func (r *queryResolver) ClassTime(ctx context.Context, id int64) (*engine.ClassTime, error) {
+	return r.classTime(ctx, id)
 }
 
 // FeedURL is the resolver for the feedUrl field.

@@ -44,12 +44,12 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 				{`mutation($v: Weekday) { updateBusiness(input: {weekStart: $v}) { business { weekStart } } }`, only("v"), "$v"},
 			},
 			"Role": {
-				{`mutation($v: Role!) { createToken(role: $v, name: "strict") { token } }`, only("v"), "$v"},
+				{`mutation($v: Role!) { createToken(role: $v, name: "strict") { secret } }`, only("v"), "$v"},
 				{`mutation($v: Role!) { createAppPassword(login: "strict", role: $v) { password } }`, only("v"), "$v"},
 			},
 			"BusinessKind": {
 				{`mutation($v: BusinessKind!) { loadDemo(kind: $v) { business { kind } } }`, only("v"), "$v"},
-				{`mutation($in: BusinessInput!) { updateBusiness(input: $in) { business { kind } } }`, func(v any) map[string]any {
+				{`mutation($in: UpdateBusinessInput!) { updateBusiness(input: $in) { business { kind } } }`, func(v any) map[string]any {
 					return map[string]any{"in": map[string]any{"kind": v}}
 				}, "$in.kind"},
 			},
@@ -78,7 +78,7 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 		}
 
 		state := func() string {
-			return a.dump(owner) + fmtJSON(a.ok(owner, `{ tokens { id role } appPasswords { id role } }`, nil))
+			return a.dump(owner) + fmtJSON(a.ok(owner, `{ tokens { nodes { id role } } appPasswords { nodes { id role } } }`, nil))
 		}
 		before := state()
 		enums := 0
@@ -126,8 +126,8 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 			t.Errorf("weekday: got %v", got)
 		}
 		client := rows(a.ok(owner, `{ clients { nodes { id } } }`, nil), "clients")[0].(map[string]any)["id"]
-		tok := a.ok(owner, `mutation($v: Role!, $c: ID) { createToken(role: $v, clientId: $c) { info { role } } }`, map[string]any{"v": "CLIENT", "c": client})
-		if got := path(tok, "createToken", "info", "role"); got != "CLIENT" {
+		tok := a.ok(owner, `mutation($v: Role!, $c: ID) { createToken(role: $v, clientId: $c) { token { role } } }`, map[string]any{"v": "CLIENT", "c": client})
+		if got := path(tok, "createToken", "token", "role"); got != "CLIENT" {
 			t.Errorf("role: got %v", got)
 		}
 	})
@@ -141,7 +141,7 @@ func TestRolesGrantedUpToOwn(t *testing.T) {
 		owner := a.business("grants", engine.Clinic)
 		manager, desk := a.token("grants", models.Manager), a.token("grants", models.FrontDesk)
 		logins := func() string {
-			return fmtJSON(a.ok(owner, `{ tokens { id role } appPasswords { id login role } }`, nil))
+			return fmtJSON(a.ok(owner, `{ tokens { nodes { id role } } appPasswords { nodes { id login role } } }`, nil))
 		}
 		before := logins()
 
@@ -151,21 +151,21 @@ func TestRolesGrantedUpToOwn(t *testing.T) {
 		}
 		plainWords(t, e.Message)
 		a.fails(manager, "FORBIDDEN", `mutation($r: Role!) { createAppPassword(login: "boss", role: $r) { password } }`, map[string]any{"r": "OWNER"})
-		a.fails(manager, "FORBIDDEN", `mutation { createToken(role: OWNER, name: "boss") { token } }`, nil)
+		a.fails(manager, "FORBIDDEN", `mutation { createToken(role: OWNER, name: "boss") { secret } }`, nil)
 		a.fails(desk, "FORBIDDEN", `mutation { createAppPassword(login: "desk", role: FRONT_DESK) { password } }`, nil)
 		if after := logins(); after != before {
 			t.Errorf("a refused grant made a login:\n%s\n%s", before, after)
 		}
 
 		for _, role := range []string{"MANAGER", "FRONT_DESK", "READ_ONLY"} {
-			made := a.ok(manager, `mutation($r: Role!, $l: String!) { createAppPassword(login: $l, role: $r) { info { role } } }`,
+			made := a.ok(manager, `mutation($r: Role!, $l: String!) { createAppPassword(login: $l, role: $r) { appPassword { role } } }`,
 				map[string]any{"r": role, "l": "by-manager-" + strings.ReplaceAll(strings.ToLower(role), "_", "-")})
-			if got := path(made, "createAppPassword", "info", "role"); got != role {
+			if got := path(made, "createAppPassword", "appPassword", "role"); got != role {
 				t.Errorf("a manager's %s login: got %v", role, got)
 			}
 		}
-		made := a.ok(owner, `mutation { createAppPassword(login: "boss", role: OWNER) { info { role } } createToken(role: OWNER, name: "boss") { info { role } } }`, nil)
-		if path(made, "createAppPassword", "info", "role") != "OWNER" || path(made, "createToken", "info", "role") != "OWNER" {
+		made := a.ok(owner, `mutation { createAppPassword(login: "boss", role: OWNER) { appPassword { role } } createToken(role: OWNER, name: "boss") { token { role } } }`, nil)
+		if path(made, "createAppPassword", "appPassword", "role") != "OWNER" || path(made, "createToken", "token", "role") != "OWNER" {
 			t.Errorf("an owner's grants: %v", made)
 		}
 	})

@@ -49,9 +49,10 @@ const roofTalks = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN
 var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rotateFeedToken": true, "rotateTimetableToken": true, "createAppPassword": true, "revokeAppPassword": true}
 
 // mutationCases holds every field of Mutation but the credentials ones, which
-// write outside the schedule and take no dryRun: createToken and revokeToken
-// (TestTokens), rotateFeedToken, rotateTimetableToken, createAppPassword and revokeAppPassword
-// (caldav's tests). TestMutationCasesCoverSchema keeps it complete.
+// write outside the schedule, so that dump does not show them: createToken and
+// revokeToken (TestTokens), rotateFeedToken, rotateTimetableToken, createAppPassword
+// and revokeAppPassword (caldav's tests); TestCredentialPayloads checks their dry
+// runs. TestMutationCasesCoverSchema keeps it complete.
 var mutationCases = []mutationCase{
 	{
 		name:  "updateBusiness",
@@ -865,16 +866,16 @@ func TestTokens(t *testing.T) {
 		owner := a.business("tokens", engine.Office)
 		manager := a.token("tokens", models.Manager)
 
-		e := a.fails(manager, "FORBIDDEN", `mutation { createToken(role: READ_ONLY, name: "kiosk") { token } }`, nil)
+		e := a.fails(manager, "FORBIDDEN", `mutation { createToken(role: READ_ONLY, name: "kiosk") { secret } }`, nil)
 		plainWords(t, e.Message)
 
-		made := path(a.ok(owner, `mutation { createToken(role: READ_ONLY, name: "kiosk") { token info { id name role } } }`, nil), "createToken")
-		secret, _ := path(made, "token").(string)
-		id := path(made, "info", "id")
+		made := path(a.ok(owner, `mutation { createToken(role: READ_ONLY, name: "kiosk") { secret token { id name role } } }`, nil), "createToken")
+		secret, _ := path(made, "secret").(string)
+		id := path(made, "token", "id")
 		if secret == "" {
 			t.Fatalf("createToken: got no secret")
 		}
-		if got := path(made, "info", "role"); got != "READ_ONLY" {
+		if got := path(made, "token", "role"); got != "READ_ONLY" {
 			t.Errorf("info.role: got %v, want READ_ONLY", got)
 		}
 		if got := path(a.ok(secret, `{ business { slug } }`, nil), "business", "slug"); got != "tokens" {
@@ -882,13 +883,13 @@ func TestTokens(t *testing.T) {
 		}
 		a.fails(secret, "FORBIDDEN", `mutation { createRoom(input: {name: "Kiosk"}) { room { id } } }`, nil)
 
-		e = a.fails(manager, "FORBIDDEN", `mutation($id: ID!) { revokeToken(id: $id) { id } }`, map[string]any{"id": id})
+		e = a.fails(manager, "FORBIDDEN", `mutation($id: ID!) { revokeToken(id: $id) { token { id } } }`, map[string]any{"id": id})
 		plainWords(t, e.Message)
-		e = a.fails(owner, "NOT_FOUND", `mutation { revokeToken(id: "999999") { id } }`, nil)
+		e = a.fails(owner, "NOT_FOUND", `mutation { revokeToken(id: "999999") { token { id } } }`, nil)
 		plainWords(t, e.Message)
 
-		revoked := path(a.ok(owner, `mutation($id: ID!) { revokeToken(id: $id) { id name } }`, map[string]any{"id": id}), "revokeToken")
-		if got := path(revoked, "name"); got != "kiosk" {
+		revoked := path(a.ok(owner, `mutation($id: ID!) { revokeToken(id: $id) { token { id name } } }`, map[string]any{"id": id}), "revokeToken")
+		if got := path(revoked, "token", "name"); got != "kiosk" {
 			t.Errorf("revokeToken name: got %v, want kiosk", got)
 		}
 		// An unauthenticated request never reaches GraphQL: the handler
@@ -897,7 +898,7 @@ func TestTokens(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "UNAUTHENTICATED") {
 			t.Errorf("a revoked token: got %v, want HTTP 401 UNAUTHENTICATED", err)
 		}
-		for _, tk := range path(a.ok(owner, `{ tokens { id } }`, nil), "tokens").([]any) {
+		for _, tk := range path(a.ok(owner, `{ tokens { nodes { id } } }`, nil), "tokens", "nodes").([]any) {
 			if path(tk, "id") == id {
 				t.Errorf("tokens: got the revoked token %v still listed", id)
 			}

@@ -211,10 +211,10 @@ func TestBookSessionByID(t *testing.T) {
 	})
 }
 
-// TestUpdateRule: in an update input a field left out keeps its value, null
+// TestBookingsUpdateRule: in an update input a field left out keeps its value, null
 // clears one that can be empty and is refused, naming the field, on one
 // that cannot; nothing is written then.
-func TestUpdateRule(t *testing.T) {
+func TestBookingsUpdateRule(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		tok := a.business("updates", engine.Office)
 		c := created(a, tok, `mutation { createClient(input: {name: "Acme", email: "hi@acme.example", phone: "+1 555 0100"}) { client { id } } }`, "createClient", "client")

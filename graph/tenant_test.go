@@ -39,7 +39,7 @@ var tenantQueries = []struct {
 	{field: "days", query: `{ days(from: "2026-11-29", to: "2026-12-13") { sessions { id room { id } staff { id } oneOff { id clients { id } } series { series { id } } origin { room { id } } } } }`},
 	{field: "sessions", query: `{ sessions(from: "2026-11-29", to: "2026-12-13") { id room { id } class { id } staff { id } } }`},
 	{field: "clashes", query: `{ clashes { clashes { room { id } sessions { id room { id } } } } }`, empty: true},
-	{field: "tokens", query: `{ tokens { id name role } }`},
+	{field: "tokens", query: `{ tokens { nodes { id name role } } }`},
 }
 
 // typeOf names the type of an object by the field that holds it.
@@ -88,8 +88,8 @@ func (s idSet) collect(t *testing.T, field string, v any) {
 			s[typ+":"+id.(string)] = true
 		}
 		for k, x := range v {
-			if k == "nodes" || k == "edges" || k == "node" { // a connection's rows
-				k = field
+			if k == "nodes" || k == "edges" || k == "node" {
+				k = field // a connection's rows are of its field's type
 			}
 			s.collect(t, k, x)
 		}
@@ -235,7 +235,7 @@ func betaIDs(a *api, beta string) map[string]any {
 		"sub":       subscriptionOf(a, beta, "Fahad Al-Sabah", "Boxing Fundamentals"),
 		"oneOff":    idOf(a, beta, "oneOffs", "label", "Private lesson"),
 		"closure":   idOf(a, beta, "closures", "reason", "New Year"),
-		"token":     idOf(a, beta, "tokens", "name", "owner"),
+		"token":     pick(a, beta, "{ tokens { nodes { id name } } }", "tokens", "name", "owner"),
 		"ref":       sessionRefOf(a, beta, "2026-12-01", "Fundamentals"),
 	}
 }
@@ -279,6 +279,12 @@ func TestTenantArguments(t *testing.T) {
 		{"sessions roomId", `query($room: ID!) { sessions(from: "2026-11-29", to: "2026-12-06", roomId: $room) { id } }`, "NOT_FOUND"},
 		{"sessions staffId", `query($staff: ID!) { sessions(from: "2026-11-29", to: "2026-12-06", staffId: $staff) { id } }`, "NOT_FOUND"},
 		{"sessions seriesId", `query($series: ID!) { sessions(from: "2026-11-29", to: "2026-12-06", seriesId: $series) { id } }`, "NOT_FOUND"},
+		// A lookup by another business's id answers as an unknown id does.
+		{"room", `query($room: ID!) { room(id: $room) { id } }`, "NOT_FOUND"},
+		{"staffMember", `query($staff: ID!) { staffMember(id: $staff) { id } }`, "NOT_FOUND"},
+		{"class", `query($class: ID!) { class(id: $class) { id } }`, "NOT_FOUND"},
+		{"classTime", `query($classTime: ID!) { classTime(id: $classTime) { id } }`, "NOT_FOUND"},
+		{"token", `query($token: ID!) { token(id: $token) { id } }`, "NOT_FOUND"},
 	}
 	eachDatabase(t, func(t *testing.T, a *api) {
 		alpha, beta := twoBusinesses(a)
@@ -359,7 +365,7 @@ func TestTenantWrites(t *testing.T) {
 		{"deleteOneOff", `mutation($oneOff: ID!) { deleteOneOff(id: $oneOff) { id } }`, "NOT_FOUND"},
 		{"createClosure roomIds", `mutation($room: ID!) { createClosure(input: {from: "2027-02-01", to: "2027-02-02", roomIds: [$room]}) { closure { id } } }`, "BAD_USER_INPUT"},
 		{"deleteClosure", `mutation($closure: ID!) { deleteClosure(id: $closure) { id } }`, "NOT_FOUND"},
-		{"revokeToken", `mutation($token: ID!) { revokeToken(id: $token) { id } }`, "NOT_FOUND"},
+		{"revokeToken", `mutation($token: ID!) { revokeToken(id: $token) { token { id } } }`, "NOT_FOUND"},
 	}
 	eachDatabase(t, func(t *testing.T, a *api) {
 		alpha, beta := twoBusinesses(a)
@@ -414,7 +420,7 @@ func betaNames(a *api, beta string) []string {
 func firstTokens(a *api, owner string) string {
 	a.t.Helper()
 	var ids []string
-	for _, tk := range path(a.ok(owner, `{ tokens { id name role } }`, nil), "tokens").([]any) {
+	for _, tk := range path(a.ok(owner, `{ tokens { nodes { id name role } } }`, nil), "tokens", "nodes").([]any) {
 		ids = append(ids, path(tk, "id").(string)+"/"+path(tk, "role").(string))
 	}
 	return " tokens " + strings.Join(ids, ",")
@@ -443,7 +449,7 @@ var roleWrites = []struct {
 	{"loadDemo", `mutation { loadDemo(kind: GYM) { business { name } } }`, false},
 	{"loadDemo dryRun", `mutation { loadDemo(kind: GYM, dryRun: true) { business { name } } }`, false},
 	{"clearData", `mutation { clearData { business { name } } }`, false},
-	{"createToken", `mutation { createToken(role: OWNER, name: "mine") { token } }`, false},
+	{"createToken", `mutation { createToken(role: OWNER, name: "mine") { secret } }`, false},
 	{"createClient", `mutation { createClient(input: {name: "Walk-in"}) { client { id } } }`, true},
 	{"updateClient", `mutation($myClient: ID!) { updateClient(id: $myClient, input: {phone: "+1 212 555 0000"}) { client { id } } }`, true},
 	{"createSubscription", `mutation($myClient: ID!, $mySeries: ID!) { createSubscription(input: {clientId: $myClient, seriesId: $mySeries, startDate: "2026-12-07"}) { subscription { id } } }`, true},
@@ -486,7 +492,7 @@ func TestTenantRoles(t *testing.T) {
 					if got, want := a.dump(tok), a.dump(alpha); got != want {
 						t.Errorf("%s reads:\ngot  %s\nwant %s (what the owner reads)", role, got, want)
 					}
-					a.fails(tok, "FORBIDDEN", `{ tokens { id } }`, nil)
+					a.fails(tok, "FORBIDDEN", `{ tokens { nodes { id } } }`, nil)
 				})
 			})
 		}

@@ -71,10 +71,10 @@ func TestAwkwardTextRoundTrips(t *testing.T) {
 			lit, _ := json.Marshal(name)
 			room := path(a.ok(owner, `mutation { createRoom(input: {name: `+string(lit)+`}) { room { id name } } }`, nil), "createRoom", "room", "id").(string)
 			put("room", room, name)
-			staff := path(a.ok(owner, `mutation($n: String) { createStaff(input: {name: $n}) { staff { id } } }`,
+			staff := path(a.ok(owner, `mutation($n: String!) { createStaff(input: {name: $n}) { staff { id } } }`,
 				map[string]any{"n": name}), "createStaff", "staff", "id").(string)
 			put("staff", staff, name)
-			act := path(a.ok(owner, `mutation($n: String) { createActivity(input: {name: $n, color: $n}) { activity { id } } }`,
+			act := path(a.ok(owner, `mutation($n: String!) { createActivity(input: {name: $n, color: $n}) { activity { id } } }`,
 				map[string]any{"n": cut(name, 40)}), "createActivity", "activity", "id").(string)
 			put("activity", act, cut(name, 40))
 			ct := path(a.ok(owner, `mutation($r: ID!, $l: String) { createClassTime(input: {roomId: $r, weekday: MONDAY, start: "23:00", end: "23:30", label: $l, type: $l}) { classTime { id } } }`,
@@ -194,11 +194,11 @@ func TestControlCharactersRefused(t *testing.T) {
 		}{
 			{`mutation($s: String) { updateBusiness(input: {name: $s}) { revision } }`, "name", nil},
 			{`mutation($s: String) { updateBusiness(input: {currency: $s}) { revision } }`, "currency", nil},
-			{`mutation($s: String) { createRoom(input: {name: $s}) { revision } }`, "name", nil},
+			{`mutation($s: String!) { createRoom(input: {name: $s}) { revision } }`, "name", nil},
 			{`mutation($s: String, $id: ID!) { updateRoom(id: $id, input: {name: $s}) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": room} }},
-			{`mutation($s: String) { createStaff(input: {name: $s}) { revision } }`, "name", nil},
+			{`mutation($s: String!) { createStaff(input: {name: $s}) { revision } }`, "name", nil},
 			{`mutation($s: String, $id: ID!) { updateStaff(id: $id, input: {name: $s}) { revision } }`, "name", func(s string) map[string]any { return map[string]any{"s": s, "id": staff} }},
-			{`mutation($s: String) { createActivity(input: {name: $s}) { revision } }`, "name", nil},
+			{`mutation($s: String!) { createActivity(input: {name: $s}) { revision } }`, "name", nil},
 			{`mutation($s: String, $id: ID!) { updateActivity(id: $id, input: {color: $s}) { revision } }`, "color", func(s string) map[string]any { return map[string]any{"s": s, "id": act} }},
 			{`mutation($s: String, $id: ID!) { updateClassTime(id: $id, input: {label: $s}) { revision } }`, "label", func(s string) map[string]any { return map[string]any{"s": s, "id": ct} }},
 			{`mutation($s: String, $id: ID!) { updateClassTime(id: $id, input: {type: $s}) { revision } }`, "type", func(s string) map[string]any { return map[string]any{"s": s, "id": ct} }},
@@ -216,7 +216,7 @@ func TestControlCharactersRefused(t *testing.T) {
 			{`mutation($s: String, $ref: SessionRefInput!) { cancelSession(ref: $ref, note: $s) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
 			{`mutation($s: String, $ref: SessionRefInput!) { changeSession(ref: $ref, change: {note: $s}) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
 			{`mutation($s: String, $r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", note: $s}) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "r": room} }},
-			{`mutation($s: String) { createToken(role: READ_ONLY, name: $s) { token } }`, "name", nil},
+			{`mutation($s: String) { createToken(role: READ_ONLY, name: $s) { secret } }`, "name", nil},
 			{`mutation($s: String) { importCalendar(ics: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", defaultRoom: $s) { revision } }`, "defaultRoom", nil},
 			{`mutation($s: String) { importCalendar(ics: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", defaultStaff: $s) { revision } }`, "defaultStaff", nil},
 		}
@@ -238,7 +238,7 @@ func TestControlCharactersRefused(t *testing.T) {
 			}
 		}
 		// The words are the business's: a gym's staff are coaches.
-		e := a.fails(owner, "BAD_USER_INPUT", `mutation($s: String) { createStaff(input: {name: $s}) { revision } }`, map[string]any{"s": "Mar\x00co"})
+		e := a.fails(owner, "BAD_USER_INPUT", `mutation($s: String!) { createStaff(input: {name: $s}) { revision } }`, map[string]any{"s": "Mar\x00co"})
 		if want := "The name of a coach holds the control character U+0000 at character 4; it cannot hold control characters"; e.Message != want {
 			t.Errorf("message %q, want %q", e.Message, want)
 		}

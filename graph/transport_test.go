@@ -67,20 +67,20 @@ func TestCalendarCredentials(t *testing.T) {
 		if again := path(a.ok(tok, `{ business { feedUrl } }`, nil), "business", "feedUrl"); again != business {
 			t.Errorf("the feed URL changed between two reads: %s, then %s", business, again)
 		}
-		rotated := a.ok(tok, `mutation($id: ID!) { rotateFeedToken(calendar: {staffId: $id}) }`, map[string]any{"id": path(staff[0], "id")})["rotateFeedToken"]
+		rotated := a.ok(tok, `mutation($id: ID!) { rotateFeedToken(calendar: {staffId: $id}) { url } }`, map[string]any{"id": path(staff[0], "id")})["rotateFeedToken"].(map[string]any)["url"]
 		if rotated == first || rotated != path(a.ok(tok, `{ staff { feedUrl } }`, nil)["staff"].([]any)[0], "feedUrl") {
 			t.Errorf("after rotating: %v (was %s)", rotated, first)
 		}
-		a.fails(tok, "NOT_FOUND", `mutation { rotateFeedToken(calendar: {roomId: "999999"}) }`, nil)
+		a.fails(tok, "NOT_FOUND", `mutation { rotateFeedToken(calendar: {roomId: "999999"}) { url } }`, nil)
 
-		made := a.ok(tok, `mutation($id: ID!) { createAppPassword(login: "mei", role: STAFF, staffId: $id) { password info { login role staff { id } } } }`,
+		made := a.ok(tok, `mutation($id: ID!) { createAppPassword(login: "mei", role: STAFF, staffId: $id) { password appPassword { login role staff { id } } } }`,
 			map[string]any{"id": path(staff[0], "id")})
-		if p, _ := path(made, "createAppPassword", "password").(string); len(p) < 20 || path(made, "createAppPassword", "info", "login") != "mei" {
+		if p, _ := path(made, "createAppPassword", "password").(string); len(p) < 20 || path(made, "createAppPassword", "appPassword", "login") != "mei" {
 			t.Errorf("createAppPassword: %v", made)
 		}
 		a.fails(tok, "BAD_USER_INPUT", `mutation { createAppPassword(login: "mei", role: STAFF) { password } }`, nil)
 		a.fails(a.token("meridian", models.FrontDesk), "FORBIDDEN", `mutation { createAppPassword(login: "desk", role: READ_ONLY) { password } }`, nil)
-		if n := len(a.ok(tok, `{ appPasswords { id login } }`, nil)["appPasswords"].([]any)); n != 1 {
+		if n := len(path(a.ok(tok, `{ appPasswords { nodes { id login } } }`, nil), "appPasswords", "nodes").([]any)); n != 1 {
 			t.Errorf("%d app passwords, want 1", n)
 		}
 	})

@@ -69,6 +69,31 @@ func (r *Resolver) removeWith(ctx context.Context, need models.Permission, id in
 	return &model.DeletePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ID: id}, nil
 }
 
+// written runs a write of one row — fn adds or edits it and returns its
+// id — and answers with the row as the rest of the request reads it, under
+// its real id when the write made it.
+func written[T any](ctx context.Context, r *Resolver, dryRun *bool, fn func(*models.Edit) (int64, error), get func(context.Context, int64) (*T, error)) (*models.Result, *T, error) {
+	var id int64
+	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) (err error) {
+		id, err = fn(e)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := get(ctx, res.ID(id))
+	return res, v, err
+}
+
+// edit applies an update to the row with id in a table of the edited state.
+func edit[T any](list []T, id int64, key func(*T) int64, what string, apply func(*T) error) (int64, error) {
+	p, err := row(list, id, key, what)
+	if err != nil {
+		return 0, err
+	}
+	return id, apply(p)
+}
+
 // The update rule of every UpdateXInput: a field left out keeps its value;
 // a field set to null clears it where it can be empty (clearable), and is
 // refused with BAD_USER_INPUT naming it where it cannot (keep, given,
@@ -110,4 +135,29 @@ func clearable[T any](dst *T, v graphql.Omittable[*T]) {
 
 func cannotClear(field string) error {
 	return badInput(field, "%s cannot be empty, so it cannot be null: leave it out to keep its value", field)
+}
+
+// aside runs a write outside the guarded schedule write — tokens, CalDAV
+// logins, feed secrets — after checking the role; a dry run is a trial
+// (models.Store.Trial), rolled back. The result carries the business's
+// current revision (these writes do not move it) and no clashes.
+func (r *Resolver) aside(ctx context.Context, need models.Permission, dryRun *bool, fn func(db models.IDB, dry bool) error) (*models.Result, error) {
+	if err := can(ctx, need); err != nil {
+		return nil, err
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	noCache(ctx) // what these write lies outside every revision
+	res := &models.Result{DryRun: dryRun != nil && *dryRun, Revision: sn.Business.Revision}
+	if res.DryRun {
+		err = r.Store.Trial(ctx, func(db models.IDB) error { return fn(db, true) })
+	} else {
+		err = fn(r.Store.DB, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }

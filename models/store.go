@@ -195,6 +195,30 @@ func (s *Store) read(ctx context.Context, fn func(bun.Tx) error) error {
 // (clients, subscriptions, tokens).
 func (s *Store) Read(ctx context.Context, fn func(bun.Tx) error) error { return s.read(ctx, fn) }
 
+// IDB is a database or a transaction, for the functions of this package
+// that run in either.
+type IDB = bun.IDB
+
+// errTrial ends the transaction of a trial.
+var errTrial = errors.New("trial: rolled back")
+
+// Trial runs fn in a transaction that is always rolled back: the dry run of
+// a write outside the guarded schedule write (tokens, CalDAV logins, feed
+// secrets), which makes every check, the database's constraints too, and
+// keeps nothing.
+func (s *Store) Trial(ctx context.Context, fn func(IDB) error) error {
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errTrial
+	})
+	if errors.Is(err, errTrial) {
+		return nil
+	}
+	return err
+}
+
 func businessByID(ctx context.Context, db bun.IDB, id int64, forUpdate bool) (*Business, error) {
 	b := new(Business)
 	q := db.NewSelect().Model(b).Where("id = ?", id)

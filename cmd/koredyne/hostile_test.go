@@ -101,14 +101,14 @@ func hostileRequests() []hostile {
 		gql("eight thousand years of days", `{ days(from: "1900-01-01", to: "2199-12-31") { date } }`, nil, "BAD_USER_INPUT"),
 		gql("availability over two centuries", `{ availability(roomId: "1", from: "1900-01-01T00:00:00Z", to: "2199-12-31T00:00:00Z", units: 1, minutes: 30) { start } }`, nil, "BAD_USER_INPUT"),
 		// Enums in variables.
-		gql("a weekday in lower case", `mutation($w: Weekday) { createClassTime(input: {roomId: "1", weekday: $w, start: "06:00", end: "07:00"}) { revision } }`,
+		gql("a weekday in lower case", `mutation($w: Weekday!) { createClassTime(input: {roomId: "1", weekday: $w, start: "06:00", end: "07:00"}) { revision } }`,
 			map[string]any{"w": "monday"}, "BAD_USER_INPUT"),
-		gql("a role in lower case", `mutation($r: Role!) { createToken(role: $r, name: "x") { token } }`, map[string]any{"r": "client"}, "BAD_USER_INPUT"),
+		gql("a role in lower case", `mutation($r: Role!) { createToken(role: $r, name: "x") { secret } }`, map[string]any{"r": "client"}, "BAD_USER_INPUT"),
 		gql("a role that does not exist", `mutation($r: Role!) { createAppPassword(login: "eve", role: $r) { password } }`, map[string]any{"r": "ROOT"}, "BAD_USER_INPUT"),
 		// Text and numbers.
-		gql("a NUL in a name", `mutation($n: String) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": "Ring\x00"}, "BAD_USER_INPUT"),
-		gql("a carriage return in a name", `mutation($n: String) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": "Ring\rBEGIN:VEVENT"}, "BAD_USER_INPUT"),
-		gql("a name of 100,000 characters", `mutation($n: String) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": strings.Repeat("x", 100000)}, "BAD_USER_INPUT"),
+		gql("a NUL in a name", `mutation($n: String!) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": "Ring\x00"}, "BAD_USER_INPUT"),
+		gql("a carriage return in a name", `mutation($n: String!) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": "Ring\rBEGIN:VEVENT"}, "BAD_USER_INPUT"),
+		gql("a name of 100,000 characters", `mutation($n: String!) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": strings.Repeat("x", 100000)}, "BAD_USER_INPUT"),
 		gql("invalid UTF-8 (JSON reads it as U+FFFD)", "mutation { createStaff(input: {name: \"\xff\xfe\"}, dryRun: true) { revision } }", nil, ""),
 		gql("a capacity past 2^31", `mutation { createRoom(input: {name: "Big", capacity: 3000000000}) { revision } }`, nil, ""),
 		gql("a negative capacity", `mutation { createRoom(input: {name: "Small", capacity: -1}) { revision } }`, nil, "BAD_USER_INPUT"),
@@ -262,7 +262,7 @@ func sendHostile(t *testing.T, base string, h hostile) (int, string) {
 func fingerprint(t *testing.T, base string) string {
 	t.Helper()
 	status, body := sendHostile(t, base, gql("fingerprint", `{ business { revision } rooms { id name capacity } staff { id name }
-		classTimes { id } allSeries { id } clients(first: 500) { nodes { id } } tokens { id role } appPasswords { id role } }`, nil, ""))
+		classTimes { id } allSeries { id } clients(first: 500) { nodes { id } } tokens { nodes { id role } } appPasswords { nodes { id role } } }`, nil, ""))
 	if status != 200 || strings.Contains(body, `"errors"`) {
 		t.Fatalf("fingerprint: %d %.300s", status, body)
 	}

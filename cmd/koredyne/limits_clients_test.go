@@ -28,7 +28,7 @@ func fortyStaff(t *testing.T, s *server) {
 		var made struct {
 			CreateStaff struct{ Staff struct{ ID string } }
 		}
-		query(t, s, `mutation($n: String) { createStaff(input: {name: $n}) { staff { id } } }`, map[string]any{"n": fmt.Sprintf("Coach %d", len(out.Staff)+1)}, &made)
+		query(t, s, `mutation($n: String!) { createStaff(input: {name: $n}) { staff { id } } }`, map[string]any{"n": fmt.Sprintf("Coach %d", len(out.Staff)+1)}, &made)
 		id := made.CreateStaff.Staff.ID
 		out.Staff = append(out.Staff, struct{ ID string }{id})
 		c := &out.Classes[i%len(out.Classes)]

@@ -452,7 +452,7 @@ func TestPlaygroundSecretURLs(t *testing.T) {
 		}
 	}
 
-	for _, m := range []string{`mutation { rotateTimetableToken }`, `mutation { rotateFeedToken(calendar: {}) }`} {
+	for _, m := range []string{`mutation { rotateTimetableToken { url } }`, `mutation { rotateFeedToken(calendar: {}) { url } }`} {
 		body, _ := json.Marshal(map[string]any{"query": m})
 		resp, err := v.client.Post(url+"/graphql", "application/json", bytes.NewReader(body))
 		if err != nil {

@@ -72,7 +72,7 @@ func TestServeQueryLimitFlags(t *testing.T) {
 		`{ a: business { name } b: business { name } }`:                                     "",
 		`{ a: business { name } b: business { name } c: business { name } }`:                "QUERY_TOO_COMPLEX",
 		`{ days(from: \"2026-12-01\", to: \"2027-06-01\") { sessions { id } } }`:            "QUERY_TOO_COMPLEX",
-		`mutation { a: rotateTimetableToken b: rotateTimetableToken }`:                      "QUERY_TOO_COMPLEX",
+		`mutation { a: rotateTimetableToken { url } b: rotateTimetableToken { url } }`:      "QUERY_TOO_COMPLEX",
 		`mutation { createRoom(input: {name: \"Annex\"}, dryRun: true) { room { name } } }`: "",
 	} {
 		resp, body := hit(t, "POST", s.url+"/graphql", `{"query":"`+query+`"}`, bearer...)

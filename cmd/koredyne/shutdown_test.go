@@ -238,15 +238,15 @@ func TestRevokingEndsAccess(t *testing.T) {
 		b = a
 	}
 	data, errs := post(t, b.url, bootstrapToken, `mutation {
-		doomed: createToken(role: READ_ONLY, name: "doomed") { token info { id } }
-		app: createAppPassword(login: "front-tablet", role: READ_ONLY) { password info { id } } }`, nil)
+		doomed: createToken(role: READ_ONLY, name: "doomed") { secret token { id } }
+		app: createAppPassword(login: "front-tablet", role: READ_ONLY) { password appPassword { id } } }`, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	doomed := data["doomed"].(map[string]any)
-	token, tokenID := doomed["token"].(string), doomed["info"].(map[string]any)["id"]
+	token, tokenID := doomed["secret"].(string), doomed["token"].(map[string]any)["id"]
 	app := data["app"].(map[string]any)
-	password, appID := app["password"].(string), app["info"].(map[string]any)["id"]
+	password, appID := app["password"].(string), app["appPassword"].(map[string]any)["id"]
 
 	ws := subscribe(t, a.url, token)
 	sse := eventStream(t, a.url, token)
@@ -279,7 +279,7 @@ func TestRevokingEndsAccess(t *testing.T) {
 	}
 
 	start := time.Now()
-	if _, errs := post(t, b.url, bootstrapToken, `mutation($t: ID!, $a: ID!) { revokeToken(id: $t) { id } revokeAppPassword(id: $a) }`,
+	if _, errs := post(t, b.url, bootstrapToken, `mutation($t: ID!, $a: ID!) { revokeToken(id: $t) { token { id } } revokeAppPassword(id: $a) { appPassword { id } } }`,
 		map[string]any{"t": tokenID, "a": appID}); len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -82,9 +82,24 @@ type ComplexityRoot struct {
 		Staff func(childComplexity int) int
 	}
 
+	AppPasswordConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AppPasswordEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	AppPasswordPayload struct {
-		Info     func(childComplexity int) int
-		Password func(childComplexity int) int
+		AppPassword func(childComplexity int) int
+		Clashes     func(childComplexity int) int
+		DryRun      func(childComplexity int) int
+		Password    func(childComplexity int) int
+		Revision    func(childComplexity int) int
 	}
 
 	AvailabilityWindow struct {
@@ -298,6 +313,13 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	FeedPayload struct {
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Revision func(childComplexity int) int
+		URL      func(childComplexity int) int
+	}
+
 	Live struct {
 		ScheduleChanged func(childComplexity int) int
 	}
@@ -311,8 +333,8 @@ type ComplexityRoot struct {
 		CancelSession        func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) int
 		ChangeSession        func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
 		ClearData            func(childComplexity int, dryRun *bool) int
-		CreateActivity       func(childComplexity int, input model.ActivityInput, dryRun *bool) int
-		CreateAppPassword    func(childComplexity int, login string, role models.Role, staffID *int64) int
+		CreateActivity       func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
+		CreateAppPassword    func(childComplexity int, login string, role models.Role, staffID *int64, dryRun *bool) int
 		CreateCapacityRule   func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
 		CreateClass          func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
 		CreateClassTime      func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
@@ -320,11 +342,11 @@ type ComplexityRoot struct {
 		CreateClosure        func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
 		CreateOneOff         func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
 		CreatePlan           func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
-		CreateRoom           func(childComplexity int, input model.RoomInput, dryRun *bool) int
+		CreateRoom           func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
 		CreateSeries         func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
-		CreateStaff          func(childComplexity int, input model.StaffInput, dryRun *bool) int
+		CreateStaff          func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
 		CreateSubscription   func(childComplexity int, input model.CreateSubscriptionInput, dryRun *bool) int
-		CreateToken          func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64) int
+		CreateToken          func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
 		DeleteActivity       func(childComplexity int, id int64, dryRun *bool) int
 		DeleteCapacityRule   func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClass          func(childComplexity int, id int64, dryRun *bool) int
@@ -342,21 +364,21 @@ type ComplexityRoot struct {
 		MarkAttendance       func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
 		ReplaceSeriesFrom    func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
 		RestoreSession       func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) int
-		RevokeAppPassword    func(childComplexity int, id int64) int
-		RevokeToken          func(childComplexity int, id int64) int
-		RotateFeedToken      func(childComplexity int, calendar model.CalendarInput) int
-		RotateTimetableToken func(childComplexity int) int
-		UpdateActivity       func(childComplexity int, id int64, input model.ActivityInput, dryRun *bool) int
-		UpdateBusiness       func(childComplexity int, input model.BusinessInput, dryRun *bool) int
+		RevokeAppPassword    func(childComplexity int, id int64, dryRun *bool) int
+		RevokeToken          func(childComplexity int, id int64, dryRun *bool) int
+		RotateFeedToken      func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
+		RotateTimetableToken func(childComplexity int, dryRun *bool) int
+		UpdateActivity       func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
+		UpdateBusiness       func(childComplexity int, input model.UpdateBusinessInput, dryRun *bool) int
 		UpdateCapacityRule   func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
-		UpdateClass          func(childComplexity int, id int64, input model.ClassInput, dryRun *bool) int
-		UpdateClassTime      func(childComplexity int, id int64, input model.ClassTimeInput, dryRun *bool) int
+		UpdateClass          func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool) int
+		UpdateClassTime      func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool) int
 		UpdateClient         func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
 		UpdateOneOff         func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
 		UpdatePlan           func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
-		UpdateRoom           func(childComplexity int, id int64, input model.RoomInput, dryRun *bool) int
+		UpdateRoom           func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
 		UpdateSeries         func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
-		UpdateStaff          func(childComplexity int, id int64, input model.StaffInput, dryRun *bool) int
+		UpdateStaff          func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
 		UpdateSubscription   func(childComplexity int, id int64, input model.UpdateSubscriptionInput, dryRun *bool) int
 	}
 
@@ -409,8 +431,10 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Activities     func(childComplexity int) int
+		Activity       func(childComplexity int, id int64) int
 		AllSeries      func(childComplexity int) int
-		AppPasswords   func(childComplexity int) int
+		AppPassword    func(childComplexity int, id int64) int
+		AppPasswords   func(childComplexity int, first *int, after *string) int
 		Availability   func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
 		Booking        func(childComplexity int, id int64) int
 		Bookings       func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
@@ -419,6 +443,8 @@ type ComplexityRoot struct {
 		CapacityRule   func(childComplexity int, id int64) int
 		CapacityRules  func(childComplexity int, roomID *int64) int
 		Clashes        func(childComplexity int) int
+		Class          func(childComplexity int, id int64) int
+		ClassTime      func(childComplexity int, id int64) int
 		ClassTimes     func(childComplexity int, roomID *int64) int
 		Classes        func(childComplexity int) int
 		Client         func(childComplexity int, id int64) int
@@ -431,6 +457,7 @@ type ComplexityRoot struct {
 		OneOffs        func(childComplexity int, from *engine.Date, to *engine.Date) int
 		Plan           func(childComplexity int, id int64) int
 		Plans          func(childComplexity int, seriesID *int64) int
+		Room           func(childComplexity int, id int64) int
 		RoomBooking    func(childComplexity int, id int64) int
 		RoomBookings   func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
 		Rooms          func(childComplexity int) int
@@ -438,10 +465,12 @@ type ComplexityRoot struct {
 		Session        func(childComplexity int, id int64) int
 		Sessions       func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
 		Staff          func(childComplexity int) int
+		StaffMember    func(childComplexity int, id int64) int
 		Subscription   func(childComplexity int, id int64) int
 		Subscriptions  func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		Timeline       func(childComplexity int, roomID int64, from time.Time, to time.Time) int
-		Tokens         func(childComplexity int) int
+		Token          func(childComplexity int, id int64) int
+		Tokens         func(childComplexity int, first *int, after *string) int
 		Vocabulary     func(childComplexity int) int
 	}
 
@@ -633,9 +662,24 @@ type ComplexityRoot struct {
 		Role func(childComplexity int) int
 	}
 
+	TokenConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TokenEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	TokenPayload struct {
-		Info  func(childComplexity int) int
-		Token func(childComplexity int) int
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Revision func(childComplexity int) int
+		Secret   func(childComplexity int) int
+		Token    func(childComplexity int) int
 	}
 
 	Vocabulary struct {
@@ -718,13 +762,13 @@ type LiveResolver interface {
 	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
 type MutationResolver interface {
-	UpdateBusiness(ctx context.Context, input model.BusinessInput, dryRun *bool) (*model.BusinessPayload, error)
+	UpdateBusiness(ctx context.Context, input model.UpdateBusinessInput, dryRun *bool) (*model.BusinessPayload, error)
 	LoadDemo(ctx context.Context, kind engine.Kind, dryRun *bool) (*model.BusinessPayload, error)
 	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
-	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64) (*model.TokenPayload, error)
-	RevokeToken(ctx context.Context, id int64) (*models.APIToken, error)
-	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64) (*model.AppPasswordPayload, error)
-	RevokeAppPassword(ctx context.Context, id int64) (int64, error)
+	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error)
+	RevokeToken(ctx context.Context, id int64, dryRun *bool) (*model.TokenPayload, error)
+	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error)
+	RevokeAppPassword(ctx context.Context, id int64, dryRun *bool) (*model.AppPasswordPayload, error)
 	CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -740,22 +784,22 @@ type MutationResolver interface {
 	UpdateCapacityRule(ctx context.Context, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error)
 	DeleteCapacityRule(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error)
-	RotateFeedToken(ctx context.Context, calendar model.CalendarInput) (string, error)
-	RotateTimetableToken(ctx context.Context) (string, error)
-	CreateRoom(ctx context.Context, input model.RoomInput, dryRun *bool) (*model.RoomPayload, error)
-	UpdateRoom(ctx context.Context, id int64, input model.RoomInput, dryRun *bool) (*model.RoomPayload, error)
+	RotateFeedToken(ctx context.Context, calendar model.CalendarInput, dryRun *bool) (*model.FeedPayload, error)
+	RotateTimetableToken(ctx context.Context, dryRun *bool) (*model.FeedPayload, error)
+	CreateRoom(ctx context.Context, input model.CreateRoomInput, dryRun *bool) (*model.RoomPayload, error)
+	UpdateRoom(ctx context.Context, id int64, input model.UpdateRoomInput, dryRun *bool) (*model.RoomPayload, error)
 	DeleteRoom(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateStaff(ctx context.Context, input model.StaffInput, dryRun *bool) (*model.StaffPayload, error)
-	UpdateStaff(ctx context.Context, id int64, input model.StaffInput, dryRun *bool) (*model.StaffPayload, error)
+	CreateStaff(ctx context.Context, input model.CreateStaffInput, dryRun *bool) (*model.StaffPayload, error)
+	UpdateStaff(ctx context.Context, id int64, input model.UpdateStaffInput, dryRun *bool) (*model.StaffPayload, error)
 	DeleteStaff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateActivity(ctx context.Context, input model.ActivityInput, dryRun *bool) (*model.ActivityPayload, error)
-	UpdateActivity(ctx context.Context, id int64, input model.ActivityInput, dryRun *bool) (*model.ActivityPayload, error)
+	CreateActivity(ctx context.Context, input model.CreateActivityInput, dryRun *bool) (*model.ActivityPayload, error)
+	UpdateActivity(ctx context.Context, id int64, input model.UpdateActivityInput, dryRun *bool) (*model.ActivityPayload, error)
 	DeleteActivity(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool) (*model.ClassPayload, error)
-	UpdateClass(ctx context.Context, id int64, input model.ClassInput, dryRun *bool) (*model.ClassPayload, error)
+	UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool) (*model.ClassPayload, error)
 	DeleteClass(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
-	UpdateClassTime(ctx context.Context, id int64, input model.ClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
+	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool) (*model.SeriesPayload, error)
 	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error)
@@ -797,8 +841,10 @@ type PlanResolver interface {
 type QueryResolver interface {
 	Business(ctx context.Context) (*models.Business, error)
 	Vocabulary(ctx context.Context) (*engine.Vocabulary, error)
-	Tokens(ctx context.Context) ([]models.APIToken, error)
-	AppPasswords(ctx context.Context) ([]models.AppPassword, error)
+	Tokens(ctx context.Context, first *int, after *string) (*model.TokenConnection, error)
+	Token(ctx context.Context, id int64) (*models.APIToken, error)
+	AppPasswords(ctx context.Context, first *int, after *string) (*model.AppPasswordConnection, error)
+	AppPassword(ctx context.Context, id int64) (*models.AppPassword, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.SubscriptionConnection, error)
@@ -811,12 +857,17 @@ type QueryResolver interface {
 	RoomBooking(ctx context.Context, id int64) (*engine.RoomBooking, error)
 	Bookings(ctx context.Context, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) (*model.BookingConnection, error)
 	Booking(ctx context.Context, id int64) (*models.SessionBooking, error)
-	CalendarExport(ctx context.Context) (string, error)
+	CalendarExport(ctx context.Context) (*string, error)
 	Rooms(ctx context.Context) ([]engine.Room, error)
+	Room(ctx context.Context, id int64) (*engine.Room, error)
 	Staff(ctx context.Context) ([]engine.Staff, error)
+	StaffMember(ctx context.Context, id int64) (*engine.Staff, error)
 	Activities(ctx context.Context) ([]model.Activity, error)
+	Activity(ctx context.Context, id int64) (*model.Activity, error)
 	Classes(ctx context.Context) ([]model.Class, error)
+	Class(ctx context.Context, id int64) (*model.Class, error)
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
+	ClassTime(ctx context.Context, id int64) (*engine.ClassTime, error)
 	AllSeries(ctx context.Context) ([]engine.Series, error)
 	Series(ctx context.Context, id int64) (*engine.Series, error)
 	Plans(ctx context.Context, seriesID *int64) ([]engine.Plan, error)
@@ -967,18 +1018,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AppPassword.Staff(childComplexity), true
 
-	case "AppPasswordPayload.info":
-		if e.ComplexityRoot.AppPasswordPayload.Info == nil {
+	case "AppPasswordConnection.edges":
+		if e.ComplexityRoot.AppPasswordConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.AppPasswordPayload.Info(childComplexity), true
+		return e.ComplexityRoot.AppPasswordConnection.Edges(childComplexity), true
+	case "AppPasswordConnection.nodes":
+		if e.ComplexityRoot.AppPasswordConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordConnection.Nodes(childComplexity), true
+	case "AppPasswordConnection.pageInfo":
+		if e.ComplexityRoot.AppPasswordConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordConnection.PageInfo(childComplexity), true
+	case "AppPasswordConnection.totalCount":
+		if e.ComplexityRoot.AppPasswordConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordConnection.TotalCount(childComplexity), true
+
+	case "AppPasswordEdge.cursor":
+		if e.ComplexityRoot.AppPasswordEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordEdge.Cursor(childComplexity), true
+	case "AppPasswordEdge.node":
+		if e.ComplexityRoot.AppPasswordEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordEdge.Node(childComplexity), true
+
+	case "AppPasswordPayload.appPassword":
+		if e.ComplexityRoot.AppPasswordPayload.AppPassword == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.AppPassword(childComplexity), true
+	case "AppPasswordPayload.clashes":
+		if e.ComplexityRoot.AppPasswordPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.Clashes(childComplexity), true
+	case "AppPasswordPayload.dryRun":
+		if e.ComplexityRoot.AppPasswordPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.DryRun(childComplexity), true
 	case "AppPasswordPayload.password":
 		if e.ComplexityRoot.AppPasswordPayload.Password == nil {
 			break
 		}
 
 		return e.ComplexityRoot.AppPasswordPayload.Password(childComplexity), true
+	case "AppPasswordPayload.revision":
+		if e.ComplexityRoot.AppPasswordPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.Revision(childComplexity), true
 
 	case "AvailabilityWindow.end":
 		if e.ComplexityRoot.AvailabilityWindow.End == nil {
@@ -1804,6 +1911,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeletePayload.Revision(childComplexity), true
 
+	case "FeedPayload.clashes":
+		if e.ComplexityRoot.FeedPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedPayload.Clashes(childComplexity), true
+	case "FeedPayload.dryRun":
+		if e.ComplexityRoot.FeedPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedPayload.DryRun(childComplexity), true
+	case "FeedPayload.revision":
+		if e.ComplexityRoot.FeedPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedPayload.Revision(childComplexity), true
+	case "FeedPayload.url":
+		if e.ComplexityRoot.FeedPayload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedPayload.URL(childComplexity), true
+
 	case "Live.scheduleChanged":
 		if e.ComplexityRoot.Live.ScheduleChanged == nil {
 			break
@@ -1909,7 +2041,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateActivity(childComplexity, args["input"].(model.ActivityInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateActivity(childComplexity, args["input"].(model.CreateActivityInput), args["dryRun"].(*bool)), true
 	case "Mutation.createAppPassword":
 		if e.ComplexityRoot.Mutation.CreateAppPassword == nil {
 			break
@@ -1920,7 +2052,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["login"].(string), args["role"].(models.Role), args["staffId"].(*int64)), true
+		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["login"].(string), args["role"].(models.Role), args["staffId"].(*int64), args["dryRun"].(*bool)), true
 	case "Mutation.createCapacityRule":
 		if e.ComplexityRoot.Mutation.CreateCapacityRule == nil {
 			break
@@ -2008,7 +2140,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateRoom(childComplexity, args["input"].(model.RoomInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateRoom(childComplexity, args["input"].(model.CreateRoomInput), args["dryRun"].(*bool)), true
 	case "Mutation.createSeries":
 		if e.ComplexityRoot.Mutation.CreateSeries == nil {
 			break
@@ -2030,7 +2162,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateStaff(childComplexity, args["input"].(model.StaffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateStaff(childComplexity, args["input"].(model.CreateStaffInput), args["dryRun"].(*bool)), true
 	case "Mutation.createSubscription":
 		if e.ComplexityRoot.Mutation.CreateSubscription == nil {
 			break
@@ -2052,7 +2184,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["role"].(models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64)), true
+		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["role"].(models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64), args["dryRun"].(*bool)), true
 	case "Mutation.deleteActivity":
 		if e.ComplexityRoot.Mutation.DeleteActivity == nil {
 			break
@@ -2250,7 +2382,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RevokeAppPassword(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Mutation.RevokeAppPassword(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.revokeToken":
 		if e.ComplexityRoot.Mutation.RevokeToken == nil {
 			break
@@ -2261,7 +2393,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RevokeToken(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Mutation.RevokeToken(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.rotateFeedToken":
 		if e.ComplexityRoot.Mutation.RotateFeedToken == nil {
 			break
@@ -2272,13 +2404,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RotateFeedToken(childComplexity, args["calendar"].(model.CalendarInput)), true
+		return e.ComplexityRoot.Mutation.RotateFeedToken(childComplexity, args["calendar"].(model.CalendarInput), args["dryRun"].(*bool)), true
 	case "Mutation.rotateTimetableToken":
 		if e.ComplexityRoot.Mutation.RotateTimetableToken == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Mutation.RotateTimetableToken(childComplexity), true
+		args, err := ec.field_Mutation_rotateTimetableToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateTimetableToken(childComplexity, args["dryRun"].(*bool)), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -2289,7 +2426,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateActivity(childComplexity, args["id"].(int64), args["input"].(model.ActivityInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateActivity(childComplexity, args["id"].(int64), args["input"].(model.UpdateActivityInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateBusiness":
 		if e.ComplexityRoot.Mutation.UpdateBusiness == nil {
 			break
@@ -2300,7 +2437,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateBusiness(childComplexity, args["input"].(model.BusinessInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateBusiness(childComplexity, args["input"].(model.UpdateBusinessInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateCapacityRule":
 		if e.ComplexityRoot.Mutation.UpdateCapacityRule == nil {
 			break
@@ -2322,7 +2459,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateClass(childComplexity, args["id"].(int64), args["input"].(model.ClassInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateClass(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateClassTime":
 		if e.ComplexityRoot.Mutation.UpdateClassTime == nil {
 			break
@@ -2333,7 +2470,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateClassTime(childComplexity, args["id"].(int64), args["input"].(model.ClassTimeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateClassTime(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassTimeInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateClient":
 		if e.ComplexityRoot.Mutation.UpdateClient == nil {
 			break
@@ -2377,7 +2514,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateRoom(childComplexity, args["id"].(int64), args["input"].(model.RoomInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateRoom(childComplexity, args["id"].(int64), args["input"].(model.UpdateRoomInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateSeries":
 		if e.ComplexityRoot.Mutation.UpdateSeries == nil {
 			break
@@ -2399,7 +2536,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateStaff(childComplexity, args["id"].(int64), args["input"].(model.StaffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateStaff(childComplexity, args["id"].(int64), args["input"].(model.UpdateStaffInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateSubscription":
 		if e.ComplexityRoot.Mutation.UpdateSubscription == nil {
 			break
@@ -2615,18 +2752,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Activities(childComplexity), true
+	case "Query.activity":
+		if e.ComplexityRoot.Query.Activity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_activity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Activity(childComplexity, args["id"].(int64)), true
 	case "Query.allSeries":
 		if e.ComplexityRoot.Query.AllSeries == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.AllSeries(childComplexity), true
+	case "Query.appPassword":
+		if e.ComplexityRoot.Query.AppPassword == nil {
+			break
+		}
+
+		args, err := ec.field_Query_appPassword_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AppPassword(childComplexity, args["id"].(int64)), true
 	case "Query.appPasswords":
 		if e.ComplexityRoot.Query.AppPasswords == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Query.AppPasswords(childComplexity), true
+		args, err := ec.field_Query_appPasswords_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AppPasswords(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.availability":
 		if e.ComplexityRoot.Query.Availability == nil {
 			break
@@ -2700,6 +2864,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Clashes(childComplexity), true
+	case "Query.class":
+		if e.ComplexityRoot.Query.Class == nil {
+			break
+		}
+
+		args, err := ec.field_Query_class_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Class(childComplexity, args["id"].(int64)), true
+	case "Query.classTime":
+		if e.ComplexityRoot.Query.ClassTime == nil {
+			break
+		}
+
+		args, err := ec.field_Query_classTime_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ClassTime(childComplexity, args["id"].(int64)), true
 	case "Query.classTimes":
 		if e.ComplexityRoot.Query.ClassTimes == nil {
 			break
@@ -2823,6 +3009,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Plans(childComplexity, args["seriesId"].(*int64)), true
+	case "Query.room":
+		if e.ComplexityRoot.Query.Room == nil {
+			break
+		}
+
+		args, err := ec.field_Query_room_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Room(childComplexity, args["id"].(int64)), true
 	case "Query.roomBooking":
 		if e.ComplexityRoot.Query.RoomBooking == nil {
 			break
@@ -2890,6 +3087,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Staff(childComplexity), true
+	case "Query.staffMember":
+		if e.ComplexityRoot.Query.StaffMember == nil {
+			break
+		}
+
+		args, err := ec.field_Query_staffMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StaffMember(childComplexity, args["id"].(int64)), true
 	case "Query.subscription":
 		if e.ComplexityRoot.Query.Subscription == nil {
 			break
@@ -2923,12 +3131,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Timeline(childComplexity, args["roomId"].(int64), args["from"].(time.Time), args["to"].(time.Time)), true
+	case "Query.token":
+		if e.ComplexityRoot.Query.Token == nil {
+			break
+		}
+
+		args, err := ec.field_Query_token_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Token(childComplexity, args["id"].(int64)), true
 	case "Query.tokens":
 		if e.ComplexityRoot.Query.Tokens == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Query.Tokens(childComplexity), true
+		args, err := ec.field_Query_tokens_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Tokens(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.vocabulary":
 		if e.ComplexityRoot.Query.Vocabulary == nil {
 			break
@@ -3673,12 +3897,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Token.Role(childComplexity), true
 
-	case "TokenPayload.info":
-		if e.ComplexityRoot.TokenPayload.Info == nil {
+	case "TokenConnection.edges":
+		if e.ComplexityRoot.TokenConnection.Edges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.TokenPayload.Info(childComplexity), true
+		return e.ComplexityRoot.TokenConnection.Edges(childComplexity), true
+	case "TokenConnection.nodes":
+		if e.ComplexityRoot.TokenConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenConnection.Nodes(childComplexity), true
+	case "TokenConnection.pageInfo":
+		if e.ComplexityRoot.TokenConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenConnection.PageInfo(childComplexity), true
+	case "TokenConnection.totalCount":
+		if e.ComplexityRoot.TokenConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenConnection.TotalCount(childComplexity), true
+
+	case "TokenEdge.cursor":
+		if e.ComplexityRoot.TokenEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenEdge.Cursor(childComplexity), true
+	case "TokenEdge.node":
+		if e.ComplexityRoot.TokenEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenEdge.Node(childComplexity), true
+
+	case "TokenPayload.clashes":
+		if e.ComplexityRoot.TokenPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenPayload.Clashes(childComplexity), true
+	case "TokenPayload.dryRun":
+		if e.ComplexityRoot.TokenPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenPayload.DryRun(childComplexity), true
+	case "TokenPayload.revision":
+		if e.ComplexityRoot.TokenPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenPayload.Revision(childComplexity), true
+	case "TokenPayload.secret":
+		if e.ComplexityRoot.TokenPayload.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenPayload.Secret(childComplexity), true
 	case "TokenPayload.token":
 		if e.ComplexityRoot.TokenPayload.Token == nil {
 			break
@@ -3751,12 +4031,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
-			graphql.NewInputUnmarshaler("ActivityInput", ec.unmarshalInputActivityInput),
 			graphql.NewInputUnmarshaler("BookRoomInput", ec.unmarshalInputBookRoomInput),
-			graphql.NewInputUnmarshaler("BusinessInput", ec.unmarshalInputBusinessInput),
 			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
-			graphql.NewInputUnmarshaler("ClassInput", ec.unmarshalInputClassInput),
-			graphql.NewInputUnmarshaler("ClassTimeInput", ec.unmarshalInputClassTimeInput),
+			graphql.NewInputUnmarshaler("CreateActivityInput", ec.unmarshalInputCreateActivityInput),
 			graphql.NewInputUnmarshaler("CreateCapacityRuleInput", ec.unmarshalInputCreateCapacityRuleInput),
 			graphql.NewInputUnmarshaler("CreateClassInput", ec.unmarshalInputCreateClassInput),
 			graphql.NewInputUnmarshaler("CreateClassTimeInput", ec.unmarshalInputCreateClassTimeInput),
@@ -3764,20 +4041,26 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateClosureInput", ec.unmarshalInputCreateClosureInput),
 			graphql.NewInputUnmarshaler("CreateOneOffInput", ec.unmarshalInputCreateOneOffInput),
 			graphql.NewInputUnmarshaler("CreatePlanInput", ec.unmarshalInputCreatePlanInput),
+			graphql.NewInputUnmarshaler("CreateRoomInput", ec.unmarshalInputCreateRoomInput),
 			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
+			graphql.NewInputUnmarshaler("CreateStaffInput", ec.unmarshalInputCreateStaffInput),
 			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
-			graphql.NewInputUnmarshaler("RoomInput", ec.unmarshalInputRoomInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
 			graphql.NewInputUnmarshaler("SessionFilter", ec.unmarshalInputSessionFilter),
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
-			graphql.NewInputUnmarshaler("StaffInput", ec.unmarshalInputStaffInput),
+			graphql.NewInputUnmarshaler("UpdateActivityInput", ec.unmarshalInputUpdateActivityInput),
+			graphql.NewInputUnmarshaler("UpdateBusinessInput", ec.unmarshalInputUpdateBusinessInput),
 			graphql.NewInputUnmarshaler("UpdateCapacityRuleInput", ec.unmarshalInputUpdateCapacityRuleInput),
+			graphql.NewInputUnmarshaler("UpdateClassInput", ec.unmarshalInputUpdateClassInput),
+			graphql.NewInputUnmarshaler("UpdateClassTimeInput", ec.unmarshalInputUpdateClassTimeInput),
 			graphql.NewInputUnmarshaler("UpdateClientInput", ec.unmarshalInputUpdateClientInput),
 			graphql.NewInputUnmarshaler("UpdateOneOffInput", ec.unmarshalInputUpdateOneOffInput),
 			graphql.NewInputUnmarshaler("UpdatePlanInput", ec.unmarshalInputUpdatePlanInput),
+			graphql.NewInputUnmarshaler("UpdateRoomInput", ec.unmarshalInputUpdateRoomInput),
 			graphql.NewInputUnmarshaler("UpdateSeriesInput", ec.unmarshalInputUpdateSeriesInput),
+			graphql.NewInputUnmarshaler("UpdateStaffInput", ec.unmarshalInputUpdateStaffInput),
 			graphql.NewInputUnmarshaler("UpdateSubscriptionInput", ec.unmarshalInputUpdateSubscriptionInput),
 		)
 	}
@@ -3874,39 +4157,178 @@ func newExecutionContext(
 var sources = []*ast.Source{
 	{Name: "../schema/access.graphqls", Input: `# Who may call: API tokens and CalDAV logins.
 
-enum Role { OWNER MANAGER FRONT_DESK STAFF READ_ONLY CLIENT }
-
-type Token { id: ID!  name: String!  role: Role! }
-
-"A CalDAV login: the login (or the business slug) and its password in HTTP Basic."
-type AppPassword { id: ID!  login: String!  role: Role!  staff: Staff }
-
-type AppPasswordPayload {
-  "The password, shown this once."
-  password: String!
-  info: AppPassword!
+"What a token or CalDAV login may do. A token or login is given at most the role of whoever makes it."
+enum Role {
+  "Everything, including API tokens."
+  OWNER
+  "Everything but API tokens: the business, the catalog, the timetable, clients, CalDAV logins and feed URLs."
+  MANAGER
+  "Day changes, one-offs, clients, subscriptions and bookings; reads everything else."
+  FRONT_DESK
+  "Reads; tied to a staff member (staffId), sees who is booked into that member's sessions."
+  STAFF
+  "Reads the schedule and clients."
+  READ_ONLY
+  "Reads the schedule, and books and cancels for its one client (clientId), who sees no other."
+  CLIENT
 }
 
-type TokenPayload {
-  "The secret, shown this once."
-  token: String!
-  info: Token!
+"An API token, sent as Authorization: Bearer <secret>. Its secret is shown once, by createToken."
+type Token {
+  "The token's id."
+  id: ID!
+  "A name to tell tokens apart (\"front desk tablet\"); may be empty."
+  name: String!
+  "What the token may do."
+  role: Role!
+}
+
+"A CalDAV login: the login (or the business slug) and its password in HTTP Basic."
+type AppPassword {
+  "The login's id."
+  id: ID!
+  "The user name, lower case, unique on the server."
+  login: String!
+  "What the login may do."
+  role: Role!
+  "The staff member the login is tied to; with the STAFF role it shows only that member's calendar. Null when none."
+  staff: Staff
+}
+
+"A page of API tokens, oldest first (by id)."
+type TokenConnection {
+  "The page's tokens with their cursors."
+  edges: [TokenEdge!]!
+  "The page's tokens."
+  nodes: [Token!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many tokens the business has, on every page."
+  totalCount: Int!
+}
+
+"A token and its place in the list."
+type TokenEdge {
+  "Pass as after to start the next page after this token."
+  cursor: String!
+  "The token."
+  node: Token!
+}
+
+"A page of CalDAV logins, oldest first (by id)."
+type AppPasswordConnection {
+  "The page's logins with their cursors."
+  edges: [AppPasswordEdge!]!
+  "The page's logins."
+  nodes: [AppPassword!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many CalDAV logins the business has, on every page."
+  totalCount: Int!
+}
+
+"A CalDAV login and its place in the list."
+type AppPasswordEdge {
+  "Pass as after to start the next page after this login."
+  cursor: String!
+  "The login."
+  node: AppPassword!
+}
+
+"What createToken and revokeToken return. Tokens are outside the schedule: revision is the business's current one and clashes is empty."
+type TokenPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The token made or revoked (on a dry run of createToken, the one that would be made)."
+  token: Token!
+  "The secret to send as Authorization: Bearer <secret>, shown this once by createToken; null on a dry run and from revokeToken."
+  secret: String
+}
+
+"What createAppPassword and revokeAppPassword return. Logins are outside the schedule: revision is the business's current one and clashes is empty."
+type AppPasswordPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The login made or revoked (on a dry run of createAppPassword, the one that would be made)."
+  appPassword: AppPassword!
+  "The password, shown this once by createAppPassword; null on a dry run and from revokeAppPassword."
+  password: String
 }
 
 extend type Query {
-  "The business's API tokens (owners only)."
-  tokens: [Token!]!
-  "The business's CalDAV logins (owners and managers)."
-  appPasswords: [AppPassword!]!
+  "The business's API tokens, oldest first, a page at a time (never their secrets). OWNER only (FORBIDDEN for others)."
+  tokens(
+    "How many to return, 0 to 500; 50 when left out (BAD_USER_INPUT beyond)."
+    first: Int
+    "Start after the token with this cursor (PageInfo.endCursor); BAD_USER_INPUT for a cursor this list did not give out."
+    after: String
+  ): TokenConnection
+  "One API token; NOT_FOUND for an id the business does not have. OWNER only."
+  token(
+    "The token's id."
+    id: ID!
+  ): Token
+  "The business's CalDAV logins, oldest first, a page at a time. OWNER and MANAGER (FORBIDDEN for others)."
+  appPasswords(
+    "How many to return, 0 to 500; 50 when left out (BAD_USER_INPUT beyond)."
+    first: Int
+    "Start after the login with this cursor (PageInfo.endCursor); BAD_USER_INPUT for a cursor this list did not give out."
+    after: String
+  ): AppPasswordConnection
+  "One CalDAV login; NOT_FOUND for an id the business does not have. OWNER and MANAGER."
+  appPassword(
+    "The login's id."
+    id: ID!
+  ): AppPassword
 }
 
 extend type Mutation {
-  "clientId ties a CLIENT token to its client; staffId ties a token to a staff member."
-  createToken(role: Role!, name: String, clientId: ID, staffId: ID): TokenPayload!
-  revokeToken(id: ID!): Token!
-  "A CalDAV login. Tied to a staff member with the STAFF role it shows only that member's calendar."
-  createAppPassword(login: String!, role: Role!, staffId: ID): AppPasswordPayload!
-  revokeAppPassword(id: ID!): ID!
+  "A new API token; its secret is in the payload this once. OWNER only; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for a CLIENT token without clientId or a name too long; NOT_FOUND for an unknown client or staff member."
+  createToken(
+    "What the token may do."
+    role: Role!
+    "A name to tell tokens apart; empty when left out."
+    name: String
+    "The client a CLIENT token books for (required with CLIENT)."
+    clientId: ID
+    "The staff member a STAFF token acts for: it sees who is booked into that member's sessions."
+    staffId: ID
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): TokenPayload
+  "Revoke an API token: requests with it fail with UNAUTHENTICATED from now on, on every server. OWNER only; NOT_FOUND for an unknown id."
+  revokeToken(
+    "The token's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): TokenPayload
+  "A CalDAV login; its password is in the payload this once. Tied to a staff member with the STAFF role it shows only that member's calendar. OWNER and MANAGER; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for an unusable or taken login; NOT_FOUND for an unknown staff member."
+  createAppPassword(
+    "The user name: letters, digits and dashes, unique on the server."
+    login: String!
+    "What the login may do."
+    role: Role!
+    "The staff member the login is tied to."
+    staffId: ID
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): AppPasswordPayload
+  "Revoke a CalDAV login: it no longer signs in. OWNER and MANAGER; NOT_FOUND for an unknown id."
+  revokeAppPassword(
+    "The login's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): AppPasswordPayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, subscriptions, bookings, room bookings, capacity and availability.
@@ -4596,11 +5018,6 @@ extend type Mutation {
 }
 `, BuiltIn: false},
 	{Name: "../schema/business.graphqls", Input: `# The business itself, the scalars and enums every part uses, and what every write returns.
-#
-# Every write takes dryRun: it then does everything a write does — checks,
-# saving, the clash proof — and rolls back, returning what it would have done
-# and the clashes it would add. A real write that would add a clash fails
-# with extensions.code CLASH.
 
 schema {
   query: Query
@@ -4608,30 +5025,62 @@ schema {
   subscription: Live
 }
 
-"A civil date, YYYY-MM-DD."
+"A civil date, YYYY-MM-DD, in the business's time zone (Business.timeZone)."
 scalar Date
 
-"A wall-clock time of day, HH:MM on a 24-hour clock (00:00–24:00)."
+"A wall-clock time of day, HH:MM on a 24-hour clock (00:00–24:00), in the business's time zone (Business.timeZone)."
 scalar LocalTime
 
-"An instant, RFC 3339."
+"An instant, RFC 3339 with its offset (2026-12-05T09:00:00+01:00)."
 scalar DateTime
 
-enum BusinessKind { GYM CLINIC OFFICE }
+"What a business is: it picks the words of the vocabulary (Query.vocabulary) and the demo loadDemo loads."
+enum BusinessKind {
+  "A gym or studio: classes, coaches, members, packages."
+  GYM
+  "A clinic: sessions, practitioners, patients, programmes."
+  CLINIC
+  "An office: meetings, hosts, clients, series."
+  OFFICE
+}
 
-enum Weekday { SUNDAY MONDAY TUESDAY WEDNESDAY THURSDAY FRIDAY SATURDAY }
+"A day of the week."
+enum Weekday {
+  "Sunday."
+  SUNDAY
+  "Monday."
+  MONDAY
+  "Tuesday."
+  TUESDAY
+  "Wednesday."
+  WEDNESDAY
+  "Thursday."
+  THURSDAY
+  "Friday."
+  FRIDAY
+  "Saturday."
+  SATURDAY
+}
 
+"The business the request's token belongs to: every token sees exactly one business, its own."
 type Business {
+  "The business's id."
   id: ID!
+  "The short name in URLs and CalDAV logins (letters, digits and dashes)."
   slug: String!
   "The plain .ics URL of the whole business's calendar (secret: anyone with it can read the calendar). Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
   feedUrl: String
+  "The business's name, as shown to its clients."
   name: String!
+  "What kind of business it is; it picks the vocabulary."
   kind: BusinessKind!
+  "The ISO 4217 code of the currency every price is in (EUR, USD)."
   currency: String!
+  "The IANA time zone (Europe/Berlin) that every Date and LocalTime of the business is in."
   timeZone: String!
+  "The first day of the business's week, SUNDAY or MONDAY: where week views begin and series anchor and end."
   weekStart: Weekday!
-  "Grows with every committed write."
+  "Grows with every committed write; a front end can compare it to know whether its data is current."
   revision: Int!
   "True on a playground server: this business is the visitor's private, in-memory copy of a demo, dropped when idle."
   playground: Boolean!
@@ -4639,17 +5088,29 @@ type Business {
   timetableUrl: String
 }
 
-"A noun of the business's vocabulary."
-type Word { one: String!  many: String! }
+"A noun of the business's vocabulary, in the singular and the plural."
+type Word {
+  "The singular: \"class\"."
+  one: String!
+  "The plural: \"classes\"."
+  many: String!
+}
 
-"The words a business uses on screens and in messages."
+"The words a business uses on screens and in messages; they follow Business.kind."
 type Vocabulary {
+  "What a class is called (class, session, meeting)."
   class: Word!
+  "What a staff member is called (coach, practitioner, host)."
   staff: Word!
+  "What an activity is called (activity, service, meeting type)."
   activity: Word!
+  "What a client is called (member, patient, client)."
   client: Word!
+  "What a series is called (package, programme, series)."
   series: Word!
+  "What a room is called."
   room: Word!
+  "The title of the printed timetable."
   printTitle: String!
 }
 
@@ -4679,60 +5140,150 @@ type PageInfo {
   endCursor: String
 }
 
-"What every write returns besides its object."
+"""
+What every write returns besides its object. Every mutation takes dryRun and answers an XPayload implementing Write.
+
+Errors come in the response's errors with extensions.code: UNAUTHENTICATED, FORBIDDEN (the token's role does not allow it),
+BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have), CLASH (the write would add
+clashes, listed in extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
+
+The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
+empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
+room, a time) is refused with BAD_USER_INPUT naming the field.
+"""
 interface Write {
+  "True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept."
   dryRun: Boolean!
-  "The revision after the write (unchanged for a dry run)."
+  "The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets)."
   revision: Int!
-  "The clashes the write adds; only a dry run can return any."
+  "The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH)."
   clashes: [Clash!]!
 }
 
-type BusinessPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  business: Business! }
+"What updateBusiness, loadDemo and clearData return."
+type BusinessPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The business after the write."
+  business: Business!
+}
 
-type DeletePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  id: ID! }
+"What a deletion returns."
+type DeletePayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The id of what was deleted."
+  id: ID!
+}
 
-input BusinessInput { name: String  kind: BusinessKind  currency: String  timeZone: String  weekStart: Weekday }
+"Changes to the business's settings; follows the update rule (see Write). None of them can be cleared: null on any is BAD_USER_INPUT."
+input UpdateBusinessInput {
+  "The business's name."
+  name: String @goField(omittable: true)
+  "The kind, which picks the vocabulary."
+  kind: BusinessKind @goField(omittable: true)
+  "The ISO 4217 currency code of prices."
+  currency: String @goField(omittable: true)
+  "An IANA time zone such as Europe/Berlin; BAD_USER_INPUT for any other name. Sessions keep their wall-clock times."
+  timeZone: String @goField(omittable: true)
+  "The first day of the week: SUNDAY or MONDAY (BAD_USER_INPUT for another day)."
+  weekStart: Weekday @goField(omittable: true)
+}
 
 type Query {
-  business: Business!
-  vocabulary: Vocabulary!
+  "The business of the request's token. Any role."
+  business: Business
+  "The words the business uses on screens and in messages. Any role."
+  vocabulary: Vocabulary
 }
 
 type Mutation {
-  updateBusiness(input: BusinessInput!, dryRun: Boolean): BusinessPayload!
-  "Replace all data with a demo of that kind (its settings too)."
-  loadDemo(kind: BusinessKind!, dryRun: Boolean): BusinessPayload!
-  "Remove every room, class, series, client… and keep the business settings."
-  clearData(dryRun: Boolean): BusinessPayload!
+  "Change the business's settings. OWNER and MANAGER; BAD_USER_INPUT for an unknown time zone or a null field."
+  updateBusiness(
+    "The settings to change; those left out stay."
+    input: UpdateBusinessInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): BusinessPayload
+  "Replace all data with a demo of that kind (its settings too). OWNER and MANAGER."
+  loadDemo(
+    "The kind of demo to load."
+    kind: BusinessKind!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): BusinessPayload
+  "Remove every room, class, series, client… and keep the business settings. OWNER and MANAGER."
+  clearData(
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): BusinessPayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/calendars.graphqls", Input: `# Calendar files: the iCalendar export and import, and the secret URLs of the feeds and the timetable page.
 
 "What importCalendar made of the file."
 type CalendarImportPayload implements Write {
-  dryRun: Boolean!  revision: Int!  clashes: [Clash!]!
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
   "Events imported whole or in part (overrides of single dates aside)."
   events: Int!
-  series: Int!  oneOffs: Int!  dayChanges: Int!
+  "Series made from the file's recurring events."
+  series: Int!
+  "One-offs made from single events (and from expanded rules, with expandUntil)."
+  oneOffs: Int!
+  "Day changes made from EXDATEs and RECURRENCE-ID overrides."
+  dayChanges: Int!
   "The events, or parts of them, that were left out, in file order."
   problems: [CalendarProblem!]!
 }
 
+"An event of an imported file, or part of one, that the timetable could not hold."
 type CalendarProblem {
   "The line of the event's BEGIN:VEVENT (1-based; 0 when unknown)."
   line: Int!
+  "The event's UID."
   uid: String!
+  "The event's SUMMARY."
   summary: String!
+  "Why it was left out, in plain words."
   reason: String!
 }
 
+"What rotateFeedToken and rotateTimetableToken return. Feed secrets are outside the schedule: revision is the business's current one and clashes is empty."
+type FeedPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The new secret URL (anyone with it can read the calendar or timetable); the old one stops working. Null on a dry run, which changes nothing."
+  url: String
+}
+
 "Which calendar: a staff member's, a room's, or (neither) the whole business's."
-input CalendarInput { staffId: ID  roomId: ID }
+input CalendarInput {
+  "The calendar of this staff member."
+  staffId: ID
+  "The calendar of this room."
+  roomId: ID
+}
 
 extend type Query {
-  "The timetable as an iCalendar file of recurring events (one per series entry, EXDATEs, RECURRENCE-ID overrides, one-offs, a VTIMEZONE); importCalendar reads it back."
-  calendarExport: String!
+  "The timetable as an iCalendar file (RFC 5545) of recurring events (one per series entry, EXDATEs, RECURRENCE-ID overrides, one-offs, a VTIMEZONE of the business's time zone); importCalendar reads it back. Any role; TIMEOUT when the request's time runs out."
+  calendarExport: String
 }
 
 extend type Mutation {
@@ -4740,148 +5291,431 @@ extend type Mutation {
   Adds the events of an iCalendar file (RFC 5545) to the timetable: weekly and every-k-days rules become series, EXDATEs and RECURRENCE-ID
   overrides day changes, times stay on their wall clock. Rooms, staff and activities are matched by name. Events the timetable cannot hold
   (monthly, yearly, …) are listed in problems, or with expandUntil come in as one-offs up to that date. An import that would add a clash is
-  refused whole (CLASH).
+  refused whole (CLASH). OWNER and MANAGER; BAD_USER_INPUT for a file that cannot be read.
   """
-  importCalendar(ics: String!, defaultStaff: String, defaultRoom: String, expandUntil: Date, dryRun: Boolean): CalendarImportPayload!
-  "A new secret for a calendar's .ics URL; the old URL stops working. Returns the new URL. NOT_SERVED on a playground server, which serves no feeds."
-  rotateFeedToken(calendar: CalendarInput!): String!
-  "A new secret for the public timetable page; the old URL stops working. Returns the new URL. NOT_SERVED on a playground server, which serves no timetable pages."
-  rotateTimetableToken: String!
+  importCalendar(
+    "The iCalendar file's text."
+    ics: String!
+    "The staff member's name for events that name none (no ORGANIZER or ATTENDEE common name)."
+    defaultStaff: String
+    "The room's name for events that name none (no LOCATION)."
+    defaultRoom: String
+    "Bring events whose rules the timetable cannot hold as one-offs, one for each date up to and including this one, instead of only listing them in problems."
+    expandUntil: Date
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): CalendarImportPayload
+  "A new secret for a calendar's .ics URL; the old URL stops working. OWNER and MANAGER; NOT_FOUND for an unknown staff member or room; BAD_USER_INPUT for both; NOT_SERVED on a playground server, which serves no feeds."
+  rotateFeedToken(
+    "Which calendar."
+    calendar: CalendarInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): FeedPayload
+  "A new secret for the public timetable page; the old URL stops working. OWNER and MANAGER; NOT_SERVED on a playground server, which serves no timetable pages."
+  rotateTimetableToken(
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): FeedPayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/catalog.graphqls", Input: `# What the timetable is made of: rooms, staff, activities, classes and class times.
 
+"A physical space sessions take place in."
 type Room {
+  "The room's id."
   id: ID!
+  "The room's name, unique in the business."
   name: String!
+  "How many units the room has (lanes, mats, desks; 1 to 10000): sessions that use part of it (ClassTime.units) share it."
   capacity: Int!
-  "The plain .ics URL of the room's calendar. Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
+  "The plain .ics URL of the room's calendar (secret: anyone with it can read the calendar). Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
   feedUrl: String
 }
 
+"A person who runs sessions (Vocabulary.staff names them). Two staff members with the same name are one person to the clash rules."
 type Staff {
+  "The staff member's id."
   id: ID!
+  "The staff member's name."
   name: String!
-  "The plain .ics URL of the staff member's calendar. Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
+  "The plain .ics URL of the staff member's calendar (secret: anyone with it can read the calendar). Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
   feedUrl: String
 }
 
-type Activity { id: ID!  name: String!  color: String }
+"What is done in a session (Vocabulary.activity names them): Boxing, Physiotherapy."
+type Activity {
+  "The activity's id."
+  id: ID!
+  "The activity's name, unique in the business."
+  name: String!
+  "A CSS colour (#e4572e) for the activity on screens; null when none is set."
+  color: String
+}
 
 "An activity given by one or more staff; the first is the main one."
 type Class {
+  "The class's id."
   id: ID!
+  "What the class does."
   activity: Activity!
+  "Who gives it, the main staff member first."
   staff: [Staff!]!
   "How people name it: \"Boxing with Marco Reyes\"."
   name: String!
 }
 
-"Where and when: a room, a weekday and a wall-clock span."
+"Where and when: a room, a weekday and a wall-clock span in the business's time zone."
 type ClassTime {
+  "The class time's id."
   id: ID!
+  "The room its sessions take."
   room: Room!
+  "The day of the week its sessions fall on."
   weekday: Weekday!
+  "When its sessions start, in the business's time zone."
   start: LocalTime!
+  "When its sessions end, in the business's time zone (after start; 24:00 is midnight at the end of the day)."
   end: LocalTime!
+  "A short free label (\"Early bird\"); null when none."
   label: String
-  "Places for clients; null means no limit."
+  "Places for clients in each session; null means no limit."
   capacity: Int
+  "A free word sorting class times into kinds (\"open\", \"course\"); null when none."
   type: String
-  "Cleaning time after each session, in minutes."
+  "Cleaning time after each session, in minutes (0 to 1440): the room stays taken that long."
   bufferMinutes: Int!
+  "False for a class time that is kept but makes no sessions (and so never clashes)."
   active: Boolean!
   "Units of the room a session uses; null means all of it."
   units: Int
 }
 
-type RoomPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  room: Room! }
+"What createRoom and updateRoom return."
+type RoomPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The room after the write."
+  room: Room!
+}
 
-type StaffPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  staff: Staff! }
+"What createStaff and updateStaff return."
+type StaffPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The staff member after the write."
+  staff: Staff!
+}
 
-type ActivityPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  activity: Activity! }
+"What createActivity and updateActivity return."
+type ActivityPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The activity after the write."
+  activity: Activity!
+}
 
-type ClassPayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  class: Class! }
+"What createClass and updateClass return."
+type ClassPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The class after the write."
+  class: Class!
+}
 
-type ClassTimePayload implements Write { dryRun: Boolean!  revision: Int!  clashes: [Clash!]!  classTime: ClassTime! }
+"What createClassTime and updateClassTime return."
+type ClassTimePayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The class time after the write."
+  classTime: ClassTime!
+}
 
-input RoomInput { name: String  capacity: Int }
+"A new room."
+input CreateRoomInput {
+  "The room's name, unique in the business."
+  name: String!
+  "How many units the room has, 1 to 10000; 1 when left out."
+  capacity: Int
+}
 
-input StaffInput { name: String }
+"Changes to a room; follows the update rule (see Write). Neither field can be cleared."
+input UpdateRoomInput {
+  "The room's name, unique in the business."
+  name: String @goField(omittable: true)
+  "How many units the room has, 1 to 10000."
+  capacity: Int @goField(omittable: true)
+}
 
-input ActivityInput { name: String  color: String }
+"A new staff member."
+input CreateStaffInput {
+  "The staff member's name."
+  name: String!
+}
 
-input ClassInput { activityId: ID  staffIds: [ID!] }
+"Changes to a staff member; follows the update rule (see Write). The name cannot be cleared."
+input UpdateStaffInput {
+  "The staff member's name."
+  name: String @goField(omittable: true)
+}
 
-"A new class: an activity given by one or more staff, the first the main one."
+"A new activity."
+input CreateActivityInput {
+  "The activity's name, unique in the business."
+  name: String!
+  "A CSS colour (#e4572e); none when left out."
+  color: String
+}
+
+"Changes to an activity; follows the update rule (see Write). null clears the colour; the name cannot be cleared."
+input UpdateActivityInput {
+  "The activity's name, unique in the business."
+  name: String @goField(omittable: true)
+  "A CSS colour (#e4572e); null clears it."
+  color: String @goField(omittable: true)
+}
+
+"A new class; also how createSeries, updateSeries and createOneOff describe a class inline (an existing class with the same activity and staff is reused)."
 input CreateClassInput {
-  "The activity."
+  "The activity the class does."
   activityId: ID!
-  "The staff who give it, the main one first."
+  "Who gives it, at least one, the main staff member first; no two classes share an activity and the same staff."
   staffIds: [ID!]!
 }
 
-"A new class time: a room, a weekday and a wall-clock span in the business's time zone."
+"Changes to a class; follows the update rule (see Write). Neither field can be cleared."
+input UpdateClassInput {
+  "The activity the class does."
+  activityId: ID @goField(omittable: true)
+  "Who gives it, at least one, the main staff member first; replaces the list."
+  staffIds: [ID!] @goField(omittable: true)
+}
+
+"A new class time; also how createSeries and updateSeries describe a class time inline (an identical existing one is reused)."
 input CreateClassTimeInput {
-  "The room."
+  "The room its sessions take."
   roomId: ID!
-  "The weekday."
+  "The day of the week."
   weekday: Weekday!
-  "When it starts: wall-clock time in the business's time zone."
+  "When sessions start, in the business's time zone."
   start: LocalTime!
-  "When it ends: wall-clock time in the business's time zone, after start."
+  "When sessions end, after start, in the business's time zone."
   end: LocalTime!
-  "A title shown instead of the class's name; none when left out."
+  "A short free label; none when left out."
   label: String
-  "Places for clients; no limit when left out."
+  "Places for clients in each session, 1 to 10000; no limit when left out or null."
   capacity: Int
-  "A free-form kind, such as \"open gym\"; none when left out."
+  "A free word sorting class times into kinds; none when left out."
   type: String
-  "Cleaning time after each session, in minutes; 0 when left out."
+  "Cleaning time after each session, in minutes (0 to 1440); 0 when left out."
   bufferMinutes: Int
-  "False keeps it off the timetable; true when left out."
+  "False to keep the class time without sessions; true when left out."
   active: Boolean
-  "Units of the room a session uses; all of it when left out."
+  "Units of the room a session uses, at least 1 and at most the room has; all of it when left out or null."
   units: Int
 }
 
-input ClassTimeInput {
-  roomId: ID
-  weekday: Weekday
-  start: LocalTime
-  end: LocalTime
-  label: String
-  capacity: Int
-  type: String
-  bufferMinutes: Int
-  active: Boolean
-  units: Int
+"Changes to a class time; follows the update rule (see Write). null clears label, capacity (no limit), type and units (all of the room); the other fields cannot be cleared."
+input UpdateClassTimeInput {
+  "The room its sessions take."
+  roomId: ID @goField(omittable: true)
+  "The day of the week."
+  weekday: Weekday @goField(omittable: true)
+  "When sessions start, in the business's time zone."
+  start: LocalTime @goField(omittable: true)
+  "When sessions end, after start, in the business's time zone."
+  end: LocalTime @goField(omittable: true)
+  "A short free label; null clears it."
+  label: String @goField(omittable: true)
+  "Places for clients in each session, 1 to 10000; null means no limit."
+  capacity: Int @goField(omittable: true)
+  "A free word sorting class times into kinds; null clears it."
+  type: String @goField(omittable: true)
+  "Cleaning time after each session, in minutes (0 to 1440)."
+  bufferMinutes: Int @goField(omittable: true)
+  "False to keep the class time without sessions."
+  active: Boolean @goField(omittable: true)
+  "Units of the room a session uses; null means all of it."
+  units: Int @goField(omittable: true)
 }
 
 extend type Query {
-  rooms: [Room!]!
-  staff: [Staff!]!
-  activities: [Activity!]!
-  classes: [Class!]!
-  classTimes(roomId: ID): [ClassTime!]!
+  "Every room, in the order they were made. Any role."
+  rooms: [Room!]
+  "One room; NOT_FOUND for an id the business does not have. Any role."
+  room(
+    "The room's id."
+    id: ID!
+  ): Room
+  "Every staff member, in the order they were made. Any role."
+  staff: [Staff!]
+  "One staff member; NOT_FOUND for an id the business does not have. Any role."
+  staffMember(
+    "The staff member's id."
+    id: ID!
+  ): Staff
+  "Every activity, in the order they were made. Any role."
+  activities: [Activity!]
+  "One activity; NOT_FOUND for an id the business does not have. Any role."
+  activity(
+    "The activity's id."
+    id: ID!
+  ): Activity
+  "Every class, in the order they were made. Any role."
+  classes: [Class!]
+  "One class; NOT_FOUND for an id the business does not have. Any role."
+  class(
+    "The class's id."
+    id: ID!
+  ): Class
+  "Every class time, in the order they were made, or those of one room. Any role; NOT_FOUND for an unknown room."
+  classTimes(
+    "Only the class times in this room."
+    roomId: ID
+  ): [ClassTime!]
+  "One class time; NOT_FOUND for an id the business does not have. Any role."
+  classTime(
+    "The class time's id."
+    id: ID!
+  ): ClassTime
 }
 
 extend type Mutation {
-  createRoom(input: RoomInput!, dryRun: Boolean): RoomPayload!
-  updateRoom(id: ID!, input: RoomInput!, dryRun: Boolean): RoomPayload!
-  deleteRoom(id: ID!, dryRun: Boolean): DeletePayload!
-  createStaff(input: StaffInput!, dryRun: Boolean): StaffPayload!
-  updateStaff(id: ID!, input: StaffInput!, dryRun: Boolean): StaffPayload!
-  deleteStaff(id: ID!, dryRun: Boolean): DeletePayload!
-  createActivity(input: ActivityInput!, dryRun: Boolean): ActivityPayload!
-  updateActivity(id: ID!, input: ActivityInput!, dryRun: Boolean): ActivityPayload!
-  deleteActivity(id: ID!, dryRun: Boolean): DeletePayload!
-  createClass(input: CreateClassInput!, dryRun: Boolean): ClassPayload!
-  updateClass(id: ID!, input: ClassInput!, dryRun: Boolean): ClassPayload!
-  deleteClass(id: ID!, dryRun: Boolean): DeletePayload!
-  createClassTime(input: CreateClassTimeInput!, dryRun: Boolean): ClassTimePayload!
-  updateClassTime(id: ID!, input: ClassTimeInput!, dryRun: Boolean): ClassTimePayload!
-  deleteClassTime(id: ID!, dryRun: Boolean): DeletePayload!
+  "Add a room. OWNER and MANAGER; BAD_USER_INPUT for an empty or taken name or a capacity out of range."
+  createRoom(
+    "The new room."
+    input: CreateRoomInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): RoomPayload
+  "Change a room. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH (fewer units than its sessions use at once)."
+  updateRoom(
+    "The room's id."
+    id: ID!
+    "What to change; fields left out stay."
+    input: UpdateRoomInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): RoomPayload
+  "Delete a room. OWNER and MANAGER; NOT_FOUND, IN_USE while class times, one-offs, day changes, closures or room bookings use it (its capacity rules go with it)."
+  deleteRoom(
+    "The room's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Add a staff member. OWNER and MANAGER; BAD_USER_INPUT for an empty name."
+  createStaff(
+    "The new staff member."
+    input: CreateStaffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StaffPayload
+  "Change a staff member. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH (a rename making two people one)."
+  updateStaff(
+    "The staff member's id."
+    id: ID!
+    "What to change; fields left out stay."
+    input: UpdateStaffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StaffPayload
+  "Delete a staff member. OWNER and MANAGER; NOT_FOUND, IN_USE while a class or a cover on a day change names them."
+  deleteStaff(
+    "The staff member's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Add an activity. OWNER and MANAGER; BAD_USER_INPUT for an empty or taken name or a bad colour."
+  createActivity(
+    "The new activity."
+    input: CreateActivityInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ActivityPayload
+  "Change an activity. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT."
+  updateActivity(
+    "The activity's id."
+    id: ID!
+    "What to change; fields left out stay."
+    input: UpdateActivityInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ActivityPayload
+  "Delete an activity. OWNER and MANAGER; NOT_FOUND, IN_USE while a class does it."
+  deleteActivity(
+    "The activity's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Add a class. OWNER and MANAGER; BAD_USER_INPUT for an unknown activity or staff member, or a class that exists already."
+  createClass(
+    "The new class."
+    input: CreateClassInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ClassPayload
+  "Change a class. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH (a new staff member busy at its sessions)."
+  updateClass(
+    "The class's id."
+    id: ID!
+    "What to change; fields left out stay."
+    input: UpdateClassInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ClassPayload
+  "Delete a class. OWNER and MANAGER; NOT_FOUND, IN_USE while a series entry, one-off or day change uses it."
+  deleteClass(
+    "The class's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Add a class time. OWNER and MANAGER; BAD_USER_INPUT for an unknown room, an end not after the start, values out of range."
+  createClassTime(
+    "The new class time."
+    input: CreateClassTimeInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ClassTimePayload
+  "Change a class time; its sessions move with it. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH."
+  updateClassTime(
+    "The class time's id."
+    id: ID!
+    "What to change; fields left out stay."
+    input: UpdateClassTimeInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ClassTimePayload
+  "Delete a class time. OWNER and MANAGER; NOT_FOUND, IN_USE while a series entry uses it (the day changes of its sessions go with it)."
+  deleteClassTime(
+    "The class time's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/live.graphqls", Input: `# Live updates: the subscription root.
@@ -4890,7 +5724,7 @@ extend type Mutation {
 type ScheduleChange {
   "The business's revision after the write."
   revision: Int!
-  "The first date whose sessions (or their bookings) may differ."
+  "The first date whose sessions (or their bookings) may differ, in the business's time zone."
   from: Date!
   "The end of the dates that may differ (exclusive); null when every date from from on may."
   to: Date
@@ -4901,6 +5735,7 @@ type Live {
   """
   Sent after every write that commits to the token's business, whichever server made it (servers on one PostgreSQL hear each other).
   Over graphql-transport-ws (websocket at /graphql) or server-sent events (POST /graphql with Accept: text/event-stream).
+  Any role; a browser page of another origin may not open the websocket (FORBIDDEN) unless the server allows it.
   """
   scheduleChanged: ScheduleChange!
 }
@@ -5718,12 +6553,42 @@ func (ec *executionContext) childFields_AppPassword(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type AppPassword", field.Name)
 }
 
+func (ec *executionContext) childFields_AppPasswordConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AppPasswordConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_AppPasswordConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AppPasswordConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AppPasswordConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppPasswordConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AppPasswordEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AppPasswordEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AppPasswordEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AppPasswordEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_AppPasswordPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_AppPasswordPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_AppPasswordPayload_clashes(ctx, field)
+	case "appPassword":
+		return ec.fieldContext_AppPasswordPayload_appPassword(ctx, field)
 	case "password":
 		return ec.fieldContext_AppPasswordPayload_password(ctx, field)
-	case "info":
-		return ec.fieldContext_AppPasswordPayload_info(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AppPasswordPayload", field.Name)
 }
@@ -6148,6 +7013,20 @@ func (ec *executionContext) childFields_DeletePayload(ctx context.Context, field
 		return ec.fieldContext_DeletePayload_id(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeletePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_FeedPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_FeedPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_FeedPayload_clashes(ctx, field)
+	case "url":
+		return ec.fieldContext_FeedPayload_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FeedPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_OneOff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6620,12 +7499,42 @@ func (ec *executionContext) childFields_Token(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 }
 
+func (ec *executionContext) childFields_TokenConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TokenConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TokenConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TokenConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TokenConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TokenConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TokenEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TokenEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TokenEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TokenEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_TokenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_TokenPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_TokenPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_TokenPayload_clashes(ctx, field)
 	case "token":
 		return ec.fieldContext_TokenPayload_token(ctx, field)
-	case "info":
-		return ec.fieldContext_TokenPayload_info(ctx, field)
+	case "secret":
+		return ec.fieldContext_TokenPayload_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TokenPayload", field.Name)
 }
@@ -7143,8 +8052,8 @@ func (ec *executionContext) field_Mutation_createActivity_args(ctx context.Conte
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ActivityInput, error) {
-			return ec.unmarshalNActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateActivityInput, error) {
+			return ec.unmarshalNCreateActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateActivityInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7188,6 +8097,14 @@ func (ec *executionContext) field_Mutation_createAppPassword_args(ctx context.Co
 		return nil, err
 	}
 	args["staffId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg3
 	return args, nil
 }
 
@@ -7349,8 +8266,8 @@ func (ec *executionContext) field_Mutation_createRoom_args(ctx context.Context, 
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.RoomInput, error) {
-			return ec.unmarshalNRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateRoomInput, error) {
+			return ec.unmarshalNCreateRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateRoomInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7393,8 +8310,8 @@ func (ec *executionContext) field_Mutation_createStaff_args(ctx context.Context,
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.StaffInput, error) {
-			return ec.unmarshalNStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateStaffInput, error) {
+			return ec.unmarshalNCreateStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStaffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7468,6 +8385,14 @@ func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context,
 		return nil, err
 	}
 	args["staffId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg4
 	return args, nil
 }
 
@@ -7961,6 +8886,14 @@ func (ec *executionContext) field_Mutation_revokeAppPassword_args(ctx context.Co
 		return nil, err
 	}
 	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
 	return args, nil
 }
 
@@ -7975,6 +8908,14 @@ func (ec *executionContext) field_Mutation_revokeToken_args(ctx context.Context,
 		return nil, err
 	}
 	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
 	return args, nil
 }
 
@@ -7989,6 +8930,28 @@ func (ec *executionContext) field_Mutation_rotateFeedToken_args(ctx context.Cont
 		return nil, err
 	}
 	args["calendar"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateTimetableToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg0
 	return args, nil
 }
 
@@ -8004,8 +8967,8 @@ func (ec *executionContext) field_Mutation_updateActivity_args(ctx context.Conte
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ActivityInput, error) {
-			return ec.unmarshalNActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateActivityInput, error) {
+			return ec.unmarshalNUpdateActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateActivityInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8026,8 +8989,8 @@ func (ec *executionContext) field_Mutation_updateBusiness_args(ctx context.Conte
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.BusinessInput, error) {
-			return ec.unmarshalNBusinessInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateBusinessInput, error) {
+			return ec.unmarshalNUpdateBusinessInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateBusinessInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8086,8 +9049,8 @@ func (ec *executionContext) field_Mutation_updateClassTime_args(ctx context.Cont
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ClassTimeInput, error) {
-			return ec.unmarshalNClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimeInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateClassTimeInput, error) {
+			return ec.unmarshalNUpdateClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateClassTimeInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8116,8 +9079,8 @@ func (ec *executionContext) field_Mutation_updateClass_args(ctx context.Context,
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.ClassInput, error) {
-			return ec.unmarshalNClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateClassInput, error) {
+			return ec.unmarshalNUpdateClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateClassInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8236,8 +9199,8 @@ func (ec *executionContext) field_Mutation_updateRoom_args(ctx context.Context, 
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.RoomInput, error) {
-			return ec.unmarshalNRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateRoomInput, error) {
+			return ec.unmarshalNUpdateRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateRoomInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8312,8 +9275,8 @@ func (ec *executionContext) field_Mutation_updateStaff_args(ctx context.Context,
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.StaffInput, error) {
-			return ec.unmarshalNStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateStaffInput, error) {
+			return ec.unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStaffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8371,6 +9334,56 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_activity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_appPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_appPasswords_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -8508,6 +9521,20 @@ func (ec *executionContext) field_Query_capacityRules_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_classTime_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_classTimes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8519,6 +9546,20 @@ func (ec *executionContext) field_Query_classTimes_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["roomId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_class_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -8748,6 +9789,20 @@ func (ec *executionContext) field_Query_roomBookings_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_room_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_series_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8860,6 +9915,20 @@ func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_staffMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_subscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8939,6 +10008,42 @@ func (ec *executionContext) field_Query_timeline_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["to"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_token_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_tokens_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -9296,6 +10401,290 @@ func (ec *executionContext) fieldContext_AppPassword_staff(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _AppPasswordConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.AppPasswordEdge) graphql.Marshaler {
+			return ec.marshalNAppPasswordEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPasswordEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppPasswordConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.AppPassword) graphql.Marshaler {
+			return ec.marshalNAppPassword2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPasswordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPassword(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppPasswordConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppPasswordConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPasswordConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AppPasswordEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPasswordEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _AppPasswordEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.AppPassword) graphql.Marshaler {
+			return ec.marshalNAppPassword2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPassword(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppPasswordPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _AppPasswordPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AppPasswordPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AppPasswordPayload_appPassword(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_appPassword(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AppPassword, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.AppPassword) graphql.Marshaler {
+			return ec.marshalNAppPassword2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_appPassword(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPassword(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AppPasswordPayload_password(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9308,47 +10697,15 @@ func (ec *executionContext) _AppPasswordPayload_password(ctx context.Context, fi
 			return obj.Password, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_AppPasswordPayload_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "String")
-}
-
-func (ec *executionContext) _AppPasswordPayload_info(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AppPasswordPayload_info(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Info, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *models.AppPassword) graphql.Marshaler {
-			return ec.marshalNAppPassword2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_AppPasswordPayload_info(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "AppPasswordPayload",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_AppPassword(ctx, field)
-		},
-	}
-	return fc, nil
 }
 
 func (ec *executionContext) _AvailabilityWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityWindow) (ret graphql.Marshaler) {
@@ -12761,6 +14118,107 @@ func (ec *executionContext) fieldContext_DeletePayload_id(_ context.Context, fie
 	return graphql.NewScalarFieldContext("DeletePayload", field, false, false, "ID")
 }
 
+func (ec *executionContext) _FeedPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _FeedPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FeedPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeedPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedPayload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FeedPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeedPayload", field, false, false, "String")
+}
+
 func (ec *executionContext) _Live_scheduleChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -12803,14 +14261,14 @@ func (ec *executionContext) _Mutation_updateBusiness(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateBusiness(ctx, fc.Args["input"].(model.BusinessInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateBusiness(ctx, fc.Args["input"].(model.UpdateBusinessInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
-			return ec.marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
+			return ec.marshalOBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateBusiness(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12851,10 +14309,10 @@ func (ec *executionContext) _Mutation_loadDemo(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
-			return ec.marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
+			return ec.marshalOBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_loadDemo(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12895,10 +14353,10 @@ func (ec *executionContext) _Mutation_clearData(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
-			return ec.marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
+			return ec.marshalOBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_clearData(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12935,14 +14393,14 @@ func (ec *executionContext) _Mutation_createToken(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64))
+			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
-			return ec.marshalNTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenPayload(ctx, selections, v)
+			return ec.marshalOTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12979,14 +14437,14 @@ func (ec *executionContext) _Mutation_revokeToken(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RevokeToken(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Mutation().RevokeToken(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *models.APIToken) graphql.Marshaler {
-			return ec.marshalNToken2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
+			return ec.marshalOTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -12996,7 +14454,7 @@ func (ec *executionContext) fieldContext_Mutation_revokeToken(ctx context.Contex
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Token(ctx, field)
+			return ec.childFields_TokenPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -13023,14 +14481,14 @@ func (ec *executionContext) _Mutation_createAppPassword(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["login"].(string), fc.Args["role"].(models.Role), fc.Args["staffId"].(*int64))
+			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["login"].(string), fc.Args["role"].(models.Role), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
-			return ec.marshalNAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx, selections, v)
+			return ec.marshalOAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13067,14 +14525,14 @@ func (ec *executionContext) _Mutation_revokeAppPassword(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RevokeAppPassword(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Mutation().RevokeAppPassword(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNID2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
+			return ec.marshalOAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_revokeAppPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13084,7 +14542,7 @@ func (ec *executionContext) fieldContext_Mutation_revokeAppPassword(ctx context.
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type ID does not have child fields")
+			return ec.childFields_AppPasswordPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -13731,10 +15189,10 @@ func (ec *executionContext) _Mutation_importCalendar(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CalendarImportPayload) graphql.Marshaler {
-			return ec.marshalNCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx, selections, v)
+			return ec.marshalOCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_importCalendar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13771,14 +15229,14 @@ func (ec *executionContext) _Mutation_rotateFeedToken(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RotateFeedToken(ctx, fc.Args["calendar"].(model.CalendarInput))
+			return ec.Resolvers.Mutation().RotateFeedToken(ctx, fc.Args["calendar"].(model.CalendarInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FeedPayload) graphql.Marshaler {
+			return ec.marshalOFeedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐFeedPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_rotateFeedToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13788,7 +15246,7 @@ func (ec *executionContext) fieldContext_Mutation_rotateFeedToken(ctx context.Co
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("field of type String does not have child fields")
+			return ec.childFields_FeedPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -13814,18 +15272,39 @@ func (ec *executionContext) _Mutation_rotateTimetableToken(ctx context.Context, 
 			return ec.fieldContext_Mutation_rotateTimetableToken(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Mutation().RotateTimetableToken(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateTimetableToken(ctx, fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FeedPayload) graphql.Marshaler {
+			return ec.marshalOFeedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐFeedPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_rotateTimetableToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Mutation", field, true, true, "String")
+func (ec *executionContext) fieldContext_Mutation_rotateTimetableToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeedPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateTimetableToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Mutation_createRoom(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -13838,14 +15317,14 @@ func (ec *executionContext) _Mutation_createRoom(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateRoom(ctx, fc.Args["input"].(model.RoomInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateRoom(ctx, fc.Args["input"].(model.CreateRoomInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomPayload) graphql.Marshaler {
-			return ec.marshalNRoomPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomPayload(ctx, selections, v)
+			return ec.marshalORoomPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createRoom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13882,14 +15361,14 @@ func (ec *executionContext) _Mutation_updateRoom(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateRoom(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.RoomInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateRoom(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateRoomInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RoomPayload) graphql.Marshaler {
-			return ec.marshalNRoomPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomPayload(ctx, selections, v)
+			return ec.marshalORoomPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateRoom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13930,10 +15409,10 @@ func (ec *executionContext) _Mutation_deleteRoom(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteRoom(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -13970,14 +15449,14 @@ func (ec *executionContext) _Mutation_createStaff(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateStaff(ctx, fc.Args["input"].(model.StaffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateStaff(ctx, fc.Args["input"].(model.CreateStaffInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {
-			return ec.marshalNStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx, selections, v)
+			return ec.marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createStaff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14014,14 +15493,14 @@ func (ec *executionContext) _Mutation_updateStaff(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateStaff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.StaffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateStaff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateStaffInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {
-			return ec.marshalNStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx, selections, v)
+			return ec.marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateStaff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14062,10 +15541,10 @@ func (ec *executionContext) _Mutation_deleteStaff(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteStaff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14102,14 +15581,14 @@ func (ec *executionContext) _Mutation_createActivity(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateActivity(ctx, fc.Args["input"].(model.ActivityInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateActivity(ctx, fc.Args["input"].(model.CreateActivityInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ActivityPayload) graphql.Marshaler {
-			return ec.marshalNActivityPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityPayload(ctx, selections, v)
+			return ec.marshalOActivityPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createActivity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14146,14 +15625,14 @@ func (ec *executionContext) _Mutation_updateActivity(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateActivity(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.ActivityInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateActivity(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateActivityInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ActivityPayload) graphql.Marshaler {
-			return ec.marshalNActivityPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityPayload(ctx, selections, v)
+			return ec.marshalOActivityPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateActivity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14194,10 +15673,10 @@ func (ec *executionContext) _Mutation_deleteActivity(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteActivity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14238,10 +15717,10 @@ func (ec *executionContext) _Mutation_createClass(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
-			return ec.marshalNClassPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassPayload(ctx, selections, v)
+			return ec.marshalOClassPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createClass(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14278,14 +15757,14 @@ func (ec *executionContext) _Mutation_updateClass(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClass(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.ClassInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateClass(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
-			return ec.marshalNClassPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassPayload(ctx, selections, v)
+			return ec.marshalOClassPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassPayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateClass(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14326,10 +15805,10 @@ func (ec *executionContext) _Mutation_deleteClass(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteClass(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14370,10 +15849,10 @@ func (ec *executionContext) _Mutation_createClassTime(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
-			return ec.marshalNClassTimePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimePayload(ctx, selections, v)
+			return ec.marshalOClassTimePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_createClassTime(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14410,14 +15889,14 @@ func (ec *executionContext) _Mutation_updateClassTime(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClassTime(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.ClassTimeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateClassTime(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassTimeInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
-			return ec.marshalNClassTimePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimePayload(ctx, selections, v)
+			return ec.marshalOClassTimePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_updateClassTime(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -14458,10 +15937,10 @@ func (ec *executionContext) _Mutation_deleteClassTime(ctx context.Context, field
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Mutation_deleteClassTime(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16013,10 +17492,10 @@ func (ec *executionContext) _Query_business(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *models.Business) graphql.Marshaler {
-			return ec.marshalNBusiness2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBusiness(ctx, selections, v)
+			return ec.marshalOBusiness2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBusiness(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_business(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16045,10 +17524,10 @@ func (ec *executionContext) _Query_vocabulary(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
-			return ec.marshalNVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx, selections, v)
+			return ec.marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_vocabulary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16073,17 +17552,62 @@ func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Query_tokens(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().Tokens(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Tokens(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []models.APIToken) graphql.Marshaler {
-			return ec.marshalNToken2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPITokenᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenConnection) graphql.Marshaler {
+			return ec.marshalOTokenConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
-func (ec *executionContext) fieldContext_Query_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_tokens(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_tokens_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_token(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Token(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.APIToken) graphql.Marshaler {
+			return ec.marshalOToken2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_token(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -16092,6 +17616,17 @@ func (ec *executionContext) fieldContext_Query_tokens(_ context.Context, field g
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Token(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_token_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16105,17 +17640,62 @@ func (ec *executionContext) _Query_appPasswords(ctx context.Context, field graph
 			return ec.fieldContext_Query_appPasswords(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().AppPasswords(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AppPasswords(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []models.AppPassword) graphql.Marshaler {
-			return ec.marshalNAppPassword2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPasswordᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordConnection) graphql.Marshaler {
+			return ec.marshalOAppPasswordConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordConnection(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
-func (ec *executionContext) fieldContext_Query_appPasswords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_appPasswords(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AppPasswordConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_appPasswords_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_appPassword(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_appPassword(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AppPassword(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.AppPassword) graphql.Marshaler {
+			return ec.marshalOAppPassword2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_appPassword(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -16124,6 +17704,17 @@ func (ec *executionContext) fieldContext_Query_appPasswords(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AppPassword(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_appPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16668,11 +18259,11 @@ func (ec *executionContext) _Query_calendarExport(ctx context.Context, field gra
 			return ec.Resolvers.Query().CalendarExport(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_calendarExport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16692,10 +18283,10 @@ func (ec *executionContext) _Query_rooms(ctx context.Context, field graphql.Coll
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Room) graphql.Marshaler {
-			return ec.marshalNRoom2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomᚄ(ctx, selections, v)
+			return ec.marshalORoom2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_rooms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16707,6 +18298,50 @@ func (ec *executionContext) fieldContext_Query_rooms(_ context.Context, field gr
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Room(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_room(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Room(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_room(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_room_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16724,10 +18359,10 @@ func (ec *executionContext) _Query_staff(ctx context.Context, field graphql.Coll
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Staff) graphql.Marshaler {
-			return ec.marshalNStaff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaffᚄ(ctx, selections, v)
+			return ec.marshalOStaff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaffᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16739,6 +18374,50 @@ func (ec *executionContext) fieldContext_Query_staff(_ context.Context, field gr
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Staff(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_staffMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_staffMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StaffMember(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_staffMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_staffMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16756,10 +18435,10 @@ func (ec *executionContext) _Query_activities(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.Activity) graphql.Marshaler {
-			return ec.marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx, selections, v)
+			return ec.marshalOActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_activities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16771,6 +18450,50 @@ func (ec *executionContext) fieldContext_Query_activities(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Activity(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_activity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_activity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Activity(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Activity) graphql.Marshaler {
+			return ec.marshalOActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_activity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Activity(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16788,10 +18511,10 @@ func (ec *executionContext) _Query_classes(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.Class) graphql.Marshaler {
-			return ec.marshalNClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassᚄ(ctx, selections, v)
+			return ec.marshalOClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_classes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16803,6 +18526,50 @@ func (ec *executionContext) fieldContext_Query_classes(_ context.Context, field 
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Class(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_class(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_class(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Class(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalOClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_class(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Class(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_class_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16821,10 +18588,10 @@ func (ec *executionContext) _Query_classTimes(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.ClassTime) graphql.Marshaler {
-			return ec.marshalNClassTime2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTimeᚄ(ctx, selections, v)
+			return ec.marshalOClassTime2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTimeᚄ(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_classTimes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -16845,6 +18612,50 @@ func (ec *executionContext) fieldContext_Query_classTimes(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_classTimes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_classTime(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_classTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ClassTime(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.ClassTime) graphql.Marshaler {
+			return ec.marshalOClassTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_classTime(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClassTime(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_classTime_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20623,6 +22434,258 @@ func (ec *executionContext) fieldContext_Token_role(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Token", field, false, false, "Role")
 }
 
+func (ec *executionContext) _TokenConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.TokenEdge) graphql.Marshaler {
+			return ec.marshalNTokenEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.APIToken) graphql.Marshaler {
+			return ec.marshalNToken2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPITokenᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TokenEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TokenEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _TokenEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TokenEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.APIToken) graphql.Marshaler {
+			return ec.marshalNToken2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TokenPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TokenPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TokenPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20635,29 +22698,6 @@ func (ec *executionContext) _TokenPayload_token(ctx context.Context, field graph
 			return obj.Token, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_TokenPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TokenPayload", field, false, false, "String")
-}
-
-func (ec *executionContext) _TokenPayload_info(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TokenPayload_info(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Info, nil
-		},
-		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *models.APIToken) graphql.Marshaler {
 			return ec.marshalNToken2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx, selections, v)
 		},
@@ -20665,7 +22705,7 @@ func (ec *executionContext) _TokenPayload_info(ctx context.Context, field graphq
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_TokenPayload_info(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_TokenPayload_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "TokenPayload",
 		Field:      field,
@@ -20676,6 +22716,29 @@ func (ec *executionContext) fieldContext_TokenPayload_info(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TokenPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenPayload_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TokenPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenPayload", field, false, false, "String")
 }
 
 func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
@@ -22012,55 +24075,6 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
-func (ec *executionContext) unmarshalInputActivityInput(ctx context.Context, obj any) (model.ActivityInput, error) {
-	var it model.ActivityInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"name", "color"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "name":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Name = data
-		case "color":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Color = data
-		}
-	}
-	return it, nil
-}
-
-// UnmarshalActivityInput unmarshals raw into the ActivityInput input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalActivityInput(ctx context.Context, raw any) (model.ActivityInput, error) {
-	var out model.ActivityInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "ActivityInput", raw, &out)
-	return out, err
-}
-
 func (ec *executionContext) unmarshalInputBookRoomInput(ctx context.Context, obj any) (model.BookRoomInput, error) {
 	var it model.BookRoomInput
 	if obj == nil {
@@ -22145,76 +24159,6 @@ func UnmarshalBookRoomInput(ctx context.Context, raw any) (model.BookRoomInput, 
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputBusinessInput(ctx context.Context, obj any) (model.BusinessInput, error) {
-	var it model.BusinessInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"name", "kind", "currency", "timeZone", "weekStart"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "name":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Name = data
-		case "kind":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
-			data, err := ec.unmarshalOBusinessKind2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐKind(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Kind = data
-		case "currency":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Currency = data
-		case "timeZone":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.TimeZone = data
-		case "weekStart":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekStart"))
-			data, err := ec.unmarshalOWeekday2ᚖtimeᚐWeekday(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.WeekStart = data
-		}
-	}
-	return it, nil
-}
-
-// UnmarshalBusinessInput unmarshals raw into the BusinessInput input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalBusinessInput(ctx context.Context, raw any) (model.BusinessInput, error) {
-	var out model.BusinessInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "BusinessInput", raw, &out)
-	return out, err
-}
-
 func (ec *executionContext) unmarshalInputCalendarInput(ctx context.Context, obj any) (model.CalendarInput, error) {
 	var it model.CalendarInput
 	if obj == nil {
@@ -22264,8 +24208,8 @@ func UnmarshalCalendarInput(ctx context.Context, raw any) (model.CalendarInput, 
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputClassInput(ctx context.Context, obj any) (model.ClassInput, error) {
-	var it model.ClassInput
+func (ec *executionContext) unmarshalInputCreateActivityInput(ctx context.Context, obj any) (model.CreateActivityInput, error) {
+	var it model.CreateActivityInput
 	if obj == nil {
 		return it, nil
 	}
@@ -22275,146 +24219,41 @@ func (ec *executionContext) unmarshalInputClassInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"activityId", "staffIds"}
+	fieldsInOrder := [...]string{"name", "color"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "activityId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activityId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.ActivityID = data
-		case "staffIds":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffIds"))
-			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			it.Name = data
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.StaffIds = data
+			it.Color = data
 		}
 	}
 	return it, nil
 }
 
-// UnmarshalClassInput unmarshals raw into the ClassInput input type, using the
+// UnmarshalCreateActivityInput unmarshals raw into the CreateActivityInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalClassInput(ctx context.Context, raw any) (model.ClassInput, error) {
-	var out model.ClassInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "ClassInput", raw, &out)
-	return out, err
-}
-
-func (ec *executionContext) unmarshalInputClassTimeInput(ctx context.Context, obj any) (model.ClassTimeInput, error) {
-	var it model.ClassTimeInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"roomId", "weekday", "start", "end", "label", "capacity", "type", "bufferMinutes", "active", "units"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "roomId":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
-			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.RoomID = data
-		case "weekday":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekday"))
-			data, err := ec.unmarshalOWeekday2ᚖtimeᚐWeekday(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Weekday = data
-		case "start":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Start = data
-		case "end":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
-			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.End = data
-		case "label":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Label = data
-		case "capacity":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Capacity = data
-		case "type":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Type = data
-		case "bufferMinutes":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferMinutes"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.BufferMinutes = data
-		case "active":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Active = data
-		case "units":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Units = data
-		}
-	}
-	return it, nil
-}
-
-// UnmarshalClassTimeInput unmarshals raw into the ClassTimeInput input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalClassTimeInput(ctx context.Context, raw any) (model.ClassTimeInput, error) {
-	var out model.ClassTimeInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "ClassTimeInput", raw, &out)
+func UnmarshalCreateActivityInput(ctx context.Context, raw any) (model.CreateActivityInput, error) {
+	var out model.CreateActivityInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateActivityInput", raw, &out)
 	return out, err
 }
 
@@ -22971,6 +24810,55 @@ func UnmarshalCreatePlanInput(ctx context.Context, raw any) (model.CreatePlanInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateRoomInput(ctx context.Context, obj any) (model.CreateRoomInput, error) {
+	var it model.CreateRoomInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "capacity"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "capacity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Capacity = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateRoomInput unmarshals raw into the CreateRoomInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateRoomInput(ctx context.Context, raw any) (model.CreateRoomInput, error) {
+	var out model.CreateRoomInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateRoomInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSeriesInput(ctx context.Context, obj any) (model.CreateSeriesInput, error) {
 	var it model.CreateSeriesInput
 	if obj == nil {
@@ -23048,6 +24936,48 @@ func UnmarshalCreateSeriesInput(ctx context.Context, raw any) (model.CreateSerie
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateStaffInput(ctx context.Context, obj any) (model.CreateStaffInput, error) {
+	var it model.CreateStaffInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateStaffInput unmarshals raw into the CreateStaffInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateStaffInput(ctx context.Context, raw any) (model.CreateStaffInput, error) {
+	var out model.CreateStaffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateStaffInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateSubscriptionInput, error) {
 	var it model.CreateSubscriptionInput
 	if obj == nil {
@@ -23115,55 +25045,6 @@ func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Co
 func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateSubscriptionInput, error) {
 	var out model.CreateSubscriptionInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSubscriptionInput", raw, &out)
-	return out, err
-}
-
-func (ec *executionContext) unmarshalInputRoomInput(ctx context.Context, obj any) (model.RoomInput, error) {
-	var it model.RoomInput
-	if obj == nil {
-		return it, nil
-	}
-
-	asMap := map[string]any{}
-	for k, v := range obj.(map[string]any) {
-		asMap[k] = v
-	}
-
-	fieldsInOrder := [...]string{"name", "capacity"}
-	for _, k := range fieldsInOrder {
-		v, ok := asMap[k]
-		if !ok {
-			continue
-		}
-		switch k {
-		case "name":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Name = data
-		case "capacity":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.Capacity = data
-		}
-	}
-	return it, nil
-}
-
-// UnmarshalRoomInput unmarshals raw into the RoomInput input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalRoomInput(ctx context.Context, raw any) (model.RoomInput, error) {
-	var out model.RoomInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "RoomInput", raw, &out)
 	return out, err
 }
 
@@ -23517,8 +25398,8 @@ func UnmarshalSessionRefInput(ctx context.Context, raw any) (model.SessionRefInp
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputStaffInput(ctx context.Context, obj any) (model.StaffInput, error) {
-	var it model.StaffInput
+func (ec *executionContext) unmarshalInputUpdateActivityInput(ctx context.Context, obj any) (model.UpdateActivityInput, error) {
+	var it model.UpdateActivityInput
 	if obj == nil {
 		return it, nil
 	}
@@ -23528,7 +25409,7 @@ func (ec *executionContext) unmarshalInputStaffInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name"}
+	fieldsInOrder := [...]string{"name", "color"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -23541,21 +25422,98 @@ func (ec *executionContext) unmarshalInputStaffInput(ctx context.Context, obj an
 			if err != nil {
 				return it, err
 			}
-			it.Name = data
+			it.Name = graphql.OmittableOf(data)
+		case "color":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("color"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Color = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
 }
 
-// UnmarshalStaffInput unmarshals raw into the StaffInput input type, using the
+// UnmarshalUpdateActivityInput unmarshals raw into the UpdateActivityInput input type, using the
 // unmarshaler bound to ctx's request. Call it from a resolver to decode an input
 // object that was not passed as a field argument.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalStaffInput(ctx context.Context, raw any) (model.StaffInput, error) {
-	var out model.StaffInput
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "StaffInput", raw, &out)
+func UnmarshalUpdateActivityInput(ctx context.Context, raw any) (model.UpdateActivityInput, error) {
+	var out model.UpdateActivityInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateActivityInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateBusinessInput(ctx context.Context, obj any) (model.UpdateBusinessInput, error) {
+	var it model.UpdateBusinessInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "kind", "currency", "timeZone", "weekStart"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalOBusinessKind2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = graphql.OmittableOf(data)
+		case "currency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Currency = graphql.OmittableOf(data)
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = graphql.OmittableOf(data)
+		case "weekStart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekStart"))
+			data, err := ec.unmarshalOWeekday2ᚖtimeᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WeekStart = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateBusinessInput unmarshals raw into the UpdateBusinessInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateBusinessInput(ctx context.Context, raw any) (model.UpdateBusinessInput, error) {
+	var out model.UpdateBusinessInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateBusinessInput", raw, &out)
 	return out, err
 }
 
@@ -23640,6 +25598,160 @@ func (ec *executionContext) unmarshalInputUpdateCapacityRuleInput(ctx context.Co
 func UnmarshalUpdateCapacityRuleInput(ctx context.Context, raw any) (model.UpdateCapacityRuleInput, error) {
 	var out model.UpdateCapacityRuleInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateCapacityRuleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateClassInput(ctx context.Context, obj any) (model.UpdateClassInput, error) {
+	var it model.UpdateClassInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"activityId", "staffIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "activityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activityId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActivityID = graphql.OmittableOf(data)
+		case "staffIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffIds = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateClassInput unmarshals raw into the UpdateClassInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateClassInput(ctx context.Context, raw any) (model.UpdateClassInput, error) {
+	var out model.UpdateClassInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateClassInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateClassTimeInput(ctx context.Context, obj any) (model.UpdateClassTimeInput, error) {
+	var it model.UpdateClassTimeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roomId", "weekday", "start", "end", "label", "capacity", "type", "bufferMinutes", "active", "units"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roomId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomID = graphql.OmittableOf(data)
+		case "weekday":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekday"))
+			data, err := ec.unmarshalOWeekday2ᚖtimeᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekday = graphql.OmittableOf(data)
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = graphql.OmittableOf(data)
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = graphql.OmittableOf(data)
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = graphql.OmittableOf(data)
+		case "capacity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Capacity = graphql.OmittableOf(data)
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = graphql.OmittableOf(data)
+		case "bufferMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferMinutes = graphql.OmittableOf(data)
+		case "active":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Active = graphql.OmittableOf(data)
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateClassTimeInput unmarshals raw into the UpdateClassTimeInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateClassTimeInput(ctx context.Context, raw any) (model.UpdateClassTimeInput, error) {
+	var out model.UpdateClassTimeInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateClassTimeInput", raw, &out)
 	return out, err
 }
 
@@ -23888,6 +26000,55 @@ func UnmarshalUpdatePlanInput(ctx context.Context, raw any) (model.UpdatePlanInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateRoomInput(ctx context.Context, obj any) (model.UpdateRoomInput, error) {
+	var it model.UpdateRoomInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "capacity"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "capacity":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacity"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Capacity = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateRoomInput unmarshals raw into the UpdateRoomInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateRoomInput(ctx context.Context, raw any) (model.UpdateRoomInput, error) {
+	var out model.UpdateRoomInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateRoomInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateSeriesInput(ctx context.Context, obj any) (model.UpdateSeriesInput, error) {
 	var it model.UpdateSeriesInput
 	if obj == nil {
@@ -23962,6 +26123,48 @@ func (ec *executionContext) unmarshalInputUpdateSeriesInput(ctx context.Context,
 func UnmarshalUpdateSeriesInput(ctx context.Context, raw any) (model.UpdateSeriesInput, error) {
 	var out model.UpdateSeriesInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSeriesInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateStaffInput(ctx context.Context, obj any) (model.UpdateStaffInput, error) {
+	var it model.UpdateStaffInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateStaffInput unmarshals raw into the UpdateStaffInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateStaffInput(ctx context.Context, raw any) (model.UpdateStaffInput, error) {
+	var out model.UpdateStaffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateStaffInput", raw, &out)
 	return out, err
 }
 
@@ -24043,6 +26246,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.TokenPayload:
+		return ec._TokenPayload(ctx, sel, &obj)
+	case *model.TokenPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TokenPayload(ctx, sel, obj)
 	case model.SubscriptionPayload:
 		return ec._SubscriptionPayload(ctx, sel, &obj)
 	case *model.SubscriptionPayload:
@@ -24099,6 +26309,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._OneOffPayload(ctx, sel, obj)
+	case model.FeedPayload:
+		return ec._FeedPayload(ctx, sel, &obj)
+	case *model.FeedPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._FeedPayload(ctx, sel, obj)
 	case model.DeletePayload:
 		return ec._DeletePayload(ctx, sel, &obj)
 	case *model.DeletePayload:
@@ -24162,6 +26379,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._BookingPayload(ctx, sel, obj)
+	case model.AppPasswordPayload:
+		return ec._AppPasswordPayload(ctx, sel, &obj)
+	case *model.AppPasswordPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AppPasswordPayload(ctx, sel, obj)
 	case model.ActivityPayload:
 		return ec._ActivityPayload(ctx, sel, &obj)
 	case *model.ActivityPayload:
@@ -24322,7 +26546,93 @@ func (ec *executionContext) _AppPassword(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var appPasswordPayloadImplementors = []string{"AppPasswordPayload"}
+var appPasswordConnectionImplementors = []string{"AppPasswordConnection"}
+
+func (ec *executionContext) _AppPasswordConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AppPasswordConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appPasswordConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppPasswordConnection")
+		case "edges":
+			out.Values[i] = ec._AppPasswordConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._AppPasswordConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AppPasswordConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AppPasswordConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var appPasswordEdgeImplementors = []string{"AppPasswordEdge"}
+
+func (ec *executionContext) _AppPasswordEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AppPasswordEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, appPasswordEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AppPasswordEdge")
+		case "cursor":
+			out.Values[i] = ec._AppPasswordEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AppPasswordEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var appPasswordPayloadImplementors = []string{"AppPasswordPayload", "Write"}
 
 func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AppPasswordPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, appPasswordPayloadImplementors)
@@ -24333,14 +26643,29 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("AppPasswordPayload")
-		case "password":
-			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
+		case "dryRun":
+			out.Values[i] = ec._AppPasswordPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "info":
-			out.Values[i] = ec._AppPasswordPayload_info(ctx, field, obj)
+		case "revision":
+			out.Values[i] = ec._AppPasswordPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._AppPasswordPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "appPassword":
+			out.Values[i] = ec._AppPasswordPayload_appPassword(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "password":
+			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -25786,6 +28111,54 @@ func (ec *executionContext) _DeletePayload(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var feedPayloadImplementors = []string{"FeedPayload", "Write"}
+
+func (ec *executionContext) _FeedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.FeedPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, feedPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FeedPayload")
+		case "dryRun":
+			out.Values[i] = ec._FeedPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._FeedPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._FeedPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._FeedPayload_url(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var liveImplementors = []string{"Live"}
 
 func (ec *executionContext) _Live(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -25829,49 +28202,49 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateBusiness(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "loadDemo":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_loadDemo(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "clearData":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_clearData(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createToken":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createToken(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "revokeToken":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_revokeToken(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createAppPassword":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createAppPassword(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "revokeAppPassword":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_revokeAppPassword(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createClient":
@@ -25976,126 +28349,126 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importCalendar(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "rotateFeedToken":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rotateFeedToken(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "rotateTimetableToken":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rotateTimetableToken(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createRoom":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createRoom(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateRoom":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateRoom(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteRoom":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteRoom(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createStaff":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createStaff(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateStaff":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateStaff(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteStaff":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteStaff(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createActivity":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createActivity(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateActivity":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateActivity(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteActivity":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteActivity(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createClass":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createClass(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateClass":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClass(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteClass":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClass(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createClassTime":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createClassTime(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "updateClassTime":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClassTime(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deleteClassTime":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClassTime(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "createSeries":
@@ -26561,27 +28934,39 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = graphql.MarshalString("Query")
 		case "business":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_business(ctx, field)
 				})
 		case "vocabulary":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_vocabulary(ctx, field)
 				})
 		case "tokens":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_tokens(ctx, field)
 				})
+		case "token":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_token(ctx, field)
+				})
 		case "appPasswords":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_appPasswords(ctx, field)
+				})
+		case "appPassword":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_appPassword(ctx, field)
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -26657,39 +29042,69 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				})
 		case "calendarExport":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_calendarExport(ctx, field)
 				})
 		case "rooms":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_rooms(ctx, field)
 				})
+		case "room":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_room(ctx, field)
+				})
 		case "staff":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_staff(ctx, field)
 				})
+		case "staffMember":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_staffMember(ctx, field)
+				})
 		case "activities":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_activities(ctx, field)
 				})
+		case "activity":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_activity(ctx, field)
+				})
 		case "classes":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_classes(ctx, field)
 				})
+		case "class":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_class(ctx, field)
+				})
 		case "classTimes":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_classTimes(ctx, field)
+				})
+		case "classTime":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_classTime(ctx, field)
 				})
 		case "allSeries":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -28068,7 +30483,93 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
-var tokenPayloadImplementors = []string{"TokenPayload"}
+var tokenConnectionImplementors = []string{"TokenConnection"}
+
+func (ec *executionContext) _TokenConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TokenConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenConnection")
+		case "edges":
+			out.Values[i] = ec._TokenConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._TokenConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TokenConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._TokenConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var tokenEdgeImplementors = []string{"TokenEdge"}
+
+func (ec *executionContext) _TokenEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TokenEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenEdge")
+		case "cursor":
+			out.Values[i] = ec._TokenEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TokenEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var tokenPayloadImplementors = []string{"TokenPayload", "Write"}
 
 func (ec *executionContext) _TokenPayload(ctx context.Context, sel ast.SelectionSet, obj *model.TokenPayload) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tokenPayloadImplementors)
@@ -28079,14 +30580,29 @@ func (ec *executionContext) _TokenPayload(ctx context.Context, sel ast.Selection
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TokenPayload")
+		case "dryRun":
+			out.Values[i] = ec._TokenPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._TokenPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._TokenPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "token":
 			out.Values[i] = ec._TokenPayload_token(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "info":
-			out.Values[i] = ec._TokenPayload_info(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+		case "secret":
+			out.Values[i] = ec._TokenPayload_secret(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -28573,41 +31089,12 @@ func (ec *executionContext) marshalNActivity2githubᚗcomᚋkoredyneᚋschedule�
 	return ec._Activity(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Activity) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v *model.Activity) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Activity!")
 		return graphql.Null
 	}
 	return ec._Activity(ctx, sel, v)
-}
-
-func (ec *executionContext) unmarshalNActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityInput(ctx context.Context, v any) (model.ActivityInput, error) {
-	res, err := ec.unmarshalInputActivityInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNActivityPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityPayload(ctx context.Context, sel ast.SelectionSet, v *model.ActivityPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ActivityPayload!")
-		return graphql.Null
-	}
-	return ec._ActivityPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAppPassword2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx context.Context, sel ast.SelectionSet, v models.AppPassword) graphql.Marshaler {
@@ -28638,12 +31125,24 @@ func (ec *executionContext) marshalNAppPassword2ᚖgithubᚗcomᚋkoredyneᚋsch
 	return ec._AppPassword(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx context.Context, sel ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "AppPasswordPayload!")
-		return graphql.Null
+func (ec *executionContext) marshalNAppPasswordEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordEdge(ctx context.Context, sel ast.SelectionSet, v model.AppPasswordEdge) graphql.Marshaler {
+	return ec._AppPasswordEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAppPasswordEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AppPasswordEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAppPasswordEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
 	}
-	return ec._AppPasswordPayload(ctx, sel, v)
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx context.Context, v any) (models.BookingStatus, error) {
@@ -28793,11 +31292,6 @@ func (ec *executionContext) marshalNBusiness2ᚖgithubᚗcomᚋkoredyneᚋschedu
 	return ec._Business(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNBusinessInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessInput(ctx context.Context, v any) (model.BusinessInput, error) {
-	res, err := ec.unmarshalInputBusinessInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
 func (ec *executionContext) unmarshalNBusinessKind2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐKind(ctx context.Context, v any) (engine.Kind, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNBusinessKind2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐKind[tmp]
@@ -28825,22 +31319,6 @@ var (
 		engine.Office: "OFFICE",
 	}
 )
-
-func (ec *executionContext) marshalNBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx context.Context, sel ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "BusinessPayload!")
-		return graphql.Null
-	}
-	return ec._BusinessPayload(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx context.Context, sel ast.SelectionSet, v *model.CalendarImportPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "CalendarImportPayload!")
-		return graphql.Null
-	}
-	return ec._CalendarImportPayload(ctx, sel, v)
-}
 
 func (ec *executionContext) unmarshalNCalendarInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarInput(ctx context.Context, v any) (model.CalendarInput, error) {
 	res, err := ec.unmarshalInputCalendarInput(ctx, v)
@@ -28929,22 +31407,6 @@ func (ec *executionContext) marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋg
 	return ec._Class(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Class) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx context.Context, sel ast.SelectionSet, v *model.Class) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Class!")
@@ -28953,37 +31415,8 @@ func (ec *executionContext) marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	return ec._Class(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassInput(ctx context.Context, v any) (model.ClassInput, error) {
-	res, err := ec.unmarshalInputClassInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNClassPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassPayload(ctx context.Context, sel ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ClassPayload!")
-		return graphql.Null
-	}
-	return ec._ClassPayload(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNClassTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx context.Context, sel ast.SelectionSet, v engine.ClassTime) graphql.Marshaler {
 	return ec._ClassTime(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNClassTime2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTimeᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.ClassTime) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNClassTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) marshalNClassTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx context.Context, sel ast.SelectionSet, v *engine.ClassTime) graphql.Marshaler {
@@ -28992,19 +31425,6 @@ func (ec *executionContext) marshalNClassTime2ᚖgithubᚗcomᚋkoredyneᚋsched
 		return graphql.Null
 	}
 	return ec._ClassTime(ctx, sel, v)
-}
-
-func (ec *executionContext) unmarshalNClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimeInput(ctx context.Context, v any) (model.ClassTimeInput, error) {
-	res, err := ec.unmarshalInputClassTimeInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNClassTimePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimePayload(ctx context.Context, sel ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ClassTimePayload!")
-		return graphql.Null
-	}
-	return ec._ClassTimePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNClient2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx context.Context, sel ast.SelectionSet, v engine.Client) graphql.Marshaler {
@@ -29067,6 +31487,11 @@ func (ec *executionContext) marshalNClosure2ᚖgithubᚗcomᚋkoredyneᚋschedul
 	return ec._Closure(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCreateActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateActivityInput(ctx context.Context, v any) (model.CreateActivityInput, error) {
+	res, err := ec.unmarshalInputCreateActivityInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateCapacityRuleInput(ctx context.Context, v any) (model.CreateCapacityRuleInput, error) {
 	res, err := ec.unmarshalInputCreateCapacityRuleInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -29102,8 +31527,18 @@ func (ec *executionContext) unmarshalNCreatePlanInput2githubᚗcomᚋkoredyneᚋ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateRoomInput(ctx context.Context, v any) (model.CreateRoomInput, error) {
+	res, err := ec.unmarshalInputCreateRoomInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSeriesInput(ctx context.Context, v any) (model.CreateSeriesInput, error) {
 	res, err := ec.unmarshalInputCreateSeriesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStaffInput(ctx context.Context, v any) (model.CreateStaffInput, error) {
+	res, err := ec.unmarshalInputCreateStaffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -29160,14 +31595,6 @@ func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context,
 
 func (ec *executionContext) marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx context.Context, sel ast.SelectionSet, v model.Day) graphql.Marshaler {
 	return ec._Day(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNDeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "DeletePayload!")
-		return graphql.Null
-	}
-	return ec._DeletePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
@@ -29427,19 +31854,6 @@ func (ec *executionContext) marshalNRoomBookingEdge2ᚕgithubᚗcomᚋkoredyne�
 	return ret
 }
 
-func (ec *executionContext) unmarshalNRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomInput(ctx context.Context, v any) (model.RoomInput, error) {
-	res, err := ec.unmarshalInputRoomInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNRoomPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomPayload(ctx context.Context, sel ast.SelectionSet, v *model.RoomPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "RoomPayload!")
-		return graphql.Null
-	}
-	return ec._RoomPayload(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNScheduleChange2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScheduleChange(ctx context.Context, sel ast.SelectionSet, v *model.ScheduleChange) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ScheduleChange!")
@@ -29591,19 +32005,6 @@ func (ec *executionContext) marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	return ec._Staff(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffInput(ctx context.Context, v any) (model.StaffInput, error) {
-	res, err := ec.unmarshalInputStaffInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx context.Context, sel ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "StaffPayload!")
-		return graphql.Null
-	}
-	return ec._StaffPayload(ctx, sel, v)
-}
-
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -29727,16 +32128,48 @@ func (ec *executionContext) marshalNToken2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	return ec._Token(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenPayload(ctx context.Context, sel ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "TokenPayload!")
-		return graphql.Null
+func (ec *executionContext) marshalNTokenEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenEdge(ctx context.Context, sel ast.SelectionSet, v model.TokenEdge) graphql.Marshaler {
+	return ec._TokenEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTokenEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TokenEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTokenEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
 	}
-	return ec._TokenPayload(ctx, sel, v)
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNUpdateActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateActivityInput(ctx context.Context, v any) (model.UpdateActivityInput, error) {
+	res, err := ec.unmarshalInputUpdateActivityInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateBusinessInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateBusinessInput(ctx context.Context, v any) (model.UpdateBusinessInput, error) {
+	res, err := ec.unmarshalInputUpdateBusinessInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNUpdateCapacityRuleInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateCapacityRuleInput(ctx context.Context, v any) (model.UpdateCapacityRuleInput, error) {
 	res, err := ec.unmarshalInputUpdateCapacityRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateClassInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateClassInput(ctx context.Context, v any) (model.UpdateClassInput, error) {
+	res, err := ec.unmarshalInputUpdateClassInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateClassTimeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateClassTimeInput(ctx context.Context, v any) (model.UpdateClassTimeInput, error) {
+	res, err := ec.unmarshalInputUpdateClassTimeInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -29755,22 +32188,24 @@ func (ec *executionContext) unmarshalNUpdatePlanInput2githubᚗcomᚋkoredyneᚋ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateRoomInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateRoomInput(ctx context.Context, v any) (model.UpdateRoomInput, error) {
+	res, err := ec.unmarshalInputUpdateRoomInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateSeriesInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSeriesInput(ctx context.Context, v any) (model.UpdateSeriesInput, error) {
 	res, err := ec.unmarshalInputUpdateSeriesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStaffInput(ctx context.Context, v any) (model.UpdateStaffInput, error) {
+	res, err := ec.unmarshalInputUpdateStaffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSubscriptionInput(ctx context.Context, v any) (model.UpdateSubscriptionInput, error) {
 	res, err := ec.unmarshalInputUpdateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Vocabulary!")
-		return graphql.Null
-	}
-	return ec._Vocabulary(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNWeekday2timeᚐWeekday(ctx context.Context, v any) (time.Weekday, error) {
@@ -29985,6 +32420,60 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Activity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v *model.Activity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Activity(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOActivityPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityPayload(ctx context.Context, sel ast.SelectionSet, v *model.ActivityPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ActivityPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAppPassword2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAppPassword(ctx context.Context, sel ast.SelectionSet, v *models.AppPassword) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AppPassword(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAppPasswordConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordConnection(ctx context.Context, sel ast.SelectionSet, v *model.AppPasswordConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AppPasswordConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAppPasswordPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAppPasswordPayload(ctx context.Context, sel ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AppPasswordPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -30055,6 +32544,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOBusiness2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBusiness(ctx context.Context, sel ast.SelectionSet, v *models.Business) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Business(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBusinessKind2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐKind(ctx context.Context, v any) (*engine.Kind, error) {
 	if v == nil {
 		return nil, nil
@@ -30086,6 +32582,20 @@ var (
 		engine.Office: "OFFICE",
 	}
 )
+
+func (ec *executionContext) marshalOBusinessPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐBusinessPayload(ctx context.Context, sel ast.SelectionSet, v *model.BusinessPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BusinessPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCalendarImportPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCalendarImportPayload(ctx context.Context, sel ast.SelectionSet, v *model.CalendarImportPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CalendarImportPayload(ctx, sel, v)
+}
 
 func (ec *executionContext) marshalOCapacityRule2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCapacityRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CapacityRule) graphql.Marshaler {
 	if v == nil {
@@ -30125,6 +32635,72 @@ func (ec *executionContext) marshalOClashReport2ᚖgithubᚗcomᚋkoredyneᚋsch
 		return graphql.Null
 	}
 	return ec._ClashReport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClass2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Class) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClass2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx context.Context, sel ast.SelectionSet, v *model.Class) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Class(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClassPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassPayload(ctx context.Context, sel ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ClassPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClassTime2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTimeᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.ClassTime) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClassTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOClassTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx context.Context, sel ast.SelectionSet, v *engine.ClassTime) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ClassTime(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOClassTimePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClassTimePayload(ctx context.Context, sel ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ClassTimePayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx context.Context, sel ast.SelectionSet, v *engine.Client) graphql.Marshaler {
@@ -30258,6 +32834,13 @@ func (ec *executionContext) marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋs
 		return graphql.Null
 	}
 	return ec._DeletePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOFeedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐFeedPayload(ctx context.Context, sel ast.SelectionSet, v *model.FeedPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FeedPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOID2ᚕint64ᚄ(ctx context.Context, v any) ([]int64, error) {
@@ -30415,6 +32998,25 @@ func (ec *executionContext) marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋsch
 	return ec._PlanPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalORoom2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Room) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRoom2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx context.Context, sel ast.SelectionSet, v *engine.Room) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -30441,6 +33043,13 @@ func (ec *executionContext) marshalORoomBookingPayload2ᚖgithubᚗcomᚋkoredyn
 		return graphql.Null
 	}
 	return ec._RoomBookingPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORoomPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐRoomPayload(ctx context.Context, sel ast.SelectionSet, v *model.RoomPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RoomPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Series) graphql.Marshaler {
@@ -30573,11 +33182,37 @@ func (ec *executionContext) unmarshalOSessionRefInput2ᚖgithubᚗcomᚋkoredyne
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOStaff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaffᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Staff) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStaff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx context.Context, sel ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Staff(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx context.Context, sel ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StaffPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -30636,6 +33271,34 @@ func (ec *executionContext) marshalOTimelineStretch2ᚕgithubᚗcomᚋkoredyne�
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalOToken2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐAPIToken(ctx context.Context, sel ast.SelectionSet, v *models.APIToken) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Token(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTokenConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenConnection(ctx context.Context, sel ast.SelectionSet, v *model.TokenConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TokenConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenPayload(ctx context.Context, sel ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TokenPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Vocabulary(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Context, v any) ([]time.Weekday, error) {

@@ -11,35 +11,46 @@ import (
 	"github.com/koredyne/schedule/models"
 )
 
-// What every write returns besides its object.
+// What every write returns besides its object. Every mutation takes dryRun and answers an XPayload implementing Write.
+//
+// Errors come in the response's errors with extensions.code: UNAUTHENTICATED, FORBIDDEN (the token's role does not allow it),
+// BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have), CLASH (the write would add
+// clashes, listed in extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
+//
+// The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
+// empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
+// room, a time) is refused with BAD_USER_INPUT naming the field.
 type Write interface {
 	IsWrite()
+	// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 	GetDryRun() bool
-	// The revision after the write (unchanged for a dry run).
+	// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 	GetRevision() int
-	// The clashes the write adds; only a dry run can return any.
+	// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 	GetClashes() []engine.Clash
 }
 
-type ActivityInput struct {
-	Name  *string `json:"name,omitempty"`
-	Color *string `json:"color,omitempty"`
-}
-
+// What createActivity and updateActivity return.
 type ActivityPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Activity *Activity      `json:"activity"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The activity after the write.
+	Activity *Activity `json:"activity"`
 }
 
-func (ActivityPayload) IsWrite()             {}
+func (ActivityPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ActivityPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ActivityPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this ActivityPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -51,10 +62,58 @@ func (this ActivityPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// A page of CalDAV logins, oldest first (by id).
+type AppPasswordConnection struct {
+	// The page's logins with their cursors.
+	Edges []AppPasswordEdge `json:"edges"`
+	// The page's logins.
+	Nodes []models.AppPassword `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many CalDAV logins the business has, on every page.
+	TotalCount int `json:"totalCount"`
+}
+
+// A CalDAV login and its place in the list.
+type AppPasswordEdge struct {
+	// Pass as after to start the next page after this login.
+	Cursor string `json:"cursor"`
+	// The login.
+	Node *models.AppPassword `json:"node"`
+}
+
+// What createAppPassword and revokeAppPassword return. Logins are outside the schedule: revision is the business's current one and clashes is empty.
 type AppPasswordPayload struct {
-	// The password, shown this once.
-	Password string              `json:"password"`
-	Info     *models.AppPassword `json:"info"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The login made or revoked (on a dry run of createAppPassword, the one that would be made).
+	AppPassword *models.AppPassword `json:"appPassword"`
+	// The password, shown this once by createAppPassword; null on a dry run and from revokeAppPassword.
+	Password *string `json:"password,omitempty"`
+}
+
+func (AppPasswordPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+func (this AppPasswordPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this AppPasswordPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this AppPasswordPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
 }
 
 // A maximal interval in which the units asked for stay free for the minutes asked for.
@@ -119,13 +178,15 @@ type BookingPayload struct {
 	Promoted []models.SessionBooking `json:"promoted"`
 }
 
-func (BookingPayload) IsWrite()             {}
+func (BookingPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this BookingPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this BookingPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this BookingPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -157,28 +218,27 @@ type BookingSnapshot struct {
 	Label *string `json:"label,omitempty"`
 }
 
-type BusinessInput struct {
-	Name      *string       `json:"name,omitempty"`
-	Kind      *engine.Kind  `json:"kind,omitempty"`
-	Currency  *string       `json:"currency,omitempty"`
-	TimeZone  *string       `json:"timeZone,omitempty"`
-	WeekStart *time.Weekday `json:"weekStart,omitempty"`
-}
-
+// What updateBusiness, loadDemo and clearData return.
 type BusinessPayload struct {
-	DryRun   bool             `json:"dryRun"`
-	Revision int              `json:"revision"`
-	Clashes  []engine.Clash   `json:"clashes"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The business after the write.
 	Business *models.Business `json:"business"`
 }
 
-func (BusinessPayload) IsWrite()             {}
+func (BusinessPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this BusinessPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this BusinessPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this BusinessPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -192,25 +252,33 @@ func (this BusinessPayload) GetClashes() []engine.Clash {
 
 // What importCalendar made of the file.
 type CalendarImportPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
 	// Events imported whole or in part (overrides of single dates aside).
-	Events     int `json:"events"`
-	Series     int `json:"series"`
-	OneOffs    int `json:"oneOffs"`
+	Events int `json:"events"`
+	// Series made from the file's recurring events.
+	Series int `json:"series"`
+	// One-offs made from single events (and from expanded rules, with expandUntil).
+	OneOffs int `json:"oneOffs"`
+	// Day changes made from EXDATEs and RECURRENCE-ID overrides.
 	DayChanges int `json:"dayChanges"`
 	// The events, or parts of them, that were left out, in file order.
 	Problems []icalendar.Problem `json:"problems"`
 }
 
-func (CalendarImportPayload) IsWrite()             {}
+func (CalendarImportPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this CalendarImportPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this CalendarImportPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this CalendarImportPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -224,8 +292,10 @@ func (this CalendarImportPayload) GetClashes() []engine.Clash {
 
 // Which calendar: a staff member's, a room's, or (neither) the whole business's.
 type CalendarInput struct {
+	// The calendar of this staff member.
 	StaffID *int64 `json:"staffId,omitempty"`
-	RoomID  *int64 `json:"roomId,omitempty"`
+	// The calendar of this room.
+	RoomID *int64 `json:"roomId,omitempty"`
 }
 
 // What createCapacityRule and updateCapacityRule return.
@@ -240,13 +310,15 @@ type CapacityRulePayload struct {
 	CapacityRule *engine.CapacityRule `json:"capacityRule"`
 }
 
-func (CapacityRulePayload) IsWrite()             {}
+func (CapacityRulePayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this CapacityRulePayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this CapacityRulePayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this CapacityRulePayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -258,25 +330,27 @@ func (this CapacityRulePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-type ClassInput struct {
-	ActivityID *int64  `json:"activityId,omitempty"`
-	StaffIds   []int64 `json:"staffIds,omitempty"`
-}
-
+// What createClass and updateClass return.
 type ClassPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Class    *Class         `json:"class"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The class after the write.
+	Class *Class `json:"class"`
 }
 
-func (ClassPayload) IsWrite()             {}
+func (ClassPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClassPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClassPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this ClassPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -288,33 +362,27 @@ func (this ClassPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-type ClassTimeInput struct {
-	RoomID        *int64            `json:"roomId,omitempty"`
-	Weekday       *time.Weekday     `json:"weekday,omitempty"`
-	Start         *engine.LocalTime `json:"start,omitempty"`
-	End           *engine.LocalTime `json:"end,omitempty"`
-	Label         *string           `json:"label,omitempty"`
-	Capacity      *int              `json:"capacity,omitempty"`
-	Type          *string           `json:"type,omitempty"`
-	BufferMinutes *int              `json:"bufferMinutes,omitempty"`
-	Active        *bool             `json:"active,omitempty"`
-	Units         *int              `json:"units,omitempty"`
-}
-
+// What createClassTime and updateClassTime return.
 type ClassTimePayload struct {
-	DryRun    bool              `json:"dryRun"`
-	Revision  int               `json:"revision"`
-	Clashes   []engine.Clash    `json:"clashes"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The class time after the write.
 	ClassTime *engine.ClassTime `json:"classTime"`
 }
 
-func (ClassTimePayload) IsWrite()             {}
+func (ClassTimePayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClassTimePayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClassTimePayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this ClassTimePayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -358,13 +426,15 @@ type ClientPayload struct {
 	Client *engine.Client `json:"client"`
 }
 
-func (ClientPayload) IsWrite()             {}
+func (ClientPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClientPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClientPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this ClientPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -388,13 +458,15 @@ type ClosurePayload struct {
 	Closure *engine.Closure `json:"closure"`
 }
 
-func (ClosurePayload) IsWrite()             {}
+func (ClosurePayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClosurePayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClosurePayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this ClosurePayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -404,6 +476,14 @@ func (this ClosurePayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// A new activity.
+type CreateActivityInput struct {
+	// The activity's name, unique in the business.
+	Name string `json:"name"`
+	// A CSS colour (#e4572e); none when left out.
+	Color *string `json:"color,omitempty"`
 }
 
 // A new capacity rule: weekly (weekdays) or an override (from and to), not both.
@@ -424,35 +504,35 @@ type CreateCapacityRuleInput struct {
 	Units int `json:"units"`
 }
 
-// A new class: an activity given by one or more staff, the first the main one.
+// A new class; also how createSeries, updateSeries and createOneOff describe a class inline (an existing class with the same activity and staff is reused).
 type CreateClassInput struct {
-	// The activity.
+	// The activity the class does.
 	ActivityID int64 `json:"activityId"`
-	// The staff who give it, the main one first.
+	// Who gives it, at least one, the main staff member first; no two classes share an activity and the same staff.
 	StaffIds []int64 `json:"staffIds"`
 }
 
-// A new class time: a room, a weekday and a wall-clock span in the business's time zone.
+// A new class time; also how createSeries and updateSeries describe a class time inline (an identical existing one is reused).
 type CreateClassTimeInput struct {
-	// The room.
+	// The room its sessions take.
 	RoomID int64 `json:"roomId"`
-	// The weekday.
+	// The day of the week.
 	Weekday time.Weekday `json:"weekday"`
-	// When it starts: wall-clock time in the business's time zone.
+	// When sessions start, in the business's time zone.
 	Start engine.LocalTime `json:"start"`
-	// When it ends: wall-clock time in the business's time zone, after start.
+	// When sessions end, after start, in the business's time zone.
 	End engine.LocalTime `json:"end"`
-	// A title shown instead of the class's name; none when left out.
+	// A short free label; none when left out.
 	Label *string `json:"label,omitempty"`
-	// Places for clients; no limit when left out.
+	// Places for clients in each session, 1 to 10000; no limit when left out or null.
 	Capacity *int `json:"capacity,omitempty"`
-	// A free-form kind, such as "open gym"; none when left out.
+	// A free word sorting class times into kinds; none when left out.
 	Type *string `json:"type,omitempty"`
-	// Cleaning time after each session, in minutes; 0 when left out.
+	// Cleaning time after each session, in minutes (0 to 1440); 0 when left out.
 	BufferMinutes *int `json:"bufferMinutes,omitempty"`
-	// False keeps it off the timetable; true when left out.
+	// False to keep the class time without sessions; true when left out.
 	Active *bool `json:"active,omitempty"`
-	// Units of the room a session uses; all of it when left out.
+	// Units of the room a session uses, at least 1 and at most the room has; all of it when left out or null.
 	Units *int `json:"units,omitempty"`
 }
 
@@ -522,6 +602,14 @@ type CreatePlanInput struct {
 	Price string `json:"price"`
 }
 
+// A new room.
+type CreateRoomInput struct {
+	// The room's name, unique in the business.
+	Name string `json:"name"`
+	// How many units the room has, 1 to 10000; 1 when left out.
+	Capacity *int `json:"capacity,omitempty"`
+}
+
 // A new series, with its entries and plans, made all or nothing.
 type CreateSeriesInput struct {
 	// Its name as shown to clients.
@@ -536,6 +624,12 @@ type CreateSeriesInput struct {
 	Entries []SeriesEntryInput `json:"entries,omitempty"`
 	// How it is sold; no plans when left out.
 	Plans []SeriesPlanInput `json:"plans,omitempty"`
+}
+
+// A new staff member.
+type CreateStaffInput struct {
+	// The staff member's name.
+	Name string `json:"name"`
 }
 
 // A new subscription.
@@ -560,21 +654,60 @@ type Day struct {
 	Sessions []Session `json:"sessions"`
 }
 
+// What a deletion returns.
 type DeletePayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	ID       int64          `json:"id"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The id of what was deleted.
+	ID int64 `json:"id"`
 }
 
-func (DeletePayload) IsWrite()             {}
+func (DeletePayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this DeletePayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this DeletePayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this DeletePayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// What rotateFeedToken and rotateTimetableToken return. Feed secrets are outside the schedule: revision is the business's current one and clashes is empty.
+type FeedPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The new secret URL (anyone with it can read the calendar or timetable); the old one stops working. Null on a dry run, which changes nothing.
+	URL *string `json:"url,omitempty"`
+}
+
+func (FeedPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+func (this FeedPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this FeedPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this FeedPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
 	}
@@ -604,13 +737,15 @@ type OneOffPayload struct {
 	OneOff *engine.OneOff `json:"oneOff"`
 }
 
-func (OneOffPayload) IsWrite()             {}
+func (OneOffPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this OneOffPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this OneOffPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this OneOffPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -646,13 +781,15 @@ type PlanPayload struct {
 	Plan *engine.Plan `json:"plan"`
 }
 
-func (PlanPayload) IsWrite()             {}
+func (PlanPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this PlanPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this PlanPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this PlanPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -699,13 +836,15 @@ type RoomBookingPayload struct {
 	RoomBooking *engine.RoomBooking `json:"roomBooking"`
 }
 
-func (RoomBookingPayload) IsWrite()             {}
+func (RoomBookingPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this RoomBookingPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this RoomBookingPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this RoomBookingPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -717,25 +856,27 @@ func (this RoomBookingPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-type RoomInput struct {
-	Name     *string `json:"name,omitempty"`
-	Capacity *int    `json:"capacity,omitempty"`
-}
-
+// What createRoom and updateRoom return.
 type RoomPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Room     *engine.Room   `json:"room"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The room after the write.
+	Room *engine.Room `json:"room"`
 }
 
-func (RoomPayload) IsWrite()             {}
+func (RoomPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this RoomPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this RoomPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this RoomPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -751,7 +892,7 @@ func (this RoomPayload) GetClashes() []engine.Clash {
 type ScheduleChange struct {
 	// The business's revision after the write.
 	Revision int `json:"revision"`
-	// The first date whose sessions (or their bookings) may differ.
+	// The first date whose sessions (or their bookings) may differ, in the business's time zone.
 	From engine.Date `json:"from"`
 	// The end of the dates that may differ (exclusive); null when every date from from on may.
 	To *engine.Date `json:"to,omitempty"`
@@ -789,13 +930,15 @@ type SeriesPayload struct {
 	ChangesNotCarried []engine.SessionRef `json:"changesNotCarried"`
 }
 
-func (SeriesPayload) IsWrite()             {}
+func (SeriesPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this SeriesPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SeriesPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this SeriesPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -866,13 +1009,15 @@ type SessionPayload struct {
 	Session *Session `json:"session"`
 }
 
-func (SessionPayload) IsWrite()             {}
+func (SessionPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this SessionPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SessionPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this SessionPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -894,24 +1039,27 @@ type SessionRefInput struct {
 	ClassID int64 `json:"classId"`
 }
 
-type StaffInput struct {
-	Name *string `json:"name,omitempty"`
-}
-
+// What createStaff and updateStaff return.
 type StaffPayload struct {
-	DryRun   bool           `json:"dryRun"`
-	Revision int            `json:"revision"`
-	Clashes  []engine.Clash `json:"clashes"`
-	Staff    *engine.Staff  `json:"staff"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The staff member after the write.
+	Staff *engine.Staff `json:"staff"`
 }
 
-func (StaffPayload) IsWrite()             {}
+func (StaffPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this StaffPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this StaffPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this StaffPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -955,13 +1103,15 @@ type SubscriptionPayload struct {
 	Subscription *engine.Subscription `json:"subscription"`
 }
 
-func (SubscriptionPayload) IsWrite()             {}
+func (SubscriptionPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this SubscriptionPayload) GetDryRun() bool { return this.DryRun }
 
-// The revision after the write (unchanged for a dry run).
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SubscriptionPayload) GetRevision() int { return this.Revision }
 
-// The clashes the write adds; only a dry run can return any.
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this SubscriptionPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
@@ -987,10 +1137,80 @@ type TimelineStretch struct {
 	Free int `json:"free"`
 }
 
+// A page of API tokens, oldest first (by id).
+type TokenConnection struct {
+	// The page's tokens with their cursors.
+	Edges []TokenEdge `json:"edges"`
+	// The page's tokens.
+	Nodes []models.APIToken `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many tokens the business has, on every page.
+	TotalCount int `json:"totalCount"`
+}
+
+// A token and its place in the list.
+type TokenEdge struct {
+	// Pass as after to start the next page after this token.
+	Cursor string `json:"cursor"`
+	// The token.
+	Node *models.APIToken `json:"node"`
+}
+
+// What createToken and revokeToken return. Tokens are outside the schedule: revision is the business's current one and clashes is empty.
 type TokenPayload struct {
-	// The secret, shown this once.
-	Token string           `json:"token"`
-	Info  *models.APIToken `json:"info"`
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The token made or revoked (on a dry run of createToken, the one that would be made).
+	Token *models.APIToken `json:"token"`
+	// The secret to send as Authorization: Bearer <secret>, shown this once by createToken; null on a dry run and from revokeToken.
+	Secret *string `json:"secret,omitempty"`
+}
+
+func (TokenPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+func (this TokenPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this TokenPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this TokenPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// Changes to an activity; follows the update rule (see Write). null clears the colour; the name cannot be cleared.
+type UpdateActivityInput struct {
+	// The activity's name, unique in the business.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// A CSS colour (#e4572e); null clears it.
+	Color graphql.Omittable[*string] `json:"color,omitempty"`
+}
+
+// Changes to the business's settings; follows the update rule (see Write). None of them can be cleared: null on any is BAD_USER_INPUT.
+type UpdateBusinessInput struct {
+	// The business's name.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// The kind, which picks the vocabulary.
+	Kind graphql.Omittable[*engine.Kind] `json:"kind,omitempty"`
+	// The ISO 4217 currency code of prices.
+	Currency graphql.Omittable[*string] `json:"currency,omitempty"`
+	// An IANA time zone such as Europe/Berlin; BAD_USER_INPUT for any other name. Sessions keep their wall-clock times.
+	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
+	// The first day of the week: SUNDAY or MONDAY (BAD_USER_INPUT for another day).
+	WeekStart graphql.Omittable[*time.Weekday] `json:"weekStart,omitempty"`
 }
 
 // Changes to a capacity rule. A field left out keeps its value; weekdays, from
@@ -1010,6 +1230,38 @@ type UpdateCapacityRuleInput struct {
 	// The end of the span, wall-clock time.
 	End graphql.Omittable[*engine.LocalTime] `json:"end,omitempty"`
 	// Units of the room over the span (0: closed).
+	Units graphql.Omittable[*int] `json:"units,omitempty"`
+}
+
+// Changes to a class; follows the update rule (see Write). Neither field can be cleared.
+type UpdateClassInput struct {
+	// The activity the class does.
+	ActivityID graphql.Omittable[*int64] `json:"activityId,omitempty"`
+	// Who gives it, at least one, the main staff member first; replaces the list.
+	StaffIds graphql.Omittable[[]int64] `json:"staffIds,omitempty"`
+}
+
+// Changes to a class time; follows the update rule (see Write). null clears label, capacity (no limit), type and units (all of the room); the other fields cannot be cleared.
+type UpdateClassTimeInput struct {
+	// The room its sessions take.
+	RoomID graphql.Omittable[*int64] `json:"roomId,omitempty"`
+	// The day of the week.
+	Weekday graphql.Omittable[*time.Weekday] `json:"weekday,omitempty"`
+	// When sessions start, in the business's time zone.
+	Start graphql.Omittable[*engine.LocalTime] `json:"start,omitempty"`
+	// When sessions end, after start, in the business's time zone.
+	End graphql.Omittable[*engine.LocalTime] `json:"end,omitempty"`
+	// A short free label; null clears it.
+	Label graphql.Omittable[*string] `json:"label,omitempty"`
+	// Places for clients in each session, 1 to 10000; null means no limit.
+	Capacity graphql.Omittable[*int] `json:"capacity,omitempty"`
+	// A free word sorting class times into kinds; null clears it.
+	Type graphql.Omittable[*string] `json:"type,omitempty"`
+	// Cleaning time after each session, in minutes (0 to 1440).
+	BufferMinutes graphql.Omittable[*int] `json:"bufferMinutes,omitempty"`
+	// False to keep the class time without sessions.
+	Active graphql.Omittable[*bool] `json:"active,omitempty"`
+	// Units of the room a session uses; null means all of it.
 	Units graphql.Omittable[*int] `json:"units,omitempty"`
 }
 
@@ -1067,6 +1319,14 @@ type UpdatePlanInput struct {
 	Price graphql.Omittable[*string] `json:"price,omitempty"`
 }
 
+// Changes to a room; follows the update rule (see Write). Neither field can be cleared.
+type UpdateRoomInput struct {
+	// The room's name, unique in the business.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// How many units the room has, 1 to 10000.
+	Capacity graphql.Omittable[*int] `json:"capacity,omitempty"`
+}
+
 // A change of a series. A field left out keeps its value; endDate: null clears the end (the series runs on with no end);
 // null on any other field is refused with BAD_USER_INPUT naming it. Entries and plans, when given, replace the lists.
 type UpdateSeriesInput struct {
@@ -1082,6 +1342,12 @@ type UpdateSeriesInput struct {
 	Entries graphql.Omittable[[]SeriesEntryInput] `json:"entries,omitempty"`
 	// Its plans, replacing them all: a plan with an id is edited in place (its subscribers stay); one left out is removed (its subscribers stay on the series without a plan).
 	Plans graphql.Omittable[[]SeriesPlanInput] `json:"plans,omitempty"`
+}
+
+// Changes to a staff member; follows the update rule (see Write). The name cannot be cleared.
+type UpdateStaffInput struct {
+	// The staff member's name.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
 }
 
 // Changes to a subscription. A field left out keeps its value; planId and

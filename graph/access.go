@@ -1,0 +1,73 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/koredyne/schedule/graph/model"
+	"github.com/koredyne/schedule/models"
+)
+
+// The access code's lists and lookups (access.graphqls,
+// access.resolvers.go). Tokens and CalDAV logins live outside the guarded
+// schedule, so they are read from the database, uncached, and written
+// through aside.
+
+// page cuts a page of rows in id order and builds its edges with edge.
+func page[T, E any](rows []T, first *int, after *string, id func(*T) int64, edge func(cursor string, node *T) E) ([]E, []T, *model.PageInfo, error) {
+	nodes, cursors, info, err := paginate(rows, first, after, func(x *T) string { return idKey(id(x)) })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	edges := make([]E, len(nodes))
+	for i := range nodes {
+		edges[i] = edge(cursors[i], &nodes[i])
+	}
+	return edges, nodes, info, nil
+}
+
+func tokenID(t *models.APIToken) int64          { return t.ID }
+func appPasswordID(p *models.AppPassword) int64 { return p.ID }
+
+// tokens lists the business's API tokens, for an owner.
+func (r *Resolver) tokens(ctx context.Context) ([]models.APIToken, error) {
+	if err := can(ctx, models.ManageTokens); err != nil {
+		return nil, err
+	}
+	noCache(ctx) // tokens change outside the guarded write
+	return models.Tokens(ctx, r.Store.DB, principal(ctx).BusinessID)
+}
+
+// appPasswords lists the business's CalDAV logins, for those who edit.
+func (r *Resolver) appPasswords(ctx context.Context) ([]models.AppPassword, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
+		return nil, err
+	}
+	noCache(ctx)
+	return models.AppPasswords(ctx, r.Store.DB, principal(ctx).BusinessID)
+}
+
+// token and appPassword look one up by id; another business's id is as
+// unknown as one that never was.
+func (r *Resolver) token(ctx context.Context, id int64) (*models.APIToken, error) {
+	list, err := r.tokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return row(list, id, tokenID, "token")
+}
+
+func (r *Resolver) appPassword(ctx context.Context, id int64) (*models.AppPassword, error) {
+	list, err := r.appPasswords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return row(list, id, appPasswordID, "app password")
+}
+
+// shown is a secret made by a write, which only a real write shows.
+func shown(res *models.Result, secret string) *string {
+	if res.DryRun {
+		return nil
+	}
+	return &secret
+}
