@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -163,10 +162,7 @@ func (c *responseCache) serve(w http.ResponseWriter, req *http.Request, ctx cont
 	rec := &recorder{header: w.Header(), status: http.StatusOK}
 	next.ServeHTTP(rec, req.WithContext(ctx))
 	out := rec.buf.Bytes()
-	var zipped []byte
-	if len(out) >= minGzip {
-		zipped = gzipBytes(out)
-	}
+	zipped := cache.Gzip(out)
 	writeJSON(w, req, rec.status, out, zipped)
 	if rec.status != http.StatusOK || !rq.answered.Load() || rq.uncacheable.Load() || rq.unavailable.Load() {
 		return
@@ -181,41 +177,6 @@ func (c *responseCache) serve(w http.ResponseWriter, req *http.Request, ctx cont
 	c.keep(rq.principal.BusinessID, k, a)
 }
 
-// minGzip is the smallest body worth compressing: below it, gzip's header
-// and the time are more than the bytes saved.
-const minGzip = 1024
-
-func gzipBytes(b []byte) []byte {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
-	zw.Write(b)
-	zw.Close()
-	if buf.Len() >= len(b) {
-		return nil
-	}
-	return buf.Bytes()
-}
-
-// acceptsGzip reports whether the request takes gzip (RFC 9110 §12.5.3):
-// named with a quality above 0, or "*" when gzip is not named.
-func acceptsGzip(req *http.Request) bool {
-	star := false
-	for _, v := range req.Header.Values("Accept-Encoding") {
-		for _, part := range strings.Split(v, ",") {
-			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-			zero := q == "q=0" || strings.HasPrefix(q, "q=0.") && strings.Trim(q[4:], "0") == ""
-			switch strings.ToLower(strings.TrimSpace(name)) {
-			case "gzip", "x-gzip":
-				return !zero
-			case "*":
-				star = !zero
-			}
-		}
-	}
-	return star
-}
-
 // writeJSON sends a GraphQL response body, gzipped when zipped is given
 // and the client takes it.
 func writeJSON(w http.ResponseWriter, req *http.Request, status int, body, zipped []byte) {
@@ -225,7 +186,7 @@ func writeJSON(w http.ResponseWriter, req *http.Request, status int, body, zippe
 	}
 	if zipped != nil {
 		h.Add("Vary", "Accept-Encoding")
-		if acceptsGzip(req) {
+		if cache.AcceptsGzip(req) {
 			h.Set("Content-Encoding", "gzip")
 			body = zipped
 		}
