@@ -55,13 +55,14 @@ type answer struct {
 	from, to engine.Date
 	body     []byte // as the transport wrote it
 	gzipped  []byte // body with gzip, when it is worth it
+	ctype    string // its Content-Type
 	op       string // operation name and work, for the observer
 	work     float64
 }
 
 // size is what an answer holds, in bytes: its bodies and its bookkeeping
 // (the map entry, the key and the struct).
-func (a *answer) size() int64 { return int64(len(a.body)+len(a.gzipped)) + 160 }
+func (a *answer) size() int64 { return int64(len(a.body)+len(a.gzipped)+len(a.ctype)) + 160 }
 
 func newResponseCache(r *Resolver) *responseCache {
 	return &responseCache{r: r, answers: cache.New[int64, *answers](r.Store.Budget(), "responses")}
@@ -71,7 +72,8 @@ func newResponseCache(r *Resolver) *responseCache {
 func (c *responseCache) key(req *http.Request, rq *request, body []byte, today engine.Date) [32]byte {
 	h := sha256.New()
 	p := rq.principal
-	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%d\x00%s\x00%s\x00%s\x00", p.BusinessID, p.Role, p.ClientID, p.StaffID, today, req.Method, rq.base)
+	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%d\x00%s\x00%s\x00%s\x00%s\x00", p.BusinessID, p.Role, p.ClientID, p.StaffID, today, req.Method, rq.base,
+		req.Header.Get("Accept")) // which media type the answer is sent as
 	if req.Method == http.MethodGet {
 		h.Write([]byte(req.URL.RawQuery))
 	} else {
@@ -155,6 +157,7 @@ func (c *responseCache) serve(w http.ResponseWriter, req *http.Request, ctx cont
 		o := c.r.observer()
 		o.Work(ctx, a.work)
 		o.Cache(true)
+		w.Header().Set("Content-Type", a.ctype)
 		writeJSON(w, req, http.StatusOK, a.body, a.gzipped)
 		o.Operation(ctx, a.op, "ok", time.Since(start))
 		return
@@ -167,7 +170,7 @@ func (c *responseCache) serve(w http.ResponseWriter, req *http.Request, ctx cont
 	if rec.status != http.StatusOK || !rq.answered.Load() || rq.uncacheable.Load() || rq.unavailable.Load() {
 		return
 	}
-	a := &answer{revision: sn.Business.Revision, body: out, gzipped: zipped, op: rq.op, work: rq.work}
+	a := &answer{revision: sn.Business.Revision, body: out, gzipped: zipped, ctype: w.Header().Get("Content-Type"), op: rq.op, work: rq.work}
 	if rq.snap != nil && rq.snap != sn {
 		return // the request moved on to another snapshot: keep nothing
 	}
