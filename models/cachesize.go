@@ -108,6 +108,9 @@ func (s *Store) Unchanged(business, since, now int64, from, to engine.Date) bool
 // overlaps reports whether the change may have changed a date in from..to
 // (exclusive).
 func (c Change) overlaps(from, to engine.Date) bool {
+	if from >= to {
+		return false
+	}
 	if c.Open {
 		return c.From < to
 	}
