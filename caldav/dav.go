@@ -50,6 +50,7 @@ func (h *Handler) collect(rd *renderer, c calendar) *collected {
 	rd.mu.Lock()
 	rd.listings[key] = col
 	rd.mu.Unlock()
+	rd.grow(int64(len(col.events)) * 96) // a pointer, and a name and an ETag in items
 	return col
 }
 

@@ -13,6 +13,7 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
+	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
@@ -66,11 +67,30 @@ type renderer struct {
 	held     int                   // sessions held in days
 	zones    map[int64]string      // VTIMEZONE of one zone period, by its start
 	listings map[string]*collected // by calendar and window start
+	feeds    map[string]*body      // by calendar and window start
+
+	kept *cache.Cache[int64, *renderer] // the cache holding it, to count what it renders
 }
 
 func newRenderer(sn *models.Snapshot) *renderer {
 	return &renderer{sn: sn, loc: sn.State.Business.Location, words: engine.Words(sn.State.Business.Kind),
-		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}}
+		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}, feeds: map[string]*body{}}
+}
+
+// What a renderer holds counts towards the memory budget: its base, and
+// for each event its bytes (the VEVENT, the object and its XML escape)
+// and its bookkeeping (the struct, the session it copies, the map entry);
+// listings and feeds add their own (see Handler.feed and collect).
+const (
+	rendererBase  = 4 << 10
+	eventOverhead = 512
+)
+
+// grow counts n more bytes held by the renderer, while it is cached.
+func (r *renderer) grow(n int64) {
+	if r.kept != nil {
+		r.kept.Grow(r.sn.Business.ID, r, n)
+	}
 }
 
 // keyName is the file name of the session of a key: its identity, so a
@@ -199,10 +219,14 @@ func (r *renderer) event(s *engine.Session) *event {
 	}
 	e = r.render(s, key)
 	r.mu.Lock()
-	if len(r.events) < maxCached {
+	kept := len(r.events) < maxCached
+	if kept {
 		r.events[key] = e
 	}
 	r.mu.Unlock()
+	if kept {
+		r.grow(int64(len(e.vevent)+len(e.object)+len(e.escaped)+len(e.name)) + eventOverhead)
+	}
 	return e
 }
 

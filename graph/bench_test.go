@@ -70,11 +70,13 @@ func BenchmarkDaysWeek(b *testing.B) {
 		b.Fatalf("%d %s", w.Code, w.Body.String())
 	}
 	b.ReportMetric(float64(w.Body.Len()), "bytes/response")
+	cpu := cpuTime()
 	b.ResetTimer()
 	for b.Loop() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, weekRequest(tok))
 	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkDaysWeekUncached asks for a different week each time, so every
@@ -104,14 +106,22 @@ func BenchmarkDaysWeekUncached(b *testing.B) {
 // BenchmarkDaysWeekLoopback is the same request over real HTTP on
 // loopback from parallel clients; it reports requests per second and the
 // latency percentiles.
-func BenchmarkDaysWeekLoopback(b *testing.B) {
+func BenchmarkDaysWeekLoopback(b *testing.B) { benchmarkDaysWeekLoopback(b, false) }
+
+// BenchmarkDaysWeekLoopbackGzip is BenchmarkDaysWeekLoopback with a client
+// that takes gzip (Go's default), unzipping each answer.
+func BenchmarkDaysWeekLoopbackGzip(b *testing.B) { benchmarkDaysWeekLoopback(b, true) }
+
+func benchmarkDaysWeekLoopback(b *testing.B, gzipped bool) {
 	h, tok := gymServer(b)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	body, _ := json.Marshal(map[string]string{"query": weekQuery})
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	// Plain bytes, as before gzip; BenchmarkDaysWeekLoopbackGzip asks for gzip.
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: !gzipped}}
 	b.SetParallelism(8)
 	lat := make(chan time.Duration, 1<<20)
+	cpu := cpuTime()
 	start := time.Now()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -138,6 +148,7 @@ func BenchmarkDaysWeekLoopback(b *testing.B) {
 		}
 	})
 	elapsed := time.Since(start)
+	reportCPU(b, cpu)
 	close(lat)
 	var all []time.Duration
 	for d := range lat {

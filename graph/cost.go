@@ -85,6 +85,9 @@ func (c *costLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 	if cost <= c.max {
 		// The rate limit prices a query by its cost: a unit per 1,000.
 		c.r.observer().Work(ctx, float64(cost)/1000)
+		if req := requestFrom(ctx); req != nil {
+			req.work = float64(cost) / 1000 // for the answer the cache keeps
+		}
 		return nil
 	}
 	return tooComplex(cost, fmt.Sprintf("The query could return %d values (its cost); at most %d are allowed: ask for fewer days, fewer nested lists or fewer fields", cost, c.max))

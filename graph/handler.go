@@ -68,7 +68,9 @@ func (r *Resolver) Handler() http.Handler {
 	if r.Observer != nil {
 		srv.Use(observer{r.Observer}) // before the cache, so its answers are counted
 	}
-	srv.Use(newResponseCache(r, 512))
+	srv.Use(answered{r})
+	srv.AroundFields(depends)
+	responses := newResponseCache(r)
 	srv.Use(responseLimit{r.limit(r.MaxResponse, DefaultMaxResponse)}) // after the cache, whose answers it saw
 	srv.SetErrorPresenter(r.presentError)
 	srv.SetRecoverFunc(r.recoverPanic)
@@ -139,7 +141,11 @@ func (r *Resolver) Handler() http.Handler {
 			w = &statusWriter{ResponseWriter: w, req: rq}
 		}
 		r.Connections.identify(ctx, principal(ctx).TokenID)
-		srv.ServeHTTP(w, req.WithContext(ctx))
+		if longLived(req) {
+			srv.ServeHTTP(w, req.WithContext(ctx))
+			return
+		}
+		responses.serve(w, req, ctx, body, srv)
 	})
 }
 

@@ -28,9 +28,13 @@ type request struct {
 	// unavailable is set when the database could not be reached: the
 	// response goes out as 503 with Retry-After.
 	unavailable atomic.Bool
-	// fromCache holds the operations (*graphql.OperationContext) answered
-	// through the response cache whose stream has not ended yet.
-	fromCache sync.Map
+	// answered is set once the request's query has been answered without
+	// errors, under the operation name op; work is its cost for the rate
+	// limit, and deps what it read: what the response cache keeps with it.
+	answered atomic.Bool
+	op       string
+	work     float64
+	deps     dependencies
 }
 
 type requestKey struct{}

@@ -264,7 +264,9 @@ func (s *Store) hear(ctx context.Context, conn *pgx.Conn, schema string) error {
 			s.revoked(c.Revoked)
 			continue
 		}
-		s.changes.publish(Change{Business: c.Business, Revision: c.Revision, From: engine.Date(c.From), To: engine.Date(c.To), Open: c.Open})
+		change := Change{Business: c.Business, Revision: c.Revision, From: engine.Date(c.From), To: engine.Date(c.To), Open: c.Open}
+		s.record(change)
+		s.changes.publish(change)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/engine"
 )
 
@@ -23,9 +24,12 @@ type Store struct {
 	// "committed", "clash", "error" or "dry_run" (for metrics).
 	OnWrite func(outcome string)
 
+	budget *cache.Budget
+	snaps  *cache.Cache[int64, *Snapshot] // the newest snapshot of each business, by id
+
 	mu       sync.Mutex
-	snaps    map[int64]*Snapshot
 	onRevoke []func(token int64) // see OnRevoke
+	log      changeLog           // see Unchanged
 
 	changes broadcaster // see Subscribe
 }
@@ -35,8 +39,26 @@ func NewStore(db *DB, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{DB: db, now: now, snaps: make(map[int64]*Snapshot)}
+	s := &Store{DB: db, now: now}
+	s.UseBudget(cache.NewBudget(DefaultCacheBytes))
+	return s
 }
+
+// DefaultCacheBytes is the memory budget of a store's caches unless it is
+// given one (UseBudget).
+const DefaultCacheBytes = 256 << 20
+
+// UseBudget has the store keep its snapshots within b, which the caches of
+// the API and the gateway share (Budget). It is called before the store
+// serves, and forgets every snapshot kept so far.
+func (s *Store) UseBudget(b *cache.Budget) {
+	s.budget = b
+	s.snaps = cache.New[int64, *Snapshot](b, "snapshots")
+}
+
+// Budget is the memory budget of the store's caches, for the caches built
+// on the store to share.
+func (s *Store) Budget() *cache.Budget { return s.budget }
 
 // Now returns the store's clock reading.
 func (s *Store) Now() time.Time { return s.now() }
@@ -54,7 +76,8 @@ type Snapshot struct {
 
 	mu      sync.Mutex
 	reports map[engine.Date]engine.Report
-	proof   *engine.Proof // the last proof made, which the next revision carries on from
+	proof   *engine.Proof                  // the last proof made, which the next revision carries on from
+	kept    *cache.Cache[int64, *Snapshot] // the cache holding it, to count its reports
 }
 
 func newSnapshot(b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
@@ -124,9 +147,13 @@ func (sn *Snapshot) proveFrom(ctx context.Context, prev *Snapshot, today engine.
 	if sn.reports == nil {
 		sn.reports = make(map[engine.Date]engine.Report)
 	}
-	sn.reports[today] = p.Report()
+	r := p.Report()
+	sn.reports[today] = r
 	sn.proof = p
-	return p.Report(), nil
+	if sn.kept != nil {
+		sn.kept.Grow(sn.Business.ID, sn, reportSize(r))
+	}
+	return r, nil
 }
 
 // Stop is the engine's stop function for work done within ctx: it reports
@@ -143,7 +170,7 @@ func Stop(ctx context.Context) func() bool {
 // it; -1 asks the database.
 func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snapshot, error) {
 	if revision >= 0 {
-		if sn := s.cached(businessID); sn != nil && sn.Business.Revision == revision {
+		if sn, ok := s.snaps.Lookup(businessID, func(sn *Snapshot) bool { return sn.Business.Revision == revision }); ok {
 			return sn, nil
 		}
 	}
@@ -153,7 +180,14 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 		if err != nil {
 			return err
 		}
-		if c := s.cached(businessID); c != nil && c.Business.Revision == b.Revision {
+		match := func(c *Snapshot) bool { return c.Business.Revision == b.Revision }
+		if c := s.cached(businessID); revision < 0 {
+			c, ok := s.snaps.Lookup(businessID, match) // the lookup not counted yet
+			if ok {
+				sn = c
+				return nil
+			}
+		} else if c != nil && match(c) {
 			sn = c
 			return nil
 		}
@@ -167,18 +201,23 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 	return sn, nil
 }
 
+// cached is the snapshot kept for a business, if any, without counting a
+// lookup (the caller counted one already, or is a write).
 func (s *Store) cached(businessID int64) *Snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.snaps[businessID]
+	sn, _ := s.snaps.Peek(businessID)
+	return sn
 }
 
-// keep caches sn unless a newer revision is cached already.
+// keep caches sn unless a newer revision is cached already. Its reports
+// proven from now on count towards its size.
 func (s *Store) keep(sn *Snapshot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old := s.snaps[sn.Business.ID]; old == nil || old.Business.Revision <= sn.Business.Revision {
-		s.snaps[sn.Business.ID] = sn
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	size := sn.size()
+	if s.snaps.PutIf(sn.Business.ID, sn, size, func(old *Snapshot, ok bool) bool {
+		return !ok || old.Business.Revision <= sn.Business.Revision
+	}) {
+		sn.kept = s.snaps
 	}
 }
 
@@ -408,6 +447,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		return nil, err
 	}
 	s.keep(res.After)
+	s.record(change)
 	s.changes.publish(change)
 	s.wrote("committed")
 	return res, nil

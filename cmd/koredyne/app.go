@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/caldav/page"
 	"github.com/koredyne/schedule/engine"
@@ -64,6 +65,9 @@ type Config struct {
 	// MaxCost, MaxAliases, MaxMutations and MaxResponse bound what one
 	// GraphQL request may ask for (see graph.Resolver).
 	MaxCost, MaxAliases, MaxMutations, MaxResponse int
+	// CacheMB is the memory budget, in MiB, of what the server keeps
+	// computed (snapshots, clash reports, rendered calendars, answers).
+	CacheMB int
 }
 
 // Validate checks the configuration before anything is opened: what
@@ -104,6 +108,9 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if c.MaxCost < 1000 || c.MaxAliases < 1 || c.MaxMutations < 1 || c.MaxResponse < 1<<16 {
 		return fmt.Errorf("--max-cost (KOREDYNE_MAX_COST) must be at least 1000, --max-aliases (KOREDYNE_MAX_ALIASES) and --max-mutations (KOREDYNE_MAX_MUTATIONS) at least 1 and --max-response (KOREDYNE_MAX_RESPONSE) at least 65536 bytes")
+	}
+	if c.CacheMB < 1 || c.CacheMB > 1<<20 {
+		return fmt.Errorf("--cache-mb (KOREDYNE_CACHE_MB) must be from 1 to 1048576 MiB, not %d", c.CacheMB)
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
@@ -234,6 +241,10 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		defer db.Close()
 		store := models.NewStore(db, time.Now)
 		store.OnWrite = m.Write
+		budget := cache.NewBudget(int64(c.CacheMB) << 20)
+		budget.Observe(hooks{m})
+		store.UseBudget(budget)
+		m.Budget(budget)
 		if err := bootstrap(ctx, store, c.BootstrapToken, say); err != nil {
 			return err
 		}

@@ -184,6 +184,8 @@ func (a *app) serveFlags() []cli.Flag {
 			Usage: "most mutations in one GraphQL request"},
 		&cli.IntFlag{Name: "max-response", Value: graph.DefaultMaxResponse, Destination: &c.MaxResponse, Sources: a.src("KOREDYNE_MAX_RESPONSE", wholeNumber),
 			Usage: "largest GraphQL answer, in bytes"},
+		&cli.IntFlag{Name: "cache-mb", Value: 256, Destination: &c.CacheMB, Sources: a.src("KOREDYNE_CACHE_MB", wholeNumber),
+			Usage: "memory budget, in MiB, of what is kept computed (snapshots, calendars, answers); the least recently used businesses go first"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Destination: &c.LogFormat, Sources: a.src("KOREDYNE_LOG_FORMAT", oneOf("text", "json")),
 			Usage: "text, or json for one JSON object a line (every line serve writes)"},
 	}

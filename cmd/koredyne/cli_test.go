@@ -153,6 +153,8 @@ func TestEnvironmentChecked(t *testing.T) {
 		{"KOREDYNE_RATE_LIMIT", "-1", []string{"serve"}},
 		{"KOREDYNE_MAX_BODY", "12", []string{"serve"}},
 		{"KOREDYNE_ALLOWED_ORIGINS", "desk.example.com", []string{"serve"}},
+		{"KOREDYNE_CACHE_MB", "lots", []string{"serve"}},
+		{"KOREDYNE_CACHE_MB", "0", []string{"serve"}},
 		{"KOREDYNE_DB_CONNS", "lots", []string{"migrate", "status"}},
 		{"KOREDYNE_DB_CONNS", "0", []string{"export", "json", "--business", "demo"}},
 		{"DATABASE_URL", "mysql://x", []string{"migrate", "status"}},

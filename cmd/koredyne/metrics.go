@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/koredyne/schedule/cache"
 )
 
 // maxOperations is how many distinct GraphQL operation names get a label of
@@ -33,6 +35,8 @@ type Metrics struct {
 	caldavDuration  *prometheus.HistogramVec
 	writes          *prometheus.CounterVec
 	cache           *prometheus.CounterVec
+	cacheLookups    *prometheus.CounterVec
+	cacheEvictions  *prometheus.CounterVec
 
 	mu         sync.Mutex
 	operations map[string]bool
@@ -70,6 +74,14 @@ func newMetrics(copies func() int) *Metrics {
 			Name: "koredyne_response_cache_total",
 			Help: "GraphQL queries the response cache answered (hit) or passed on (miss).",
 		}, []string{"result"}),
+		cacheLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_cache_lookups_total",
+			Help: "Lookups in the memory-budgeted caches, by cache (snapshots, calendars, responses) and result (hit or miss).",
+		}, []string{"cache", "result"}),
+		cacheEvictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_cache_evictions_total",
+			Help: "Entries (a business's snapshot, calendars or answers) evicted to stay within --cache-mb, by cache.",
+		}, []string{"cache"}),
 		operations: make(map[string]bool),
 	}
 	if copies == nil {
@@ -78,7 +90,7 @@ func newMetrics(copies func() int) *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache,
+		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache, m.cacheLookups, m.cacheEvictions,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "koredyne_playground_copies",
 			Help: "Private demo copies the playground holds in memory.",
@@ -91,7 +103,59 @@ func newMetrics(copies func() int) *Metrics {
 	}
 	m.cache.WithLabelValues("hit")
 	m.cache.WithLabelValues("miss")
+	for _, c := range caches {
+		m.cacheLookups.WithLabelValues(c, "hit")
+		m.cacheLookups.WithLabelValues(c, "miss")
+		m.cacheEvictions.WithLabelValues(c)
+	}
 	return m
+}
+
+// caches are the names of the caches on the memory budget.
+var caches = []string{"snapshots", "calendars", "responses"}
+
+// Budget reports the bytes each cache on b holds, and b's limit.
+func (m *Metrics) Budget(b *cache.Budget) {
+	if m == nil {
+		return
+	}
+	held := prometheus.NewDesc("koredyne_cache_bytes", "Bytes the memory-budgeted caches hold by their estimate, by cache.", []string{"cache"}, nil)
+	limit := prometheus.NewDesc("koredyne_cache_budget_bytes", "The caches' memory budget (--cache-mb), in bytes.", nil, nil)
+	m.Registry.MustRegister(budgetCollector{b, held, limit})
+}
+
+type budgetCollector struct {
+	b           *cache.Budget
+	held, limit *prometheus.Desc
+}
+
+func (c budgetCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.held; ch <- c.limit }
+
+func (c budgetCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, name := range caches {
+		ch <- prometheus.MustNewConstMetric(c.held, prometheus.GaugeValue, float64(c.b.Held(name)), name)
+	}
+	ch <- prometheus.MustNewConstMetric(c.limit, prometheus.GaugeValue, float64(c.b.Limit()))
+}
+
+// CacheLookup records a lookup in a cache on the memory budget.
+func (m *Metrics) CacheLookup(name string, hit bool) {
+	if m == nil {
+		return
+	}
+	result := "miss"
+	if hit {
+		result = "hit"
+	}
+	m.cacheLookups.WithLabelValues(name, result).Inc()
+}
+
+// Evict records an entry evicted from a cache on the memory budget.
+func (m *Metrics) Evict(name string) {
+	if m == nil {
+		return
+	}
+	m.cacheEvictions.WithLabelValues(name).Inc()
 }
 
 // Handler serves the registry in Prometheus's text format.

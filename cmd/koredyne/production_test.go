@@ -182,6 +182,16 @@ func TestProductionMetrics(t *testing.T) {
 			t.Errorf("%s: got %v (present %v), want %v", key, v, ok, want)
 		}
 	}
+	// The memory budget: the week's answer is held, the snapshot was found
+	// (the second week, the REPORT), nothing was evicted from 256 MiB.
+	if got[`koredyne_cache_bytes{cache="responses"}`] == 0 || got[`koredyne_cache_bytes{cache="snapshots"}`] == 0 ||
+		got[`koredyne_cache_bytes{cache="calendars"}`] == 0 || got[`koredyne_cache_budget_bytes`] != 256<<20 {
+		t.Errorf("cache bytes: responses %v, snapshots %v, calendars %v of %v", got[`koredyne_cache_bytes{cache="responses"}`],
+			got[`koredyne_cache_bytes{cache="snapshots"}`], got[`koredyne_cache_bytes{cache="calendars"}`], got[`koredyne_cache_budget_bytes`])
+	}
+	if got[`koredyne_cache_lookups_total{cache="snapshots",result="hit"}`] == 0 || got[`koredyne_cache_evictions_total{cache="snapshots"}`] != 0 {
+		t.Errorf("snapshot lookups: %v hits, %v evictions", got[`koredyne_cache_lookups_total{cache="snapshots",result="hit"}`], got[`koredyne_cache_evictions_total{cache="snapshots"}`])
+	}
 	if got["go_goroutines"] == 0 || got["process_resident_memory_bytes"] == 0 {
 		t.Errorf("no Go or process metrics: goroutines %v, memory %v", got["go_goroutines"], got["process_resident_memory_bytes"])
 	}

@@ -95,5 +95,8 @@ func (h hooks) Operation(ctx context.Context, name, outcome string, took time.Du
 	}
 }
 func (h hooks) Cache(hit bool)                        { h.m.Cache(hit) }
+func (h hooks) Hit(name string)                       { h.m.CacheLookup(name, true) }
+func (h hooks) Miss(name string)                      { h.m.CacheLookup(name, false) }
+func (h hooks) Evict(name string)                     { h.m.Evict(name) }
 func (hooks) Work(ctx context.Context, units float64) { addWork(ctx, units) }
 func (hooks) Checked(ctx context.Context, good bool)  { checked(ctx, good) }

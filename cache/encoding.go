@@ -1,0 +1,57 @@
+package cache
+
+import (
+	"bytes"
+	"compress/gzip"
+	"net/http"
+	"strings"
+)
+
+// What the caches keep of a response is its bytes as sent: encoded once,
+// and compressed once for the clients that take gzip.
+
+// MinGzip is the smallest body worth compressing: below it, gzip's header
+// and the time spent are more than the bytes saved.
+const MinGzip = 1024
+
+// Gzip compresses b, or returns nil when b is too small to be worth it or
+// does not shrink.
+func Gzip(b []byte) []byte {
+	if len(b) < MinGzip {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(b) / 4)
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+	zw.Write(b)
+	zw.Close()
+	if buf.Len() >= len(b) {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// AcceptsGzip reports whether a request takes gzip (RFC 9110 §12.5.3):
+// named with a quality above 0, or "*" when gzip is not named.
+func AcceptsGzip(r *http.Request) bool {
+	star := false
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(v, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			zero := false
+			for _, p := range strings.Split(params, ";") {
+				if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					v = strings.TrimSpace(v)
+					zero = v == "0" || strings.HasPrefix(v, "0.") && strings.Trim(v[2:], "0") == ""
+				}
+			}
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "gzip", "x-gzip":
+				return !zero
+			case "*":
+				star = !zero
+			}
+		}
+	}
+	return star
+}

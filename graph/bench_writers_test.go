@@ -1,0 +1,151 @@
+package graph_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/modelstest"
+)
+
+// BenchmarkDaysWeekWriters is this week's query from 8 clients over
+// loopback (plain, not gzipped) alone and with 4 writers alongside, each
+// cancelling or restoring one session somewhere in the coming year: the
+// reads a busy business's desk makes while it edits. It reports the reads
+// per second, their p50 and p99, and the writes per second.
+func BenchmarkDaysWeekWriters(b *testing.B) {
+	dbs := []struct {
+		name string
+		db   func(b *testing.B) (modelstest.Database, bool)
+	}{
+		{"sqlite", func(b *testing.B) (modelstest.Database, bool) { return modelstest.SQLite(b), true }},
+		{"postgres", func(b *testing.B) (modelstest.Database, bool) { return modelstest.Postgres(b) }},
+	}
+	for _, d := range dbs {
+		for _, writers := range []int{0, 4} {
+			b.Run(fmt.Sprintf("%s/writers=%d", d.name, writers), func(b *testing.B) {
+				db, ok := d.db(b)
+				if !ok {
+					b.Skip("needs PostgreSQL")
+				}
+				benchmarkWeekWithWriters(b, db, writers)
+			})
+		}
+	}
+}
+
+func benchmarkWeekWithWriters(b *testing.B, db modelstest.Database, writers int) {
+	h, tok, _, _ := gymAPI(b, db, models.Owner)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+	do := func(query string, vars map[string]any) []byte {
+		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+		req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Error(err)
+			return nil
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || bytes.Contains(out, []byte(`"errors"`)) {
+			b.Errorf("%d %s", resp.StatusCode, out)
+		}
+		return out
+	}
+	today := engine.DateOf(now)
+	var refs struct {
+		Data struct {
+			Sessions []struct {
+				Ref struct {
+					Date      string
+					ClassTime struct{ ID string }
+					Class     struct{ ID string }
+				}
+			}
+		}
+	}
+	out := do(`query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { ref { date classTime { id } class { id } } } }`,
+		map[string]any{"from": today.AddDays(7).String(), "to": today.AddDays(365).String()})
+	if err := json.Unmarshal(out, &refs); err != nil || len(refs.Data.Sessions) == 0 {
+		b.Fatalf("%v %s", err, out)
+	}
+	do(weekQuery, nil) // warm
+	stop := make(chan struct{})
+	var wrote atomic.Int64
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 1))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				s := refs.Data.Sessions[rng.IntN(len(refs.Data.Sessions))]
+				ref := map[string]any{"date": s.Ref.Date, "classTimeId": s.Ref.ClassTime.ID, "classId": s.Ref.Class.ID}
+				q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "bench") { revision } }`
+				if rng.IntN(2) == 0 {
+					q = `mutation($ref: SessionRefInput!) { restoreSession(ref: $ref) { revision } }`
+				}
+				do(q, map[string]any{"ref": ref})
+				wrote.Add(1)
+			}
+		})
+	}
+	body, _ := json.Marshal(map[string]string{"query": weekQuery})
+	lat := make(chan time.Duration, 1<<20)
+	b.SetParallelism(4) // 8 clients on 2 cores
+	cpu := cpuTime()
+	start := time.Now()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			t0 := time.Now()
+			req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			select {
+			case lat <- time.Since(t0):
+			default:
+			}
+		}
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	reportCPU(b, cpu) // with the writers' share
+	close(stop)
+	wg.Wait()
+	close(lat)
+	var all []time.Duration
+	for d := range lat {
+		all = append(all, d)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(wrote.Load())/elapsed.Seconds(), "writes/s")
+}
