@@ -39,6 +39,16 @@ type Config struct {
 	// WeeksBack and WeeksAhead are the window calendars list (CalDAV
 	// listings, sync, .ics feeds) around today.
 	WeeksBack, WeeksAhead int
+	// ListenURL is the PostgreSQL database the live updates' LISTEN
+	// connection opens: a session of its own, which a pooler in
+	// transaction mode (DatabaseURL through PgBouncer) cannot give.
+	// Empty: DatabaseURL.
+	ListenURL string
+	// ReplicaURLs are streaming replicas of DatabaseURL that reads which
+	// tolerate a little lag are sent to (see models.Replicas); ReplicaLag
+	// is the most a replica may be behind and still be read.
+	ReplicaURLs []string
+	ReplicaLag  time.Duration
 	// DBConns is the most PostgreSQL connections the process opens; every
 	// process on one database counts against the server's max_connections.
 	DBConns int
@@ -78,6 +88,14 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if !serve {
 		return nil
+	}
+	for _, u := range append([]string{c.ListenURL}, c.ReplicaURLs...) {
+		if u != "" && (c.DatabaseURL == "" || !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://")) {
+			return fmt.Errorf("--listen-url and --replica-url (KOREDYNE_LISTEN_URL, KOREDYNE_REPLICA_URLS) must be postgres:// URLs, beside a DATABASE_URL")
+		}
+	}
+	if c.ReplicaLag <= 0 {
+		return fmt.Errorf("--replica-max-lag (KOREDYNE_REPLICA_MAX_LAG) must be more than 0")
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr (KOREDYNE_ADDR) %q: %w", c.Addr, err)
@@ -238,7 +256,11 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 			return err
 		}
 		if c.DatabaseURL != "" { // other servers on the database write too
-			if err := store.Listen(ctx, c.DatabaseURL, log); err != nil {
+			listen := c.ListenURL
+			if listen == "" {
+				listen = c.DatabaseURL
+			}
+			if err := store.Listen(ctx, listen, log); err != nil {
 				return err
 			}
 		}
