@@ -252,6 +252,16 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		defer db.Close()
 		store := models.NewStore(db, time.Now)
 		store.OnWrite = m.Write
+		if len(c.ReplicaURLs) > 0 {
+			replicas, err := models.OpenReplicas(ctx, db, c.ReplicaURLs, c.ReplicaLag, c.DBConns, log)
+			if err != nil {
+				return err
+			}
+			defer replicas.Close()
+			replicas.OnRead = m.Read
+			go replicas.Run(ctx)
+			store.SetReplicas(replicas)
+		}
 		if err := bootstrap(ctx, store, c.BootstrapToken, say); err != nil {
 			return err
 		}

@@ -33,6 +33,7 @@ type Metrics struct {
 	caldavDuration  *prometheus.HistogramVec
 	writes          *prometheus.CounterVec
 	cache           *prometheus.CounterVec
+	reads           *prometheus.CounterVec
 
 	mu         sync.Mutex
 	operations map[string]bool
@@ -70,6 +71,10 @@ func newMetrics(copies func() int) *Metrics {
 			Name: "koredyne_response_cache_total",
 			Help: "GraphQL queries the response cache answered (hit) or passed on (miss).",
 		}, []string{"result"}),
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_replica_reads_total",
+			Help: "Reads that may go to a replica (with --replica-url), by where they went: replica, or primary_behind (the replica had not replayed the revision asked for, or the token), primary_down (a read on the replica failed) or primary_none (no replica usable: down, not a replica, or too far behind).",
+		}, []string{"target"}),
 		operations: make(map[string]bool),
 	}
 	if copies == nil {
@@ -78,7 +83,7 @@ func newMetrics(copies func() int) *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache,
+		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache, m.reads,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "koredyne_playground_copies",
 			Help: "Private demo copies the playground holds in memory.",
@@ -175,4 +180,13 @@ func (m *Metrics) Cache(hit bool) {
 		result = "hit"
 	}
 	m.cache.WithLabelValues(result).Inc()
+}
+
+// Read records where a read that may go to a replica went (see
+// models.Replicas.OnRead).
+func (m *Metrics) Read(target string) {
+	if m == nil {
+		return
+	}
+	m.reads.WithLabelValues(target).Inc()
 }

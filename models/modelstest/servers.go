@@ -1,7 +1,6 @@
 package modelstest
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -249,4 +248,80 @@ func waitSQL(t testing.TB, port int, query, want string) {
 	}
 }
 
-var _ = context.Background
+// Replicated is a PostgreSQL primary and a streaming replica of it that a
+// test started, each a cluster of its own in a temporary directory.
+type Replicated struct {
+	Primary, Replica       *Server
+	PrimaryDSN, ReplicaDSN string // the postgres database of each
+}
+
+// Replication starts a primary cluster (initdb) and a streaming replica of
+// it (pg_basebackup -R), each on a free loopback port, and waits until the
+// replica streams. The machine's own server is not used: its pg_hba.conf
+// need not allow replication, and a test may stop these at will. Both are
+// tuned for tests (no fsync), not for keeping data.
+func Replication(t testing.TB) *Replicated {
+	t.Helper()
+	dir := serverDir(t, "koredyne-replication-")
+	primary, replica := filepath.Join(dir, "primary"), filepath.Join(dir, "replica")
+	run(t, "initdb", "--no-sync", "--no-instructions", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale", "C", "-D", primary)
+	pp, rp := freePort(t), freePort(t)
+	conf := func(data string, port int) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fmt.Fprintf(f, "\n# koredyne test cluster\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = ''\n"+
+			"wal_level = replica\nmax_wal_senders = 4\nhot_standby = on\nfsync = off\nfull_page_writes = off\n"+
+			"shared_buffers = 16MB\nmax_connections = 60\nwal_receiver_status_interval = 1s\nlogging_collector = off\n", port)
+	}
+	conf(primary, pp)
+	log := filepath.Join(dir, "primary.log")
+	r := &Replicated{Primary: start(t, serverCommand(t, primary, log), pp, log)}
+	waitSQL(t, pp, "SELECT 1", "1")
+	run(t, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(pp), "-U", "postgres", "-D", replica, "-R", "-X", "stream", "--checkpoint=fast", "--no-sync")
+	conf(replica, rp)
+	log = filepath.Join(dir, "replica.log")
+	r.Replica = start(t, serverCommand(t, replica, log), rp, log)
+	waitSQL(t, pp, "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'", "1")
+	dsn := func(port int) string {
+		return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	}
+	r.PrimaryDSN, r.ReplicaDSN = dsn(pp), dsn(rp)
+	return r
+}
+
+// serverCommand runs postgres itself (not pg_ctl), so that its PID is the
+// server's, with its log in a file.
+func serverCommand(t testing.TB, data, log string) *exec.Cmd {
+	t.Helper()
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	cmd := command(t, "postgres", "-D", data)
+	cmd.Stdout, cmd.Stderr = f, f
+	return cmd
+}
+
+// Start starts a stopped server again on its port, as it was.
+func (s *Server) Start(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
+	cmd.SysProcAttr, cmd.Env, cmd.Stdout, cmd.Stderr = s.cmd.SysProcAttr, s.cmd.Env, s.cmd.Stdout, s.cmd.Stderr
+	*s = *start(t, cmd, s.Port, s.log)
+}
+
+// SQL runs a statement as postgres on the server through psql and returns
+// what it prints.
+func (s *Server) SQL(t testing.TB, query string) string {
+	t.Helper()
+	out, err := command(t, "psql", "-X", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", "postgres", "-d", "postgres", "-tAc", query).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", query, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
