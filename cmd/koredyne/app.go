@@ -89,9 +89,15 @@ func (c *Config) Validate(serve bool) error {
 	if !serve {
 		return nil
 	}
-	for _, u := range append([]string{c.ListenURL}, c.ReplicaURLs...) {
-		if u != "" && (c.DatabaseURL == "" || !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://")) {
-			return fmt.Errorf("--listen-url and --replica-url (KOREDYNE_LISTEN_URL, KOREDYNE_REPLICA_URLS) must be postgres:// URLs, beside a DATABASE_URL")
+	postgres := func(u string) bool {
+		return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
+	}
+	if c.ListenURL != "" && (c.DatabaseURL == "" || !postgres(c.ListenURL)) {
+		return fmt.Errorf("--listen-url (KOREDYNE_LISTEN_URL) must be a postgres:// URL, beside a DATABASE_URL")
+	}
+	for _, u := range c.ReplicaURLs {
+		if c.DatabaseURL == "" || !postgres(u) {
+			return fmt.Errorf("--replica-url (KOREDYNE_REPLICA_URLS) must be postgres:// URLs of replicas of DATABASE_URL")
 		}
 	}
 	if c.ReplicaLag <= 0 {
