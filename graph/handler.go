@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +94,16 @@ func (r *Resolver) Handler() http.Handler {
 			defer done()
 			req = req.WithContext(ctx)
 		}
+		if h := req.Header.Get(RevisionHeader); h != "" {
+			// The revision the client last read or wrote: what it reads
+			// now must be as new (see models.Replicas).
+			rev, err := strconv.ParseInt(h, 10, 64)
+			if err != nil || rev < 0 {
+				writeError(w, http.StatusBadRequest, &apiError{"BAD_REQUEST", RevisionHeader + " must be a whole number: the business's revision the client last read or wrote"})
+				return
+			}
+			req = req.WithContext(models.AtLeast(req.Context(), rev))
+		}
 		var ctx context.Context
 		var err error
 		token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
@@ -159,7 +170,7 @@ func (r *Resolver) limit(v, def int) int {
 
 // authenticate resolves a token to its business and role.
 func (r *Resolver) authenticate(ctx context.Context, token string) (context.Context, error) {
-	p, err := models.Authenticate(ctx, r.Store.DB, token)
+	p, err := r.Store.Authenticate(ctx, token)
 	if errors.Is(err, models.ErrBadToken) {
 		r.observer().Checked(ctx, false)
 		return ctx, errUnauthenticated
@@ -186,13 +197,21 @@ func isWebsocket(req *http.Request) bool {
 	return strings.EqualFold(req.Header.Get("Upgrade"), "websocket")
 }
 
+// RevisionHeader is the header a GraphQL response names the revision of
+// its business in (the one it read, or the one its write made), and a
+// request the revision its client last saw in: a server reading from
+// replicas then reads that revision or a newer one.
+const RevisionHeader = "Koredyne-Revision"
+
 // RetryAfter is how long, in seconds, a client is asked to wait before it
 // sends again a request the database was unavailable for.
 const RetryAfter = "5"
 
 // statusWriter answers 503 with Retry-After instead of 200 when a resolver
-// found the database unavailable (see presentError): gqlgen writes its
-// status before the response body, after every field has been resolved.
+// found the database unavailable (see presentError), and names the
+// revision the request read or wrote in Koredyne-Revision: gqlgen writes
+// its status before the response body, after every field has been
+// resolved.
 type statusWriter struct {
 	http.ResponseWriter
 	req     *request
@@ -202,6 +221,13 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(status int) {
 	if !w.written {
 		w.written = true
+		w.req.mu.Lock()
+		rev := w.req.principal.Revision
+		if w.req.snap != nil {
+			rev = w.req.snap.Business.Revision
+		}
+		w.req.mu.Unlock()
+		w.Header().Set(RevisionHeader, strconv.FormatInt(rev, 10))
 		if status == http.StatusOK && w.req.unavailable.Load() {
 			status = http.StatusServiceUnavailable
 			w.Header().Set("Retry-After", RetryAfter)

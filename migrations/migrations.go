@@ -4,9 +4,16 @@
 //
 // bun's own migration lock is a row in a table, which a crashed process
 // leaves behind and which does not make a second migrator wait. Migrations
-// here run under a real lock instead: pg_advisory_lock held on a dedicated
-// connection for PostgreSQL, and an flock(2) on a file beside the database
-// for SQLite.
+// here run under a real lock instead: pg_advisory_xact_lock held by a
+// transaction left open on a connection of its own for PostgreSQL, and an
+// flock(2) on a file beside the database for SQLite.
+//
+// The PostgreSQL lock is a transaction's, not a session's, so that it works
+// through PgBouncer in transaction pooling: a session lock would stay with
+// whichever server connection the pooler happened to use, be released on
+// another one or never, while an open transaction keeps its server
+// connection to itself until it ends, and a client that dies mid-way has its
+// transaction rolled back, the lock with it.
 package migrations
 
 import (
@@ -28,8 +35,8 @@ var postgresFiles embed.FS
 //go:embed sqlite/*.sql
 var sqliteFiles embed.FS
 
-// advisoryKey is the pg_advisory_lock key every koredyne process migrates
-// under.
+// advisoryKey is the pg_advisory_xact_lock key every koredyne process
+// migrates under.
 const advisoryKey = 0x6b6f7265 // "kore"
 
 // Migrator applies the schema of one database.
@@ -130,19 +137,20 @@ func (m *Migrator) locked(ctx context.Context, fn func() error) error {
 
 func (m *Migrator) lock(ctx context.Context) (func(), error) {
 	if m.db.Dialect().Name() == dialect.PG {
-		conn, err := m.db.Conn(ctx)
+		// A transaction of its own, apart from the migrations (which bun
+		// runs on other connections, each in transactions of their own),
+		// which only the returned function ends: database/sql would roll
+		// it back the moment ctx is done, while a migration may still run.
+		tx, err := m.db.BeginTx(context.WithoutCancel(ctx), nil)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", advisoryKey); err != nil {
-			conn.Close()
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", advisoryKey); err != nil {
+			tx.Rollback()
 			return nil, fmt.Errorf("taking the migration lock: %w", err)
 		}
-		return func() {
-			// A fresh context: the lock must be released even when ctx is done.
-			conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(?)", advisoryKey)
-			conn.Close()
-		}, nil
+		// Ending the transaction releases the lock, even when ctx is done.
+		return func() { tx.Rollback() }, nil
 	}
 	if m.lockFile == "" {
 		return func() {}, nil

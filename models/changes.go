@@ -264,6 +264,7 @@ func (s *Store) hear(ctx context.Context, conn *pgx.Conn, schema string) error {
 			s.revoked(c.Revoked)
 			continue
 		}
+		s.replicas.saw(c.Business, c.Revision)
 		change := Change{Business: c.Business, Revision: c.Revision, From: engine.Date(c.From), To: engine.Date(c.To), Open: c.Open}
 		s.record(change)
 		s.changes.publish(change)

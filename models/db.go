@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -39,30 +40,51 @@ type DB struct {
 // holds the database's write lock from its first statement.
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			return nil, fmt.Errorf("opening PostgreSQL: %w", err)
-		}
-		if !strings.Contains(dsn, "default_query_exec_mode=") {
-			// bun writes the arguments into the SQL, so every statement
-			// is new to pgx: preparing and caching each one would cost a
-			// round trip and a deallocation per query for nothing.
-			cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-		}
-		// bun writes values into the statement as literals, doubling quotes
-		// and leaving backslashes alone: that is only the value when
-		// backslashes are plain characters, whatever the server's setting.
-		cfg.RuntimeParams["standard_conforming_strings"] = "on"
-		sqldb := stdlib.OpenDB(*cfg)
-		sqldb.SetMaxOpenConns(20)
-		sqldb.SetMaxIdleConns(20)
-		db := &DB{DB: bun.NewDB(sqldb, pgdialect.New())}
-		if err := db.PingContext(ctx); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
-		}
+		return openPostgres(ctx, dsn, true)
+	}
+	return openSQLite(ctx, dsn)
+}
+
+// openPostgres opens a PostgreSQL database through pgx; ping checks that
+// it answers (a replica need not, yet).
+func openPostgres(ctx context.Context, dsn string, ping bool) (*DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening PostgreSQL: %w", err)
+	}
+	if !strings.Contains(dsn, "default_query_exec_mode=") {
+		// bun writes the arguments into the SQL, so every statement
+		// is new to pgx: preparing and caching each one would cost a
+		// round trip and a deallocation per query for nothing. And a
+		// statement prepared on one server connection is unknown to
+		// the next: PgBouncer in transaction pooling hands each
+		// transaction whichever connection is free.
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	// bun writes values into the statement as literals, doubling quotes
+	// and leaving backslashes alone: that is only the value when
+	// backslashes are plain characters, whatever the server's setting.
+	cfg.RuntimeParams["standard_conforming_strings"] = "on"
+	if !ping && cfg.ConnectTimeout == 0 {
+		// A replica that does not answer is passed over, after this long.
+		cfg.ConnectTimeout = 2 * time.Second
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(20)
+	sqldb.SetMaxIdleConns(20)
+	db := &DB{DB: bun.NewDB(sqldb, pgdialect.New())}
+	if !ping {
 		return db, nil
 	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	return db, nil
+}
+
+// openSQLite opens a SQLite file, or a private in-memory database.
+func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	path, memory := dsn, dsn == ":memory:"
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")

@@ -12,14 +12,31 @@ import (
 
 // AuthenticateCalendar checks HTTP Basic credentials (see the function
 // AuthenticateCalendar); unknown ones are ErrBadToken.
+// It reads a replica when one may serve it (see Store.Authenticate).
 func (s *Store) AuthenticateCalendar(ctx context.Context, login, password string) (CalendarUser, error) {
-	return AuthenticateCalendar(ctx, s.DB, login, password)
+	var u CalendarUser
+	err := s.lagging(ctx, func(db *DB) error {
+		var err error
+		if u, err = AuthenticateCalendar(ctx, db, login, password); err == nil && db != s.DB && u.Revision < s.replicas.floor(ctx, u.BusinessID) {
+			return errBehind
+		}
+		return err
+	})
+	return u, err
 }
 
 // FeedByToken finds the calendar a feed token opens; an unknown token is
 // ErrBadToken.
+// It reads a replica when one may serve it: a token the replica does not
+// know yet is asked of the primary.
 func (s *Store) FeedByToken(ctx context.Context, token string) (*FeedToken, error) {
-	return FeedByToken(ctx, s.DB, token)
+	var f *FeedToken
+	err := s.lagging(ctx, func(db *DB) error {
+		var err error
+		f, err = FeedByToken(ctx, db, token)
+		return err
+	})
+	return f, err
 }
 
 // SaveSync stores the items behind a sync token of a calendar, stamped with

@@ -30,6 +30,7 @@ type Store struct {
 	mu       sync.Mutex
 	onRevoke []func(token int64) // see OnRevoke
 	log      changeLog           // see Unchanged
+	replicas *Replicas           // see SetReplicas
 
 	changes broadcaster // see Subscribe
 }
@@ -170,12 +171,16 @@ func Stop(ctx context.Context) func() bool {
 // it; -1 asks the database.
 func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snapshot, error) {
 	if revision >= 0 {
-		if sn, ok := s.snaps.Lookup(businessID, func(sn *Snapshot) bool { return sn.Business.Revision == revision }); ok {
+		// With replicas the revision may have been read from one that
+		// lags: a newer one held here is as good, and committed.
+		if sn, ok := s.snaps.Lookup(businessID, func(sn *Snapshot) bool {
+			return sn.Business.Revision == revision || s.replicas != nil && sn.Business.Revision > revision
+		}); ok {
 			return sn, nil
 		}
 	}
 	var sn *Snapshot
-	err := s.read(ctx, func(tx bun.Tx) error {
+	err := s.readLagging(ctx, businessID, func(tx bun.Tx) error {
 		b, err := businessByID(ctx, tx, businessID, false)
 		if err != nil {
 			return err
@@ -211,6 +216,7 @@ func (s *Store) cached(businessID int64) *Snapshot {
 // keep caches sn unless a newer revision is cached already. Its reports
 // proven from now on count towards its size.
 func (s *Store) keep(sn *Snapshot) {
+	s.replicas.saw(sn.Business.ID, sn.Business.Revision)
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	size := sn.size()
@@ -222,12 +228,15 @@ func (s *Store) keep(sn *Snapshot) {
 }
 
 // read runs fn in a read-only transaction that sees one point in time.
-func (s *Store) read(ctx context.Context, fn func(bun.Tx) error) error {
+func (s *Store) read(ctx context.Context, fn func(bun.Tx) error) error { return readTx(ctx, s.DB, fn) }
+
+// readTx is read on db (the store's, or a replica).
+func readTx(ctx context.Context, db *DB, fn func(bun.Tx) error) error {
 	opts := &sql.TxOptions{ReadOnly: true}
-	if s.DB.Postgres() {
+	if db.Postgres() {
 		opts.Isolation = sql.LevelRepeatableRead
 	}
-	return s.DB.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error { return fn(tx) })
+	return db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error { return fn(tx) })
 }
 
 // Read runs fn in a read-only transaction, for queries outside the snapshot

@@ -40,6 +40,16 @@ type Config struct {
 	// WeeksBack and WeeksAhead are the window calendars list (CalDAV
 	// listings, sync, .ics feeds) around today.
 	WeeksBack, WeeksAhead int
+	// ListenURL is the PostgreSQL database the live updates' LISTEN
+	// connection opens: a session of its own, which a pooler in
+	// transaction mode (DatabaseURL through PgBouncer) cannot give.
+	// Empty: DatabaseURL.
+	ListenURL string
+	// ReplicaURLs are streaming replicas of DatabaseURL that reads which
+	// tolerate a little lag are sent to (see models.Replicas); ReplicaLag
+	// is the most a replica may be behind and still be read.
+	ReplicaURLs []string
+	ReplicaLag  time.Duration
 	// DBConns is the most PostgreSQL connections the process opens; every
 	// process on one database counts against the server's max_connections.
 	DBConns int
@@ -82,6 +92,20 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if !serve {
 		return nil
+	}
+	postgres := func(u string) bool {
+		return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
+	}
+	if c.ListenURL != "" && (c.DatabaseURL == "" || !postgres(c.ListenURL)) {
+		return fmt.Errorf("--listen-url (KOREDYNE_LISTEN_URL) must be a postgres:// URL, beside a DATABASE_URL")
+	}
+	for _, u := range c.ReplicaURLs {
+		if c.DatabaseURL == "" || !postgres(u) {
+			return fmt.Errorf("--replica-url (KOREDYNE_REPLICA_URLS) must be postgres:// URLs of replicas of DATABASE_URL")
+		}
+	}
+	if c.ReplicaLag <= 0 {
+		return fmt.Errorf("--replica-max-lag (KOREDYNE_REPLICA_MAX_LAG) must be more than 0")
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr (KOREDYNE_ADDR) %q: %w", c.Addr, err)
@@ -245,11 +269,25 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		budget.Observe(hooks{m})
 		store.UseBudget(budget)
 		m.Budget(budget)
+		if len(c.ReplicaURLs) > 0 {
+			replicas, err := models.OpenReplicas(ctx, db, c.ReplicaURLs, c.ReplicaLag, c.DBConns, log)
+			if err != nil {
+				return err
+			}
+			defer replicas.Close()
+			replicas.OnRead = m.Read
+			go replicas.Run(ctx)
+			store.SetReplicas(replicas)
+		}
 		if err := bootstrap(ctx, store, c.BootstrapToken, say); err != nil {
 			return err
 		}
 		if c.DatabaseURL != "" { // other servers on the database write too
-			if err := store.Listen(ctx, c.DatabaseURL, log); err != nil {
+			listen := c.ListenURL
+			if listen == "" {
+				listen = c.DatabaseURL
+			}
+			if err := store.Listen(ctx, listen, log); err != nil {
 				return err
 			}
 		}

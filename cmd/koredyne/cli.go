@@ -186,6 +186,16 @@ func (a *app) serveFlags() []cli.Flag {
 			Usage: "largest GraphQL answer, in bytes"},
 		&cli.IntFlag{Name: "cache-mb", Value: 256, Destination: &c.CacheMB, Sources: a.src("KOREDYNE_CACHE_MB", wholeNumber),
 			Usage: "memory budget, in MiB, of what is kept computed (snapshots, calendars, answers); the least recently used businesses go first"},
+		&cli.StringFlag{Name: "listen-url", Destination: &c.ListenURL, Sources: a.src("KOREDYNE_LISTEN_URL", nil),
+			Usage: "postgres:// URL for the live updates' LISTEN session, when DATABASE_URL goes through a transaction pooler (default: DATABASE_URL)"},
+		&cli.StringSliceFlag{Name: "replica-url", Sources: a.src("KOREDYNE_REPLICA_URLS", nil),
+			Usage: "postgres:// URL of a streaming replica for reads that tolerate a little lag (repeatable; the variable takes a comma-separated list)",
+			Action: func(_ context.Context, _ *cli.Command, v []string) error {
+				c.ReplicaURLs = splitList(strings.Join(v, ","))
+				return nil
+			}},
+		&cli.DurationFlag{Name: "replica-max-lag", Value: 5 * time.Second, Destination: &c.ReplicaLag, Sources: a.src("KOREDYNE_REPLICA_MAX_LAG", duration),
+			Usage: "how far a replica may be behind the primary and still be read"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Destination: &c.LogFormat, Sources: a.src("KOREDYNE_LOG_FORMAT", oneOf("text", "json")),
 			Usage: "text, or json for one JSON object a line (every line serve writes)"},
 	}

@@ -158,6 +158,10 @@ func TestEnvironmentChecked(t *testing.T) {
 		{"KOREDYNE_DB_CONNS", "lots", []string{"migrate", "status"}},
 		{"KOREDYNE_DB_CONNS", "0", []string{"export", "json", "--business", "demo"}},
 		{"DATABASE_URL", "mysql://x", []string{"migrate", "status"}},
+		{"KOREDYNE_LISTEN_URL", "postgres://x/db", []string{"serve"}}, // with SQLite
+		{"KOREDYNE_REPLICA_URLS", "postgres://x/db", []string{"serve"}},
+		{"KOREDYNE_REPLICA_MAX_LAG", "soon", []string{"serve"}},
+		{"KOREDYNE_REPLICA_MAX_LAG", "0s", []string{"serve"}},
 	} {
 		code, _, errs := mainWith(map[string]string{c.key: c.value}, append(c.args, "--data", dir)...)
 		if code != 2 || !strings.Contains(errs, c.key) {

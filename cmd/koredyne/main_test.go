@@ -113,14 +113,15 @@ func buildMain(t *testing.T, tags ...string) string {
 // startProcesses runs n `koredyne serve` processes of bin on one
 // PostgreSQL database and returns their URLs. The first seeds the demo
 // business; each opens at most 6 connections, so many fit under the
-// server's max_connections.
-func startProcesses(t *testing.T, bin, dsn string, n int) []string {
+// server's max_connections. env is more of their environment
+// (KOREDYNE_LISTEN_URL=…).
+func startProcesses(t *testing.T, bin, dsn string, n int, env ...string) []string {
 	t.Helper()
 	var urls []string
 	for range n {
 		// The races send a burst from one token: no rate limit.
 		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db-conns", "6", "--rate-limit", "0")
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "KOREDYNE_BOOTSTRAP_TOKEN="+bootstrapToken)
+		cmd.Env = append(append(os.Environ(), "DATABASE_URL="+dsn, "KOREDYNE_BOOTSTRAP_TOKEN="+bootstrapToken), env...)
 		stdout, _ := cmd.StdoutPipe()
 		cmd.Stderr = io.Discard
 		if err := cmd.Start(); err != nil {

@@ -37,6 +37,7 @@ type Metrics struct {
 	cache           *prometheus.CounterVec
 	cacheLookups    *prometheus.CounterVec
 	cacheEvictions  *prometheus.CounterVec
+	reads           *prometheus.CounterVec
 
 	mu         sync.Mutex
 	operations map[string]bool
@@ -82,6 +83,10 @@ func newMetrics(copies func() int) *Metrics {
 			Name: "koredyne_cache_evictions_total",
 			Help: "Entries (a business's snapshot, calendars or answers) evicted to stay within --cache-mb, by cache.",
 		}, []string{"cache"}),
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "koredyne_replica_reads_total",
+			Help: "Reads that may go to a replica (with --replica-url), by where they went: replica, or primary_behind (the replica had not replayed the revision asked for, or the token), primary_down (a read on the replica failed) or primary_none (no replica usable: down, not a replica, or too far behind).",
+		}, []string{"target"}),
 		operations: make(map[string]bool),
 	}
 	if copies == nil {
@@ -90,7 +95,7 @@ func newMetrics(copies func() int) *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache, m.cacheLookups, m.cacheEvictions,
+		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache, m.cacheLookups, m.cacheEvictions, m.reads,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "koredyne_playground_copies",
 			Help: "Private demo copies the playground holds in memory.",
@@ -239,4 +244,13 @@ func (m *Metrics) Cache(hit bool) {
 		result = "hit"
 	}
 	m.cache.WithLabelValues(result).Inc()
+}
+
+// Read records where a read that may go to a replica went (see
+// models.Replicas.OnRead).
+func (m *Metrics) Read(target string) {
+	if m == nil {
+		return
+	}
+	m.reads.WithLabelValues(target).Inc()
 }

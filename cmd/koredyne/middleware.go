@@ -230,6 +230,9 @@ func allowOrigins(origins []string, next http.Handler) http.Handler {
 		w.Header().Add("Vary", "Origin")
 		if allowed {
 			w.Header().Set("Access-Control-Allow-Origin", origin)
+			// Pages read the revision a response names, to send it back
+			// (see graph.RevisionHeader).
+			w.Header().Set("Access-Control-Expose-Headers", graph.RevisionHeader)
 		}
 		if r.Method != http.MethodOptions {
 			next.ServeHTTP(w, r)
@@ -238,7 +241,7 @@ func allowOrigins(origins []string, next http.Handler) http.Handler {
 		w.Header().Set("Allow", "GET, POST, OPTIONS")
 		if allowed {
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, "+graph.RevisionHeader)
 			w.Header().Set("Access-Control-Max-Age", corsMaxAge)
 		}
 		w.WriteHeader(http.StatusNoContent)

@@ -335,7 +335,7 @@ func TestProductionCORS(t *testing.T) {
 	for name, want := range map[string]string{
 		"Access-Control-Allow-Origin":  desk,
 		"Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-		"Access-Control-Allow-Headers": "Authorization, Content-Type",
+		"Access-Control-Allow-Headers": "Authorization, Content-Type, Koredyne-Revision",
 		"Access-Control-Max-Age":       corsMaxAge,
 		"Vary":                         "Origin",
 		"Allow":                        "GET, POST, OPTIONS",
@@ -355,8 +355,10 @@ func TestProductionCORS(t *testing.T) {
 	}
 	resp, _ = hit(t, "POST", s.url+"/graphql", `{"query":"{ business { slug } }"}`, "Origin", desk,
 		"Authorization", "Bearer "+bootstrapToken, "Content-Type", "application/json")
-	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != desk {
-		t.Errorf("a request from %s: %d, Allow-Origin %q", desk, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != desk ||
+		resp.Header.Get("Access-Control-Expose-Headers") != "Koredyne-Revision" || resp.Header.Get("Koredyne-Revision") != "1" {
+		t.Errorf("a request from %s: %d, Allow-Origin %q, Expose-Headers %q, Koredyne-Revision %q", desk, resp.StatusCode,
+			resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Expose-Headers"), resp.Header.Get("Koredyne-Revision"))
 	}
 
 	resp, page := hit(t, "GET", s.url+"/", "")

@@ -50,10 +50,14 @@ func TestBookingRace(t *testing.T) {
 	if !ok {
 		t.Skip("needs PostgreSQL")
 	}
-	servers := startProcesses(t, buildMain(t), pg.DSN, raceProcesses)
+	bookingRace(t, startProcesses(t, buildMain(t), pg.DSN, raceProcesses), pg.DB)
+}
+
+// bookingRace is TestBookingRace on servers, which share db.
+func bookingRace(t *testing.T, servers []string, db *models.DB) {
 	setup := prepareRace(t, servers[0], 1)
 	out := race(t, servers, setup)
-	booked, lanes := stored(t, pg.DB, setup)
+	booked, lanes := stored(t, db, setup)
 
 	if len(out.placeWins) != racePlaces-setup.before {
 		t.Errorf("%d place bookings succeeded, want the %d places left", len(out.placeWins), racePlaces-setup.before)

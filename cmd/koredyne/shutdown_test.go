@@ -28,11 +28,12 @@ type process struct {
 }
 
 // startProcess runs bin serve on the default settings but a free port,
-// on DATABASE_URL dsn (or a fresh SQLite directory when dsn is empty).
-func startProcess(t *testing.T, bin, dsn string) *process {
+// on DATABASE_URL dsn (or a fresh SQLite directory when dsn is empty), with
+// env added to its environment.
+func startProcess(t *testing.T, bin, dsn string, env ...string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir())
-	cmd.Env = append(os.Environ(), "KOREDYNE_BOOTSTRAP_TOKEN="+bootstrapToken, "DATABASE_URL="+dsn)
+	cmd.Env = append(append(os.Environ(), "KOREDYNE_BOOTSTRAP_TOKEN="+bootstrapToken, "DATABASE_URL="+dsn), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +238,12 @@ func TestRevokingEndsAccess(t *testing.T) {
 		a = startProcess(t, bin, "")
 		b = a
 	}
+	revokingEndsAccess(t, a, b)
+}
+
+// revokingEndsAccess is TestRevokingEndsAccess on two processes a and b
+// (one process twice on SQLite).
+func revokingEndsAccess(t *testing.T, a, b *process) {
 	data, errs := post(t, b.url, bootstrapToken, `mutation {
 		doomed: createToken(role: READ_ONLY, name: "doomed") { secret token { id } }
 		app: createAppPassword(login: "front-tablet", role: READ_ONLY) { password appPassword { id } } }`, nil)

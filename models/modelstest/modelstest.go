@@ -46,13 +46,24 @@ func SQLite(t testing.TB) Database {
 // test server is configured (a failure under CI=true).
 func Postgres(t testing.TB) (Database, bool) {
 	t.Helper()
+	dsn, ok := EmptyPostgres(t)
+	if !ok {
+		return Database{}, false
+	}
+	return Database{Name: "postgres", DB: open(t, dsn), DSN: dsn}, true
+}
+
+// EmptyPostgres returns the URL of a fresh PostgreSQL schema, not
+// migrated, or false as Postgres does.
+func EmptyPostgres(t testing.TB) (string, bool) {
+	t.Helper()
 	base := os.Getenv("KOREDYNE_TEST_DATABASE_URL")
 	if base == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("KOREDYNE_TEST_DATABASE_URL must name a PostgreSQL database under CI")
 		}
 		t.Log("PostgreSQL skipped: KOREDYNE_TEST_DATABASE_URL is not set")
-		return Database{}, false
+		return "", false
 	}
 	ctx := context.Background()
 	admin, err := models.Open(ctx, base)
@@ -76,8 +87,11 @@ func Postgres(t testing.TB) (Database, bool) {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return Database{Name: "postgres", DB: open(t, u.String()), DSN: u.String()}, true
+	return u.String(), true
 }
+
+// Open opens a database and migrates it; it is closed when the test ends.
+func Open(t testing.TB, dsn string) *models.DB { return open(t, dsn) }
 
 func open(t testing.TB, dsn string) *models.DB {
 	t.Helper()

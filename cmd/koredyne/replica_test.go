@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/koredyne/schedule/models/modelstest"
+)
+
+// askRevision sends a GraphQL query with the Koredyne-Revision header (when rev is
+// not empty) and returns the status, the revision the response names,
+// and the business's revision it read.
+func askRevision(t *testing.T, url, query, rev string) (status int, header string, read int64, body string) {
+	t.Helper()
+	data, _ := json.Marshal(map[string]any{"query": query})
+	req, _ := http.NewRequest("POST", url+"/graphql", bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bootstrapToken)
+	if rev != "" {
+		req.Header.Set("Koredyne-Revision", rev)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Data struct {
+			Business      struct{ Revision int64 }
+			CreateClosure struct{ Revision int64 }
+		}
+	}
+	json.Unmarshal(b, &out)
+	read = max(out.Data.Business.Revision, out.Data.CreateClosure.Revision)
+	return resp.StatusCode, resp.Header.Get("Koredyne-Revision"), read, string(b)
+}
+
+// TestServeWithReplica runs `koredyne serve` on a real primary with a
+// streaming replica (KOREDYNE_REPLICA_URLS): responses name their
+// revision, a client that sends it back reads its write while the replica
+// is stopped in the past, and with the replica down no request fails.
+func TestServeWithReplica(t *testing.T) {
+	rs := modelstest.Replication(t)
+	p := startProcess(t, buildMain(t), rs.PrimaryDSN, "KOREDYNE_REPLICA_URLS="+rs.ReplicaDSN, "KOREDYNE_RATE_LIMIT=0")
+	const read = `{ business { revision } }`
+	status, header, rev, body := askRevision(t, p.url, read, "")
+	if status != 200 || header != strconv.FormatInt(rev, 10) {
+		t.Fatalf("%d, Koredyne-Revision %q for revision %d: %s", status, header, rev, body)
+	}
+	if status, _, _, body := askRevision(t, p.url, read, "yesterday"); status != 400 || !bytes.Contains([]byte(body), []byte(`"BAD_REQUEST"`)) {
+		t.Errorf("a bad Koredyne-Revision: %d %s", status, body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for rs.Replica.SQL(t, "SELECT max(revision) FROM businesses") != header {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica does not catch up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	// The replica stops in the past; a client writes and reads its write.
+	rs.Replica.SQL(t, "SELECT pg_wal_replay_pause()")
+	status, header, wrote, body := askRevision(t, p.url, `mutation { createClosure(input: {from: "2090-01-01", to: "2090-01-02", reason: "test"}) { revision } }`, "")
+	if status != 200 || wrote != rev+1 || header != strconv.FormatInt(wrote, 10) {
+		t.Fatalf("the write: %d, Koredyne-Revision %q: %s", status, header, body)
+	}
+	for range 5 {
+		if _, header, got, body := askRevision(t, p.url, read, header); got != wrote || header != strconv.FormatInt(wrote, 10) {
+			t.Fatalf("read after writing %d: revision %d, header %q: %s", wrote, got, header, body)
+		}
+	}
+	rs.Replica.SQL(t, "SELECT pg_wal_replay_resume()")
+
+	// The replica goes down: every request is answered from the primary.
+	rs.Replica.Stop()
+	for i := range 20 {
+		if status, _, got, body := askRevision(t, p.url, read, ""); status != 200 || got != wrote {
+			t.Fatalf("request %d with the replica down: %d, revision %d: %s", i, status, got, body)
+		}
+	}
+	resp, err := http.Get(p.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, target := range []string{"replica", "primary_behind"} {
+		m := regexp.MustCompile(fmt.Sprintf(`koredyne_replica_reads_total\{target="%s"\} (\d+)`, target)).FindSubmatch(metrics)
+		if m == nil || string(m[1]) == "0" {
+			t.Errorf("no reads counted for %s:\n%s", target, regexp.MustCompile(`(?m)^koredyne_replica.*$`).FindAll(metrics, -1))
+		}
+	}
+	if !regexp.MustCompile(`koredyne_replica_reads_total\{target="primary_(down|none)"\} [1-9]`).Match(metrics) {
+		t.Errorf("no reads counted on the primary with the replica down: %s", regexp.MustCompile(`(?m)^koredyne_replica.*$`).FindAll(metrics, -1))
+	}
+}
