@@ -95,26 +95,7 @@ func New[K comparable, V any](b *Budget, name string) *Cache[K, V] {
 // Get returns the value of k and marks it used; the lookup counts as a hit
 // or a miss.
 func (c *Cache[K, V]) Get(k K) (V, bool) {
-	b := c.budget
-	b.mu.Lock()
-	e, ok := c.entries[k]
-	if ok {
-		b.lru.MoveToFront(e.elem)
-	}
-	o := b.observer
-	b.mu.Unlock()
-	if o != nil {
-		if ok {
-			o.Hit(c.name)
-		} else {
-			o.Miss(c.name)
-		}
-	}
-	if !ok {
-		var zero V
-		return zero, false
-	}
-	return e.value.(V), true
+	return c.Lookup(k, func(V) bool { return true })
 }
 
 // Lookup is Get for a value that must also pass match (a revision, a

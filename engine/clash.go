@@ -369,17 +369,7 @@ func (p *prover) periodic() {
 		p.roomCandidates(time.Weekday(wd), live)
 		p.staffCandidates(live, "")
 	}
-	keys := make([]string, 0, len(p.found))
-	for k := range p.found {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if p.halt() {
-			return
-		}
-		p.solve(p.found[k])
-	}
+	p.solveFound()
 }
 
 func (p *prover) hasWeeks(gi int) bool {
@@ -975,4 +965,20 @@ func intsKey(ids []int) string {
 		b.WriteByte(',')
 	}
 	return b.String()
+}
+
+// solveFound solves the candidates found, in the order of their keys, so
+// that a report comes out the same every time.
+func (p *prover) solveFound() {
+	keys := make([]string, 0, len(p.found))
+	for k := range p.found {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if p.halt() {
+			return
+		}
+		p.solve(p.found[k])
+	}
 }

@@ -350,17 +350,7 @@ func (p *prover) resourceClashes(x resource) {
 				p.staffCandidates(live, x.person)
 			}
 		}
-		keys := make([]string, 0, len(p.found))
-		for k := range p.found {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if p.halt() {
-				return
-			}
-			p.solve(p.found[k])
-		}
+		p.solveFound()
 	}
 	dates := p.rx.dates[x]
 	from := WeekStartDay(p.w0, t.ws)
