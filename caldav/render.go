@@ -13,10 +13,10 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
-	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // serial is how everything here is written: CRLF line ends and lines

@@ -22,9 +22,9 @@ import (
 	"github.com/emersion/go-webdav"
 	webcaldav "github.com/emersion/go-webdav/caldav"
 
-	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // Where the gateway is served: the router mounts the handler on these,

@@ -13,8 +13,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // responseCache answers a query that was answered before with the bytes

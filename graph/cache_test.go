@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // hits counts the response cache's answers.

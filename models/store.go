@@ -11,8 +11,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // Store serves the schedule of many businesses from in-memory snapshots and

@@ -17,7 +17,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/koredyne/schedule/cache"
 	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/caldav/page"
 	"github.com/koredyne/schedule/engine"
@@ -26,6 +25,7 @@ import (
 	"github.com/koredyne/schedule/graph/graphiql"
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // Config is what every command needs to find its database, and what serve

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/koredyne/schedule/cache"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // maxOperations is how many distinct GraphQL operation names get a label of
