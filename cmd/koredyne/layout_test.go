@@ -75,6 +75,9 @@ func TestImportRules(t *testing.T) {
 		return slices.ContainsFunc(drivers, func(d string) bool { return p == d || strings.HasPrefix(p, d+"/") })
 	}
 	for path, p := range pkgs {
+		if !slices.ContainsFunc([]string{"engine", "graph", "caldav", "models", "migrations", "cmd"}, func(top string) bool { return under(path, top) }) {
+			t.Errorf("%s is outside the fixed layout (engine, graph, caldav, models, migrations, cmd)", path)
+		}
 		switch {
 		case under(path, "engine"):
 			for _, d := range p.Deps {
