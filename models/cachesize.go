@@ -14,8 +14,8 @@ import (
 // rounded up; the test fails when the estimate falls below the heap a
 // snapshot really takes, or more than three times above it.
 const (
-	snapshotBase  = 8 << 10 // a business with no rows: maps, the zone, the vocabulary
-	bytesPerRow   = 160     // a row in the state and its timetable indexes
+	snapshotBase  = 12 << 10 // a business with no rows: maps, the zone, the vocabulary
+	bytesPerRow   = 192      // a row in the state, the per-weekday and proof indexes
 	reportBase    = 64
 	bytesPerClash = 512 // a clash, its sessions and its message
 )
