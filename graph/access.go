@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 
-	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
 
@@ -12,21 +11,12 @@ import (
 // schedule, so they are read from the database, uncached, and written
 // through aside.
 
-// page cuts a page of rows in id order and builds its edges with edge.
-func page[T, E any](rows []T, first *int, after *string, id func(*T) int64, edge func(cursor string, node *T) E) ([]E, []T, *model.PageInfo, error) {
-	nodes, cursors, info, err := paginate(rows, first, after, func(x *T) string { return idKey(id(x)) })
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	edges := make([]E, len(nodes))
-	for i := range nodes {
-		edges[i] = edge(cursors[i], &nodes[i])
-	}
-	return edges, nodes, info, nil
-}
-
 func tokenID(t *models.APIToken) int64          { return t.ID }
 func appPasswordID(p *models.AppPassword) int64 { return p.ID }
+
+// Tokens and logins page oldest first: in id order.
+func tokenKey(t *models.APIToken) string          { return idKey(t.ID) }
+func appPasswordKey(p *models.AppPassword) string { return idKey(p.ID) }
 
 // tokens lists the business's API tokens, for an owner.
 func (r *Resolver) tokens(ctx context.Context) ([]models.APIToken, error) {

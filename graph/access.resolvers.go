@@ -126,11 +126,12 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string) (
 	if err != nil {
 		return nil, err
 	}
-	edges, nodes, info, err := page(list, first, after, tokenID, func(c string, t *models.APIToken) model.TokenEdge { return model.TokenEdge{Cursor: c, Node: t} })
+	p, err := pageOf(list, first, after, tokenKey)
 	if err != nil {
 		return nil, err
 	}
-	return &model.TokenConnection{Edges: edges, Nodes: nodes, PageInfo: info, TotalCount: len(list)}, nil
+	return &model.TokenConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
+		Edges: edges(p, func(c string, t *models.APIToken) model.TokenEdge { return model.TokenEdge{Cursor: c, Node: t} })}, nil
 }
 
 // Token is the resolver for the token field.
@@ -144,13 +145,14 @@ func (r *queryResolver) AppPasswords(ctx context.Context, first *int, after *str
 	if err != nil {
 		return nil, err
 	}
-	edges, nodes, info, err := page(list, first, after, appPasswordID, func(c string, p *models.AppPassword) model.AppPasswordEdge {
-		return model.AppPasswordEdge{Cursor: c, Node: p}
-	})
+	p, err := pageOf(list, first, after, appPasswordKey)
 	if err != nil {
 		return nil, err
 	}
-	return &model.AppPasswordConnection{Edges: edges, Nodes: nodes, PageInfo: info, TotalCount: len(list)}, nil
+	return &model.AppPasswordConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
+		Edges: edges(p, func(c string, n *models.AppPassword) model.AppPasswordEdge {
+			return model.AppPasswordEdge{Cursor: c, Node: n}
+		})}, nil
 }
 
 // AppPassword is the resolver for the appPassword field.
