@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models/modelstest"
 )
@@ -106,8 +105,6 @@ func TestFeedGzip(t *testing.T) {
 // TestReportGzip asks for a month of the gym plain and gzipped: the same
 // multistatus either way.
 func TestReportGzip(t *testing.T) {
-	caldav.GzipMultistatus = true
-	defer func() { caldav.GzipMultistatus = false }()
 	g := newGateway(t, modelstest.SQLite(t), "harbor", engine.Gym, 8, 52)
 	url := g.srv.URL + "/caldav/harbor/calendars/all/"
 	plainResp, plain := send(t, "REPORT", url, "harbor", g.token, monthQuery, "Depth", "1")

@@ -97,7 +97,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if (r.Method == "PROPFIND" || r.Method == "REPORT") && cache.AcceptsGzip(r) && GzipMultistatus {
+	if (r.Method == "PROPFIND" || r.Method == "REPORT") && cache.AcceptsGzip(r) {
 		zw := &gzipWriter{ResponseWriter: w}
 		defer zw.close()
 		w = zw
@@ -340,11 +340,6 @@ func matchesETag(header, etag string) bool {
 	}
 	return false
 }
-
-// GzipMultistatus turns on gzip for PROPFIND and REPORT answers. It is
-// off: with it on, vdirsyncer's syncs (TestCalendarClientsWithinDefaultLimits)
-// fail with "Can not write request body", which is not understood yet.
-var GzipMultistatus = false
 
 // gzipWriter compresses the multistatus answers of PROPFIND and REPORT
 // for a client that takes gzip, as they are written; other statuses (the
