@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -116,50 +115,13 @@ func benchmarkDaysWeekLoopback(b *testing.B, gzipped bool) {
 	h, tok := gymServer(b)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	body, _ := json.Marshal(map[string]string{"query": weekQuery})
 	// Plain bytes, as before gzip; BenchmarkDaysWeekLoopbackGzip asks for gzip.
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: !gzipped}}
 	b.SetParallelism(8)
-	lat := make(chan time.Duration, 1<<20)
 	cpu := cpuTime()
-	start := time.Now()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			t0 := time.Now()
-			req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+tok)
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				b.Errorf("status %d", resp.StatusCode)
-				return
-			}
-			select {
-			case lat <- time.Since(t0):
-			default:
-			}
-		}
-	})
-	elapsed := time.Since(start)
+	elapsed, lat := postWeeks(b, client, srv.URL, tok)
 	reportCPU(b, cpu)
-	close(lat)
-	var all []time.Duration
-	for d := range lat {
-		all = append(all, d)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	if len(all) > 0 {
-		b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
-		b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
-		b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
-	}
+	reportLatency(b, elapsed, lat)
 }
 
 // BenchmarkBookSessionPostgres is booking throughput on PostgreSQL: 8

@@ -8,11 +8,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
@@ -108,44 +106,13 @@ func benchmarkWeekWithWriters(b *testing.B, db modelstest.Database, writers int)
 			}
 		})
 	}
-	body, _ := json.Marshal(map[string]string{"query": weekQuery})
-	lat := make(chan time.Duration, 1<<20)
 	b.SetParallelism(4) // 8 clients on 2 cores
 	cpu := cpuTime()
-	start := time.Now()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			t0 := time.Now()
-			req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+tok)
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			select {
-			case lat <- time.Since(t0):
-			default:
-			}
-		}
-	})
-	elapsed := time.Since(start)
+	elapsed, lat := postWeeks(b, client, srv.URL, tok)
 	b.StopTimer()
 	reportCPU(b, cpu) // with the writers' share
 	close(stop)
 	wg.Wait()
-	close(lat)
-	var all []time.Duration
-	for d := range lat {
-		all = append(all, d)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
-	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+	reportLatency(b, elapsed, lat)
 	b.ReportMetric(float64(wrote.Load())/elapsed.Seconds(), "writes/s")
 }
