@@ -217,7 +217,7 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 				}
 				return fmt.Errorf("restoring %s: %w", table.Name, err)
 			}
-			if pk := table.PKs; len(pk) == 1 && pk[0].AutoIncrement && tx.Dialect().Name().String() == "pg" {
+			if id, ok := table.FieldMap["id"]; ok && id.AutoIncrement && tx.Dialect().Name().String() == "pg" {
 				// Rows came with their ids: move the sequence past them.
 				if _, err := tx.ExecContext(ctx, fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), (SELECT max(id) FROM %s))", table.Name, table.Name)); err != nil {
 					return fmt.Errorf("advancing the ids of %s: %w", table.Name, err)

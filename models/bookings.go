@@ -43,7 +43,7 @@ type SessionBooking struct {
 	bun.BaseModel `bun:"table:session_bookings"`
 
 	ID             int64 `bun:",pk,autoincrement"`
-	BusinessID     int64
+	BusinessID     int64 `bun:",pk"`
 	ClientID       int64
 	SubscriptionID int64 `bun:",nullzero"`
 	OrigDate       Day

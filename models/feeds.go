@@ -92,7 +92,7 @@ type AppPassword struct {
 	bun.BaseModel `bun:"table:app_passwords"`
 
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	Login      string
 	StaffID    int64 `bun:",nullzero"`
 	Role       Role
@@ -174,7 +174,7 @@ type SyncState struct {
 	bun.BaseModel `bun:"table:sync_states"`
 
 	Token       string `bun:",pk"`
-	BusinessID  int64
+	BusinessID  int64  `bun:",pk"`
 	Calendar    string
 	CreatedUnix int64
 	Items       string // JSON: href → ETag
@@ -192,7 +192,7 @@ func SaveSync(ctx context.Context, db bun.IDB, business int64, calendar, token s
 		return err
 	}
 	row := &SyncState{Token: token, BusinessID: business, Calendar: calendar, CreatedUnix: now.Unix(), Items: string(data)}
-	res, err := db.NewInsert().Model(row).On("CONFLICT (token) DO NOTHING").Exec(ctx)
+	res, err := db.NewInsert().Model(row).On("CONFLICT (business_id, token) DO NOTHING").Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("storing a sync token: %w", err)
 	}
@@ -202,7 +202,7 @@ func SaveSync(ctx context.Context, db bun.IDB, business int64, calendar, token s
 	old := db.NewSelect().Model((*SyncState)(nil)).Column("token").
 		Where("business_id = ?", business).Where("calendar = ?", calendar).
 		OrderExpr("created_unix DESC, token DESC").Limit(1 << 30).Offset(KeepSyncTokens)
-	if _, err := db.NewDelete().Model((*SyncState)(nil)).Where("token IN (?)", old).Exec(ctx); err != nil {
+	if _, err := db.NewDelete().Model((*SyncState)(nil)).Where("business_id = ?", business).Where("token IN (?)", old).Exec(ctx); err != nil {
 		return fmt.Errorf("forgetting old sync tokens: %w", err)
 	}
 	return nil

@@ -125,7 +125,7 @@ type APIToken struct {
 	bun.BaseModel `bun:"table:api_tokens"`
 
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	Name       string
 	Role       Role
 	Hash       string
@@ -138,7 +138,7 @@ type Room struct {
 
 	versioned
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	Name       string
 	Capacity   int
 }
@@ -156,7 +156,7 @@ type Staff struct {
 
 	versioned
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	Name       string
 }
 
@@ -171,7 +171,7 @@ type Activity struct {
 
 	versioned
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	Name       string
 	Color      string
 }
@@ -190,17 +190,17 @@ type Class struct {
 
 	versioned
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	ActivityID int64
 }
 
 type ClassStaff struct {
 	bun.BaseModel `bun:"table:class_staff"`
 
-	BusinessID int64
-	ClassID    int64
+	BusinessID int64 `bun:",pk"`
+	ClassID    int64 `bun:",pk"`
 	StaffID    int64
-	Position   int
+	Position   int `bun:",pk"`
 }
 
 // Engine returns the class without its staff (see the classes table).
@@ -215,7 +215,7 @@ type ClassTime struct {
 
 	versioned
 	ID            int64 `bun:",pk,autoincrement"`
-	BusinessID    int64
+	BusinessID    int64 `bun:",pk"`
 	RoomID        int64
 	Weekday       int
 	StartMinute   int
@@ -250,7 +250,7 @@ type Series struct {
 
 	versioned
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	Name       string
 	AnchorDate Day
 	EndDate    Day
@@ -270,7 +270,7 @@ type SeriesEntry struct {
 
 	versioned
 	ID          int64 `bun:",pk,autoincrement"`
-	BusinessID  int64
+	BusinessID  int64 `bun:",pk"`
 	SeriesID    int64
 	ClassTimeID int64
 	ClassID     int64
@@ -290,7 +290,7 @@ type Plan struct {
 
 	versioned
 	ID               int64 `bun:",pk,autoincrement"`
-	BusinessID       int64
+	BusinessID       int64 `bun:",pk"`
 	SeriesID         int64
 	Name             string
 	SessionsPerMonth int
@@ -314,7 +314,7 @@ type Client struct {
 	bun.BaseModel `bun:"table:clients"`
 
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	Name       string
 	Email      string
 	Phone      string
@@ -332,7 +332,7 @@ type Subscription struct {
 	bun.BaseModel `bun:"table:subscriptions"`
 
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	ClientID   int64
 	SeriesID   int64
 	PlanID     int64 `bun:",nullzero"`
@@ -353,7 +353,7 @@ type OneOff struct {
 
 	versioned
 	ID            int64 `bun:",pk,autoincrement"`
-	BusinessID    int64
+	BusinessID    int64 `bun:",pk"`
 	ClassID       int64
 	RoomID        int64
 	Date          Day
@@ -387,9 +387,9 @@ func oneOffRow(b int64, o engine.OneOff) OneOff {
 type OneOffClient struct {
 	bun.BaseModel `bun:"table:one_off_clients"`
 
-	BusinessID int64
-	OneOffID   int64
-	ClientID   int64
+	BusinessID int64 `bun:",pk"`
+	OneOffID   int64 `bun:",pk"`
+	ClientID   int64 `bun:",pk"`
 }
 
 // DayChange is a change of one series session; its cover staff, if any, are
@@ -399,7 +399,7 @@ type DayChange struct {
 
 	versioned
 	ID          int64 `bun:",pk,autoincrement"`
-	BusinessID  int64
+	BusinessID  int64 `bun:",pk"`
 	OrigDate    Day
 	ClassTimeID int64
 	ClassID     int64
@@ -416,10 +416,10 @@ type DayChange struct {
 type DayChangeStaff struct {
 	bun.BaseModel `bun:"table:day_change_staff"`
 
-	BusinessID  int64
-	DayChangeID int64
+	BusinessID  int64 `bun:",pk"`
+	DayChangeID int64 `bun:",pk"`
 	StaffID     int64
-	Position    int
+	Position    int `bun:",pk"`
 }
 
 func (r *DayChange) Engine() engine.DayChange {
@@ -462,7 +462,7 @@ type Closure struct {
 
 	versioned
 	ID         int64 `bun:",pk,autoincrement"`
-	BusinessID int64
+	BusinessID int64 `bun:",pk"`
 	FromDate   Day
 	ToDate     Day
 	Reason     string
@@ -472,9 +472,9 @@ type Closure struct {
 type ClosureRoom struct {
 	bun.BaseModel `bun:"table:closure_rooms"`
 
-	BusinessID int64
-	ClosureID  int64
-	RoomID     int64
+	BusinessID int64 `bun:",pk"`
+	ClosureID  int64 `bun:",pk"`
+	RoomID     int64 `bun:",pk"`
 }
 
 func (r *Closure) Engine() engine.Closure {
@@ -489,8 +489,8 @@ func closureRow(b int64, c engine.Closure) Closure {
 type RevisionTime struct {
 	bun.BaseModel `bun:"table:revisions"`
 
-	BusinessID    int64
-	Revision      int64
+	BusinessID    int64 `bun:",pk"`
+	Revision      int64 `bun:",pk"`
 	CommittedUnix int64
 }
 
@@ -500,7 +500,7 @@ type Tombstone struct {
 	bun.BaseModel `bun:"table:tombstones"`
 
 	ID          int64 `bun:",pk,autoincrement"`
-	BusinessID  int64
+	BusinessID  int64 `bun:",pk"`
 	Revision    int64
 	Kind        string // "group", "change", "closure", "pause"
 	ClassTimeID int64  `bun:",nullzero"`
@@ -515,7 +515,7 @@ type CapacityRule struct {
 	versioned
 
 	ID          int64 `bun:",pk,autoincrement"`
-	BusinessID  int64
+	BusinessID  int64 `bun:",pk"`
 	RoomID      int64
 	Weekdays    string // comma-separated, 0 = Sunday
 	FromDate    Day
@@ -550,7 +550,7 @@ type RoomBooking struct {
 	versioned
 
 	ID          int64 `bun:",pk,autoincrement"`
-	BusinessID  int64
+	BusinessID  int64 `bun:",pk"`
 	RoomID      int64
 	Date        Day
 	StartMinute int

@@ -1,0 +1,1 @@
+DROP INDEX sync_states_business_token;
