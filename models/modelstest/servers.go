@@ -325,3 +325,60 @@ func (s *Server) SQL(t testing.TB, query string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// The programs a deployment's own files describe (cmd/koredyne's
+// TestDeployment) start through these: the same programs, users and
+// directories as above, with the command lines the files give.
+
+// Tool finds a program as the servers above do: a missing one skips the
+// test, or fails it under CI=true.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	return tool(t, name)
+}
+
+// ServerDir is a fresh directory the servers' user owns, removed when the
+// test ends.
+func ServerDir(t testing.TB, prefix string) string {
+	t.Helper()
+	return serverDir(t, prefix)
+}
+
+// FreePort is a loopback port nothing listens on.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	return freePort(t)
+}
+
+// Run runs a program (found as Tool finds it) as the servers' user, with
+// env added to its environment, and fails the test on error.
+func Run(t testing.TB, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := command(t, name, args...)
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// StartServer runs argv (a program's path and its arguments) as the
+// servers' user, with env added to its environment and its output in the
+// file log, and waits until port takes connections; it is stopped when the
+// test ends.
+func StartServer(t testing.TB, argv, env []string, port int, log string) *Server {
+	t.Helper()
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if cred := serverUser(t); cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "TZ=UTC"), env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	return start(t, cmd, port, log)
+}
