@@ -93,6 +93,48 @@ func (r *renderer) grow(n int64) {
 	}
 }
 
+// carry takes over from old, a renderer of an older revision of the same
+// business, the dates no write since can have changed (unchanged answers
+// that, as models.Store.Unchanged does) with the events rendered on them:
+// a write re-renders the dates it touched, not the whole calendar. It
+// returns the bytes it took over, for the memory budget.
+func (r *renderer) carry(old *renderer, unchanged func(business, since, now int64, from, to engine.Date) bool) int64 {
+	if old.sn.Business.UIDDomain() != r.sn.Business.UIDDomain() || old.loc.String() != r.loc.String() || old.words != r.words {
+		return 0 // the settings every event is written with differ
+	}
+	business, since, now := r.sn.Business.ID, old.sn.Business.Revision, r.sn.Business.Revision
+	old.mu.Lock()
+	days := make(map[engine.Date]*dayEvents, len(old.days))
+	for d, dy := range old.days {
+		days[d] = dy
+	}
+	zones := make(map[int64]string, len(old.zones))
+	for k, z := range old.zones {
+		zones[k] = z
+	}
+	old.mu.Unlock()
+	var size int64
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.zones = zones // a function of the zone alone
+	for d, dy := range days {
+		if !unchanged(business, since, now, d, d+1) {
+			continue
+		}
+		r.days[d] = dy
+		r.held += len(dy.sessions)
+		for i := range dy.events {
+			// The events of a date are the same bytes at both revisions
+			// when the date is: shared, not copied.
+			if e := dy.events[i].Load(); e != nil && len(r.events) < maxCached {
+				r.events[dy.sessions[i].Key()] = e
+				size += int64(len(e.vevent)+len(e.object)+len(e.escaped)+len(e.name)) + eventOverhead
+			}
+		}
+	}
+	return size
+}
+
 // keyName is the file name of the session of a key: its identity, so a
 // moved or changed session keeps its resource and updates in place.
 func keyName(key string) string { return strings.ReplaceAll(key, "/", "-") + ".ics" }
