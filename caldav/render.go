@@ -64,17 +64,18 @@ type renderer struct {
 	mu       sync.Mutex
 	events   map[string]*event
 	days     map[engine.Date]*dayEvents
-	held     int                   // sessions held in days
-	zones    map[int64]string      // VTIMEZONE of one zone period, by its start
-	listings map[string]*collected // by calendar and window start
-	feeds    map[string]*body      // by calendar and window start
+	held     int                    // sessions held in days
+	zones    map[int64]string       // VTIMEZONE of one zone period, by its start
+	listings map[string]*collected  // by calendar and window start
+	feeds    map[string]*body       // by calendar and window start
+	answers  map[string]*keptAnswer // gzipped calendar-query answers, by calendar, base, window start and body
 
 	kept *cache.Cache[int64, *renderer] // the cache holding it, to count what it renders
 }
 
 func newRenderer(sn *models.Snapshot) *renderer {
 	return &renderer{sn: sn, loc: sn.State.Business.Location, words: engine.Words(sn.State.Business.Kind),
-		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}, feeds: map[string]*body{}}
+		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}, feeds: map[string]*body{}, answers: map[string]*keptAnswer{}}
 }
 
 // What a renderer holds counts towards the memory budget: its base, and
@@ -133,6 +134,45 @@ func (r *renderer) carry(old *renderer, unchanged func(business, since, now int6
 		}
 	}
 	return size
+}
+
+// keptAnswer is a calendar-query answered once, gzipped, and the units of work
+// it cost, which a client asking it again is counted for again.
+type keptAnswer struct {
+	gzipped []byte
+	work    float64
+}
+
+// A renderer keeps at most maxAnswers answers, each to a body of at most
+// maxAnswerKey bytes and at most maxAnswerBytes gzipped: the queries calendar
+// apps send, not whatever a client makes up.
+const (
+	maxAnswers     = 64
+	maxAnswerKey   = 4 << 10
+	maxAnswerBytes = 1 << 20
+)
+
+func (r *renderer) answer(key string) (*keptAnswer, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.answers[key]
+	return a, ok
+}
+
+func (r *renderer) keepAnswer(key string, a *keptAnswer) {
+	if len(a.gzipped) > maxAnswerBytes {
+		return
+	}
+	r.mu.Lock()
+	_, had := r.answers[key]
+	kept := !had && len(r.answers) < maxAnswers
+	if kept {
+		r.answers[key] = a
+	}
+	r.mu.Unlock()
+	if kept {
+		r.grow(int64(len(a.gzipped)+len(key)) + 128)
+	}
 }
 
 // keyName is the file name of the session of a key: its identity, so a

@@ -2,6 +2,7 @@ package caldav
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -172,11 +173,49 @@ type response struct {
 // month of calendar-data is half a megabyte, written once, not chunked.
 func writeMultistatus(w http.ResponseWriter, responses []response, syncToken string) {
 	b := buffers.Get().(*bytes.Buffer)
-	defer func() {
-		if b.Cap() <= maxPooled {
-			buffers.Put(b)
-		}
-	}()
+	defer release(b)
+	multistatus(b, responses, syncToken)
+	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(http.StatusMultiStatus)
+	w.Write(b.Bytes())
+}
+
+// gzipMultistatus is the multistatus of responses, gzipped, to be kept.
+func gzipMultistatus(responses []response) []byte {
+	b := buffers.Get().(*bytes.Buffer)
+	defer release(b)
+	multistatus(b, responses, "")
+	out := bytes.NewBuffer(make([]byte, 0, b.Len()/8))
+	zw := zippers.Get().(*gzip.Writer)
+	zw.Reset(out)
+	zw.Write(b.Bytes())
+	zw.Close()
+	zippers.Put(zw)
+	return out.Bytes()
+}
+
+// writeGzipped answers 207 with a multistatus gzipped already (the
+// gzipWriter passes it on as it is, its Content-Encoding being set).
+func writeGzipped(w http.ResponseWriter, gzipped []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/xml; charset=utf-8")
+	h.Set("Content-Encoding", "gzip")
+	h.Add("Vary", "Accept-Encoding")
+	h.Set("Content-Length", strconv.Itoa(len(gzipped)))
+	w.WriteHeader(http.StatusMultiStatus)
+	w.Write(gzipped)
+}
+
+// release gives a buffer back to the pool unless it grew past maxPooled.
+func release(b *bytes.Buffer) {
+	if b.Cap() <= maxPooled {
+		buffers.Put(b)
+	}
+}
+
+// multistatus writes the body of a 207 answer to b.
+func multistatus(b *bytes.Buffer, responses []response, syncToken string) {
 	b.Reset()
 	size := 256
 	for _, r := range responses {
@@ -233,10 +272,6 @@ func writeMultistatus(w http.ResponseWriter, responses []response, syncToken str
 		b.WriteString("</D:sync-token>")
 	}
 	b.WriteString("</D:multistatus>")
-	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
-	w.WriteHeader(http.StatusMultiStatus)
-	w.Write(b.Bytes())
 }
 
 // buffers holds the buffers multistatus bodies are built in; one larger
