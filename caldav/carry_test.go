@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -196,4 +197,42 @@ func randomWrite(rng *rand.Rand, store *models.Store, business int64, sn *models
 	}
 	_, err := store.Write(context.Background(), business, false, func(e *models.Edit) error { edit(e); return nil })
 	return what, err
+}
+
+// units records the work a gateway reports.
+type units struct {
+	mu   sync.Mutex
+	work []float64
+}
+
+func (u *units) Checked(ctx context.Context, good bool) {}
+
+func (u *units) Work(ctx context.Context, n float64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.work = append(u.work, n)
+}
+
+// TestKeptAnswersCountTheirWork asks the same month twice, gzipped: the
+// second answer is the kept one, the same bytes, and costs the client the
+// same units of the rate limit as the first.
+func TestKeptAnswersCountTheirWork(t *testing.T) {
+	g := newGateway(t, modelstest.SQLite(t), "harbor", engine.Gym, 8, 52)
+	obs := &units{}
+	g.h.Observer = obs
+	var bodies []string
+	for range 2 {
+		resp, body := send(t, "REPORT", g.srv.URL+"/caldav/harbor/calendars/all/", "harbor", g.token, monthQuery, "Accept-Encoding", "gzip", "Depth", "1")
+		if resp.StatusCode != http.StatusMultiStatus || resp.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("status %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+		}
+		bodies = append(bodies, string(gunzip(t, body)))
+	}
+	if bodies[0] != bodies[1] {
+		t.Errorf("the kept answer differs:\n%s", diffLines(bodies[1], bodies[0]))
+	}
+	want := 28.0 / 92 // four weeks
+	if len(obs.work) != 2 || obs.work[0] != want || obs.work[1] != want {
+		t.Errorf("work %v, want %v twice", obs.work, want)
+	}
 }

@@ -298,7 +298,9 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 			from, _ := h.window(rd)
 			key = c.id + "\x00" + base + "\x00" + from.String() + "\x00" + string(body)
 			if a, ok := rd.answer(key); ok {
-				h.work(r.Context(), a.work)
+				if a.work > 0 {
+					h.work(r.Context(), a.work)
+				}
 				writeGzipped(w, a.gzipped)
 				return nil
 			}
