@@ -235,4 +235,18 @@ func TestKeptAnswersCountTheirWork(t *testing.T) {
 	if len(obs.work) != 2 || obs.work[0] != want || obs.work[1] != want {
 		t.Errorf("work %v, want %v twice", obs.work, want)
 	}
+
+	// Two years of the gym are too long to keep: answered afresh, the same.
+	years := strings.Replace(strings.Replace(monthQuery, "20261129T000000Z", "20260101T000000Z", 1), "20261227T000000Z", "20271201T000000Z", 1)
+	bodies = nil
+	for range 2 {
+		resp, body := send(t, "REPORT", g.srv.URL+"/caldav/harbor/calendars/all/", "harbor", g.token, years, "Accept-Encoding", "gzip", "Depth", "1")
+		if resp.StatusCode != http.StatusMultiStatus {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		bodies = append(bodies, string(gunzip(t, body)))
+	}
+	if len(bodies[0]) < 3<<20 || bodies[0] != bodies[1] {
+		t.Errorf("two years: %d bytes, then %d", len(bodies[0]), len(bodies[1]))
+	}
 }

@@ -327,9 +327,11 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 			writeMultistatus(w, out, "")
 			return nil
 		}
-		a := &keptAnswer{gzipped: gzipMultistatus(out), work: work}
-		rd.keepAnswer(key, a)
-		writeGzipped(w, a.gzipped)
+		gzipped, keep := gzipMultistatus(out)
+		if keep {
+			rd.keepAnswer(key, &keptAnswer{gzipped: gzipped, work: work})
+		}
+		writeGzipped(w, gzipped)
 		return nil
 	case cal("calendar-multiget"):
 		var m multiget

@@ -144,12 +144,11 @@ type keptAnswer struct {
 }
 
 // A renderer keeps at most maxAnswers answers, each to a body of at most
-// maxAnswerKey bytes and at most maxAnswerBytes gzipped: the queries calendar
+// maxAnswerKey bytes (and at most maxKeptPlain long): the queries calendar
 // apps send, not whatever a client makes up.
 const (
-	maxAnswers     = 64
-	maxAnswerKey   = 4 << 10
-	maxAnswerBytes = 1 << 20
+	maxAnswers   = 64
+	maxAnswerKey = 4 << 10
 )
 
 func (r *renderer) answer(key string) (*keptAnswer, bool) {
@@ -160,9 +159,6 @@ func (r *renderer) answer(key string) (*keptAnswer, bool) {
 }
 
 func (r *renderer) keepAnswer(key string, a *keptAnswer) {
-	if len(a.gzipped) > maxAnswerBytes {
-		return
-	}
 	r.mu.Lock()
 	_, had := r.answers[key]
 	kept := !had && len(r.answers) < maxAnswers

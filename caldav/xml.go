@@ -182,22 +182,32 @@ func writeMultistatus(w http.ResponseWriter, responses []response, syncToken str
 	w.Write(b.Bytes())
 }
 
-// gzipMultistatus is the multistatus of responses, gzipped, to be kept.
-// Compressed once and sent many times, it is compressed harder than an
-// answer sent once: a month of the gym is 22 KB instead of 33, and longer
-// matches make it quicker for every client to inflate.
-func gzipMultistatus(responses []response) []byte {
+// gzipMultistatus is the multistatus of responses, gzipped, and whether it
+// is worth keeping. Compressed once and sent many times, it is compressed
+// harder than an answer sent once: a month of the gym is 22 KB instead of
+// 33, and longer matches make it quicker for every client to inflate. An
+// answer larger than maxKeptPlain (months of a big calendar) is compressed
+// as fast as can be and not kept.
+func gzipMultistatus(responses []response) ([]byte, bool) {
 	b := buffers.Get().(*bytes.Buffer)
 	defer release(b)
 	multistatus(b, responses, "")
+	keep := b.Len() <= maxKeptPlain
+	pool := &zippers
+	if keep {
+		pool = &keptZippers
+	}
 	out := bytes.NewBuffer(make([]byte, 0, b.Len()/12))
-	zw := keptZippers.Get().(*gzip.Writer)
+	zw := pool.Get().(*gzip.Writer)
 	zw.Reset(out)
 	zw.Write(b.Bytes())
 	zw.Close()
-	keptZippers.Put(zw)
-	return out.Bytes()
+	pool.Put(zw)
+	return out.Bytes(), keep
 }
+
+// maxKeptPlain is the largest answer kept: a quarter of the whole gym.
+const maxKeptPlain = 2 << 20
 
 // keptZippers are the gzip writers of answers that are kept.
 var keptZippers = sync.Pool{New: func() any {
