@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
 )
 
@@ -30,6 +31,16 @@ type Backend interface {
 }
 
 var _ Backend = (*models.Store)(nil)
+
+// changeLog is what a backend may also know of its writes: whether the
+// dates from..to (exclusive) of a business show the same at revision now
+// as at revision since. With it the rendering of a revision carries over
+// the dates a write left alone; without it every revision renders afresh.
+type changeLog interface {
+	Unchanged(business, since, now int64, from, to engine.Date) bool
+}
+
+var _ changeLog = (*models.Store)(nil)
 
 // Observer hears what the gateway learns of a request, for the server's
 // rate limit: whether its credentials (a login or a feed token) were

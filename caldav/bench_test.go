@@ -3,6 +3,7 @@ package caldav_test
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -88,4 +89,42 @@ func BenchmarkReportMonthGym(b *testing.B) {
 // BenchmarkReportMonthStaff is a month of one coach.
 func BenchmarkReportMonthStaff(b *testing.B) {
 	benchmarkReport(b, func(sn *models.Snapshot) string { return models.CalendarOf("staff", sn.State.Staff[0].ID) })
+}
+
+// BenchmarkReportMonthGymAfterWrite is the month's REPORT of the whole gym
+// as the first request after a write that changes one date of it (a
+// session cancelled, then restored): what a calendar app waits for while
+// the schedule is being edited. Only the REPORT is timed.
+func BenchmarkReportMonthGymAfterWrite(b *testing.B) {
+	g := newGateway(b, modelstest.SQLite(b), "harbor", engine.Gym, 8, 52)
+	sn, err := g.store.Snapshot(b.Context(), g.biz.ID, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ref := sn.Timetable.Day(engine.DateOf(now).AddDays(9))[0].Ref
+	report := func() {
+		req := httptest.NewRequest("REPORT", "/caldav/harbor/calendars/all/", strings.NewReader(monthQuery))
+		req.SetBasicAuth("harbor", g.token)
+		req.Header.Set("Depth", "1")
+		req.Header.Set("Accept-Encoding", "gzip")
+		w := httptest.NewRecorder()
+		g.h.ServeHTTP(w, req)
+		if w.Code != http.StatusMultiStatus {
+			b.Fatalf("status %d", w.Code)
+		}
+	}
+	report()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		g.write(func(e *models.Edit) error {
+			if i%2 == 0 {
+				e.State.Changes = append(e.State.Changes, engine.DayChange{Ref: ref, Cancelled: true})
+			} else {
+				e.State.Changes = e.State.Changes[:len(e.State.Changes)-1]
+			}
+			return nil
+		})
+		b.StartTimer()
+		report()
+	}
 }

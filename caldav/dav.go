@@ -20,6 +20,7 @@ import (
 
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 func dav(local string) xml.Name   { return xml.Name{Space: nsDAV, Local: local} }
@@ -288,6 +289,22 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 	base := calendarPath(user, c.id)
 	switch name {
 	case cal("calendar-query"):
+		// The answer to a client that takes gzip is kept, compressed: the
+		// same query of the same calendar at the same revision (a calendar
+		// app opening a month, or many phones opening the same one) is
+		// answered from it without compressing half a megabyte again.
+		var key string
+		if cache.AcceptsGzip(r) && len(body) <= maxAnswerKey {
+			from, _ := h.window(rd)
+			key = c.id + "\x00" + base + "\x00" + from.String() + "\x00" + string(body)
+			if a, ok := rd.answer(key); ok {
+				if a.work > 0 {
+					h.work(r.Context(), a.work)
+				}
+				writeGzipped(w, a.gzipped)
+				return nil
+			}
+		}
 		var q calendarQuery
 		if err := xml.Unmarshal(body, &q); err != nil {
 			return fail(http.StatusBadRequest, "the calendar-query is not well-formed: %v", err)
@@ -296,7 +313,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		if err != nil {
 			return err
 		}
-		events, err := h.query(r.Context(), rd, c, &q)
+		events, work, err := h.query(r.Context(), rd, c, &q)
 		if err != nil {
 			return err
 		}
@@ -306,7 +323,15 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 				out = append(out, objectResponse(base, e, q.Prop, q.AllProp != nil, q.PropName != nil, x))
 			}
 		}
-		writeMultistatus(w, out, "")
+		if key == "" {
+			writeMultistatus(w, out, "")
+			return nil
+		}
+		gzipped, keep := gzipMultistatus(out)
+		if keep {
+			rd.keepAnswer(key, &keptAnswer{gzipped: gzipped, work: work})
+		}
+		writeGzipped(w, gzipped)
 		return nil
 	case cal("calendar-multiget"):
 		var m multiget
@@ -389,32 +414,35 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 // query answers a calendar-query: the comp filter's time range is computed
 // for whatever range is asked (at most MaxQueryDays long); other filters are
 // left to go-webdav's matcher.
-func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calendarQuery) ([]*event, error) {
+// It returns the units of work it told the Observer of.
+func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calendarQuery) ([]*event, float64, error) {
 	if q.Filter == nil || q.Filter.CompFilter.Name != "VCALENDAR" {
-		return nil, precondition(http.StatusForbidden, nsCalDAV, "valid-filter", "a calendar-query filters on VCALENDAR")
+		return nil, 0, precondition(http.StatusForbidden, nsCalDAV, "valid-filter", "a calendar-query filters on VCALENDAR")
 	}
 	top := q.Filter.CompFilter
 	if top.IsNotDefined != nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if len(top.CompFilters) == 0 {
 		events, _, _ := h.listing(rd, c)
 		sortEvents(events)
-		return events, nil
+		return events, 0, nil
 	}
 	var out []*event
+	var work float64
 	seen := map[string]bool{}
 	for _, f := range top.CompFilters {
 		if f.Name != "VEVENT" || f.IsNotDefined != nil {
 			continue // only events are published
 		}
-		events, err := h.timeRange(ctx, rd, c, f.TimeRange)
+		events, units, err := h.timeRange(ctx, rd, c, f.TimeRange)
+		work += units
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if len(f.PropFilters) > 0 || len(f.CompFilters) > 0 {
 			if events, err = matchFilters(events, f); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 		if len(top.CompFilters) == 1 {
@@ -429,21 +457,22 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 		}
 	}
 	sortEvents(out)
-	return out, nil
+	return out, work, nil
 }
 
 // timeRange renders the events of a calendar in a time range; a missing
 // bound is the listing window's. A range the client chose costs a unit of
 // the rate limit per three months; the listing window (the server's
-// choice, as every sync client asks for it) costs nothing more.
-func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *timeRange) ([]*event, error) {
+// choice, as every sync client asks for it) costs nothing more. It
+// returns the units it told the Observer of.
+func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *timeRange) ([]*event, float64, error) {
 	wfrom, wto := h.window(rd)
 	start, end := wfrom.At(0, rd.loc), wto.At(0, rd.loc)
 	if tr != nil {
 		var err error
 		if tr.Start != "" {
 			if start, err = parseTime(tr.Start); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if tr.End == "" {
 				end = start.Add(time.Duration(7*h.Ahead) * 24 * time.Hour)
@@ -451,7 +480,7 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 		}
 		if tr.End != "" {
 			if end, err = parseTime(tr.End); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if tr.Start == "" {
 				start = end.Add(-time.Duration(7*h.Back) * 24 * time.Hour)
@@ -460,16 +489,18 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 	}
 	switch {
 	case !end.After(start):
-		return nil, fail(http.StatusBadRequest, "the time range ends (%s) before it starts (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))
+		return nil, 0, fail(http.StatusBadRequest, "the time range ends (%s) before it starts (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))
 	case end.Sub(start) > MaxQueryDays*24*time.Hour:
-		return nil, fail(http.StatusBadRequest, "ask for at most %d days at a time", MaxQueryDays)
+		return nil, 0, fail(http.StatusBadRequest, "ask for at most %d days at a time", MaxQueryDays)
 	case start.Year() < 1 || end.Year() > 9999:
-		return nil, fail(http.StatusBadRequest, "the time range is outside the years 1 to 9999")
+		return nil, 0, fail(http.StatusBadRequest, "the time range is outside the years 1 to 9999")
 	}
+	var units float64
 	if tr != nil && (tr.Start != "" || tr.End != "") {
-		h.work(ctx, end.Sub(start).Hours()/24/92)
+		units = end.Sub(start).Hours() / 24 / 92
+		h.work(ctx, units)
 	}
-	return rd.inRange(start, end, c.keep), nil
+	return rd.inRange(start, end, c.keep), units, nil
 }
 
 // matchFilters applies prop and nested comp filters with go-webdav's

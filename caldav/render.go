@@ -64,17 +64,18 @@ type renderer struct {
 	mu       sync.Mutex
 	events   map[string]*event
 	days     map[engine.Date]*dayEvents
-	held     int                   // sessions held in days
-	zones    map[int64]string      // VTIMEZONE of one zone period, by its start
-	listings map[string]*collected // by calendar and window start
-	feeds    map[string]*body      // by calendar and window start
+	held     int                    // sessions held in days
+	zones    map[int64]string       // VTIMEZONE of one zone period, by its start
+	listings map[string]*collected  // by calendar and window start
+	feeds    map[string]*body       // by calendar and window start
+	answers  map[string]*keptAnswer // gzipped calendar-query answers, by calendar, base, window start and body
 
 	kept *cache.Cache[int64, *renderer] // the cache holding it, to count what it renders
 }
 
 func newRenderer(sn *models.Snapshot) *renderer {
 	return &renderer{sn: sn, loc: sn.State.Business.Location, words: engine.Words(sn.State.Business.Kind),
-		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}, feeds: map[string]*body{}}
+		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}, feeds: map[string]*body{}, answers: map[string]*keptAnswer{}}
 }
 
 // What a renderer holds counts towards the memory budget: its base, and
@@ -90,6 +91,83 @@ const (
 func (r *renderer) grow(n int64) {
 	if r.kept != nil {
 		r.kept.Grow(r.sn.Business.ID, r, n)
+	}
+}
+
+// carry takes over from old, a renderer of an older revision of the same
+// business, the dates no write since can have changed (unchanged answers
+// that, as models.Store.Unchanged does) with the events rendered on them:
+// a write re-renders the dates it touched, not the whole calendar. It
+// returns the bytes it took over, for the memory budget.
+func (r *renderer) carry(old *renderer, unchanged func(business, since, now int64, from, to engine.Date) bool) int64 {
+	if old.sn.Business.UIDDomain() != r.sn.Business.UIDDomain() || old.loc.String() != r.loc.String() || old.words != r.words {
+		return 0 // the settings every event is written with differ
+	}
+	business, since, now := r.sn.Business.ID, old.sn.Business.Revision, r.sn.Business.Revision
+	old.mu.Lock()
+	days := make(map[engine.Date]*dayEvents, len(old.days))
+	for d, dy := range old.days {
+		days[d] = dy
+	}
+	zones := make(map[int64]string, len(old.zones))
+	for k, z := range old.zones {
+		zones[k] = z
+	}
+	old.mu.Unlock()
+	var size int64
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.zones = zones // a function of the zone alone
+	for d, dy := range days {
+		if !unchanged(business, since, now, d, d+1) {
+			continue
+		}
+		r.days[d] = dy
+		r.held += len(dy.sessions)
+		for i := range dy.events {
+			// The events of a date are the same bytes at both revisions
+			// when the date is: shared, not copied.
+			if e := dy.events[i].Load(); e != nil && len(r.events) < maxCached {
+				r.events[dy.sessions[i].Key()] = e
+				size += int64(len(e.vevent)+len(e.object)+len(e.escaped)+len(e.name)) + eventOverhead
+			}
+		}
+	}
+	return size
+}
+
+// keptAnswer is a calendar-query answered once, gzipped, and the units of work
+// it cost, which a client asking it again is counted for again.
+type keptAnswer struct {
+	gzipped []byte
+	work    float64
+}
+
+// A renderer keeps at most maxAnswers answers, each to a body of at most
+// maxAnswerKey bytes (and at most maxKeptPlain long): the queries calendar
+// apps send, not whatever a client makes up.
+const (
+	maxAnswers   = 64
+	maxAnswerKey = 4 << 10
+)
+
+func (r *renderer) answer(key string) (*keptAnswer, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.answers[key]
+	return a, ok
+}
+
+func (r *renderer) keepAnswer(key string, a *keptAnswer) {
+	r.mu.Lock()
+	_, had := r.answers[key]
+	kept := !had && len(r.answers) < maxAnswers
+	if kept {
+		r.answers[key] = a
+	}
+	r.mu.Unlock()
+	if kept {
+		r.grow(int64(len(a.gzipped)+len(key)) + 128)
 	}
 }
 

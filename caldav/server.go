@@ -400,8 +400,14 @@ func (h *Handler) renderer(ctx context.Context, business, revision int64) (*rend
 		return rd, nil
 	}
 	rd := newRenderer(sn)
+	size := int64(rendererBase)
+	if log, ok := h.Backend.(changeLog); ok {
+		if old, ok := h.renderers.Peek(business); ok && old.sn.Business.Revision < sn.Business.Revision {
+			size += rd.carry(old, log.Unchanged)
+		}
+	}
 	rd.kept = h.renderers // before anyone else sees it; growing it is a no-op unless it is kept
-	h.renderers.PutIf(business, rd, rendererBase, func(old *renderer, ok bool) bool {
+	h.renderers.PutIf(business, rd, size, func(old *renderer, ok bool) bool {
 		return !ok || old.sn.Business.Revision <= sn.Business.Revision
 	})
 	return rd, nil

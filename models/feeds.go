@@ -133,40 +133,84 @@ type CalendarUser struct {
 	Principal
 	Login   string
 	StaffID int64 // set: only this staff member's calendar, unless the role reads more
+
+	app int64 // the app password signed in with; 0: an API token (Principal.TokenID)
 }
 
 // AuthenticateCalendar checks HTTP Basic credentials: the user name is the
 // business slug with one of its API tokens or app passwords, or a staff
 // login with its app password.
 func AuthenticateCalendar(ctx context.Context, db bun.IDB, user, password string) (CalendarUser, error) {
-	user = strings.ToLower(strings.TrimSpace(user))
+	return authenticateCalendar(ctx, db, strings.ToLower(strings.TrimSpace(user)), HashToken(password))
+}
+
+// authenticateCalendar is AuthenticateCalendar for a login already
+// trimmed and lowered, with the hash of its password.
+func authenticateCalendar(ctx context.Context, db bun.IDB, user, hash string) (CalendarUser, error) {
 	if !lookable(user) {
 		return CalendarUser{}, ErrBadToken
 	}
 	var app AppPassword
-	err := db.NewSelect().Model(&app).Where("login = ?", user).Where("hash = ?", HashToken(password)).Scan(ctx)
+	err := db.NewSelect().Model(&app).Where("login = ?", user).Where("hash = ?", hash).Scan(ctx)
 	if err == nil {
 		var rev int64
 		if err := db.NewSelect().Model((*Business)(nil)).Column("revision").Where("id = ?", app.BusinessID).Scan(ctx, &rev); err != nil {
 			return CalendarUser{}, fmt.Errorf("reading a revision: %w", err)
 		}
-		return CalendarUser{Principal: Principal{BusinessID: app.BusinessID, Role: app.Role, Revision: rev}, Login: user, StaffID: app.StaffID}, nil
+		return CalendarUser{Principal: Principal{BusinessID: app.BusinessID, Role: app.Role, Revision: rev}, Login: user, StaffID: app.StaffID, app: app.ID}, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return CalendarUser{}, fmt.Errorf("checking an app password: %w", err)
 	}
-	p, err := Authenticate(ctx, db, password)
-	if err != nil {
-		return CalendarUser{}, err
-	}
+	var p Principal
 	var slug string
-	if err := db.NewSelect().Model((*Business)(nil)).Column("slug").Where("id = ?", p.BusinessID).Scan(ctx, &slug); err != nil {
-		return CalendarUser{}, fmt.Errorf("reading a slug: %w", err)
+	err = db.NewSelect().TableExpr("api_tokens AS t").
+		Join("JOIN businesses AS b ON b.id = t.business_id").
+		ColumnExpr("t.business_id, t.role, t.id, coalesce(t.client_id, 0), coalesce(t.staff_id, 0), b.revision, b.slug").
+		Where("t.hash = ?", hash).
+		Scan(ctx, &p.BusinessID, &p.Role, &p.TokenID, &p.ClientID, &p.StaffID, &p.Revision, &slug)
+	if errors.Is(err, sql.ErrNoRows) {
+		return CalendarUser{}, ErrBadToken
+	}
+	if err != nil {
+		return CalendarUser{}, fmt.Errorf("checking a token: %w", err)
 	}
 	if slug != user {
 		return CalendarUser{}, ErrBadToken // a token of one business never opens another
 	}
 	return CalendarUser{Principal: p, Login: user}, nil
+}
+
+// stillValid reads the revision of the business of a user signed in
+// before, in one look-up by primary key that finds nothing once the
+// credential is revoked, rotated, deleted with its staff member, or holds
+// other rights than it did (its role, its staff member or client): then
+// ok is false and the credentials are checked afresh.
+func stillValid(ctx context.Context, db bun.IDB, u *CalendarUser, hash string) (rev int64, ok bool, err error) {
+	var q *bun.SelectQuery
+	if u.app != 0 {
+		q = db.NewSelect().TableExpr("app_passwords AS a").
+			Join("JOIN businesses AS b ON b.id = a.business_id").
+			ColumnExpr("b.revision").
+			Where("a.id = ?", u.app).Where("a.hash = ?", hash).Where("a.login = ?", u.Login).
+			Where("a.business_id = ?", u.BusinessID).Where("a.role = ?", u.Role).
+			Where("coalesce(a.staff_id, 0) = ?", u.StaffID)
+	} else {
+		q = db.NewSelect().TableExpr("api_tokens AS t").
+			Join("JOIN businesses AS b ON b.id = t.business_id").
+			ColumnExpr("b.revision").
+			Where("t.id = ?", u.TokenID).Where("t.hash = ?", hash).Where("b.slug = ?", u.Login).
+			Where("t.business_id = ?", u.BusinessID).Where("t.role = ?", u.Role).
+			Where("coalesce(t.client_id, 0) = ?", u.ClientID).Where("coalesce(t.staff_id, 0) = ?", u.Principal.StaffID)
+	}
+	err = q.Scan(ctx, &rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("checking a login again: %w", err)
+	}
+	return rev, true, nil
 }
 
 // SyncState is what a calendar held when a sync token was handed out.

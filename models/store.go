@@ -31,6 +31,7 @@ type Store struct {
 	onRevoke []func(token int64) // see OnRevoke
 	log      changeLog           // see Unchanged
 	replicas *Replicas           // see SetReplicas
+	logins   logins              // see AuthenticateCalendar
 
 	changes broadcaster // see Subscribe
 }
