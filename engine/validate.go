@@ -70,6 +70,11 @@ type validator struct {
 	plans      map[int64]*Plan
 	clients    map[int64]*Client
 
+	// staffKey is each staff member's NameKey; keys is checkClass's
+	// scratch list.
+	staffKey map[int64]string
+	keys     []string
+
 	// peak is the most units a room ever has: its plain capacity, or the
 	// highest level of its capacity rules when it has any.
 	peak map[int64]int
@@ -142,7 +147,11 @@ func (v *validator) index() {
 	indexByID(v, "roomBookings", v.s.RoomBookings, func(r *RoomBooking) int64 { return r.ID })
 	indexByID(v, "subscriptions", v.s.Subscriptions, func(r *Subscription) int64 { return r.ID })
 	indexByID(v, "entries", v.s.Entries, func(r *Entry) int64 { return r.ID })
+	v.peaks()
+}
 
+// peaks fills peak from the rooms and their capacity rules.
+func (v *validator) peaks() {
 	v.peak = make(map[int64]int, len(v.s.Rooms))
 	profiled := map[int64]bool{}
 	for _, c := range v.s.Capacity {
@@ -204,16 +213,12 @@ func (v *validator) checkPeople() {
 	// Two staff rows may carry one person's name (the clash rules then treat
 	// them as one person), but every row needs a name.
 	for _, p := range v.s.Staff {
-		if NameKey(p.Name) == "" {
-			v.add("staff", p.ID, "name", "Every %s needs a name", v.words.Staff.One)
-		}
-		v.text("staff", p.ID, "name", "The name of "+v.words.Staff.A(), p.Name, NameText)
+		v.checkStaff(p)
 	}
 	seen := map[string]bool{}
 	for _, a := range v.s.Activities {
 		v.unique("activities", a.ID, v.words.Activity.One, a.Name, seen)
-		v.text("activities", a.ID, "name", "The name of "+v.words.Activity.A(), a.Name, NameText)
-		v.text("activities", a.ID, "color", "The colour of "+v.words.Activity.A(), a.Color, ColorText)
+		v.checkActivity(a)
 	}
 	for _, c := range v.s.Clients {
 		if strings.TrimSpace(c.Name) == "" {
@@ -225,47 +230,72 @@ func (v *validator) checkPeople() {
 	}
 }
 
+func (v *validator) checkStaff(p Staff) {
+	if NameKey(p.Name) == "" {
+		v.add("staff", p.ID, "name", "Every %s needs a name", v.words.Staff.One)
+	}
+	v.text("staff", p.ID, "name", "The name of "+v.words.Staff.A(), p.Name, NameText)
+}
+
+func (v *validator) checkActivity(a Activity) {
+	v.text("activities", a.ID, "name", "The name of "+v.words.Activity.A(), a.Name, NameText)
+	v.text("activities", a.ID, "color", "The colour of "+v.words.Activity.A(), a.Color, ColorText)
+}
+
 func (v *validator) checkClasses() {
 	// Each name's key once, not once per class that names it.
-	staffKey := make(map[int64]string, len(v.s.Staff))
+	v.staffKey = make(map[int64]string, len(v.s.Staff))
 	for _, p := range v.s.Staff {
-		staffKey[p.ID] = NameKey(p.Name)
+		v.staffKey[p.ID] = NameKey(p.Name)
 	}
 	seen := make(map[string]int64, len(v.s.Classes))
-	var keys []string
 	for _, c := range v.s.Classes {
-		a, ok := v.activities[c.ActivityID]
+		k, ok := v.checkClass(&c)
 		if !ok {
-			v.add("classes", c.ID, "activityId", "%s %d names %s that does not exist", v.words.Class.Title(), c.ID, v.words.Activity.A())
-		}
-		if len(c.StaffIDs) == 0 {
-			v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(&c), v.words.Staff.One)
-		}
-		keys = keys[:0]
-		for _, id := range c.StaffIDs {
-			p, ok := v.staff[id]
-			if !ok {
-				v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(&c), v.words.Staff.One)
-				continue
-			}
-			if slices.Contains(keys, staffKey[id]) {
-				v.add("classes", c.ID, "staffIds", "%s lists %s twice", v.className(&c), p.Name)
-			}
-			keys = append(keys, staffKey[id])
-		}
-		if !ok || len(keys) == 0 {
 			continue
 		}
-		// ClassKey, from the keys at hand.
-		slices.Sort(keys)
-		k := NameKey(a.Name) + "\x00" + strings.Join(keys, "\x00")
 		if other, dup := seen[k]; dup {
-			v.add("classes", c.ID, "staffIds", "%s already exists (%s %d): no two %s share %s and the same %s",
-				v.className(&c), v.words.Class.One, other, v.words.Class.Many, v.words.Activity.A(), v.words.Staff.Many)
+			v.dupClass(&c, other)
 			continue
 		}
 		seen[k] = c.ID
 	}
+}
+
+// checkClass checks one class but for another having its activity and
+// staff, and returns its key (ClassKey) when it has one.
+func (v *validator) checkClass(c *Class) (string, bool) {
+	a, ok := v.activities[c.ActivityID]
+	if !ok {
+		v.add("classes", c.ID, "activityId", "%s %d names %s that does not exist", v.words.Class.Title(), c.ID, v.words.Activity.A())
+	}
+	if len(c.StaffIDs) == 0 {
+		v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(c), v.words.Staff.One)
+	}
+	keys := v.keys[:0]
+	for _, id := range c.StaffIDs {
+		p, ok := v.staff[id]
+		if !ok {
+			v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(c), v.words.Staff.One)
+			continue
+		}
+		if slices.Contains(keys, v.staffKey[id]) {
+			v.add("classes", c.ID, "staffIds", "%s lists %s twice", v.className(c), p.Name)
+		}
+		keys = append(keys, v.staffKey[id])
+	}
+	v.keys = keys
+	if !ok || len(keys) == 0 {
+		return "", false
+	}
+	// ClassKey, from the keys at hand.
+	slices.Sort(keys)
+	return NameKey(a.Name) + "\x00" + strings.Join(keys, "\x00"), true
+}
+
+func (v *validator) dupClass(c *Class, other int64) {
+	v.add("classes", c.ID, "staffIds", "%s already exists (%s %d): no two %s share %s and the same %s",
+		v.className(c), v.words.Class.One, other, v.words.Class.Many, v.words.Activity.A(), v.words.Staff.Many)
 }
 
 // className describes a class as people know it: "Boxing with Marco Reyes".
@@ -294,6 +324,12 @@ func ClassName(activity string, staff []string) string {
 
 func (v *validator) checkClassTimes() {
 	for _, ct := range v.s.ClassTimes {
+		v.checkClassTime(ct)
+	}
+}
+
+func (v *validator) checkClassTime(ct ClassTime) {
+	{
 		r, ok := v.rooms[ct.RoomID]
 		if !ok {
 			v.add("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
@@ -381,6 +417,22 @@ func (v *validator) checkEntries() {
 	}
 	seen := make(map[slot]bool, len(v.s.Entries))
 	for _, e := range v.s.Entries {
+		sr, ok := v.checkEntry(e)
+		if !ok {
+			continue
+		}
+		k := slot{e.SeriesID, e.ClassTimeID, e.Week}
+		if seen[k] {
+			v.add("entries", e.ID, "classTimeId", "%s %q already has %s in that class time in week %d", v.words.Series.Title(), sr.Name, v.words.Class.A(), e.Week)
+		}
+		seen[k] = true
+	}
+}
+
+// checkEntry checks one entry but for its slot being taken twice, and
+// returns its series when it exists.
+func (v *validator) checkEntry(e Entry) (*Series, bool) {
+	{
 		sr, ok := v.series[e.SeriesID]
 		if !ok {
 			v.add("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
@@ -392,16 +444,12 @@ func (v *validator) checkEntries() {
 			v.add("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
 		}
 		if !ok {
-			continue
+			return nil, false
 		}
 		if e.Week < 1 || (sr.Cycle >= 1 && e.Week > sr.Cycle) {
 			v.add("entries", e.ID, "week", "%s %q: week %d is outside its %s rotation", v.words.Series.Title(), sr.Name, e.Week, Word{"week", "weeks"}.N(sr.Cycle))
 		}
-		k := slot{e.SeriesID, e.ClassTimeID, e.Week}
-		if seen[k] {
-			v.add("entries", e.ID, "classTimeId", "%s %q already has %s in that class time in week %d", v.words.Series.Title(), sr.Name, v.words.Class.A(), e.Week)
-		}
-		seen[k] = true
+		return sr, true
 	}
 }
 
@@ -448,6 +496,12 @@ func (v *validator) checkSales() {
 
 func (v *validator) checkOneOffs() {
 	for _, o := range v.s.OneOffs {
+		v.checkOneOff(o)
+	}
+}
+
+func (v *validator) checkOneOff(o OneOff) {
+	{
 		if _, ok := v.classes[o.ClassID]; !ok {
 			v.add("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
 		}
@@ -478,20 +532,35 @@ func (v *validator) checkOneOffs() {
 func (v *validator) checkChanges() {
 	seen := map[SessionRef]bool{}
 	for _, c := range v.s.Changes {
-		ct, ok := v.classTimes[c.Ref.ClassTimeID]
-		if !ok {
-			v.add("changes", 0, "classTimeId", "A change names a class time that does not exist")
-		}
-		if _, ok := v.classes[c.Ref.ClassID]; !ok {
-			v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
-		}
-		if !c.Ref.Date.Valid() {
-			v.add("changes", 0, "date", "A change needs the date the session normally falls on")
-		}
+		ct, ok := v.checkChangeRef(c)
 		if seen[c.Ref] {
 			v.add("changes", 0, "date", "The session on %s has two changes; it can only have one", c.Ref.Date)
 		}
 		seen[c.Ref] = true
+		v.checkChangeRest(c, ct, ok)
+	}
+}
+
+// checkChangeRef checks the session a day change names and returns its
+// class time, when that exists.
+func (v *validator) checkChangeRef(c DayChange) (*ClassTime, bool) {
+	ct, ok := v.classTimes[c.Ref.ClassTimeID]
+	if !ok {
+		v.add("changes", 0, "classTimeId", "A change names a class time that does not exist")
+	}
+	if _, ok := v.classes[c.Ref.ClassID]; !ok {
+		v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
+	}
+	if !c.Ref.Date.Valid() {
+		v.add("changes", 0, "date", "A change needs the date the session normally falls on")
+	}
+	return ct, ok
+}
+
+// checkChangeRest is the rest of checking a day change, past its session
+// (ct and ok: its class time, when that exists).
+func (v *validator) checkChangeRest(c DayChange, ct *ClassTime, ok bool) {
+	{
 		if c.Date != 0 && !c.Date.Valid() {
 			v.add("changes", 0, "date", "A session cannot move to a date that does not exist")
 		}
@@ -582,6 +651,12 @@ func (v *validator) checkCapacity() {
 		byRoom[c.RoomID] = append(byRoom[c.RoomID], c)
 	}
 	for _, b := range v.s.RoomBookings {
+		v.checkRoomBooking(b)
+	}
+}
+
+func (v *validator) checkRoomBooking(b RoomBooking) {
+	{
 		r, ok := v.rooms[b.RoomID]
 		if !ok {
 			v.add("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
