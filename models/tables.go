@@ -366,16 +366,9 @@ func (t table[T, R]) update(w *saver, before, after *engine.State) error {
 	if t.save != nil {
 		return t.save(w, *t.slice(before), *t.slice(after), func(row int64, v *T) error { return t.writeChildren(w, row, v, true) })
 	}
-	old := make(map[int64]*T)
-	bl := *t.slice(before)
-	for i := range bl {
-		old[*t.id(&bl[i])] = &bl[i]
-	}
-	for _, v := range *t.slice(after) {
-		prev, ok := old[*t.id(&v)]
-		if !ok || reflect.DeepEqual(*prev, v) {
-			continue
-		}
+	edited, _ := rowDiff(*t.slice(before), *t.slice(after), t.id)
+	for _, e := range edited {
+		prev, v := e.was, *e.is
 		r := t.row(w.b, v)
 		any(&r).(revisioned).setRevision(w.rev)
 		if _, err := w.db.NewUpdate().Model(&r).WherePK().Where("business_id = ?", w.b).Exec(w.ctx); err != nil {
@@ -396,19 +389,12 @@ func (t table[T, R]) remove(w *saver, before, after *engine.State) error {
 	if t.apart || t.save != nil {
 		return nil
 	}
-	keep := make(map[int64]bool)
-	al := *t.slice(after)
-	for i := range al {
-		keep[*t.id(&al[i])] = true
-	}
+	_, removed := rowDiff(*t.slice(before), *t.slice(after), t.id)
 	var gone []int64
-	bl := *t.slice(before)
-	for i := range bl {
-		if id := *t.id(&bl[i]); !keep[id] {
-			gone = append(gone, id)
-			if t.removed != nil {
-				t.removed(w, bl[i])
-			}
+	for _, v := range removed {
+		gone = append(gone, *t.id(v))
+		if t.removed != nil {
+			t.removed(w, *v)
 		}
 	}
 	if len(gone) == 0 {
