@@ -228,6 +228,11 @@ func patched[T any](m map[int64]*T, ps []rowPair[T], id func(*T) int64) map[int6
 	for _, p := range ps {
 		if p.is != nil {
 			v := *p.is
+			if c, ok := any(&v).(*Class); ok {
+				// Its own staff list: the state's shares one array
+				// with every class (State.Clone).
+				c.StaffIDs = slices.Clone(c.StaffIDs)
+			}
 			m[id(&v)] = &v
 		}
 	}

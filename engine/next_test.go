@@ -66,7 +66,7 @@ func TestNextEqualsNew(t *testing.T) {
 		}
 	}
 	t.Logf("%d valid edits (%d compiled whole), %d invalid", valid, whole, invalid)
-	if valid < 100 || invalid < 100 {
+	if n := businesses * edits; valid < n/4 || invalid < n/20 {
 		t.Fatalf("too few of a kind: %d valid, %d invalid", valid, invalid)
 	}
 }
