@@ -329,23 +329,21 @@ func (v *validator) checkClassTimes() {
 }
 
 func (v *validator) checkClassTime(ct ClassTime) {
-	{
-		r, ok := v.rooms[ct.RoomID]
-		if !ok {
-			v.add("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
-		}
-		if ct.Weekday < time.Sunday || ct.Weekday > time.Saturday {
-			v.add("classTimes", ct.ID, "weekday", "A class time needs a day of the week")
-		}
-		v.span("classTimes", ct.ID, ct.Start, ct.End)
-		v.text("classTimes", ct.ID, "label", "The label of a class time", ct.Label, LabelText)
-		v.text("classTimes", ct.ID, "type", "The type of a class time", ct.Type, LabelText)
-		v.count("classTimes", ct.ID, "capacity", "The number of places", ct.Capacity, MaxPlaces)
-		if ct.Buffer < 0 || ct.Buffer > 24*60 {
-			v.add("classTimes", ct.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", ct.Buffer)
-		}
-		v.units("classTimes", ct.ID, ct.Units, r, ok)
+	r, ok := v.rooms[ct.RoomID]
+	if !ok {
+		v.add("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
 	}
+	if ct.Weekday < time.Sunday || ct.Weekday > time.Saturday {
+		v.add("classTimes", ct.ID, "weekday", "A class time needs a day of the week")
+	}
+	v.span("classTimes", ct.ID, ct.Start, ct.End)
+	v.text("classTimes", ct.ID, "label", "The label of a class time", ct.Label, LabelText)
+	v.text("classTimes", ct.ID, "type", "The type of a class time", ct.Type, LabelText)
+	v.count("classTimes", ct.ID, "capacity", "The number of places", ct.Capacity, MaxPlaces)
+	if ct.Buffer < 0 || ct.Buffer > 24*60 {
+		v.add("classTimes", ct.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", ct.Buffer)
+	}
+	v.units("classTimes", ct.ID, ct.Units, r, ok)
 }
 
 func (v *validator) span(table string, id int64, start, end LocalTime) {
@@ -432,25 +430,23 @@ func (v *validator) checkEntries() {
 // checkEntry checks one entry but for its slot being taken twice, and
 // returns its series when it exists.
 func (v *validator) checkEntry(e Entry) (*Series, bool) {
-	{
-		sr, ok := v.series[e.SeriesID]
-		if !ok {
-			v.add("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
-		}
-		if _, ok := v.classTimes[e.ClassTimeID]; !ok {
-			v.add("entries", e.ID, "classTimeId", "An entry names a class time that does not exist")
-		}
-		if _, ok := v.classes[e.ClassID]; !ok {
-			v.add("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
-		}
-		if !ok {
-			return nil, false
-		}
-		if e.Week < 1 || (sr.Cycle >= 1 && e.Week > sr.Cycle) {
-			v.add("entries", e.ID, "week", "%s %q: week %d is outside its %s rotation", v.words.Series.Title(), sr.Name, e.Week, Word{"week", "weeks"}.N(sr.Cycle))
-		}
-		return sr, true
+	sr, ok := v.series[e.SeriesID]
+	if !ok {
+		v.add("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
 	}
+	if _, ok := v.classTimes[e.ClassTimeID]; !ok {
+		v.add("entries", e.ID, "classTimeId", "An entry names a class time that does not exist")
+	}
+	if _, ok := v.classes[e.ClassID]; !ok {
+		v.add("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
+	}
+	if !ok {
+		return nil, false
+	}
+	if e.Week < 1 || (sr.Cycle >= 1 && e.Week > sr.Cycle) {
+		v.add("entries", e.ID, "week", "%s %q: week %d is outside its %s rotation", v.words.Series.Title(), sr.Name, e.Week, Word{"week", "weeks"}.N(sr.Cycle))
+	}
+	return sr, true
 }
 
 func (v *validator) checkSales() {
@@ -501,30 +497,28 @@ func (v *validator) checkOneOffs() {
 }
 
 func (v *validator) checkOneOff(o OneOff) {
-	{
-		if _, ok := v.classes[o.ClassID]; !ok {
-			v.add("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
-		}
-		r, ok := v.rooms[o.RoomID]
-		if !ok {
-			v.add("oneOffs", o.ID, "roomId", "A one-off names a room that does not exist")
-		}
-		if !o.Date.Valid() {
-			v.add("oneOffs", o.ID, "date", "A one-off needs a date")
-		}
-		v.span("oneOffs", o.ID, o.Start, o.End)
-		v.units("oneOffs", o.ID, o.Units, r, ok)
-		if o.Buffer < 0 || o.Buffer > 24*60 {
-			v.add("oneOffs", o.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", o.Buffer)
-		}
-		v.count("oneOffs", o.ID, "capacity", "The number of places", o.Capacity, MaxPlaces)
-		v.text("oneOffs", o.ID, "label", "The label of a one-off", o.Label, LabelText)
-		v.text("oneOffs", o.ID, "note", "The note of a one-off", o.Note, NoteText)
-		v.distinct("oneOffs", o.ID, "clientIds", "A one-off", o.ClientIDs)
-		for _, c := range o.ClientIDs {
-			if _, ok := v.clients[c]; !ok {
-				v.add("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
-			}
+	if _, ok := v.classes[o.ClassID]; !ok {
+		v.add("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
+	}
+	r, ok := v.rooms[o.RoomID]
+	if !ok {
+		v.add("oneOffs", o.ID, "roomId", "A one-off names a room that does not exist")
+	}
+	if !o.Date.Valid() {
+		v.add("oneOffs", o.ID, "date", "A one-off needs a date")
+	}
+	v.span("oneOffs", o.ID, o.Start, o.End)
+	v.units("oneOffs", o.ID, o.Units, r, ok)
+	if o.Buffer < 0 || o.Buffer > 24*60 {
+		v.add("oneOffs", o.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", o.Buffer)
+	}
+	v.count("oneOffs", o.ID, "capacity", "The number of places", o.Capacity, MaxPlaces)
+	v.text("oneOffs", o.ID, "label", "The label of a one-off", o.Label, LabelText)
+	v.text("oneOffs", o.ID, "note", "The note of a one-off", o.Note, NoteText)
+	v.distinct("oneOffs", o.ID, "clientIds", "A one-off", o.ClientIDs)
+	for _, c := range o.ClientIDs {
+		if _, ok := v.clients[c]; !ok {
+			v.add("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
 		}
 	}
 }
@@ -560,39 +554,37 @@ func (v *validator) checkChangeRef(c DayChange) (*ClassTime, bool) {
 // checkChangeRest is the rest of checking a day change, past its session
 // (ct and ok: its class time, when that exists).
 func (v *validator) checkChangeRest(c DayChange, ct *ClassTime, ok bool) {
-	{
-		if c.Date != 0 && !c.Date.Valid() {
-			v.add("changes", 0, "date", "A session cannot move to a date that does not exist")
+	if c.Date != 0 && !c.Date.Valid() {
+		v.add("changes", 0, "date", "A session cannot move to a date that does not exist")
+	}
+	if c.RoomID != 0 {
+		if _, ok := v.rooms[c.RoomID]; !ok {
+			v.add("changes", 0, "roomId", "A change moves a session to a room that does not exist")
 		}
-		if c.RoomID != 0 {
-			if _, ok := v.rooms[c.RoomID]; !ok {
-				v.add("changes", 0, "roomId", "A change moves a session to a room that does not exist")
-			}
+	}
+	if c.ClassID != 0 {
+		if _, ok := v.classes[c.ClassID]; !ok {
+			v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
 		}
-		if c.ClassID != 0 {
-			if _, ok := v.classes[c.ClassID]; !ok {
-				v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
-			}
+	}
+	if c.StaffIDs != nil && len(c.StaffIDs) == 0 {
+		v.add("changes", 0, "staffIds", "A session needs at least one %s", v.words.Staff.One)
+	}
+	for _, id := range c.StaffIDs {
+		if _, ok := v.staff[id]; !ok {
+			v.add("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
 		}
-		if c.StaffIDs != nil && len(c.StaffIDs) == 0 {
-			v.add("changes", 0, "staffIds", "A session needs at least one %s", v.words.Staff.One)
+	}
+	v.text("changes", 0, "note", "The note of a change", c.Note, NoteText)
+	if ok && (c.Start != nil || c.End != nil) {
+		start, end := ct.Start, ct.End
+		if c.Start != nil {
+			start = *c.Start
 		}
-		for _, id := range c.StaffIDs {
-			if _, ok := v.staff[id]; !ok {
-				v.add("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
-			}
+		if c.End != nil {
+			end = *c.End
 		}
-		v.text("changes", 0, "note", "The note of a change", c.Note, NoteText)
-		if ok && (c.Start != nil || c.End != nil) {
-			start, end := ct.Start, ct.End
-			if c.Start != nil {
-				start = *c.Start
-			}
-			if c.End != nil {
-				end = *c.End
-			}
-			v.span("changes", 0, start, end)
-		}
+		v.span("changes", 0, start, end)
 	}
 }
 
@@ -656,18 +648,16 @@ func (v *validator) checkCapacity() {
 }
 
 func (v *validator) checkRoomBooking(b RoomBooking) {
-	{
-		r, ok := v.rooms[b.RoomID]
-		if !ok {
-			v.add("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
-		}
-		if !b.Date.Valid() {
-			v.add("roomBookings", b.ID, "date", "A booking needs a date")
-		}
-		v.span("roomBookings", b.ID, b.Start, b.End)
-		v.units("roomBookings", b.ID, b.Units, r, ok)
-		v.text("roomBookings", b.ID, "note", "The note of a booking", b.Note, NoteText)
+	r, ok := v.rooms[b.RoomID]
+	if !ok {
+		v.add("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
 	}
+	if !b.Date.Valid() {
+		v.add("roomBookings", b.ID, "date", "A booking needs a date")
+	}
+	v.span("roomBookings", b.ID, b.Start, b.End)
+	v.units("roomBookings", b.ID, b.Units, r, ok)
+	v.text("roomBookings", b.ID, "note", "The note of a booking", b.Note, NoteText)
 }
 
 // overlaps reports whether two rules of a room declare the same time: both
