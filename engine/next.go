@@ -638,27 +638,49 @@ func (n *Timetable) groupsAfter(t *Timetable, d *stateDiff) {
 	n.groups = make([]group, 0, len(t.groups)-len(hit)+len(fresh)+1)
 	renum := make([]int, len(t.groups)) // -1: dropped
 	var added []int
-	f := 0
+	f, run := 0, 0 // the next fresh group; the first kept group not yet in
+	keep := func(to int) { // the kept groups from run up to to, in one copy
+		for gi := run; gi < to; gi++ {
+			renum[gi] = len(n.groups) + gi - run
+		}
+		n.groups = append(n.groups, t.groups[run:to]...)
+		run = to
+	}
 	for gi := range t.groups {
 		g := &t.groups[gi]
-		if hit[groupKey{g.ct.ID, g.class.ID}] {
-			renum[gi] = -1
+		if slices.Contains(hitCTs, g.ct.ID) && hit[groupKey{g.ct.ID, g.class.ID}] {
+			keep(gi)
+			renum[gi], run = -1, gi+1
 			continue
 		}
-		for f < len(fresh) && groupOrder(&fresh[f], g) < 0 {
-			added = append(added, len(n.groups))
-			n.groups = append(n.groups, fresh[f])
-			f++
+		if f < len(fresh) && groupOrder(&fresh[f], g) < 0 {
+			keep(gi)
+			for ; f < len(fresh) && groupOrder(&fresh[f], g) < 0; f++ {
+				added = append(added, len(n.groups))
+				n.groups = append(n.groups, fresh[f])
+			}
 		}
-		renum[gi] = len(n.groups)
-		n.groups = append(n.groups, *g)
 	}
+	keep(len(t.groups))
 	for ; f < len(fresh); f++ {
 		added = append(added, len(n.groups))
 		n.groups = append(n.groups, fresh[f])
 	}
-	n.groupOf = make(map[groupKey]int, len(n.groups))
-	for gi := range n.groups {
+	if len(n.groups) == 0 {
+		n.groups = nil
+	}
+	// t's numbers, changed where a group moved.
+	n.groupOf = maps.Clone(t.groupOf)
+	for k := range hit {
+		delete(n.groupOf, k)
+	}
+	for gi, x := range renum {
+		if x >= 0 && x != gi {
+			g := &t.groups[gi]
+			n.groupOf[groupKey{g.ct.ID, g.class.ID}] = x
+		}
+	}
+	for _, gi := range added {
 		g := &n.groups[gi]
 		n.groupOf[groupKey{g.ct.ID, g.class.ID}] = gi
 	}
@@ -696,6 +718,9 @@ func relist(old, renum, added []int, groups []group, wd int, order func(a, b int
 		}
 		i, _ := slices.BinarySearchFunc(out, gi, order)
 		out = slices.Insert(out, i, gi)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
