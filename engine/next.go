@@ -638,7 +638,7 @@ func (n *Timetable) groupsAfter(t *Timetable, d *stateDiff) {
 	n.groups = make([]group, 0, len(t.groups)-len(hit)+len(fresh)+1)
 	renum := make([]int, len(t.groups)) // -1: dropped
 	var added []int
-	f, run := 0, 0 // the next fresh group; the first kept group not yet in
+	f, run := 0, 0         // the next fresh group; the first kept group not yet in
 	keep := func(to int) { // the kept groups from run up to to, in one copy
 		for gi := run; gi < to; gi++ {
 			renum[gi] = len(n.groups) + gi - run
