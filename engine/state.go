@@ -90,7 +90,7 @@ func (s *State) Canonical() {
 	byID(s.Closures, func(v *Closure) int64 { return v.ID })
 	byID(s.Capacity, func(v *CapacityRule) int64 { return v.ID })
 	byID(s.RoomBookings, func(v *RoomBooking) int64 { return v.ID })
-	slices.SortFunc(s.Changes, func(a, b DayChange) int {
+	sortOnce(s.Changes, func(a, b *DayChange) int {
 		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 	})
 	for i := range s.Classes {
@@ -123,7 +123,18 @@ func (s *State) Canonical() {
 }
 
 func byID[T any](l []T, id func(*T) int64) {
-	slices.SortFunc(l, func(a, b T) int { return cmp.Compare(id(&a), id(&b)) })
+	sortOnce(l, func(a, b *T) int { return cmp.Compare(id(a), id(b)) })
+}
+
+// sortOnce sorts l unless it is in order already, as a saved state mostly
+// is: one look through it rather than a sort.
+func sortOnce[T any](l []T, order func(a, b *T) int) {
+	for i := 1; i < len(l); i++ {
+		if order(&l[i-1], &l[i]) > 0 {
+			slices.SortFunc(l, func(a, b T) int { return order(&a, &b) })
+			return
+		}
+	}
 }
 
 func nilIfEmpty[T any](s []T) []T {

@@ -33,7 +33,12 @@ func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State
 	}
 	// Inserts go in the order of references, and each table's new ids are
 	// written into after before the next table, so every row refers to real
-	// rows when it is inserted.
+	// rows when it is inserted. Only the rows holding a temporary id are
+	// rewritten: they are found once, not walked for each table inserted.
+	w.temp = make([][]int, len(tables))
+	for i, t := range tables {
+		w.temp[i] = t.temporary(after)
+	}
 	for _, t := range tables {
 		if err := t.insert(w, after); err != nil {
 			return nil, err
@@ -72,6 +77,23 @@ type saver struct {
 	rev    int64
 	v      *Versions
 	stones []Tombstone
+	temp   [][]int // by table, the rows of after holding a temporary id
+}
+
+// remapTemporary rewrites the temporary ids of after through m, in the
+// rows that hold them.
+func (w *saver) remapTemporary(after *engine.State, m map[int64]int64) {
+	f := func(_ Table, id int64) int64 {
+		if v, ok := m[id]; ok {
+			return v
+		}
+		return id
+	}
+	for i, t := range tables {
+		if rows := w.temp[i]; len(rows) > 0 {
+			t.remapRows(after, rows, f)
+		}
+	}
 }
 
 func (w *saver) tombstone(t Tombstone) {
