@@ -115,31 +115,44 @@ func rulesDiffer(a, b State) bool {
 }
 
 // eachChanged calls changed with both versions of every row, found by key,
-// that was added, removed or edited between before and after.
+// that was added, removed or edited between before and after. Rows in the
+// same places at the start and the end of both lists, as an edited copy
+// has them, are compared in place (pairsOf), so a write pays a map entry
+// only for the rows between.
 func eachChanged[T any, K comparable](before, after []T, key func(*T) K, changed func(*T)) {
-	was := make(map[K]*T, len(before))
-	for i := range before {
-		was[key(&before[i])] = &before[i]
-	}
-	seen := make(map[K]bool, len(after))
-	for i := range after {
-		row := &after[i]
-		k := key(row)
-		seen[k] = true
-		old, ok := was[k]
-		if ok && reflect.DeepEqual(*old, *row) {
-			continue
+	for _, p := range pairsOf(before, after, key, sameRow[T]) {
+		if p.was != nil {
+			changed(p.was)
 		}
-		if ok {
-			changed(old)
-		}
-		changed(row)
-	}
-	for k, old := range was {
-		if !seen[k] {
-			changed(old)
+		if p.is != nil {
+			changed(p.is)
 		}
 	}
+}
+
+// sameRow reports whether two rows of a state are equal in every field:
+// with == for the rows that hold no lists, reflect.DeepEqual for the rest.
+func sameRow[T any](a, b *T) bool {
+	switch x := any(a).(type) {
+	case *Entry:
+		return *x == *any(b).(*Entry)
+	case *ClassTime:
+		return *x == *any(b).(*ClassTime)
+	case *Staff:
+		return *x == *any(b).(*Staff)
+	case *Room:
+		return *x == *any(b).(*Room)
+	case *Activity:
+		return *x == *any(b).(*Activity)
+	case *Series:
+		return *x == *any(b).(*Series)
+	case *RoomBooking:
+		return *x == *any(b).(*RoomBooking)
+	case *Class:
+		y := any(b).(*Class)
+		return x.ID == y.ID && x.ActivityID == y.ActivityID && sameList(x.StaffIDs, y.StaffIDs)
+	}
+	return reflect.DeepEqual(*a, *b)
 }
 
 func changeKey(c *DayChange) SessionRef { return c.Ref }

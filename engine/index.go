@@ -42,19 +42,31 @@ func (t *Timetable) buildIndex() {
 		g.units = t.units(g.ct.Units, g.ct.RoomID)
 		g.weeks = slices.Clip(g.weeks)
 	}
+	t.buildDayOrder()
+	t.buildDated()
+	t.buildLevels()
+}
+
+// buildDayOrder fills dayOrder and weekTotal from byWeekday.
+func (t *Timetable) buildDayOrder() {
 	for wd := range t.dayOrder {
 		// byWeekday holds the same groups, in the order of their starts.
 		list := slices.Clone(t.byWeekday[wd])
-		slices.SortStableFunc(list, func(a, b int) int {
-			// compareSessions, for sessions of one date and no one-off
-			x, y := &t.groups[a], &t.groups[b]
-			return cmp.Or(cmp.Compare(x.ct.Start, y.ct.Start), cmp.Compare(x.ct.End, y.ct.End),
-				cmp.Compare(x.ct.RoomID, y.ct.RoomID), cmp.Compare(x.class.ID, y.class.ID), cmp.Compare(x.ct.ID, y.ct.ID))
-		})
+		slices.SortStableFunc(list, func(a, b int) int { return daySort(&t.groups[a], &t.groups[b]) })
 		t.dayOrder[wd] = list
 		t.weekTotal += len(list)
 	}
+}
 
+// daySort orders the sessions of two groups on one date as
+// compareSessions does (no one-off among them).
+func daySort(x, y *group) int {
+	return cmp.Or(cmp.Compare(x.ct.Start, y.ct.Start), cmp.Compare(x.ct.End, y.ct.End),
+		cmp.Compare(x.ct.RoomID, y.ct.RoomID), cmp.Compare(x.class.ID, y.class.ID), cmp.Compare(x.ct.ID, y.ct.ID))
+}
+
+// buildDated fills dated from the dated rows compiled.
+func (t *Timetable) buildDated() {
 	t.dated = make(map[Date]*dated, len(t.byOrigin)+len(t.movedIn)+len(t.oneOffs))
 	at := func(d Date) *dated {
 		x := t.dated[d]
@@ -73,7 +85,10 @@ func (t *Timetable) buildIndex() {
 	for d, os := range t.oneOffs {
 		at(d).oneOffs = os
 	}
+}
 
+// buildLevels fills levels from the rooms and their capacity rules.
+func (t *Timetable) buildLevels() {
 	t.levels = make(map[int64]*roomLevels, len(t.rooms))
 	for id, room := range t.rooms {
 		l := &roomLevels{}

@@ -41,8 +41,9 @@ func BenchmarkScaleClashProof(b *testing.B) {
 
 // BenchmarkScaleGuardedWrite is the engine's part of one guarded write to
 // a synthetic business: copy the schedule, add a class time and its entry,
-// validate and compile the result, prove its clashes from the proof the
-// revision before kept and compare the two.
+// validate and compile the result from the revision before
+// (Timetable.Next), prove its clashes from the proof the revision before
+// kept and compare the two.
 func BenchmarkScaleGuardedWrite(b *testing.B) {
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -59,7 +60,7 @@ func BenchmarkScaleGuardedWrite(b *testing.B) {
 				if _, ok := enginetest.AddClassTime(&s, 0); !ok {
 					b.Fatal("no free hour")
 				}
-				after, err := engine.New(s)
+				after, err := before.Next(s)
 				if err != nil {
 					b.Fatal(err)
 				}

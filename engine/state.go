@@ -3,20 +3,22 @@ package engine
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // Clone returns a deep copy of s: no slice or pointer of the copy is shared
 // with s, so an edit of the copy never changes a state that readers share
-// (a snapshot, a demo, the existing schedule an import adds to).
+// (a snapshot, a demo, the existing schedule an import adds to). The lists
+// inside the rows of one table share one new array, each list capped at its
+// length, so that a copy costs an allocation a table rather than a row and
+// an append to one list never reaches the next.
 func (s State) Clone() State {
 	c := s
 	c.Rooms = slices.Clone(s.Rooms)
 	c.Staff = slices.Clone(s.Staff)
 	c.Activities = slices.Clone(s.Activities)
 	c.Classes = slices.Clone(s.Classes)
-	for i := range c.Classes {
-		c.Classes[i].StaffIDs = slices.Clone(c.Classes[i].StaffIDs)
-	}
+	cloneLists(c.Classes, func(v *Class) *[]int64 { return &v.StaffIDs })
 	c.ClassTimes = slices.Clone(s.ClassTimes)
 	c.Series = slices.Clone(s.Series)
 	c.Entries = slices.Clone(s.Entries)
@@ -24,30 +26,46 @@ func (s State) Clone() State {
 	c.Clients = slices.Clone(s.Clients)
 	c.Subscriptions = slices.Clone(s.Subscriptions)
 	c.OneOffs = slices.Clone(s.OneOffs)
-	for i := range c.OneOffs {
-		c.OneOffs[i].ClientIDs = slices.Clone(c.OneOffs[i].ClientIDs)
-	}
+	cloneLists(c.OneOffs, func(v *OneOff) *[]int64 { return &v.ClientIDs })
 	c.Changes = slices.Clone(s.Changes)
+	cloneLists(c.Changes, func(v *DayChange) *[]int64 { return &v.StaffIDs })
+	times := make([]LocalTime, 0, 2*len(c.Changes))
 	for i := range c.Changes {
 		ch := &c.Changes[i]
-		ch.StaffIDs = slices.Clone(ch.StaffIDs)
 		if ch.Start != nil {
-			ch.Start = ptr(*ch.Start)
+			times = append(times, *ch.Start)
+			ch.Start = &times[len(times)-1]
 		}
 		if ch.End != nil {
-			ch.End = ptr(*ch.End)
+			times = append(times, *ch.End)
+			ch.End = &times[len(times)-1]
 		}
 	}
 	c.Closures = slices.Clone(s.Closures)
-	for i := range c.Closures {
-		c.Closures[i].RoomIDs = slices.Clone(c.Closures[i].RoomIDs)
-	}
+	cloneLists(c.Closures, func(v *Closure) *[]int64 { return &v.RoomIDs })
 	c.Capacity = slices.Clone(s.Capacity)
-	for i := range c.Capacity {
-		c.Capacity[i].Weekdays = slices.Clone(c.Capacity[i].Weekdays)
-	}
+	cloneLists(c.Capacity, func(v *CapacityRule) *[]time.Weekday { return &v.Weekdays })
 	c.RoomBookings = slices.Clone(s.RoomBookings)
 	return c
+}
+
+// cloneLists gives the list list(row) of every row its own copy, all in
+// one new array; nil stays nil and empty stays empty.
+func cloneLists[R, E any](rows []R, list func(*R) *[]E) {
+	n := 0
+	for i := range rows {
+		n += len(*list(&rows[i]))
+	}
+	buf := make([]E, 0, n)
+	for i := range rows {
+		l := list(&rows[i])
+		if *l == nil {
+			continue
+		}
+		from := len(buf)
+		buf = append(buf, *l...)
+		*l = buf[from:len(buf):len(buf)]
+	}
 }
 
 // Canonical puts s in one order, so that two states holding the same rows
@@ -72,7 +90,7 @@ func (s *State) Canonical() {
 	byID(s.Closures, func(v *Closure) int64 { return v.ID })
 	byID(s.Capacity, func(v *CapacityRule) int64 { return v.ID })
 	byID(s.RoomBookings, func(v *RoomBooking) int64 { return v.ID })
-	slices.SortFunc(s.Changes, func(a, b DayChange) int {
+	sortOnce(s.Changes, func(a, b *DayChange) int {
 		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 	})
 	for i := range s.Classes {
@@ -105,7 +123,18 @@ func (s *State) Canonical() {
 }
 
 func byID[T any](l []T, id func(*T) int64) {
-	slices.SortFunc(l, func(a, b T) int { return cmp.Compare(id(&a), id(&b)) })
+	sortOnce(l, func(a, b *T) int { return cmp.Compare(id(a), id(b)) })
+}
+
+// sortOnce sorts l unless it is in order already, as a saved state mostly
+// is: one look through it rather than a sort.
+func sortOnce[T any](l []T, order func(a, b *T) int) {
+	for i := 1; i < len(l); i++ {
+		if order(&l[i-1], &l[i]) > 0 {
+			slices.SortFunc(l, func(a, b T) int { return order(&a, &b) })
+			return
+		}
+	}
 }
 
 func nilIfEmpty[T any](s []T) []T {

@@ -79,21 +79,13 @@ func compile(s State) *Timetable {
 		series:     make(map[int64]*Series, len(s.Series)),
 		rot:        make(map[int64]*Rotation, len(s.Series)),
 		groupOf:    make(map[groupKey]int),
-		changes:    make(map[SessionRef]*DayChange, len(s.Changes)),
-		byOrigin:   make(map[Date][]*DayChange),
-		movedIn:    make(map[Date][]*DayChange),
-		oneOffs:    make(map[Date][]*OneOff),
 		rules:      make(map[int64][]*CapacityRule),
-		bookings:   make(map[Date][]*RoomBooking),
 	}
 	for i := range s.Capacity {
 		r := &s.Capacity[i]
 		t.rules[r.RoomID] = append(t.rules[r.RoomID], r)
 	}
-	for i := range s.RoomBookings {
-		b := &s.RoomBookings[i]
-		t.bookings[b.Date] = append(t.bookings[b.Date], b)
-	}
+	t.compileBookings()
 	for i := range s.Rooms {
 		t.rooms[s.Rooms[i].ID] = &s.Rooms[i]
 	}
@@ -168,6 +160,28 @@ func compile(s State) *Timetable {
 		sort.SliceStable(list, func(i, j int) bool { return t.groups[list[i]].ct.Start < t.groups[list[j]].ct.Start })
 	}
 
+	t.compileChanges()
+	t.compileOneOffs()
+	t.buildIndex()
+	return t
+}
+
+// compileBookings, compileChanges and compileOneOffs compile the dated rows
+// of t's state, each table on its own, so that a revision that changes
+// none of one table's rows shares what the one before compiled (see Next).
+func (t *Timetable) compileBookings() {
+	s := &t.state
+	t.bookings = make(map[Date][]*RoomBooking)
+	for i := range s.RoomBookings {
+		b := &s.RoomBookings[i]
+		t.bookings[b.Date] = append(t.bookings[b.Date], b)
+	}
+}
+
+func (t *Timetable) compileChanges() {
+	s := &t.state
+	t.changes = make(map[SessionRef]*DayChange, len(s.Changes))
+	t.byOrigin, t.movedIn = make(map[Date][]*DayChange), make(map[Date][]*DayChange)
 	for i := range s.Changes {
 		c := &s.Changes[i]
 		t.changes[c.Ref] = c
@@ -176,12 +190,15 @@ func compile(s State) *Timetable {
 			t.movedIn[c.Date] = append(t.movedIn[c.Date], c)
 		}
 	}
+}
+
+func (t *Timetable) compileOneOffs() {
+	s := &t.state
+	t.oneOffs = make(map[Date][]*OneOff)
 	for i := range s.OneOffs {
 		o := &s.OneOffs[i]
 		t.oneOffs[o.Date] = append(t.oneOffs[o.Date], o)
 	}
-	t.buildIndex()
-	return t
 }
 
 // PausedRuns returns, ascending, merged and apart, the runs of weeks in

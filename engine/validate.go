@@ -70,6 +70,11 @@ type validator struct {
 	plans      map[int64]*Plan
 	clients    map[int64]*Client
 
+	// staffKey is each staff member's NameKey; keys is checkClass's
+	// scratch list.
+	staffKey map[int64]string
+	keys     []string
+
 	// peak is the most units a room ever has: its plain capacity, or the
 	// highest level of its capacity rules when it has any.
 	peak map[int64]int
@@ -142,7 +147,11 @@ func (v *validator) index() {
 	indexByID(v, "roomBookings", v.s.RoomBookings, func(r *RoomBooking) int64 { return r.ID })
 	indexByID(v, "subscriptions", v.s.Subscriptions, func(r *Subscription) int64 { return r.ID })
 	indexByID(v, "entries", v.s.Entries, func(r *Entry) int64 { return r.ID })
+	v.peaks()
+}
 
+// peaks fills peak from the rooms and their capacity rules.
+func (v *validator) peaks() {
 	v.peak = make(map[int64]int, len(v.s.Rooms))
 	profiled := map[int64]bool{}
 	for _, c := range v.s.Capacity {
@@ -204,16 +213,12 @@ func (v *validator) checkPeople() {
 	// Two staff rows may carry one person's name (the clash rules then treat
 	// them as one person), but every row needs a name.
 	for _, p := range v.s.Staff {
-		if NameKey(p.Name) == "" {
-			v.add("staff", p.ID, "name", "Every %s needs a name", v.words.Staff.One)
-		}
-		v.text("staff", p.ID, "name", "The name of "+v.words.Staff.A(), p.Name, NameText)
+		v.checkStaff(p)
 	}
 	seen := map[string]bool{}
 	for _, a := range v.s.Activities {
 		v.unique("activities", a.ID, v.words.Activity.One, a.Name, seen)
-		v.text("activities", a.ID, "name", "The name of "+v.words.Activity.A(), a.Name, NameText)
-		v.text("activities", a.ID, "color", "The colour of "+v.words.Activity.A(), a.Color, ColorText)
+		v.checkActivity(a)
 	}
 	for _, c := range v.s.Clients {
 		if strings.TrimSpace(c.Name) == "" {
@@ -225,47 +230,72 @@ func (v *validator) checkPeople() {
 	}
 }
 
+func (v *validator) checkStaff(p Staff) {
+	if NameKey(p.Name) == "" {
+		v.add("staff", p.ID, "name", "Every %s needs a name", v.words.Staff.One)
+	}
+	v.text("staff", p.ID, "name", "The name of "+v.words.Staff.A(), p.Name, NameText)
+}
+
+func (v *validator) checkActivity(a Activity) {
+	v.text("activities", a.ID, "name", "The name of "+v.words.Activity.A(), a.Name, NameText)
+	v.text("activities", a.ID, "color", "The colour of "+v.words.Activity.A(), a.Color, ColorText)
+}
+
 func (v *validator) checkClasses() {
 	// Each name's key once, not once per class that names it.
-	staffKey := make(map[int64]string, len(v.s.Staff))
+	v.staffKey = make(map[int64]string, len(v.s.Staff))
 	for _, p := range v.s.Staff {
-		staffKey[p.ID] = NameKey(p.Name)
+		v.staffKey[p.ID] = NameKey(p.Name)
 	}
 	seen := make(map[string]int64, len(v.s.Classes))
-	var keys []string
 	for _, c := range v.s.Classes {
-		a, ok := v.activities[c.ActivityID]
+		k, ok := v.checkClass(&c)
 		if !ok {
-			v.add("classes", c.ID, "activityId", "%s %d names %s that does not exist", v.words.Class.Title(), c.ID, v.words.Activity.A())
-		}
-		if len(c.StaffIDs) == 0 {
-			v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(&c), v.words.Staff.One)
-		}
-		keys = keys[:0]
-		for _, id := range c.StaffIDs {
-			p, ok := v.staff[id]
-			if !ok {
-				v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(&c), v.words.Staff.One)
-				continue
-			}
-			if slices.Contains(keys, staffKey[id]) {
-				v.add("classes", c.ID, "staffIds", "%s lists %s twice", v.className(&c), p.Name)
-			}
-			keys = append(keys, staffKey[id])
-		}
-		if !ok || len(keys) == 0 {
 			continue
 		}
-		// ClassKey, from the keys at hand.
-		slices.Sort(keys)
-		k := NameKey(a.Name) + "\x00" + strings.Join(keys, "\x00")
 		if other, dup := seen[k]; dup {
-			v.add("classes", c.ID, "staffIds", "%s already exists (%s %d): no two %s share %s and the same %s",
-				v.className(&c), v.words.Class.One, other, v.words.Class.Many, v.words.Activity.A(), v.words.Staff.Many)
+			v.dupClass(&c, other)
 			continue
 		}
 		seen[k] = c.ID
 	}
+}
+
+// checkClass checks one class but for another having its activity and
+// staff, and returns its key (ClassKey) when it has one.
+func (v *validator) checkClass(c *Class) (string, bool) {
+	a, ok := v.activities[c.ActivityID]
+	if !ok {
+		v.add("classes", c.ID, "activityId", "%s %d names %s that does not exist", v.words.Class.Title(), c.ID, v.words.Activity.A())
+	}
+	if len(c.StaffIDs) == 0 {
+		v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(c), v.words.Staff.One)
+	}
+	keys := v.keys[:0]
+	for _, id := range c.StaffIDs {
+		p, ok := v.staff[id]
+		if !ok {
+			v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(c), v.words.Staff.One)
+			continue
+		}
+		if slices.Contains(keys, v.staffKey[id]) {
+			v.add("classes", c.ID, "staffIds", "%s lists %s twice", v.className(c), p.Name)
+		}
+		keys = append(keys, v.staffKey[id])
+	}
+	v.keys = keys
+	if !ok || len(keys) == 0 {
+		return "", false
+	}
+	// ClassKey, from the keys at hand.
+	slices.Sort(keys)
+	return NameKey(a.Name) + "\x00" + strings.Join(keys, "\x00"), true
+}
+
+func (v *validator) dupClass(c *Class, other int64) {
+	v.add("classes", c.ID, "staffIds", "%s already exists (%s %d): no two %s share %s and the same %s",
+		v.className(c), v.words.Class.One, other, v.words.Class.Many, v.words.Activity.A(), v.words.Staff.Many)
 }
 
 // className describes a class as people know it: "Boxing with Marco Reyes".
@@ -294,22 +324,26 @@ func ClassName(activity string, staff []string) string {
 
 func (v *validator) checkClassTimes() {
 	for _, ct := range v.s.ClassTimes {
-		r, ok := v.rooms[ct.RoomID]
-		if !ok {
-			v.add("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
-		}
-		if ct.Weekday < time.Sunday || ct.Weekday > time.Saturday {
-			v.add("classTimes", ct.ID, "weekday", "A class time needs a day of the week")
-		}
-		v.span("classTimes", ct.ID, ct.Start, ct.End)
-		v.text("classTimes", ct.ID, "label", "The label of a class time", ct.Label, LabelText)
-		v.text("classTimes", ct.ID, "type", "The type of a class time", ct.Type, LabelText)
-		v.count("classTimes", ct.ID, "capacity", "The number of places", ct.Capacity, MaxPlaces)
-		if ct.Buffer < 0 || ct.Buffer > 24*60 {
-			v.add("classTimes", ct.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", ct.Buffer)
-		}
-		v.units("classTimes", ct.ID, ct.Units, r, ok)
+		v.checkClassTime(ct)
 	}
+}
+
+func (v *validator) checkClassTime(ct ClassTime) {
+	r, ok := v.rooms[ct.RoomID]
+	if !ok {
+		v.add("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
+	}
+	if ct.Weekday < time.Sunday || ct.Weekday > time.Saturday {
+		v.add("classTimes", ct.ID, "weekday", "A class time needs a day of the week")
+	}
+	v.span("classTimes", ct.ID, ct.Start, ct.End)
+	v.text("classTimes", ct.ID, "label", "The label of a class time", ct.Label, LabelText)
+	v.text("classTimes", ct.ID, "type", "The type of a class time", ct.Type, LabelText)
+	v.count("classTimes", ct.ID, "capacity", "The number of places", ct.Capacity, MaxPlaces)
+	if ct.Buffer < 0 || ct.Buffer > 24*60 {
+		v.add("classTimes", ct.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", ct.Buffer)
+	}
+	v.units("classTimes", ct.ID, ct.Units, r, ok)
 }
 
 func (v *validator) span(table string, id int64, start, end LocalTime) {
@@ -381,21 +415,9 @@ func (v *validator) checkEntries() {
 	}
 	seen := make(map[slot]bool, len(v.s.Entries))
 	for _, e := range v.s.Entries {
-		sr, ok := v.series[e.SeriesID]
-		if !ok {
-			v.add("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
-		}
-		if _, ok := v.classTimes[e.ClassTimeID]; !ok {
-			v.add("entries", e.ID, "classTimeId", "An entry names a class time that does not exist")
-		}
-		if _, ok := v.classes[e.ClassID]; !ok {
-			v.add("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
-		}
+		sr, ok := v.checkEntry(e)
 		if !ok {
 			continue
-		}
-		if e.Week < 1 || (sr.Cycle >= 1 && e.Week > sr.Cycle) {
-			v.add("entries", e.ID, "week", "%s %q: week %d is outside its %s rotation", v.words.Series.Title(), sr.Name, e.Week, Word{"week", "weeks"}.N(sr.Cycle))
 		}
 		k := slot{e.SeriesID, e.ClassTimeID, e.Week}
 		if seen[k] {
@@ -403,6 +425,28 @@ func (v *validator) checkEntries() {
 		}
 		seen[k] = true
 	}
+}
+
+// checkEntry checks one entry but for its slot being taken twice, and
+// returns its series when it exists.
+func (v *validator) checkEntry(e Entry) (*Series, bool) {
+	sr, ok := v.series[e.SeriesID]
+	if !ok {
+		v.add("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
+	}
+	if _, ok := v.classTimes[e.ClassTimeID]; !ok {
+		v.add("entries", e.ID, "classTimeId", "An entry names a class time that does not exist")
+	}
+	if _, ok := v.classes[e.ClassID]; !ok {
+		v.add("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
+	}
+	if !ok {
+		return nil, false
+	}
+	if e.Week < 1 || (sr.Cycle >= 1 && e.Week > sr.Cycle) {
+		v.add("entries", e.ID, "week", "%s %q: week %d is outside its %s rotation", v.words.Series.Title(), sr.Name, e.Week, Word{"week", "weeks"}.N(sr.Cycle))
+	}
+	return sr, true
 }
 
 func (v *validator) checkSales() {
@@ -448,29 +492,33 @@ func (v *validator) checkSales() {
 
 func (v *validator) checkOneOffs() {
 	for _, o := range v.s.OneOffs {
-		if _, ok := v.classes[o.ClassID]; !ok {
-			v.add("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
-		}
-		r, ok := v.rooms[o.RoomID]
-		if !ok {
-			v.add("oneOffs", o.ID, "roomId", "A one-off names a room that does not exist")
-		}
-		if !o.Date.Valid() {
-			v.add("oneOffs", o.ID, "date", "A one-off needs a date")
-		}
-		v.span("oneOffs", o.ID, o.Start, o.End)
-		v.units("oneOffs", o.ID, o.Units, r, ok)
-		if o.Buffer < 0 || o.Buffer > 24*60 {
-			v.add("oneOffs", o.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", o.Buffer)
-		}
-		v.count("oneOffs", o.ID, "capacity", "The number of places", o.Capacity, MaxPlaces)
-		v.text("oneOffs", o.ID, "label", "The label of a one-off", o.Label, LabelText)
-		v.text("oneOffs", o.ID, "note", "The note of a one-off", o.Note, NoteText)
-		v.distinct("oneOffs", o.ID, "clientIds", "A one-off", o.ClientIDs)
-		for _, c := range o.ClientIDs {
-			if _, ok := v.clients[c]; !ok {
-				v.add("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
-			}
+		v.checkOneOff(o)
+	}
+}
+
+func (v *validator) checkOneOff(o OneOff) {
+	if _, ok := v.classes[o.ClassID]; !ok {
+		v.add("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
+	}
+	r, ok := v.rooms[o.RoomID]
+	if !ok {
+		v.add("oneOffs", o.ID, "roomId", "A one-off names a room that does not exist")
+	}
+	if !o.Date.Valid() {
+		v.add("oneOffs", o.ID, "date", "A one-off needs a date")
+	}
+	v.span("oneOffs", o.ID, o.Start, o.End)
+	v.units("oneOffs", o.ID, o.Units, r, ok)
+	if o.Buffer < 0 || o.Buffer > 24*60 {
+		v.add("oneOffs", o.ID, "bufferMinutes", "The cleaning time must be between 0 and 1440 minutes, not %d", o.Buffer)
+	}
+	v.count("oneOffs", o.ID, "capacity", "The number of places", o.Capacity, MaxPlaces)
+	v.text("oneOffs", o.ID, "label", "The label of a one-off", o.Label, LabelText)
+	v.text("oneOffs", o.ID, "note", "The note of a one-off", o.Note, NoteText)
+	v.distinct("oneOffs", o.ID, "clientIds", "A one-off", o.ClientIDs)
+	for _, c := range o.ClientIDs {
+		if _, ok := v.clients[c]; !ok {
+			v.add("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
 		}
 	}
 }
@@ -478,52 +526,65 @@ func (v *validator) checkOneOffs() {
 func (v *validator) checkChanges() {
 	seen := map[SessionRef]bool{}
 	for _, c := range v.s.Changes {
-		ct, ok := v.classTimes[c.Ref.ClassTimeID]
-		if !ok {
-			v.add("changes", 0, "classTimeId", "A change names a class time that does not exist")
-		}
-		if _, ok := v.classes[c.Ref.ClassID]; !ok {
-			v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
-		}
-		if !c.Ref.Date.Valid() {
-			v.add("changes", 0, "date", "A change needs the date the session normally falls on")
-		}
+		ct, ok := v.checkChangeRef(c)
 		if seen[c.Ref] {
 			v.add("changes", 0, "date", "The session on %s has two changes; it can only have one", c.Ref.Date)
 		}
 		seen[c.Ref] = true
-		if c.Date != 0 && !c.Date.Valid() {
-			v.add("changes", 0, "date", "A session cannot move to a date that does not exist")
+		v.checkChangeRest(c, ct, ok)
+	}
+}
+
+// checkChangeRef checks the session a day change names and returns its
+// class time, when that exists.
+func (v *validator) checkChangeRef(c DayChange) (*ClassTime, bool) {
+	ct, ok := v.classTimes[c.Ref.ClassTimeID]
+	if !ok {
+		v.add("changes", 0, "classTimeId", "A change names a class time that does not exist")
+	}
+	if _, ok := v.classes[c.Ref.ClassID]; !ok {
+		v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
+	}
+	if !c.Ref.Date.Valid() {
+		v.add("changes", 0, "date", "A change needs the date the session normally falls on")
+	}
+	return ct, ok
+}
+
+// checkChangeRest is the rest of checking a day change, past its session
+// (ct and ok: its class time, when that exists).
+func (v *validator) checkChangeRest(c DayChange, ct *ClassTime, ok bool) {
+	if c.Date != 0 && !c.Date.Valid() {
+		v.add("changes", 0, "date", "A session cannot move to a date that does not exist")
+	}
+	if c.RoomID != 0 {
+		if _, ok := v.rooms[c.RoomID]; !ok {
+			v.add("changes", 0, "roomId", "A change moves a session to a room that does not exist")
 		}
-		if c.RoomID != 0 {
-			if _, ok := v.rooms[c.RoomID]; !ok {
-				v.add("changes", 0, "roomId", "A change moves a session to a room that does not exist")
-			}
+	}
+	if c.ClassID != 0 {
+		if _, ok := v.classes[c.ClassID]; !ok {
+			v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
 		}
-		if c.ClassID != 0 {
-			if _, ok := v.classes[c.ClassID]; !ok {
-				v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
-			}
+	}
+	if c.StaffIDs != nil && len(c.StaffIDs) == 0 {
+		v.add("changes", 0, "staffIds", "A session needs at least one %s", v.words.Staff.One)
+	}
+	for _, id := range c.StaffIDs {
+		if _, ok := v.staff[id]; !ok {
+			v.add("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
 		}
-		if c.StaffIDs != nil && len(c.StaffIDs) == 0 {
-			v.add("changes", 0, "staffIds", "A session needs at least one %s", v.words.Staff.One)
+	}
+	v.text("changes", 0, "note", "The note of a change", c.Note, NoteText)
+	if ok && (c.Start != nil || c.End != nil) {
+		start, end := ct.Start, ct.End
+		if c.Start != nil {
+			start = *c.Start
 		}
-		for _, id := range c.StaffIDs {
-			if _, ok := v.staff[id]; !ok {
-				v.add("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
-			}
+		if c.End != nil {
+			end = *c.End
 		}
-		v.text("changes", 0, "note", "The note of a change", c.Note, NoteText)
-		if ok && (c.Start != nil || c.End != nil) {
-			start, end := ct.Start, ct.End
-			if c.Start != nil {
-				start = *c.Start
-			}
-			if c.End != nil {
-				end = *c.End
-			}
-			v.span("changes", 0, start, end)
-		}
+		v.span("changes", 0, start, end)
 	}
 }
 
@@ -582,17 +643,21 @@ func (v *validator) checkCapacity() {
 		byRoom[c.RoomID] = append(byRoom[c.RoomID], c)
 	}
 	for _, b := range v.s.RoomBookings {
-		r, ok := v.rooms[b.RoomID]
-		if !ok {
-			v.add("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
-		}
-		if !b.Date.Valid() {
-			v.add("roomBookings", b.ID, "date", "A booking needs a date")
-		}
-		v.span("roomBookings", b.ID, b.Start, b.End)
-		v.units("roomBookings", b.ID, b.Units, r, ok)
-		v.text("roomBookings", b.ID, "note", "The note of a booking", b.Note, NoteText)
+		v.checkRoomBooking(b)
 	}
+}
+
+func (v *validator) checkRoomBooking(b RoomBooking) {
+	r, ok := v.rooms[b.RoomID]
+	if !ok {
+		v.add("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
+	}
+	if !b.Date.Valid() {
+		v.add("roomBookings", b.ID, "date", "A booking needs a date")
+	}
+	v.span("roomBookings", b.ID, b.Start, b.End)
+	v.units("roomBookings", b.ID, b.Units, r, ok)
+	v.text("roomBookings", b.ID, "note", "The note of a booking", b.Note, NoteText)
 }
 
 // overlaps reports whether two rules of a room declare the same time: both

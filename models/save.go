@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/uptrace/bun"
 
@@ -32,7 +33,12 @@ func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State
 	}
 	// Inserts go in the order of references, and each table's new ids are
 	// written into after before the next table, so every row refers to real
-	// rows when it is inserted.
+	// rows when it is inserted. Only the rows holding a temporary id are
+	// rewritten: they are found once, not walked for each table inserted.
+	w.temp = make([][]int, len(tables))
+	for i, t := range tables {
+		w.temp[i] = t.temporary(after)
+	}
 	for _, t := range tables {
 		if err := t.insert(w, after); err != nil {
 			return nil, err
@@ -71,6 +77,23 @@ type saver struct {
 	rev    int64
 	v      *Versions
 	stones []Tombstone
+	temp   [][]int // by table, the rows of after holding a temporary id
+}
+
+// remapTemporary rewrites the temporary ids of after through m, in the
+// rows that hold them.
+func (w *saver) remapTemporary(after *engine.State, m map[int64]int64) {
+	f := func(_ Table, id int64) int64 {
+		if v, ok := m[id]; ok {
+			return v
+		}
+		return id
+	}
+	for i, t := range tables {
+		if rows := w.temp[i]; len(rows) > 0 {
+			t.remapRows(after, rows, f)
+		}
+	}
 }
 
 func (w *saver) tombstone(t Tombstone) {
@@ -182,4 +205,80 @@ func remap(s *engine.State, f func(Table, int64) int64) {
 	for _, t := range tables {
 		t.remap(s, f)
 	}
+}
+
+// rowEdit is a row of a table edited between two revisions.
+type rowEdit[T any] struct{ was, is *T }
+
+// rowDiff returns the rows of after that edit a row of before with their
+// id, in after's order, and the rows of before whose id after no longer
+// holds, in before's order (rows new to after are neither: their ids are
+// temporary until inserted). Rows in the same places at the start and at
+// the end of both lists, as a copy edited in place and saved in id order
+// has them, are compared there, so the cost is a comparison a row and a
+// map entry for each row in between, not a map of the whole table.
+func rowDiff[T any](before, after []T, id func(*T) *int64) (edited []rowEdit[T], removed []*T) {
+	n := min(len(before), len(after))
+	i := 0
+	for ; i < n && *id(&before[i]) == *id(&after[i]); i++ {
+		if !sameValue(&before[i], &after[i]) {
+			edited = append(edited, rowEdit[T]{&before[i], &after[i]})
+		}
+	}
+	bj, aj := len(before), len(after)
+	var tail []rowEdit[T]
+	for bj > i && aj > i && *id(&before[bj-1]) == *id(&after[aj-1]) {
+		bj, aj = bj-1, aj-1
+		if !sameValue(&before[bj], &after[aj]) {
+			tail = append(tail, rowEdit[T]{&before[bj], &after[aj]})
+		}
+	}
+	if i < bj || i < aj {
+		was := make(map[int64]*T, bj-i)
+		for j := i; j < bj; j++ {
+			was[*id(&before[j])] = &before[j]
+		}
+		for j := i; j < aj; j++ {
+			k := *id(&after[j])
+			if old, ok := was[k]; ok {
+				delete(was, k)
+				if !sameValue(old, &after[j]) {
+					edited = append(edited, rowEdit[T]{old, &after[j]})
+				}
+			}
+		}
+		for j := i; j < bj; j++ {
+			if old, ok := was[*id(&before[j])]; ok && old == &before[j] {
+				removed = append(removed, old)
+			}
+		}
+	}
+	slices.Reverse(tail)
+	return append(edited, tail...), removed
+}
+
+// sameValue reports whether two values of a schedule table are equal in
+// every field: with == for the values that hold no lists (the large
+// tables), reflect.DeepEqual for the rest.
+func sameValue[T any](a, b *T) bool {
+	switch x := any(a).(type) {
+	case *engine.Entry:
+		return *x == *any(b).(*engine.Entry)
+	case *engine.ClassTime:
+		return *x == *any(b).(*engine.ClassTime)
+	case *engine.Staff:
+		return *x == *any(b).(*engine.Staff)
+	case *engine.Room:
+		return *x == *any(b).(*engine.Room)
+	case *engine.Activity:
+		return *x == *any(b).(*engine.Activity)
+	case *engine.Series:
+		return *x == *any(b).(*engine.Series)
+	case *engine.RoomBooking:
+		return *x == *any(b).(*engine.RoomBooking)
+	case *engine.Class:
+		y := any(b).(*engine.Class)
+		return x.ID == y.ID && x.ActivityID == y.ActivityID && slices.Equal(x.StaffIDs, y.StaffIDs) && (x.StaffIDs == nil) == (y.StaffIDs == nil)
+	}
+	return reflect.DeepEqual(*a, *b)
 }

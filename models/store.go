@@ -83,7 +83,20 @@ type Snapshot struct {
 }
 
 func newSnapshot(b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
-	tt, err := engine.New(s)
+	return nextSnapshot(nil, b, s, v, accepted)
+}
+
+// nextSnapshot is newSnapshot for s, a later revision of prev's state
+// (when prev is not nil): the timetable is compiled from prev's, again only
+// where the two differ (engine.Timetable.Next).
+func nextSnapshot(prev *Snapshot, b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
+	var tt *engine.Timetable
+	var err error
+	if prev != nil {
+		tt, err = prev.Timetable.Next(s)
+	} else {
+		tt, err = engine.New(s)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("business %s at revision %d: %w", b.Slug, b.Revision, err)
 	}
@@ -381,7 +394,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err := fn(e); err != nil {
 			return err
 		}
-		if err := engine.Validate(e.State); err != nil {
+		// The state before was valid: only what the edit changed is
+		// checked again (engine.Timetable.ValidateNext).
+		if err := before.Timetable.ValidateNext(e.State); err != nil {
 			return err
 		}
 		after := e.State
@@ -412,7 +427,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return fmt.Errorf("recording the revision: %w", err)
 		}
 		versions.times[rev] = now.Unix()
-		sn, err := newSnapshot(*b, after, versions, before.Accepted)
+		sn, err := nextSnapshot(before, *b, after, versions, before.Accepted)
 		if err != nil {
 			return err
 		}

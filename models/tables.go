@@ -219,6 +219,10 @@ type storedTable interface {
 	update(w *saver, before, after *engine.State) error
 	remove(w *saver, before, after *engine.State) error
 	remap(s *engine.State, f func(Table, int64) int64)
+	// temporary lists the rows of s that hold a temporary (negative) id,
+	// their own or one they refer to; remapRows is remap on those rows.
+	temporary(s *engine.State) []int
+	remapRows(s *engine.State, rows []int, f func(Table, int64) int64)
 	// dropApart removes from s what the table stores apart from the
 	// schedule snapshot.
 	dropApart(s *engine.State)
@@ -347,7 +351,7 @@ func (t table[T, R]) insert(w *saver, after *engine.State) error {
 		id := t.rowID(&rows[i])
 		found[temp[i]], w.ids[temp[i]], fresh[id] = id, id, true
 	}
-	Remap(after, found)
+	w.remapTemporary(after, found)
 	for _, v := range *t.slice(after) {
 		if id := *t.id(&v); fresh[id] {
 			t.noteWritten(w.v, v, w.rev)
@@ -366,16 +370,9 @@ func (t table[T, R]) update(w *saver, before, after *engine.State) error {
 	if t.save != nil {
 		return t.save(w, *t.slice(before), *t.slice(after), func(row int64, v *T) error { return t.writeChildren(w, row, v, true) })
 	}
-	old := make(map[int64]*T)
-	bl := *t.slice(before)
-	for i := range bl {
-		old[*t.id(&bl[i])] = &bl[i]
-	}
-	for _, v := range *t.slice(after) {
-		prev, ok := old[*t.id(&v)]
-		if !ok || reflect.DeepEqual(*prev, v) {
-			continue
-		}
+	edited, _ := rowDiff(*t.slice(before), *t.slice(after), t.id)
+	for _, e := range edited {
+		prev, v := e.was, *e.is
 		r := t.row(w.b, v)
 		any(&r).(revisioned).setRevision(w.rev)
 		if _, err := w.db.NewUpdate().Model(&r).WherePK().Where("business_id = ?", w.b).Exec(w.ctx); err != nil {
@@ -396,19 +393,12 @@ func (t table[T, R]) remove(w *saver, before, after *engine.State) error {
 	if t.apart || t.save != nil {
 		return nil
 	}
-	keep := make(map[int64]bool)
-	al := *t.slice(after)
-	for i := range al {
-		keep[*t.id(&al[i])] = true
-	}
+	_, removed := rowDiff(*t.slice(before), *t.slice(after), t.id)
 	var gone []int64
-	bl := *t.slice(before)
-	for i := range bl {
-		if id := *t.id(&bl[i]); !keep[id] {
-			gone = append(gone, id)
-			if t.removed != nil {
-				t.removed(w, bl[i])
-			}
+	for _, v := range removed {
+		gone = append(gone, *t.id(v))
+		if t.removed != nil {
+			t.removed(w, *v)
 		}
 	}
 	if len(gone) == 0 {
@@ -435,23 +425,52 @@ func (t table[T, R]) writeChildren(w *saver, parent int64, v *T, fresh bool) err
 }
 
 func (t table[T, R]) remap(s *engine.State, f func(Table, int64) int64) {
+	t.remapRows(s, nil, f)
+}
+
+func (t table[T, R]) temporary(s *engine.State) []int {
+	var rows []int
+	l := *t.slice(s)
+	for i := range l {
+		temp := false
+		t.refsOf(&l[i], func(_ Table, p *int64) { temp = temp || *p < 0 })
+		if temp {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
+// refsOf calls ref with the value's own id and every id it holds.
+func (t table[T, R]) refsOf(v *T, ref func(Table, *int64)) {
+	if t.id != nil {
+		ref(t.kind, t.id(v))
+	}
+	if t.refs != nil {
+		t.refs(v, ref)
+	}
+	for _, c := range t.kids {
+		c.remap(v, ref)
+	}
+}
+
+// remapRows is remap on the rows of s at the indexes rows, or on every row
+// when rows is nil.
+func (t table[T, R]) remapRows(s *engine.State, rows []int, f func(Table, int64) int64) {
 	ref := func(k Table, p *int64) {
 		if *p != 0 {
 			*p = f(k, *p)
 		}
 	}
 	l := *t.slice(s)
+	if rows != nil {
+		for _, i := range rows {
+			t.refsOf(&l[i], ref)
+		}
+		return
+	}
 	for i := range l {
-		v := &l[i]
-		if t.id != nil {
-			ref(t.kind, t.id(v))
-		}
-		if t.refs != nil {
-			t.refs(v, ref)
-		}
-		for _, c := range t.kids {
-			c.remap(v, ref)
-		}
+		t.refsOf(&l[i], ref)
 	}
 }
 
@@ -567,8 +586,10 @@ func (t pastTable[R]) list(*engine.State) any { return nil }
 func (t pastTable[R]) load(context.Context, bun.IDB, int64, *engine.State, *Versions) error {
 	return nil
 }
-func (t pastTable[R]) insert(*saver, *engine.State) error                { return nil }
-func (t pastTable[R]) update(*saver, *engine.State, *engine.State) error { return nil }
-func (t pastTable[R]) remove(*saver, *engine.State, *engine.State) error { return nil }
-func (t pastTable[R]) remap(*engine.State, func(Table, int64) int64)     {}
-func (t pastTable[R]) dropApart(*engine.State)                           {}
+func (t pastTable[R]) insert(*saver, *engine.State) error                       { return nil }
+func (t pastTable[R]) update(*saver, *engine.State, *engine.State) error        { return nil }
+func (t pastTable[R]) remove(*saver, *engine.State, *engine.State) error        { return nil }
+func (t pastTable[R]) remap(*engine.State, func(Table, int64) int64)            {}
+func (t pastTable[R]) temporary(*engine.State) []int                            { return nil }
+func (t pastTable[R]) remapRows(*engine.State, []int, func(Table, int64) int64) {}
+func (t pastTable[R]) dropApart(*engine.State)                                  {}
