@@ -2,10 +2,12 @@ package engine
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,14 +40,19 @@ type resource struct {
 // grows with the staff and the exceptions, not with the class times.
 type proofIndex struct {
 	staffKey map[int64]string // NameKey of each staff member's name
-	// changesOf are the day changes of each group (by group index).
-	changesOf [][]*DayChange
 	// landing are the day changes that move, re-time or re-staff a session
 	// and do not cancel it, by the date the session lands on.
 	landing map[Date][]*DayChange
 	// closures naming rooms, by room; allRooms closes every room.
 	closures map[int64][]*Closure
 	allRooms []*Closure
+	// rows are what the proof reads of each group's class time and class,
+	// by group index, and staff the staff of their classes: a pass over
+	// every group (as Next makes) reads them in order, not through
+	// pointers.
+	rows    []groupRow
+	staff   []int64
+	changed []*DayChange // the day changes of each group: see changesOf
 
 	everyOnce sync.Once
 	every     *resourceIndex // every resource's, see resources
@@ -62,6 +69,22 @@ type resourceIndex struct {
 	// dates[n] are the dates a dated thing lands in xs[n] on, ascending and
 	// distinct.
 	dates [][]Date
+}
+
+// groupRow is what the proof reads of a group's class time and class.
+type groupRow struct {
+	room, classTime, class int64
+	start                  LocalTime
+	weekday                int8  // -1 when the class time is inactive
+	staff, staffEnd        int32 // its class's staff: proofIndex.staff[staff:staffEnd]
+	changes, changesEnd    int32 // its day changes: proofIndex.changed[changes:changesEnd]
+}
+
+// changesOf returns the day changes of group gi, in the order of the
+// state.
+func (ix *proofIndex) changesOf(gi int) []*DayChange {
+	r := &ix.rows[gi]
+	return ix.changed[r.changes:r.changesEnd]
 }
 
 type lazyIndex struct {
@@ -218,30 +241,44 @@ func (t *Timetable) resources(want *resourceSet) *resourceIndex {
 	// hits are (resource·7 + weekday, group), in the order of byWeekday.
 	type hit struct{ bucket, gi int32 }
 	var hits []hit
-	if want == nil {
-		hits = make([]hit, 0, 2*len(t.groups))
-	}
 	var people []int32
-	for wd := range t.byWeekday {
-		for _, gi := range t.byWeekday[wd] {
-			g := &t.groups[gi]
-			if want == nil || rooms.has(g.ct.RoomID) {
-				hits = append(hits, hit{roomNo.get(g.ct.RoomID)*7 + int32(wd), int32(gi)})
-			}
-			if want != nil && staff.empty() {
+	hitsOf := func(gi int, wd int32) {
+		r := &ix.rows[gi]
+		if want == nil || rooms.has(r.room) {
+			hits = append(hits, hit{roomNo.get(r.room)*7 + wd, int32(gi)})
+		}
+		if want != nil && staff.empty() {
+			return
+		}
+		people = people[:0]
+		for _, id := range ix.staff[r.staff:r.staffEnd] {
+			if want != nil && !staff.has(id) {
 				continue
 			}
-			people = people[:0]
-			for _, id := range g.class.StaffIDs {
-				if want != nil && !staff.has(id) {
-					continue
-				}
-				if n := staffNo.get(id); !slices.Contains(people, n) {
-					people = append(people, n)
-					hits = append(hits, hit{n*7 + int32(wd), int32(gi)})
-				}
+			if n := staffNo.get(id); !slices.Contains(people, n) {
+				people = append(people, n)
+				hits = append(hits, hit{n*7 + wd, int32(gi)})
 			}
 		}
+	}
+	if want == nil {
+		hits = make([]hit, 0, 2*len(t.groups))
+		for wd := range t.byWeekday {
+			for _, gi := range t.byWeekday[wd] {
+				hitsOf(gi, int32(wd))
+			}
+		}
+	} else {
+		// A few resources: go through the groups in memory order and put
+		// the few hits in the order of byWeekday (by start, then index).
+		for gi := range ix.rows {
+			if wd := ix.rows[gi].weekday; wd >= 0 {
+				hitsOf(gi, int32(wd))
+			}
+		}
+		slices.SortFunc(hits, func(a, b hit) int {
+			return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(ix.rows[a.gi].start, ix.rows[b.gi].start), cmp.Compare(a.gi, b.gi))
+		})
 	}
 	// Bucket the hits, keeping their order within a bucket.
 	starts := make([]int32, 7*len(rx.xs)+1)
@@ -324,22 +361,46 @@ func (t *Timetable) resources(want *resourceSet) *resourceIndex {
 
 func (t *Timetable) buildProofIndex() *proofIndex {
 	ix := &proofIndex{
-		staffKey:  make(map[int64]string, len(t.staff)),
-		changesOf: make([][]*DayChange, len(t.groups)),
-		landing:   make(map[Date][]*DayChange),
-		closures:  make(map[int64][]*Closure),
+		staffKey: make(map[int64]string, len(t.staff)),
+		landing:  make(map[Date][]*DayChange),
+		closures: make(map[int64][]*Closure),
+		rows:     make([]groupRow, len(t.groups)),
+		staff:    make([]int64, 0, 2*len(t.groups)),
 	}
 	for id, p := range t.staff {
 		ix.staffKey[id] = NameKey(p.Name)
 	}
+	for gi := range t.groups {
+		g := &t.groups[gi]
+		r := &ix.rows[gi]
+		*r = groupRow{room: g.ct.RoomID, classTime: g.ct.ID, class: g.class.ID, start: g.ct.Start, weekday: int8(g.ct.Weekday),
+			staff: int32(len(ix.staff))}
+		if g.ct.Inactive {
+			r.weekday = -1
+		}
+		ix.staff = append(ix.staff, g.class.StaffIDs...)
+		r.staffEnd = int32(len(ix.staff))
+	}
+	type ofGroup struct{ gi, i int }
+	var of []ofGroup
 	for i := range t.state.Changes {
 		c := &t.state.Changes[i]
 		if gi, ok := t.groupOf[groupKey{c.Ref.ClassTimeID, c.Ref.ClassID}]; ok {
-			ix.changesOf[gi] = append(ix.changesOf[gi], c)
+			of = append(of, ofGroup{gi, i})
 		}
 		if !c.Cancelled && affectsTimetable(c) {
 			ix.landing[landsOn(c)] = append(ix.landing[landsOn(c)], c)
 		}
+	}
+	slices.SortStableFunc(of, func(a, b ofGroup) int { return cmp.Compare(a.gi, b.gi) })
+	ix.changed = make([]*DayChange, len(of))
+	for k, x := range of {
+		ix.changed[k] = &t.state.Changes[x.i]
+		r := &ix.rows[x.gi]
+		if k == 0 || of[k-1].gi != x.gi {
+			r.changes = int32(k)
+		}
+		r.changesEnd = int32(k + 1)
 	}
 	for _, c := range t.closures {
 		if len(c.RoomIDs) == 0 {
@@ -408,7 +469,7 @@ func (p *prover) groupSegments(gi int) [][]segment {
 		return nil
 	}
 	removed := p.removed[:0]
-	for _, c := range ix.changesOf[gi] {
+	for _, c := range ix.changesOf(gi) {
 		if !c.Cancelled && !affectsTimetable(c) || g.ct.Weekday != c.Ref.Date.Weekday() {
 			continue
 		}
@@ -512,24 +573,45 @@ func (t *Timetable) Prove(today Date, stop func() bool) (*Proof, error) {
 	return t.prove(today, stop, t.everyResource(), nil)
 }
 
+// proveAlone is the number of resources below which a proof runs on one
+// goroutine: fewer are not worth starting others for (a write's proof by
+// Next proves a handful). A variable so that a test can send small
+// businesses through the proof on goroutines.
+var proveAlone = 256
+
 // prove proves the resources of rx and takes every other resource's
-// clashes from carry.
+// clashes from carry. Resources are independent, so a proof of many goes
+// on as many goroutines as GOMAXPROCS allows: each proves the resources it
+// takes and keeps their clashes by resource number, so the report is the
+// same whichever goroutine proved what.
 func (t *Timetable) prove(today Date, stop func() bool, rx *resourceIndex, carry map[resource][]Clash) (*Proof, error) {
-	p := prover{t: t, rx: rx, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}, stop: stop,
-		segs: make([][][]segment, len(t.groups)), live: make([]int8, len(t.groups))}
+	found := make([][]Clash, len(rx.xs))
+	workers := min(runtime.GOMAXPROCS(0), len(rx.xs)/proveAlone)
+	var err error
+	if workers <= 1 {
+		p := newProver(t, rx, today, stop)
+		for n := range rx.xs {
+			k := len(p.clashes)
+			p.resourceClashes(n)
+			if p.stopped {
+				return nil, ErrStopped
+			}
+			found[n] = p.clashes[k:len(p.clashes):len(p.clashes)]
+		}
+	} else {
+		err = t.proveOn(workers, today, stop, rx, found)
+	}
+	if err != nil {
+		return nil, err
+	}
 	of := make(map[resource][]Clash, len(carry))
 	for x, cs := range carry {
 		of[x] = cs
 	}
 	for n, x := range rx.xs {
 		delete(of, x)
-		k := len(p.clashes)
-		p.resourceClashes(n)
-		if p.stopped {
-			return nil, ErrStopped
-		}
-		if len(p.clashes) > k {
-			of[x] = p.clashes[k:len(p.clashes):len(p.clashes)]
+		if len(found[n]) > 0 {
+			of[x] = found[n]
 		}
 	}
 	var all []Clash
@@ -537,6 +619,79 @@ func (t *Timetable) prove(today Date, stop func() bool, rx *resourceIndex, carry
 		all = append(all, cs...)
 	}
 	return &Proof{t: t, today: today, of: of, report: report(all)}, nil
+}
+
+func newProver(t *Timetable, rx *resourceIndex, today Date, stop func() bool) *prover {
+	return &prover{t: t, rx: rx, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}, stop: stop,
+		segs: make([][][]segment, len(t.groups)), live: make([]int8, len(t.groups))}
+}
+
+// proveOn proves the resources of rx on n goroutines into found. First the
+// segments of every group, each goroutine a stretch of the groups; then
+// the resources, taken a few at a time. The provers share the segments,
+// which no one writes once the first step is over, and ask stop one at a
+// time.
+func (t *Timetable) proveOn(n int, today Date, stop func() bool, rx *resourceIndex, found [][]Clash) error {
+	if stop != nil {
+		var mu sync.Mutex
+		var said atomic.Bool
+		caller := stop
+		stop = func() bool {
+			if said.Load() {
+				return true
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if caller() {
+				said.Store(true)
+			}
+			return said.Load()
+		}
+	}
+	first := newProver(t, rx, today, stop)
+	ps := make([]*prover, n)
+	for i := range ps {
+		p := *first
+		p.found = map[string]*candidate{}
+		ps[i] = &p
+	}
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Go(func() {
+			from, to := len(t.groups)*i/n, len(t.groups)*(i+1)/n
+			for gi := from; gi < to && !p.halt(); gi++ {
+				p.isLive(gi)
+			}
+		})
+	}
+	wg.Wait()
+	const take = 16
+	var next atomic.Int64
+	for _, p := range ps {
+		wg.Go(func() {
+			for {
+				from := int(next.Add(take)) - take
+				if from >= len(rx.xs) || p.stopped {
+					return
+				}
+				for r := from; r < min(from+take, len(rx.xs)); r++ {
+					k := len(p.clashes)
+					p.resourceClashes(r)
+					if p.stopped {
+						return
+					}
+					found[r] = p.clashes[k:len(p.clashes):len(p.clashes)]
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, p := range ps {
+		if p.stopped {
+			return ErrStopped
+		}
+	}
+	return nil
 }
 
 // isLive reports whether group gi yields a session in some week the

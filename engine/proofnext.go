@@ -163,7 +163,7 @@ func (d *diff) reach(t *Timetable, set map[resource]bool) {
 		g := &t.groups[gi]
 		set[resource{room: g.ct.RoomID}] = true
 		addStaff(g.class.StaffIDs)
-		for _, c := range ix.changesOf[gi] {
+		for _, c := range ix.changesOf(gi) {
 			addChange(c)
 		}
 	}
@@ -176,11 +176,11 @@ func (d *diff) reach(t *Timetable, set map[resource]bool) {
 		}
 	}
 	if !classTimes.empty() || !classes.empty() || !series.empty() || closing {
-		for gi := range t.groups {
-			g := &t.groups[gi]
-			hit := classTimes.has(g.ct.ID) || classes.has(g.class.ID) || closing && closedRoom(g.ct.RoomID)
+		for gi := range ix.rows {
+			r := &ix.rows[gi]
+			hit := classTimes.has(r.classTime) || classes.has(r.class) || closing && closedRoom(r.room)
 			if !hit && !series.empty() {
-				for _, e := range g.entries {
+				for _, e := range t.groups[gi].entries {
 					if series.has(e.series.ID) {
 						hit = true
 						break
