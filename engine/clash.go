@@ -207,10 +207,21 @@ type prover struct {
 	// segs[g][e] are the weeks in which entry e of group g yields a session
 	// that the periodic part reasons about: running, not paused, not closed,
 	// not changed, from week w0 on.
-	segs    [][][]segment
-	segDone []bool // which groups' segs are computed (see seg)
+	segs [][][]segment
+	// live, when the proof goes resource by resource, says for each group
+	// whether its segs are computed (0: not yet) and hold a week (1) or
+	// none (2); see isLive.
+	live    []int8
 	found   map[string]*candidate
 	clashes []Clash
+
+	// Buffers reused from one resource, weekday or date to the next, and
+	// the chunks segments are handed out from (see takeSegments).
+	removed, scratch, segChunk []segment
+	listChunk                  [][]segment
+	liveBuf                    []int
+	spans                      []span
+	dayBuf                     []Session
 }
 
 // stopEvery is how many steps of the proof go between two questions to
@@ -275,7 +286,6 @@ func (p *prover) segmentEntries() {
 		}
 		p.segs[gi] = p.entrySegments(g, removed[gi])
 	}
-	p.segDone = nil // all done
 }
 
 // entrySegments returns the weeks each entry of a group yields a session
@@ -295,9 +305,8 @@ func (p *prover) entrySegments(g *group, removed []segment) [][]segment {
 // seg returns the segments of group gi, computing them on first use when
 // the proof goes room by room and person by person.
 func (p *prover) seg(gi int) [][]segment {
-	if p.segDone != nil && !p.segDone[gi] {
-		p.segDone[gi] = true
-		p.segs[gi] = p.groupSegments(gi)
+	if p.live != nil {
+		p.isLive(gi)
 	}
 	return p.segs[gi]
 }
@@ -522,6 +531,9 @@ type occurrence struct {
 // each choice of one entry per member and one segment per entry, the
 // intersection of their residue classes.
 func (p *prover) solve(c *candidate) {
+	if !p.meets(c.members, c.allow, 0, progression{}) {
+		return // the usual end: its members never all happen in one week
+	}
 	var occ []occurrence
 	choice := make([]int, len(c.members))
 	var walk func(i int, weeks progression)
@@ -563,6 +575,38 @@ func (p *prover) solve(c *candidate) {
 	for _, o := range occ {
 		p.emitPeriodic(c, o)
 	}
+}
+
+// meets reports whether solve finds anything for a candidate of these
+// members and weeks allowed (nil: every week): whether the members from i
+// on all happen in some week of weeks (any week when i is 0), and in an
+// allowed one. It walks as solve does, but stops at the first week found
+// and names nothing.
+func (p *prover) meets(members []int, allow []segment, i int, weeks progression) bool {
+	if p.halt() {
+		return false
+	}
+	if i == len(members) {
+		if allow == nil {
+			return true
+		}
+		return slices.ContainsFunc(allow, func(a segment) bool { _, ok := weeks.meet(a); return ok })
+	}
+	for _, segs := range p.seg(members[i]) {
+		for _, s := range segs {
+			var next progression
+			var ok bool
+			if i == 0 {
+				next, ok = startProgression(s)
+			} else {
+				next, ok = weeks.meet(s)
+			}
+			if ok && p.meets(members, allow, i+1, next) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func addOccurrence(occ []occurrence, weeks progression, key string) []occurrence {
@@ -832,7 +876,10 @@ type span struct {
 // overlappingPairs calls found for each pair of spans that overlap;
 // back-to-back spans do not.
 func overlappingPairs(spans []span, found func(a, b int)) {
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	byStart := func(a, b span) int { return cmp.Compare(a.start, b.start) }
+	if !slices.IsSortedFunc(spans, byStart) {
+		slices.SortStableFunc(spans, byStart)
+	}
 	for i := range spans {
 		for j := i + 1; j < len(spans) && spans[j].start < spans[i].end; j++ {
 			if spans[i].id != spans[j].id {

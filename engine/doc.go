@@ -87,8 +87,11 @@
 // and Proof.Next proves a later revision by proving again only the rooms and
 // people the difference between the two reaches, carrying the rest; its
 // report equals a proof from scratch exactly. A guarded write so costs in
-// proportion to what it changes. The first proof, which resolves whole days,
-// stays in the tests as the oracle of both.
+// proportion to what it changes. Resources are independent, so the proof
+// of a business with many of them runs on as many goroutines as GOMAXPROCS
+// allows, and its report is the same whichever proved what. The first
+// proof, which resolves whole days, stays in the tests as the oracle of
+// both.
 //
 // # Editing
 //

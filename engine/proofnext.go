@@ -18,7 +18,14 @@ func (p *Proof) Next(t *Timetable, today Date, stop func() bool) (*Proof, error)
 		return t.Prove(today, stop)
 	}
 	xs, set := touched(p.t, t)
-	return t.prove(today, stop, xs, t.resources(set), p.of)
+	carry := make(map[resource][]Clash, len(p.of))
+	for x, cs := range p.of {
+		carry[x] = cs
+	}
+	for _, x := range xs {
+		delete(carry, x) // proved again below, if t still has it
+	}
+	return t.prove(today, stop, t.resources(set), carry)
 }
 
 // everywhere reports whether a difference between two timetables changes
@@ -125,7 +132,9 @@ func (d *diff) rows(a, b *Timetable) {
 	})
 }
 
-// reach adds to set the resources of t that the differences reach.
+// reach adds to set the resources of t that the differences reach. The
+// sets of a diff are usually a row or two: they are looked through as
+// idSets, and a whole kind of row is skipped when nothing of it differs.
 func (d *diff) reach(t *Timetable, set map[resource]bool) {
 	ix := t.proofIndex()
 	addStaff := func(ids []int64) {
@@ -150,43 +159,53 @@ func (d *diff) reach(t *Timetable, set map[resource]bool) {
 			addStaff(cl.StaffIDs)
 		}
 	}
-	addGroup := func(g *group) {
+	addGroup := func(gi int) {
+		g := &t.groups[gi]
 		set[resource{room: g.ct.RoomID}] = true
 		addStaff(g.class.StaffIDs)
-		for _, c := range ix.changesOf[groupKey{g.ct.ID, g.class.ID}] {
+		for _, c := range ix.changesOf(gi) {
 			addChange(c)
 		}
 	}
-	closedRoom := func(room int64) bool { return d.allClosed || d.closed[room] }
-	if len(d.classTimes)+len(d.classes)+len(d.series)+len(d.closed) == 0 && !d.allClosed {
-		// Only entries changed: their groups are all there is to find.
-		for k := range d.groups {
-			if gi, ok := t.groupOf[k]; ok {
-				addGroup(&t.groups[gi])
-			}
+	classTimes, classes, series, closed := newIDSet(d.classTimes), newIDSet(d.classes), newIDSet(d.series), newIDSet(d.closed)
+	closing := d.allClosed || !closed.empty()
+	closedRoom := func(room int64) bool { return d.allClosed || closed.has(room) }
+	for k := range d.groups {
+		if gi, ok := t.groupOf[k]; ok {
+			addGroup(gi)
 		}
-	} else {
-		for gi := range t.groups {
-			g := &t.groups[gi]
-			hit := d.groups[groupKey{g.ct.ID, g.class.ID}] || d.classTimes[g.ct.ID] || d.classes[g.class.ID] || closedRoom(g.ct.RoomID)
-			for _, e := range g.entries {
-				hit = hit || len(d.series) > 0 && d.series[e.series.ID]
+	}
+	if !classTimes.empty() || !classes.empty() || !series.empty() || closing {
+		for gi := range ix.rows {
+			r := &ix.rows[gi]
+			hit := classTimes.has(r.classTime) || classes.has(r.class) || closing && closedRoom(r.room)
+			if !hit && !series.empty() {
+				for _, e := range t.groups[gi].entries {
+					if series.has(e.series.ID) {
+						hit = true
+						break
+					}
+				}
 			}
 			if hit {
-				addGroup(g)
+				addGroup(gi)
 			}
 		}
 	}
 	for i := range t.state.Changes {
 		c := &t.state.Changes[i]
-		room, _ := t.changedTo(c)
-		if d.changes[c.Ref] || d.classes[c.ClassID] || d.classes[c.Ref.ClassID] || closedRoom(room) {
+		hit := len(d.changes) > 0 && d.changes[c.Ref] || classes.has(c.ClassID) || classes.has(c.Ref.ClassID)
+		if !hit && closing {
+			room, _ := t.changedTo(c)
+			hit = closedRoom(room)
+		}
+		if hit {
 			addChange(c)
 		}
 	}
 	for i := range t.state.OneOffs {
 		o := &t.state.OneOffs[i]
-		if d.oneOffs[o.ID] || d.classes[o.ClassID] || closedRoom(o.RoomID) {
+		if len(d.oneOffs) > 0 && d.oneOffs[o.ID] || classes.has(o.ClassID) || closing && closedRoom(o.RoomID) {
 			set[resource{room: o.RoomID}] = true
 			if cl := t.classes[o.ClassID]; cl != nil {
 				addStaff(cl.StaffIDs)

@@ -124,3 +124,124 @@ func TestProofNextClosureOfARoomMovedInto(t *testing.T) {
 		}
 	}
 }
+
+// TestProofOnSyntheticBusinesses compares the proof with the one that
+// resolves whole days on synthetic businesses of up to a few hundred class
+// times, with planted clashes and random edits on top (which add clashes
+// freely: class times at any hour in any room, covers, moves, closures that
+// pause rotations): first the proof from scratch, then each edit's proof
+// carried from the one before. Some businesses live in zones with
+// daylight saving, and some have room and staff ids far apart, as an
+// imported business may, so the proof looks them up by map rather than by
+// slice.
+func TestProofOnSyntheticBusinesses(t *testing.T) {
+	businesses, edits := 24, 40
+	if testing.Short() {
+		businesses = 6
+	}
+	zones := []string{"UTC", "Europe/Berlin", "America/New_York"}
+	r := rand.New(rand.NewPCG(21, 22))
+	clashes := 0
+	for b := range businesses {
+		today := engine.MustDate(2026, 3, 1).AddDays(r.IntN(300))
+		planted := 1 + r.IntN(6)
+		s := enginetest.Business(enginetest.Options{ClassTimes: 20 + r.IntN(300), Seed: uint64(100 + b), Today: today, Clashes: planted})
+		loc, err := time.LoadLocation(zones[b%len(zones)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Business.Location = loc
+		if b%3 == 2 {
+			shiftIDs(&s, 1<<40)
+		}
+		tt, err := engine.New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, err := tt.Prove(today, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := engine.ClashesByDays(tt, today)
+		if len(want.Clashes) != planted {
+			t.Fatalf("business %d: the oracle found %d clashes, %d were planted:%s", b, len(want.Clashes), planted, messages(want))
+		}
+		if !reflect.DeepEqual(proof.Report(), want) {
+			t.Fatalf("business %d:\n got %s\nwant %s", b, messages(proof.Report()), messages(want))
+		}
+		for e := 0; e < edits; {
+			next := s.Clone()
+			did := enginetest.RandomEdit(r, &next, today)
+			if engine.Validate(next) != nil {
+				continue
+			}
+			e++
+			nt, err := engine.New(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := proof.Next(nt, today, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := engine.ClashesByDays(nt, today)
+			clashes += len(want.Clashes)
+			if !reflect.DeepEqual(got.Report(), want) {
+				t.Fatalf("business %d, edit %d (%s):\n got %s\nwant %s", b, e, did, messages(got.Report()), messages(want))
+			}
+			if e%10 == 0 {
+				full, err := nt.Prove(today, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(full.Report(), want) {
+					t.Fatalf("business %d, edit %d, from scratch:\n got %s\nwant %s", b, e, messages(full.Report()), messages(want))
+				}
+			}
+			s, proof = next, got
+		}
+	}
+	t.Logf("%d businesses, %d clashes compared", businesses, clashes)
+}
+
+// shiftIDs moves every room and staff id of s by off, and every reference
+// to them.
+func shiftIDs(s *engine.State, off int64) {
+	*s = s.Clone() // lists of ids may share an array
+	shift := func(ids []int64) {
+		for i := range ids {
+			ids[i] += off
+		}
+	}
+	for i := range s.Rooms {
+		s.Rooms[i].ID += off
+	}
+	for i := range s.Staff {
+		s.Staff[i].ID += off
+	}
+	for i := range s.Classes {
+		shift(s.Classes[i].StaffIDs)
+	}
+	for i := range s.ClassTimes {
+		s.ClassTimes[i].RoomID += off
+	}
+	for i := range s.OneOffs {
+		s.OneOffs[i].RoomID += off
+	}
+	for i := range s.RoomBookings {
+		s.RoomBookings[i].RoomID += off
+	}
+	for i := range s.Capacity {
+		s.Capacity[i].RoomID += off
+	}
+	for i := range s.Closures {
+		shift(s.Closures[i].RoomIDs)
+	}
+	for i := range s.Changes {
+		c := &s.Changes[i]
+		if c.RoomID != 0 {
+			c.RoomID += off
+		}
+		shift(c.StaffIDs)
+	}
+}
