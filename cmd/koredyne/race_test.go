@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -237,6 +238,10 @@ func send(u, query string, vars map[string]any, field, object string) (id, code 
 		return "", "", err
 	}
 	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", "", fmt.Errorf("reading a %d response: %w", resp.StatusCode, err)
+	}
 	var out struct {
 		Data   map[string]map[string]map[string]string
 		Errors []struct {
@@ -244,7 +249,7 @@ func send(u, query string, vars map[string]any, field, object string) (id, code 
 			Extensions map[string]any
 		}
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	if err := json.Unmarshal(answer, &out); err != nil {
 		return "", "", fmt.Errorf("decoding a %d response: %w", resp.StatusCode, err)
 	}
 	if len(out.Errors) > 0 {
@@ -254,7 +259,13 @@ func send(u, query string, vars map[string]any, field, object string) (id, code 
 		}
 		return "", code, nil
 	}
-	return out.Data[field][object]["id"], "", nil
+	// Only a booking's id confirms it: an answer with neither (the
+	// server once answered `null` to a request whose deadline passed
+	// before it ran) is no booking, and not a refusal either.
+	if id = out.Data[field][object]["id"]; id == "" {
+		return "", "", fmt.Errorf("a %d response with neither an id nor an error: %.200s", resp.StatusCode, answer)
+	}
+	return id, "", nil
 }
 
 // lane is one stored room booking, in minutes of the day.
