@@ -70,6 +70,7 @@ func (r *Resolver) Handler() http.Handler {
 		srv.Use(observer{r.Observer}) // before the cache, so its answers are counted
 	}
 	srv.Use(answered{r})
+	srv.Use(ranOut{r}) // a request that ran out of time before it ran answers TIMEOUT, never `null`
 	srv.AroundFields(depends)
 	responses := newResponseCache(r)
 	srv.Use(responseLimit{r.limit(r.MaxResponse, DefaultMaxResponse)}) // after the cache, whose answers it saw

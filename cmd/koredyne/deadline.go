@@ -26,7 +26,7 @@ func withDeadline(d time.Duration, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), d)
+		ctx, cancel := context.WithTimeout(r.Context(), requestDeadline(d))
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
