@@ -379,7 +379,13 @@ var errDryRun = errors.New("dry run")
 func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
 	var res *Result
 	var change Change
-	err := s.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+	// Every statement runs on ctx and stops with it, but the transaction
+	// itself outlives it by commitGrace: a COMMIT already sent is waited for,
+	// not cut off, so a request that ends while its write commits never
+	// answers "nothing was changed" for a write the database holds.
+	txCtx, cancel := commitContext(ctx)
+	defer cancel()
+	err := s.DB.RunInTx(txCtx, &sql.TxOptions{}, func(_ context.Context, tx bun.Tx) error {
 		b, err := businessByID(ctx, tx, businessID, true)
 		if err != nil {
 			return err
@@ -476,6 +482,21 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	s.changes.publish(change)
 	s.wrote("committed")
 	return res, nil
+}
+
+// commitGrace is how long a guarded write's transaction may outlive its
+// request to finish a COMMIT under way; serve keeps a larger margin for
+// the answer (answerMargin), so the answer still reaches the client.
+const commitGrace = time.Second
+
+// commitContext is the context of a guarded write's transaction: ctx's
+// values without its cancellation, ending commitGrace after ctx's deadline.
+func commitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	detached := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(detached, d.Add(commitGrace))
+	}
+	return context.WithCancel(detached)
 }
 
 // wrote tells OnWrite how a write ended.
