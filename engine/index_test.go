@@ -339,3 +339,33 @@ func TestDayOrderAgainstSort(t *testing.T) {
 		t.Fatalf("no date of %d had more changes than Day notes one by one", dates)
 	}
 }
+
+// TestByTimeAgainstSort checks the order of change points byTime gives,
+// by comparison or by radix, against sorting their times: the same times
+// in order, each change once.
+func TestByTimeAgainstSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 9))
+	for n := 0; n < 400; n++ {
+		size := r.IntN(3 * radixFrom)
+		span := int64(1) << r.IntN(44)
+		from := r.Int64N(1<<40) - 1<<39
+		changes := make([]change, size)
+		times := make([]int64, size)
+		for i := range changes {
+			at := from + r.Int64N(span+1)
+			if r.IntN(4) == 0 && i > 0 {
+				at = changes[r.IntN(i)].at // ties
+			}
+			changes[i], times[i] = change{at: at, capacity: i}, at
+		}
+		slices.Sort(times)
+		order := byTime(changes, from, from+span)
+		seen := make([]bool, size)
+		for i, j := range order {
+			if seen[j] || changes[j].at != times[i] {
+				t.Fatalf("case %d (%d changes over %d): position %d holds change %d at %d, want a time of %d once", n, size, span, i, j, changes[j].at, times[i])
+			}
+			seen[j] = true
+		}
+	}
+}
