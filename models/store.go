@@ -180,7 +180,7 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 			return sn, nil
 		}
 	}
-	if revision >= 0 && s.replicas == nil {
+	for revision >= 0 && s.replicas == nil {
 		// Right after a write commits, and before it keeps its snapshot,
 		// every request reads the new revision and misses: one of them
 		// loads it, the others wait for that load rather than each
@@ -208,11 +208,11 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 			if l.err == nil {
 				return l.sn, nil
 			}
+			// The load failed for its own request (its context was
+			// done, say): load, or wait, again for this one.
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		// The load failed for its own request (its context, say): try
-		// for this one.
 	}
 	return s.load(ctx, businessID, revision)
 }
