@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	mathbits "math/bits"
 	"slices"
 )
 
@@ -151,9 +152,46 @@ func byTime(changes []change, from, to int64) []int64 {
 	for i, c := range changes {
 		order[i] = (c.at-from)<<bits | int64(i)
 	}
-	slices.Sort(order)
+	if len(order) < radixFrom {
+		slices.Sort(order)
+	} else {
+		radixSort(order, bits, bits+64-mathbits.LeadingZeros64(uint64(to-from)))
+	}
 	for i := range order {
 		order[i] &= 1<<bits - 1
 	}
 	return order
+}
+
+// radixFrom is how many keys make a radix sort quicker than slices.Sort.
+const radixFrom = 128
+
+// radixSort sorts non-negative keys by their bits lo to hi (bits below lo
+// are ignored, and ties on the rest keep their order): a least significant
+// digit radix sort, a byte a pass, which for the thousand change points of
+// a busy room's week is a few times quicker than comparing.
+func radixSort(keys []int64, lo, hi int) {
+	tmp := make([]int64, len(keys))
+	src, dst := keys, tmp
+	for shift := lo; shift < hi; shift += 8 {
+		var count [257]int
+		for _, k := range src {
+			count[k>>shift&0xff+1]++
+		}
+		if count[src[0]>>shift&0xff+1] == len(src) {
+			continue // one digit for all
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, k := range src {
+			d := k >> shift & 0xff
+			dst[count[d]] = k
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
 }

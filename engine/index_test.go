@@ -260,3 +260,112 @@ func TestTimelineFarApart(t *testing.T) {
 		}
 	}
 }
+
+// TestDayOrderAgainstSort checks the order Day gives a date against
+// sorting its sessions afresh, on random states given many day changes
+// that re-time, re-room or re-class sessions (more on some dates than
+// Day notes one by one), sessions moved in and one-offs.
+func TestDayOrderAgainstSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 7))
+	dates, busy := 0, 0
+	for n := 0; n < 300; {
+		s, _, from, to := randomState(r)
+		if Validate(s) != nil {
+			continue
+		}
+		// A weekday of many sessions, for dates of many changes.
+		for i := range 14 {
+			id, st := int64(100+i), LocalTime(7*60+30*i)
+			s.ClassTimes = append(s.ClassTimes, ClassTime{ID: id, RoomID: s.Rooms[i%len(s.Rooms)].ID, Weekday: s.Business.WeekStart, Start: st, End: st + 45})
+			s.Entries = append(s.Entries, Entry{ID: 1000 + id, SeriesID: s.Series[0].ID, ClassTimeID: id, ClassID: s.Classes[i%len(s.Classes)].ID, Week: 1})
+		}
+		if Validate(s) != nil {
+			continue
+		}
+		tt := compile(s)
+		// Re-time, re-room and re-class sessions, several on some dates.
+		extra := slices.Clone(s.Changes)
+		seen := map[SessionRef]bool{}
+		for _, c := range extra {
+			seen[c.Ref] = true
+		}
+		for d := from; d < to; d++ {
+			if r.IntN(4) != 0 {
+				continue
+			}
+			for i, x := range tt.Day(d) {
+				if x.IsOneOff() || seen[x.Ref] || x.Ref.Date != d || r.IntN(6) == 0 && i > 0 {
+					continue
+				}
+				seen[x.Ref] = true
+				c := DayChange{Ref: x.Ref}
+				switch r.IntN(5) {
+				case 0:
+					st := LocalTime(6*60 + 5*r.IntN(150))
+					en := st + LocalTime(15+5*r.IntN(20))
+					c.Start, c.End = &st, &en
+				case 1:
+					c.RoomID = s.Rooms[r.IntN(len(s.Rooms))].ID
+				case 2:
+					c.ClassID = s.Classes[r.IntN(len(s.Classes))].ID
+				case 3:
+					c.Date = d + Date(r.IntN(3)) - 1
+				default:
+					c.Cancelled = true
+				}
+				extra = append(extra, c)
+			}
+		}
+		s.Changes = extra
+		if Validate(s) != nil {
+			continue
+		}
+		n++
+		tt = compile(s)
+		for d := from; d < to; d++ {
+			got := tt.Day(d)
+			want := slices.Clone(got)
+			sortSessions(want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("state %d, %s: Day gives\n %+v\nsorted afresh\n %+v", n, d, got, want)
+			}
+			dates++
+			if x := tt.dated[d]; x != nil && len(x.changes) > 8 {
+				busy++
+			}
+		}
+	}
+	if busy == 0 {
+		t.Fatalf("no date of %d had more changes than Day notes one by one", dates)
+	}
+}
+
+// TestByTimeAgainstSort checks the order of change points byTime gives,
+// by comparison or by radix, against sorting their times: the same times
+// in order, each change once.
+func TestByTimeAgainstSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 9))
+	for n := 0; n < 400; n++ {
+		size := r.IntN(3 * radixFrom)
+		span := int64(1) << r.IntN(44)
+		from := r.Int64N(1<<40) - 1<<39
+		changes := make([]change, size)
+		times := make([]int64, size)
+		for i := range changes {
+			at := from + r.Int64N(span+1)
+			if r.IntN(4) == 0 && i > 0 {
+				at = changes[r.IntN(i)].at // ties
+			}
+			changes[i], times[i] = change{at: at, capacity: i}, at
+		}
+		slices.Sort(times)
+		order := byTime(changes, from, from+span)
+		seen := make([]bool, size)
+		for i, j := range order {
+			if seen[j] || changes[j].at != times[i] {
+				t.Fatalf("case %d (%d changes over %d): position %d holds change %d at %d, want a time of %d once", n, size, span, i, j, changes[j].at, times[i])
+			}
+			seen[j] = true
+		}
+	}
+}

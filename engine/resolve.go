@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,11 @@ func (t *Timetable) Day(d Date) []Session {
 func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
 	first := len(out)
 	w := WeekOf(d, t.ws)
+	// The series sessions come in order. A day change that re-times,
+	// re-rooms or re-classes one can take it out of order: up to
+	// len(moved) of them are noted and put in place at the end.
+	var moved [8]int32
+	nMoved := 0
 	for _, gi := range t.dayOrder[d.Weekday()] {
 		g := &t.groups[gi]
 		weeks := g.activeIn(w)
@@ -40,8 +46,15 @@ func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
 				continue
 			}
 			t.apply(&out[len(out)-1], c)
+			if reorders(c) {
+				if nMoved < len(moved) {
+					moved[nMoved] = int32(len(out) - 1 - first)
+				}
+				nMoved++
+			}
 		}
 	}
+	inOrder := len(out) - first
 	if x != nil {
 		for _, c := range x.movedIn {
 			if s, ok := t.original(c.Ref); ok {
@@ -55,11 +68,49 @@ func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
 	}
 	day := out[first:]
 	t.close(d, day)
-	// The series sessions come in order; only exceptions can upset it.
-	if x != nil && !isSorted(day) {
+	switch {
+	case nMoved > len(moved):
 		sortSessions(day)
+	case nMoved > 0 || inOrder < len(day):
+		placeLast(day, inOrder, moved[:nMoved])
 	}
 	return out
+}
+
+// reorders reports whether a day change may move its session in the order
+// of a day's sessions (compareSessions): a change of its start, end, room
+// or class.
+func reorders(c *DayChange) bool {
+	return c.Start != nil || c.End != nil || c.RoomID != 0 || c.ClassID != 0
+}
+
+// placeLast sorts day, whose first n sessions are in order but for those
+// at the indices moved (ascending) and whose sessions from n on are in any
+// order: the few out of place are taken out and each put where it belongs,
+// a move of the sessions after it rather than a sort of the whole day.
+func placeLast(day []Session, n int, moved []int32) {
+	for j := len(moved) - 1; j >= 0; j-- { // from the last, so the earlier indices hold
+		i := int(moved[j])
+		s := day[i]
+		copy(day[i:n-1], day[i+1:n])
+		day[n-1] = s
+		n--
+	}
+	for j := n; j < len(day); j++ {
+		s := day[j]
+		i, hi := 0, j // the first session after s
+		for i < hi {
+			if m := int(uint(i+hi) >> 1); compareSessionsAt(&day[m], &s) <= 0 {
+				i = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if i < j {
+			copy(day[i+1:j+1], day[i:j])
+			day[i] = s
+		}
+	}
 }
 
 // Days resolves every date from from up to, not including, to. The dates
@@ -123,6 +174,33 @@ func (t *Timetable) original(ref SessionRef) (Session, bool) {
 // the active entries are next to each other, as they are when one is;
 // the caller must not change it.
 func (g *group) activeIn(w int) []SeriesWeek {
+	if len(g.entries) > 64 {
+		return g.activeInMany(w)
+	}
+	var active uint64 // bit i: entry i is active
+	for i := range g.entries {
+		if e := &g.entries[i]; e.rot.Position(w) == e.week {
+			active |= 1 << i
+		}
+	}
+	if active == 0 {
+		return nil
+	}
+	lo := bits.TrailingZeros64(active)
+	if run := active >> lo; run&(run+1) == 0 { // one run of entries
+		hi := lo + bits.Len64(run)
+		return g.weeks[lo:hi:hi]
+	}
+	weeks := make([]SeriesWeek, 0, bits.OnesCount64(active))
+	for ; active != 0; active &= active - 1 {
+		weeks = append(weeks, g.weeks[bits.TrailingZeros64(active)])
+	}
+	return weeks
+}
+
+// activeInMany is activeIn for a group of more entries than a word has
+// bits.
+func (g *group) activeInMany(w int) []SeriesWeek {
 	lo, hi := -1, -1 // the active entries so far, while they are one run
 	var weeks []SeriesWeek
 	for i, e := range g.entries {
@@ -249,17 +327,6 @@ func (t *Timetable) close(d Date, sessions []Session) {
 }
 
 func sortSessions(ss []Session) { slices.SortStableFunc(ss, compareSessions) }
-
-// isSorted reports whether sessions are in the order sortSessions gives,
-// without copying them to compare.
-func isSorted(ss []Session) bool {
-	for i := 1; i < len(ss); i++ {
-		if compareSessionsAt(&ss[i], &ss[i-1]) < 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // compareSessions is the order of a day's sessions: by start, end, room,
 // class, one-off and class time, then original date and class — a total

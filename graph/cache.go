@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,10 +70,19 @@ func newResponseCache(r *Resolver) *responseCache {
 
 // key is the identity of a request's answer.
 func (c *responseCache) key(req *http.Request, rq *request, body []byte, today engine.Date) [32]byte {
-	h := sha256.New()
 	p := rq.principal
-	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%d\x00%s\x00%s\x00%s\x00%s\x00", p.BusinessID, p.Role, p.ClientID, p.StaffID, today, req.Method, rq.base,
-		req.Header.Get("Accept")) // which media type the answer is sent as
+	var buf [256]byte
+	b := strconv.AppendInt(buf[:0], p.BusinessID, 10)
+	b = append(append(b, 0), p.Role...)
+	b = strconv.AppendInt(append(b, 0), p.ClientID, 10)
+	b = strconv.AppendInt(append(b, 0), p.StaffID, 10)
+	b = strconv.AppendInt(append(b, 0), int64(today), 10)
+	b = append(append(b, 0), req.Method...)
+	b = append(append(b, 0), rq.base...)
+	b = append(append(b, 0), req.Header.Get("Accept")...) // which media type the answer is sent as
+	b = append(b, 0)
+	h := sha256.New()
+	h.Write(b)
 	if req.Method == http.MethodGet {
 		h.Write([]byte(req.URL.RawQuery))
 	} else {
@@ -194,7 +203,7 @@ func writeJSON(w http.ResponseWriter, req *http.Request, status int, body, zippe
 			body = zipped
 		}
 	}
-	h.Set("Content-Length", fmt.Sprint(len(body)))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if req.Method != http.MethodHead {
 		w.Write(body)

@@ -180,7 +180,7 @@ func (r *Resolver) authenticate(ctx context.Context, token string) (context.Cont
 		return ctx, err
 	}
 	r.observer().Checked(ctx, true)
-	return withRequest(ctx, &request{principal: p, loaders: newLoaders(r.Store, p.BusinessID)}), nil
+	return withRequest(ctx, &request{principal: p, store: r.Store}), nil
 }
 
 // actAs is authenticate for a request that acts as p without a token: it
@@ -191,7 +191,7 @@ func (r *Resolver) actAs(ctx context.Context, p models.Principal) (context.Conte
 		return ctx, err
 	}
 	p.Revision = sn.Business.Revision
-	return withRequest(ctx, &request{principal: p, loaders: newLoaders(r.Store, p.BusinessID), snap: sn}), nil
+	return withRequest(ctx, &request{principal: p, store: r.Store, snap: sn}), nil
 }
 
 func isWebsocket(req *http.Request) bool {

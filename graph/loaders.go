@@ -67,7 +67,7 @@ func orEmpty[V any](m map[int64][]V, err error) func([]int64) (map[int64][]V, er
 
 func loadersFrom(ctx context.Context) *loaders {
 	if req := requestFrom(ctx); req != nil {
-		return req.loaders
+		return req.loaders()
 	}
 	return nil
 }

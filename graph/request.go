@@ -16,8 +16,11 @@ import (
 // the snapshot it reads, and its dataloaders.
 type request struct {
 	principal models.Principal
-	loaders   *loaders
-	base      string // the server's URL, for URLs handed out
+	store     *models.Store // for the dataloaders, made on first use
+	base      string        // the server's URL, for URLs handed out
+
+	loadersOnce sync.Once
+	ld          *loaders
 
 	mu    sync.Mutex
 	snap  *models.Snapshot
@@ -35,6 +38,13 @@ type request struct {
 	op       string
 	work     float64
 	deps     dependencies
+}
+
+// loaders returns the request's dataloaders, made when a resolver first
+// asks: an answer from the response cache needs none.
+func (r *request) loaders() *loaders {
+	r.loadersOnce.Do(func() { r.ld = newLoaders(r.store, r.principal.BusinessID) })
+	return r.ld
 }
 
 type requestKey struct{}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,6 +30,39 @@ type DB struct {
 	// Path is the file of a SQLite database ("" for PostgreSQL and for
 	// in-memory SQLite).
 	Path string
+
+	stmts statements // see prepared
+}
+
+// statements are the statements prepared on a SQLite database, by their SQL.
+type statements struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// prepared returns query prepared on a SQLite database, once: for the
+// statements every request runs (the token check), where SQLite spends
+// more preparing a statement than running it. PostgreSQL statements are
+// never prepared (see openPostgres), so there it returns nil and the
+// caller builds the query with bun.
+func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if db.Postgres() {
+		return nil, nil
+	}
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	if st := db.stmts.m[query]; st != nil {
+		return st, nil
+	}
+	st, err := db.DB.DB.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if db.stmts.m == nil {
+		db.stmts.m = make(map[string]*sql.Stmt)
+	}
+	db.stmts.m[query] = st
+	return st, nil
 }
 
 // Open opens a database from a DSN: postgres://… (or postgresql://) for
@@ -112,6 +146,11 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	}
 	if memory {
 		sqldb.SetMaxOpenConns(1)
+	} else {
+		// database/sql keeps 2 idle connections by default and closes the
+		// rest as they come back, so concurrent requests opened a new
+		// connection (and ran its pragmas) for most token checks.
+		sqldb.SetMaxIdleConns(sqliteIdleConns)
 	}
 	sqldb.SetConnMaxLifetime(0)
 	sqldb.SetConnMaxIdleTime(0)
@@ -122,6 +161,10 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// sqliteIdleConns is how many SQLite connections a process keeps open
+// between requests.
+const sqliteIdleConns = 32
 
 // Postgres reports whether db is PostgreSQL.
 func (db *DB) Postgres() bool { return db.Dialect().Name() == dialect.PG }

@@ -28,6 +28,7 @@ type Store struct {
 	snaps  *cache.Cache[int64, *Snapshot] // the newest snapshot of each business, by id
 
 	mu       sync.Mutex
+	loads    map[loadKey]*load   // see Snapshot
 	onRevoke []func(token int64) // see OnRevoke
 	log      changeLog           // see Unchanged
 	replicas *Replicas           // see SetReplicas
@@ -193,6 +194,56 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 			return sn, nil
 		}
 	}
+	for revision >= 0 && s.replicas == nil {
+		// Right after a write commits, and before it keeps its snapshot,
+		// every request reads the new revision and misses: one of them
+		// loads it, the others wait for that load rather than each
+		// loading the same schedule.
+		k := loadKey{businessID, revision}
+		s.mu.Lock()
+		l := s.loads[k]
+		if l == nil {
+			l = &load{done: make(chan struct{})}
+			if s.loads == nil {
+				s.loads = make(map[loadKey]*load)
+			}
+			s.loads[k] = l
+			s.mu.Unlock()
+			l.sn, l.err = s.load(ctx, businessID, revision)
+			s.mu.Lock()
+			delete(s.loads, k)
+			s.mu.Unlock()
+			close(l.done)
+			return l.sn, l.err
+		}
+		s.mu.Unlock()
+		select {
+		case <-l.done:
+			if l.err == nil {
+				return l.sn, nil
+			}
+			// The load failed for its own request (its context was
+			// done, say): load, or wait, again for this one.
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.load(ctx, businessID, revision)
+}
+
+// loadKey is a business and the revision a load of it was asked for.
+type loadKey struct{ business, revision int64 }
+
+// load is a snapshot being loaded; done is closed once sn or err is set.
+type load struct {
+	done chan struct{}
+	sn   *Snapshot
+	err  error
+}
+
+// load is Snapshot without the cache in front: the business's current
+// revision, from the cache when it holds it, else from the database.
+func (s *Store) load(ctx context.Context, businessID, revision int64) (*Snapshot, error) {
 	var sn *Snapshot
 	err := s.readLagging(ctx, businessID, func(tx bun.Tx) error {
 		b, err := businessByID(ctx, tx, businessID, false)

@@ -128,11 +128,17 @@ func CreateScopedToken(ctx context.Context, db bun.IDB, businessID int64, role R
 // current revision, in one query.
 func Authenticate(ctx context.Context, db bun.IDB, token string) (Principal, error) {
 	var p Principal
-	err := db.NewSelect().TableExpr("api_tokens AS t").
-		Join("JOIN businesses AS b ON b.id = t.business_id").
-		ColumnExpr("t.business_id, t.role, t.id, coalesce(t.client_id, 0), coalesce(t.staff_id, 0), b.revision").
-		Where("t.hash = ?", HashToken(token)).
-		Scan(ctx, &p.BusinessID, &p.Role, &p.TokenID, &p.ClientID, &p.StaffID, &p.Revision)
+	dest := []any{&p.BusinessID, &p.Role, &p.TokenID, &p.ClientID, &p.StaffID, &p.Revision}
+	var err error
+	if st := preparedAuth(ctx, db); st != nil {
+		err = st.QueryRowContext(ctx, HashToken(token)).Scan(dest...)
+	} else {
+		err = db.NewSelect().TableExpr("api_tokens AS t").
+			Join("JOIN businesses AS b ON b.id = t.business_id").
+			ColumnExpr("t.business_id, t.role, t.id, coalesce(t.client_id, 0), coalesce(t.staff_id, 0), b.revision").
+			Where("t.hash = ?", HashToken(token)).
+			Scan(ctx, dest...)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, ErrBadToken
 	}
@@ -140,6 +146,24 @@ func Authenticate(ctx context.Context, db bun.IDB, token string) (Principal, err
 		return Principal{}, fmt.Errorf("checking a token: %w", err)
 	}
 	return p, nil
+}
+
+// authQuery is Authenticate's query as a statement SQLite prepares once.
+const authQuery = `SELECT t.business_id, t.role, t.id, coalesce(t.client_id, 0), coalesce(t.staff_id, 0), b.revision
+FROM api_tokens AS t JOIN businesses AS b ON b.id = t.business_id WHERE t.hash = ?`
+
+// preparedAuth is authQuery prepared on db when db is a SQLite database
+// (not a transaction), else nil.
+func preparedAuth(ctx context.Context, db bun.IDB) *sql.Stmt {
+	d, ok := db.(*DB)
+	if !ok {
+		return nil
+	}
+	st, err := d.prepared(ctx, authQuery)
+	if err != nil {
+		return nil // bun's query says what is wrong
+	}
+	return st
 }
 
 // Tokens lists the tokens of a business (never their secrets).
