@@ -252,6 +252,9 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
 	if c.Playground {
 		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
+		pg.budget = cache.NewBudget(int64(c.CacheMB) << 20) // every copy's, together
+		pg.budget.Observe(hooks{m})
+		m.Budget(pg.budget)
 		pg.onWrite = m.Write
 		defer pg.Close()
 		go pg.sweep(ctx, time.Minute)
