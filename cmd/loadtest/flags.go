@@ -33,6 +33,7 @@ func (t *tenantsFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&t.seedOnly, "seed-only", false, "seed the businesses and stop")
 	fs.IntVar(&t.cfg.Sweepers, "sweepers", 2, "workers walking every business once")
 	fs.IntVar(&t.cfg.Pollers, "pollers", 8, "phones' polls in flight at once")
+	fs.Float64Var(&t.cfg.DeskRate, "desk-rate", 0, "the desks' requests a second in all (0: each desk sends its next as soon as its last is answered)")
 	fs.IntVar(&t.cfg.Hot, "hot", 10, "how many of the most asked businesses count as hot")
 	fs.Float64Var(&t.cfg.Zipf, "zipf", 1.1, "exponent of the Zipf law the desks draw businesses by")
 	fs.Float64Var(&t.cfg.PollScale, "poll-scale", 1, "multiplies the phones' poll rate (1: each phone every 15 minutes)")

@@ -64,6 +64,11 @@ type TenantsConfig struct {
 	// Desks and Sweepers are how many workers send the desks' queries
 	// and walk every business; Pollers send the phones' polls.
 	Desks, Sweepers, Pollers int
+	// DeskRate, when more than 0, paces the desks to this many requests a
+	// second in all (exponential gaps), as users arrive; 0 sends each desk's
+	// next request as soon as its last is answered (the most the server
+	// takes).
+	DeskRate float64
 	// Hot is how many of the most drawn businesses count as hot.
 	Hot int
 	// Zipf is the exponent of the law businesses are drawn by (> 1).
@@ -119,6 +124,9 @@ type TenantsReport struct {
 	// those sent late or not at all because every poller was busy.
 	PollRate  float64
 	PollsLate int
+	// DeskTurnsLost counts the desks' requests not sent at DeskRate
+	// because every desk was waiting for an answer.
+	DeskTurnsLost int
 	// Restarted is when the replica restart ended (0: none), RestartErr
 	// what it failed with.
 	Restarted  time.Duration
@@ -138,6 +146,9 @@ func (r *TenantsReport) MaxRSS() int64 {
 func (r *TenantsReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "%d businesses, %d phones (%.1f polls/s asked, %d late), %v\n",
 		r.Businesses, r.Phones, r.PollRate, r.PollsLate, r.Elapsed.Round(time.Millisecond))
+	if r.DeskTurnsLost > 0 {
+		fmt.Fprintf(w, "%d desk requests not sent: every desk was waiting\n", r.DeskTurnsLost)
+	}
 	r.Report.Print(w)
 	if r.Swept > 0 {
 		fmt.Fprintf(w, "every business touched after %v", r.Swept.Round(time.Second))
@@ -304,12 +315,39 @@ func RunTenants(ctx context.Context, cfg TenantsConfig) (*TenantsReport, error) 
 		close(sweepDone)
 	}()
 
-	// The desks.
+	// The desks, paced by turns when DeskRate is set.
+	var turns chan struct{}
+	if cfg.DeskRate > 0 {
+		turns = make(chan struct{}, cfg.Desks)
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(cfg.Seed, 4))
+			at := time.Now()
+			for !stop.Load() && ctx.Err() == nil {
+				at = at.Add(time.Duration(r.ExpFloat64() / cfg.DeskRate * float64(time.Second)))
+				if d := time.Until(at); d > 0 {
+					time.Sleep(d)
+				}
+				select {
+				case turns <- struct{}{}:
+				default: // every desk is busy: the server is saturated
+					t.mu.Lock()
+					rep.DeskTurnsLost++
+					t.mu.Unlock()
+				}
+			}
+			close(turns)
+		})
+	}
 	for w := range cfg.Desks {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(cfg.Seed, uint64(w)+100))
 			zipf := rand.NewZipf(rand.New(rand.NewPCG(cfg.Seed, uint64(w)+1000)), cfg.Zipf, 1, uint64(len(cfg.Tenants)-1))
 			for !stop.Load() && ctx.Err() == nil {
+				if turns != nil {
+					if _, ok := <-turns; !ok {
+						return
+					}
+				}
 				b := t.rank[zipf.Uint64()]
 				switch n := r.IntN(100); {
 				case n < 55:
