@@ -13,6 +13,14 @@
 // given, since it is meant for a server of one's own.
 //
 //	go run ./cmd/loadtest --token kd_… --business demo --duration 20s --concurrency 8
+//
+// With --tenants N it runs the many-tenants mode instead (tenants.go): it
+// seeds N businesses into the server's database (seed.go), or reads them
+// from --tenants-file, and drives them all at once: desks, practitioners'
+// phones, a sweep of every business, the server's memory and a replica
+// restart.
+//
+//	go run ./cmd/loadtest --tenants 10000 --database-url postgres://… --server-pid 1234 --duration 5m
 package main
 
 import (
