@@ -16,23 +16,25 @@ import (
 func TestRendererDaysSize(t *testing.T) {
 	today := engine.MustDate(2026, 12, 1)
 	st := enginetest.Business(enginetest.Options{ClassTimes: 300, Seed: 1, Today: today})
-	sn, err := models.NewSnapshot(models.Business{ID: 7, Slug: "big", Name: st.Business.Name, Kind: string(st.Business.Kind), Revision: 1}, st)
-	if err != nil {
-		t.Fatal(err)
-	}
 	budget := cache.NewBudget(1 << 30)
 	kept := cache.New[int64, *renderer](budget, "calendars")
 	// Businesses of their own, so each renderer is counted under its own key.
 	rs := make([]*renderer, 5)
+	sns := make([]*models.Snapshot, len(rs))
+	for i := range sns {
+		var err error
+		sns[i], err = models.NewSnapshot(models.Business{ID: int64(i + 1), Slug: "big", Name: st.Business.Name, Kind: string(st.Business.Kind), Revision: 1}, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range rs {
-		sn := *sn
-		sn.Business.ID = int64(i + 1)
-		rs[i] = newRenderer(&sn)
+		rs[i] = newRenderer(sns[i])
 		rs[i].kept = kept
-		kept.Put(sn.Business.ID, rs[i], rendererBase)
+		kept.Put(sns[i].Business.ID, rs[i], rendererBase)
 		for d := today; d < today+364; d++ {
 			rs[i].day(d)
 		}
