@@ -114,6 +114,8 @@ type RSSSample struct {
 type TenantsReport struct {
 	Report
 	Businesses, Phones int
+	// Touched is how many businesses were asked for in the run.
+	Touched int
 	// Swept is when every business had been touched (0: not in the run).
 	Swept time.Duration
 	// RSS is sampled every second; SweptRSS is the sample when the sweep
@@ -157,7 +159,7 @@ func (r *TenantsReport) Print(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	} else {
-		fmt.Fprintln(w, "the run ended before every business was touched")
+		fmt.Fprintf(w, "the run ended before every business was touched: %d of %d were\n", r.Touched, r.Businesses)
 	}
 	if r.Restarted > 0 || r.RestartErr != nil {
 		fmt.Fprintf(w, "replica restarted at %v (%v)\n", r.Restarted.Round(time.Millisecond), r.RestartErr)
@@ -422,6 +424,7 @@ func RunTenants(ctx context.Context, cfg TenantsConfig) (*TenantsReport, error) 
 	<-sweepDone
 	rep.Elapsed = since()
 	rep.Swept = time.Duration(swept.Load())
+	rep.Touched = len(cfg.Tenants) - int(t.left.Load())
 	rep.Report.fill(t.results, TenantKinds)
 	return rep, nil
 }

@@ -127,7 +127,7 @@ func TestManyTenants(t *testing.T) {
 			t.Errorf("no figure for %v", s.Kind)
 		}
 	}
-	if rep.Swept == 0 || rep.SweptRSS == 0 || len(rep.RSS) < 3 || rep.MaxRSS() < rep.RSS[0].KB {
+	if rep.Swept == 0 || rep.Touched != 30 || rep.SweptRSS == 0 || len(rep.RSS) < 3 || rep.MaxRSS() < rep.RSS[0].KB {
 		t.Errorf("swept at %v with RSS %d kB; %d RSS samples", rep.Swept, rep.SweptRSS, len(rep.RSS))
 	}
 	if rep.Restarted == 0 || rep.RestartErr != nil {
