@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/enginetest"
 	"github.com/koredyne/schedule/migrations"
@@ -146,8 +144,11 @@ func seedOne(ctx context.Context, store *models.Store, opt SeedOptions, i int) (
 	if err != nil {
 		return t, err
 	}
-	err = store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if t.Token, _, err = models.CreateToken(ctx, tx, b.ID, models.Owner, "desk", ""); err != nil {
+	// The credentials one at a time, as an owner makes them (cmd holds no
+	// transactions: only models talks to the database).
+	err = func() error {
+		db := store.DB
+		if t.Token, _, err = models.CreateToken(ctx, db, b.ID, models.Owner, "desk", ""); err != nil {
 			return err
 		}
 		coach := 0
@@ -158,16 +159,16 @@ func seedOne(ctx context.Context, store *models.Store, opt SeedOptions, i int) (
 			p := Phone{Calendar: models.CalendarOf("staff", s.ID)}
 			if coach++; coach%2 == 1 {
 				p.Login = fmt.Sprintf("%s-s%d", t.Slug, s.ID)
-				if p.Password, _, err = models.CreateAppPassword(ctx, tx, b.ID, p.Login, s.ID, models.StaffRole); err != nil {
+				if p.Password, _, err = models.CreateAppPassword(ctx, db, b.ID, p.Login, s.ID, models.StaffRole); err != nil {
 					return err
 				}
-			} else if p.Feed, err = models.Feed(ctx, tx, b.ID, p.Calendar); err != nil {
+			} else if p.Feed, err = models.Feed(ctx, db, b.ID, p.Calendar); err != nil {
 				return err
 			}
 			t.Phones = append(t.Phones, p)
 		}
 		return nil
-	})
+	}()
 	return t, err
 }
 
