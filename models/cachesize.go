@@ -47,24 +47,72 @@ func reportSize(r engine.Report) int64 {
 // changeLog keeps the last changes of each business (its own writes and,
 // on PostgreSQL once Listen runs, those of other processes), so that a
 // cached answer can be carried over a write that cannot have changed it.
-type changeLog map[int64][]Change
+// It keeps the businesses that changed most recently, at most
+// keptBusinesses: a process that hears every write of thousands of
+// businesses holds a bounded log, and a business forgotten only has its
+// next cached answer computed again (Unchanged says false).
+type changeLog struct {
+	by   map[int64]*changes
+	tick uint64
+}
+
+type changes struct {
+	list []Change // sorted by revision
+	used uint64   // the log's tick when a change was last added
+}
 
 // keptChanges is how many changes of a business the log keeps: an answer
 // older than that many revisions is computed again.
 const keptChanges = 64
 
+// keptBusinesses is how many businesses' changes the log keeps, at most
+// keptChanges each (a Change is 40 bytes: 10 MiB at the very most).
+const keptBusinesses = 4096
+
 func (l *changeLog) add(c Change) {
-	if *l == nil {
-		*l = changeLog{}
+	if l.by == nil {
+		l.by = map[int64]*changes{}
 	}
-	cs := (*l)[c.Business]
-	if i, found := slices.BinarySearchFunc(cs, c.Revision, func(c Change, r int64) int { return int(c.Revision - r) }); !found {
-		cs = slices.Insert(cs, i, c)
+	cs := l.by[c.Business]
+	if cs == nil {
+		if len(l.by) >= keptBusinesses {
+			l.trim()
+		}
+		cs = &changes{}
+		l.by[c.Business] = cs
 	}
-	if len(cs) > keptChanges {
-		cs = slices.Delete(cs, 0, len(cs)-keptChanges)
+	l.tick++
+	cs.used = l.tick
+	if i, found := slices.BinarySearchFunc(cs.list, c.Revision, func(c Change, r int64) int { return int(c.Revision - r) }); !found {
+		cs.list = slices.Insert(cs.list, i, c)
 	}
-	(*l)[c.Business] = cs
+	if len(cs.list) > keptChanges {
+		cs.list = slices.Delete(cs.list, 0, len(cs.list)-keptChanges)
+	}
+}
+
+// trim forgets the half of the businesses that changed least recently,
+// so that its cost is spread over the keptBusinesses/2 adds before the next.
+func (l *changeLog) trim() {
+	ticks := make([]uint64, 0, len(l.by))
+	for _, cs := range l.by {
+		ticks = append(ticks, cs.used)
+	}
+	slices.Sort(ticks)
+	cut := ticks[len(ticks)/2]
+	for id, cs := range l.by {
+		if cs.used < cut {
+			delete(l.by, id)
+		}
+	}
+}
+
+// of returns the changes kept of a business, oldest first.
+func (l *changeLog) of(business int64) []Change {
+	if cs := l.by[business]; cs != nil {
+		return cs.list
+	}
+	return nil
 }
 
 // record logs a committed change.
@@ -89,7 +137,7 @@ func (s *Store) Unchanged(business, since, now int64, from, to engine.Date) bool
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cs := s.log[business]
+	cs := s.log.of(business)
 	i, found := slices.BinarySearchFunc(cs, since+1, func(c Change, r int64) int { return int(c.Revision - r) })
 	n := int(now - since)
 	// The log's revisions are distinct and sorted, so these are exactly

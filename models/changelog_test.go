@@ -3,6 +3,7 @@ package models
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/koredyne/schedule/engine"
 )
@@ -56,5 +57,30 @@ func TestUnchangedAgainstBruteForce(t *testing.T) {
 	}
 	if s.Unchanged(biz, 300, 299, 0, 1) || s.Unchanged(biz+1, 1, 2, 0, 1) {
 		t.Error("an answer from a later revision, or of a business never heard of, was called unchanged")
+	}
+}
+
+// TestChangeLogIsBounded: a process that hears writes of 10,000 businesses
+// keeps the changes of the most recent keptBusinesses at most; the
+// businesses that changed lately still carry their answers over writes,
+// those forgotten have them computed again (Unchanged is false, never
+// wrongly true).
+func TestChangeLogIsBounded(t *testing.T) {
+	if n := unsafe.Sizeof(Change{}); n > 40 {
+		t.Errorf("a Change is %d bytes; keptBusinesses' comment counts 40", n)
+	}
+	s := &Store{}
+	for id := range int64(10_000) {
+		s.record(Change{Business: id, Revision: 1, From: 10, To: 11})
+		s.record(Change{Business: id, Revision: 2, From: 10, To: 11})
+		if n := len(s.log.by); n > keptBusinesses {
+			t.Fatalf("after %d businesses the log holds %d, more than %d", id+1, n, keptBusinesses)
+		}
+	}
+	if !s.Unchanged(9_999, 0, 2, 20, 30) || !s.Unchanged(10_000-keptBusinesses/2, 1, 2, 20, 30) {
+		t.Error("a business that changed lately does not carry its answers over a write")
+	}
+	if s.Unchanged(0, 1, 2, 20, 30) || s.Unchanged(9_999, 1, 2, 10, 11) {
+		t.Error("a forgotten business, or a date the write changed, was called unchanged")
 	}
 }

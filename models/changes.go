@@ -74,10 +74,17 @@ func (e *Edit) Touch(d engine.Date) { e.touched = append(e.touched, d) }
 // and every date since it last read. Each business's revision is delivered
 // once, in order, however many ways it arrives (a write of this process,
 // and its own notification heard back from PostgreSQL).
+//
+// Only businesses someone subscribes to are tracked: a change no one hears
+// is dropped, and a business's last revision is forgotten with its last
+// subscriber, so the broadcaster holds what its open connections need, not
+// an entry for every business that ever wrote. (A subscriber may then be
+// told of a revision committed just before it subscribed, as it may be of
+// another process's, whose notification arrives late.)
 type broadcaster struct {
 	mu   sync.Mutex
 	subs map[int64]map[chan Change]bool // by business
-	last map[int64]int64                // newest revision delivered, by business
+	last map[int64]int64                // newest revision delivered, by business subscribed to
 }
 
 func (b *broadcaster) subscribe(business int64) (<-chan Change, func()) {
@@ -99,6 +106,7 @@ func (b *broadcaster) subscribe(business int64) (<-chan Change, func()) {
 			delete(b.subs[business], ch)
 			if len(b.subs[business]) == 0 {
 				delete(b.subs, business)
+				delete(b.last, business)
 			}
 			close(ch)
 		})
@@ -108,6 +116,9 @@ func (b *broadcaster) subscribe(business int64) (<-chan Change, func()) {
 func (b *broadcaster) publish(c Change) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.subs[c.Business]) == 0 {
+		return
+	}
 	if b.last == nil {
 		b.last = make(map[int64]int64)
 	}

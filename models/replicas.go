@@ -45,7 +45,7 @@ type Replicas struct {
 	OnRead func(target string)
 
 	mu   sync.Mutex
-	seen map[int64]int64 // business → newest revision this process knows of
+	seen map[int64]seenRev // business → newest revision this process knows of
 
 	samples []walSample // the primary's WAL position over the last lags
 }
@@ -63,6 +63,19 @@ type replica struct {
 	why    string // why not usable, for logs
 }
 
+type seenRev struct {
+	rev int64
+	at  time.Time // when it was seen
+}
+
+// keepSeen is how long a revision seen is held against the replicas
+// beyond the most lag allowed: by then every replica that may be read has
+// replayed it (the prober samples the primary's WAL and measures each
+// replica every ProbeEvery, each probe within 2 s), so the floor it sets is
+// kept by the lag check alone, and a process that sees thousands of
+// businesses holds only those of the last seconds.
+const keepSeen = 4*ProbeEvery + 5*time.Second
+
 type walSample struct {
 	at  time.Time
 	lsn uint64
@@ -73,7 +86,7 @@ type walSample struct {
 // it up. maxLag is the most a replica may be behind and still be read;
 // conns the most connections opened to each.
 func OpenReplicas(ctx context.Context, primary *DB, urls []string, maxLag time.Duration, conns int, log *slog.Logger) (*Replicas, error) {
-	r := &Replicas{primary: primary, maxLag: maxLag, log: log, seen: make(map[int64]int64)}
+	r := &Replicas{primary: primary, maxLag: maxLag, log: log, seen: make(map[int64]seenRev)}
 	for _, u := range urls {
 		db, err := openPostgres(ctx, u, false)
 		if err != nil {
@@ -115,6 +128,7 @@ func (r *Replicas) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			r.probe(ctx)
+			r.forget(time.Now())
 		}
 	}
 }
@@ -224,11 +238,30 @@ func (r *Replicas) saw(business, rev int64) {
 	if r == nil {
 		return
 	}
+	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.seen[business] < rev {
-		r.seen[business] = rev
+	if r.seen[business].rev <= rev {
+		r.seen[business] = seenRev{rev, now}
 	}
+}
+
+// forget drops the revisions seen longer than maxLag + keepSeen ago.
+func (r *Replicas) forget(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, s := range r.seen {
+		if now.Sub(s.at) > r.maxLag+keepSeen {
+			delete(r.seen, id)
+		}
+	}
+}
+
+// seenCount is how many businesses' revisions are held.
+func (r *Replicas) seenCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.seen)
 }
 
 func (r *Replicas) read(target string) {
@@ -259,7 +292,7 @@ func (r *Replicas) floor(ctx context.Context, business int64) int64 {
 	f, _ := ctx.Value(atLeastKey{}).(int64)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return max(f, r.seen[business])
+	return max(f, r.seen[business].rev)
 }
 
 // errBehind is a replica's read of a revision older than the floor.

@@ -14,6 +14,7 @@ import (
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // playgroundCookie names the cookie that finds a visitor's copy again.
@@ -37,6 +38,11 @@ type playground struct {
 	api graph.Resolver
 	// onWrite hears the outcome of every visitor's write (the metrics).
 	onWrite func(outcome string)
+	// budget is the memory every copy's caches draw on together (serve
+	// gives it --cache-mb): many copies never hold more than one server's
+	// budget of snapshots and answers. A copy dropped leaves its entries to
+	// go first, as the least recently used.
+	budget *cache.Budget
 
 	mu     sync.Mutex
 	copies map[string]*demoCopy
@@ -46,15 +52,18 @@ type playground struct {
 type demoCopy struct {
 	id      string
 	db      *models.DB
+	store   *models.Store
 	graphql http.Handler
 	used    time.Time // guarded by playground.mu
 }
 
 // newPlayground keeps at most most copies, each for idle after its last
 // use, on the clock now; api configures every copy's GraphQL API (its
-// store is the copy's own).
+// store is the copy's own, on the playground's budget: the default one of
+// a store until serve sets its own).
 func newPlayground(idle time.Duration, most int, now func() time.Time, api graph.Resolver) *playground {
-	return &playground{idle: idle, max: most, now: now, log: api.Log, api: api, copies: make(map[string]*demoCopy)}
+	return &playground{idle: idle, max: most, now: now, log: api.Log, api: api, copies: make(map[string]*demoCopy),
+		budget: cache.NewBudget(models.DefaultCacheBytes)}
 }
 
 // ServeHTTP answers GraphQL from the visitor's copy, as its owner unless
@@ -185,6 +194,7 @@ func (p *playground) build(ctx context.Context) (*demoCopy, error) {
 		return nil, fmt.Errorf("migrating a playground copy: %w", err)
 	}
 	store := models.NewStore(db, p.now)
+	store.UseBudget(p.budget)
 	b, err := demoBusiness(ctx, store, "playground", engine.Gym)
 	if err != nil {
 		db.Close()
@@ -195,7 +205,7 @@ func (p *playground) build(ctx context.Context) (*demoCopy, error) {
 	api.Store = store
 	api.IsPlayground = true
 	api.Guest = &models.Principal{BusinessID: b.ID, Role: models.Owner}
-	return &demoCopy{id: id, db: db, graphql: api.Handler()}, nil
+	return &demoCopy{id: id, db: db, store: store, graphql: api.Handler()}, nil
 }
 
 // newCopyID returns 128 random bits, base64url: the cookie is all that

@@ -25,6 +25,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // typicalQuery is what a visitor's first look at the demo asks: the
@@ -476,5 +477,46 @@ func TestPlaygroundSecretURLs(t *testing.T) {
 	}
 	if b := v.graphql(`{ business { timetableUrl } }`, nil)["business"].(map[string]any); b["timetableUrl"] != nil {
 		t.Errorf("after the refused rotations timetableUrl = %v, want null", b["timetableUrl"])
+	}
+}
+
+// TestPlaygroundCopiesShareTheBudget: every copy's caches draw on the
+// playground's one budget (serve's --cache-mb), so many copies hold no more
+// than it, however many there are; a budget too small for two copies'
+// snapshots keeps the most recent one and every copy still answers.
+func TestPlaygroundCopiesShareTheBudget(t *testing.T) {
+	pg, _, u := startPlayground(t, time.Hour, 10)
+	visitors := make([]*visitor, 4)
+	for i := range visitors {
+		visitors[i] = newVisitor(t, u)
+		visitors[i].rooms()
+	}
+	pg.mu.Lock()
+	for _, c := range pg.copies {
+		if c.store.Budget() != pg.budget {
+			t.Errorf("copy %s has a budget of its own", c.id)
+		}
+	}
+	pg.mu.Unlock()
+	all := pg.budget.Held("")
+	if all == 0 || pg.budget.Held("snapshots") == 0 {
+		t.Fatalf("the shared budget holds %d bytes, %d of snapshots; want the copies' caches in it", all, pg.budget.Held("snapshots"))
+	}
+
+	small, _, u := startPlayground(t, time.Hour, 10)
+	small.budget = cache.NewBudget(all / 4 * 3 / int64(len(visitors))) // less than two copies' worth
+	for i := range visitors {
+		visitors[i] = newVisitor(t, u)
+		if rooms := visitors[i].rooms(); len(rooms) == 0 {
+			t.Fatalf("visitor %d sees no rooms", i)
+		}
+		if held := small.budget.Held(""); held > small.budget.Limit() {
+			t.Fatalf("after %d copies the budget holds %d bytes, over its %d", i+1, held, small.budget.Limit())
+		}
+	}
+	for i, v := range visitors {
+		if rooms := v.rooms(); len(rooms) == 0 {
+			t.Errorf("visitor %d sees no rooms once the budget is full", i)
+		}
 	}
 }

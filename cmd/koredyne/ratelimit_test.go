@@ -144,3 +144,30 @@ func TestBadCredentialsLimitedPerAddress(t *testing.T) {
 		t.Errorf("CalDAV with a good password that signed in before: %d", code)
 	}
 }
+
+// TestRateLimitForgetsCredentials: the credentials that signed in are held
+// for remembered only, so a server whose 100,000 phones each poll now and
+// then holds those of the last minutes, and none once they go quiet.
+func TestRateLimitForgetsCredentials(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	l := newLimiter(20, 40, func() time.Time { return at })
+	for i := range 10_000 {
+		cred := fmt.Sprintf("phone-%d", i)
+		l.allow(cred)
+		l.remember(cred, true)
+		if i%1000 == 999 {
+			at = at.Add(time.Minute)
+		}
+	}
+	if !l.isKnown("phone-9999") || l.isKnown("phone-0") {
+		t.Error("after ten minutes of sign-ins the last should be known and the first forgotten")
+	}
+	at = at.Add(remembered + time.Second)
+	l.allow("desk")
+	l.mu.Lock()
+	known, buckets := len(l.known), len(l.buckets)
+	l.mu.Unlock()
+	if known != 0 || buckets != 1 {
+		t.Errorf("once every phone went quiet: %d credentials and %d buckets held, want 0 and 1", known, buckets)
+	}
+}

@@ -13,6 +13,14 @@
 // given, since it is meant for a server of one's own.
 //
 //	go run ./cmd/loadtest --token kd_… --business demo --duration 20s --concurrency 8
+//
+// With --tenants N it runs the many-tenants mode instead (tenants.go): it
+// seeds N businesses into the server's database (seed.go), or reads them
+// from --tenants-file, and drives them all at once: desks, practitioners'
+// phones, a sweep of every business, the server's memory and a replica
+// restart.
+//
+//	go run ./cmd/loadtest --tenants 10000 --database-url postgres://… --server-pid 1234 --duration 5m
 package main
 
 import (
@@ -92,7 +100,8 @@ const (
 )
 
 func (k Kind) String() string {
-	return [...]string{"week query", "day query", "caldav month REPORT", "write"}[k]
+	return [...]string{"week query", "day query", "caldav month REPORT", "write",
+		"cold first week", "hot week", "tail week", "caldav poll", "feed poll"}[k]
 }
 
 // pick draws a kind with the mix's weights from a number in [0, 100).
@@ -184,11 +193,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
-	type result struct {
-		kind Kind
-		took time.Duration
-		err  error
-	}
 	results := make([][]result, cfg.Concurrency)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -208,29 +212,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	wg.Wait()
 
-	rep := &Report{Elapsed: time.Since(start), Total: Stats{Kind: -1}}
-	rep.Kinds = make([]Stats, kinds)
-	for k := range rep.Kinds {
-		rep.Kinds[k].Kind = Kind(k)
-	}
-	for _, worker := range results {
-		for _, res := range worker {
-			s := &rep.Kinds[res.kind]
-			s.Latencies = append(s.Latencies, res.took)
-			rep.Total.Latencies = append(rep.Total.Latencies, res.took)
-			if res.err != nil {
-				s.Errors++
-				rep.Total.Errors++
-				if len(rep.FirstErrors) < 5 {
-					rep.FirstErrors = append(rep.FirstErrors, fmt.Sprintf("%v: %v", res.kind, res.err))
-				}
-			}
-		}
-	}
-	for k := range rep.Kinds {
-		slices.Sort(rep.Kinds[k].Latencies)
-	}
-	slices.Sort(rep.Total.Latencies)
+	rep := &Report{Elapsed: time.Since(start)}
+	rep.fill(slices.Concat(results...), []Kind{Week, Day, MonthReport, Write})
 	return rep, nil
 }
 
@@ -278,6 +261,11 @@ func (c *client) write(ctx context.Context, r *rand.Rand) error {
 // graphql posts a query and decodes its data into out (when not nil); a
 // response with errors is an error.
 func (c *client) graphql(ctx context.Context, query string, vars map[string]any, out any) error {
+	return c.graphqlAs(ctx, c.cfg.Token, query, vars, out)
+}
+
+// graphqlAs is graphql with another business's token.
+func (c *client) graphqlAs(ctx context.Context, token, query string, vars map[string]any, out any) error {
 	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
 	if err != nil {
 		return err
@@ -286,7 +274,7 @@ func (c *client) graphql(ctx context.Context, query string, vars map[string]any,
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -315,11 +303,16 @@ func (c *client) graphql(ctx context.Context, query string, vars map[string]any,
 // dav sends a WebDAV request signed in as the business and returns the
 // multistatus body.
 func (c *client) dav(ctx context.Context, method, path, depth, body string) ([]byte, error) {
+	return c.davAs(ctx, c.cfg.Business, c.cfg.Token, method, path, depth, body)
+}
+
+// davAs is dav signed in as another user.
+func (c *client) davAs(ctx context.Context, user, password, method, path, depth, body string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.cfg.URL+path, strings.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	req.SetBasicAuth(c.cfg.Business, c.cfg.Token)
+	req.SetBasicAuth(user, password)
 	req.Header.Set("Depth", depth)
 	req.Header.Set("Content-Type", "application/xml; charset=utf-8")
 	resp, err := c.http.Do(req)
@@ -432,18 +425,27 @@ func (c *client) report(ctx context.Context, from, to time.Time) error {
 
 func main() {
 	var c Config
+	var t tenantsFlags
 	fs := flag.NewFlagSet("loadtest", flag.ExitOnError)
 	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "the server to load")
 	fs.StringVar(&c.Token, "token", os.Getenv("KOREDYNE_BOOTSTRAP_TOKEN"), "an owner token (default $KOREDYNE_BOOTSTRAP_TOKEN)")
 	fs.StringVar(&c.Business, "business", "demo", "the business's slug, the CalDAV user")
 	fs.DurationVar(&c.Duration, "duration", 30*time.Second, "how long to run, at most 10m")
-	fs.IntVar(&c.Concurrency, "concurrency", 8, "requests in flight at once")
+	fs.IntVar(&c.Concurrency, "concurrency", 8, "requests in flight at once (with --tenants: the desks')")
 	fs.BoolVar(&c.AllowRemote, "allow-remote", false, "load a server that is not on loopback")
+	t.define(fs)
 	fs.Parse(os.Args[1:])
 	c.URL = strings.TrimSuffix(c.URL, "/")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if t.count > 0 {
+		if err := t.run(ctx, c); err != nil {
+			fmt.Fprintf(os.Stderr, "loadtest: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	rep, err := Run(ctx, c)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loadtest: %v\n", err)
