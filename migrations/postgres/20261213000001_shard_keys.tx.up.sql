@@ -11,6 +11,11 @@
 -- are set aside first and made again, unchanged, at the end (those that
 -- reference businesses (id) stay as they are).
 --
+-- Keys that begin with business_id are also what finds a business's rows
+-- when its timetable is loaded: the list tables (a class's staff, a
+-- series' entries, …) and the CalDAV logins had no index that begins with
+-- it, so every load read the whole table (models TestEveryTableIsFoundByBusiness).
+--
 -- Every primary key is built again and every foreign key checked again,
 -- with the tables locked meanwhile: on 500,000 clients, subscriptions and
 -- session bookings (250 MB) it took 14 s on a busy 2-core machine, and
