@@ -23,8 +23,12 @@ const (
 )
 
 // remembered is how long a credential that authenticated counts as known:
-// its requests skip the failure limit and are counted against itself.
-const remembered = 10 * time.Minute
+// its requests skip the failure limit and are counted against itself. It
+// is longer than calendar apps poll (every 15, 30 or 60 minutes): behind a
+// balancer every phone comes from one address, and a phone forgotten
+// between two polls would draw on that address's failed sign-ins, 10 at
+// most in flight, for every poll.
+const remembered = 2 * time.Hour
 
 // limiter is a token bucket per caller, charged by the work of each
 // request: a unit for the request and the units its handler reports
@@ -42,7 +46,7 @@ const remembered = 10 * time.Minute
 // A bucket left alone long enough to be full again is the same as no
 // bucket, so the sweep drops those and memory stays bounded by the callers
 // of the last few seconds (and the credentials that authenticated in the
-// last ten minutes).
+// last two hours).
 type limiter struct {
 	rate  float64
 	burst float64

@@ -147,7 +147,7 @@ func TestBadCredentialsLimitedPerAddress(t *testing.T) {
 
 // TestRateLimitForgetsCredentials: the credentials that signed in are held
 // for remembered only, so a server whose 100,000 phones each poll now and
-// then holds those of the last minutes, and none once they go quiet.
+// then holds those of the last hours, and none once they go quiet.
 func TestRateLimitForgetsCredentials(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	l := newLimiter(20, 40, func() time.Time { return at })
@@ -156,11 +156,11 @@ func TestRateLimitForgetsCredentials(t *testing.T) {
 		l.allow(cred)
 		l.remember(cred, true)
 		if i%1000 == 999 {
-			at = at.Add(time.Minute)
+			at = at.Add(remembered / 10)
 		}
 	}
 	if !l.isKnown("phone-9999") || l.isKnown("phone-0") {
-		t.Error("after ten minutes of sign-ins the last should be known and the first forgotten")
+		t.Error("after sign-ins for as long as one is remembered, the last should be known and the first forgotten")
 	}
 	at = at.Add(remembered + time.Second)
 	l.allow("desk")
@@ -169,5 +169,22 @@ func TestRateLimitForgetsCredentials(t *testing.T) {
 	l.mu.Unlock()
 	if known != 0 || buckets != 1 {
 		t.Errorf("once every phone went quiet: %d credentials and %d buckets held, want 0 and 1", known, buckets)
+	}
+}
+
+// TestPhonesStayKnownBetweenPolls: a calendar app polls every 15 minutes to
+// an hour; it must still be known at its next poll, or every poll of every
+// phone behind one balancer address would be checked against that
+// address's failed sign-ins.
+func TestPhonesStayKnownBetweenPolls(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	l := newLimiter(20, 40, func() time.Time { return at })
+	l.remember("phone", true)
+	for _, every := range []time.Duration{15 * time.Minute, 30 * time.Minute, time.Hour} {
+		at = at.Add(every)
+		if !l.isKnown("phone") {
+			t.Fatalf("a phone polling every %v is forgotten between polls", every)
+		}
+		l.remember("phone", true)
 	}
 }
