@@ -326,17 +326,10 @@ func floorDiv(a, b int) int {
 	return q
 }
 
+// mergeRanges merges ranges into sorted, disjoint ones, leaving rs as it
+// is (mergeSorted does it in place).
 func mergeRanges(rs []segment) []segment {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].from < rs[j].from })
-	var out []segment
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.from <= out[n-1].to {
-			out[n-1].to = max(out[n-1].to, r.to)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return mergeSorted(slices.Clone(rs))
 }
 
 // appendCut appends s minus the sorted, disjoint ranges cuts.
