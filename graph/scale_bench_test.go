@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/koredyne/schedule/engine"
@@ -16,6 +17,10 @@ import (
 )
 
 const relabelClassTime = `mutation($id: ID!, $label: String) { updateClassTime(id: $id, input: {label: $label}) { classTime { id label } } }`
+
+// scaleRuns numbers the scaled businesses, which -count seeds again in the
+// same database.
+var scaleRuns atomic.Int64
 
 // BenchmarkScaleGuardedWrite is one guarded write through the GraphQL
 // handler to synthetic businesses of 100, 1,000 and 10,000 class times
@@ -29,7 +34,7 @@ func BenchmarkScaleGuardedWrite(b *testing.B) {
 				store := models.NewStore(d.DB, nil)
 				ctx := context.Background()
 				st := enginetest.Business(enginetest.Options{ClassTimes: n, Seed: 1, Today: engine.DateOf(now)})
-				biz, err := models.CreateBusiness(ctx, d.DB, fmt.Sprintf("scale-%d", n), st.Business)
+				biz, err := models.CreateBusiness(ctx, d.DB, fmt.Sprintf("scale-%d-%d", n, scaleRuns.Add(1)), st.Business)
 				if err != nil {
 					b.Fatal(err)
 				}
