@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/uptrace/bun"
@@ -58,6 +59,9 @@ func New(db *bun.DB, lockFile string) (*Migrator, error) {
 		files, _ = fs.Sub(sqliteFiles, "sqlite")
 	default:
 		return nil, fmt.Errorf("no migrations for the %s dialect", db.Dialect().Name())
+	}
+	if err := oneFilePerNumber(files); err != nil {
+		return nil, err
 	}
 	ms := migrate.NewMigrations()
 	if err := ms.Discover(files); err != nil {
@@ -167,4 +171,24 @@ func (m *Migrator) lock(ctx context.Context) (func(), error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// oneFilePerNumber refuses two migrations of one number: bun records a
+// migration as applied by its number alone, so a database that applied one
+// would silently never apply the other (two branches that each add
+// 20261213000001_something do exactly that).
+func oneFilePerNumber(files fs.FS) error {
+	names, err := fs.Glob(files, "*.up.sql")
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]string)
+	for _, name := range names {
+		number, _, _ := strings.Cut(name, "_")
+		if other, ok := seen[number]; ok {
+			return fmt.Errorf("migrations %s and %s have the same number %s: give the later one the next number", other, name, number)
+		}
+		seen[number] = name
+	}
+	return nil
 }
