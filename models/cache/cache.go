@@ -6,6 +6,14 @@
 // so a business not asked for in a while is the one that goes, and is
 // computed again from the database when it is asked for next.
 //
+// The order is a segmented LRU: an entry starts on probation and is
+// protected once it is asked for again; eviction takes the least recently
+// used entry on probation first, and the protected part, at most
+// protectedShare of the budget, passes its own least recently used back
+// to probation. So a sweep through thousands of businesses, each asked for
+// once (a crawler, a phone polling every business's feed, the load test's
+// sweepers), evicts its own entries, not the businesses in daily use.
+//
 // Sizes are estimates the caches make of what they hold (see each
 // caller's size function): the bytes of encoded bodies exactly, and for
 // structures a count of their parts times a per-part cost measured with
@@ -32,12 +40,18 @@ type Observer interface {
 type Budget struct {
 	limit int64
 
-	mu       sync.Mutex
-	held     int64
-	heldBy   map[string]int64
-	lru      list.List // of *entry, the most recently used first
-	observer Observer
+	mu     sync.Mutex
+	held   int64
+	heldBy map[string]int64
+	// Entries on probation and protected, each the most recently used
+	// first; protectedHeld is the bytes of the protected ones.
+	probation, protected list.List
+	protectedHeld        int64
+	observer             Observer
 }
+
+// protectedShare is the part of a budget its protected entries may hold.
+const protectedShare = 0.8
 
 // NewBudget returns a budget of limit bytes.
 func NewBudget(limit int64) *Budget {
@@ -66,11 +80,12 @@ func (b *Budget) Held(name string) int64 {
 }
 
 type entry struct {
-	cache *base
-	key   any
-	value any
-	size  int64
-	elem  *list.Element
+	cache     *base
+	key       any
+	value     any
+	size      int64
+	elem      *list.Element
+	protected bool // on the protected list, else on probation
 }
 
 // base is what a Cache is without its types, for the budget's list.
@@ -111,7 +126,7 @@ func (c *Cache[K, V]) Lookup(k K, match func(V) bool) (V, bool) {
 	}
 	ok = ok && match(v)
 	if ok {
-		b.lru.MoveToFront(e.elem)
+		b.used(e)
 	}
 	o := b.observer
 	b.mu.Unlock()
@@ -154,15 +169,23 @@ func (c *Cache[K, V]) Put(k K, v V, size int64) {
 // put is Put with the budget's lock held.
 func (c *Cache[K, V]) put(k K, v V, size int64) []string {
 	b := c.budget
+	// A newer value (the next revision of a business) keeps the place of
+	// the one it replaces: a business in use stays protected.
+	protected := false
 	if e, ok := c.entries[k]; ok {
+		protected = e.protected
 		b.drop(e)
 	}
 	if size <= b.limit {
 		e := &entry{cache: &c.base, key: k, value: v, size: size}
-		e.elem = b.lru.PushFront(e)
 		c.entries[k] = e
 		b.held += size
 		b.heldBy[c.name] += size
+		if protected {
+			b.protect(e)
+		} else {
+			e.elem = b.probation.PushFront(e)
+		}
 	}
 	return b.evict()
 }
@@ -201,6 +224,9 @@ func (c *Cache[K, V]) Grow(k K, v V, delta int64) {
 	e.size += delta
 	b.held += delta
 	b.heldBy[c.name] += delta
+	if e.protected {
+		b.protectedHeld += delta
+	}
 	if e.size > b.limit {
 		b.drop(e)
 	}
@@ -228,10 +254,41 @@ func (c *Cache[K, V]) Len() int {
 
 // drop removes e; b.mu is held.
 func (b *Budget) drop(e *entry) {
-	b.lru.Remove(e.elem)
+	if e.protected {
+		b.protected.Remove(e.elem)
+		b.protectedHeld -= e.size
+	} else {
+		b.probation.Remove(e.elem)
+	}
 	delete(e.cache.entries, e.key)
 	b.held -= e.size
 	b.heldBy[e.cache.name] -= e.size
+}
+
+// used marks e used: the most recently used of the protected entries;
+// b.mu is held.
+func (b *Budget) used(e *entry) {
+	if e.protected {
+		b.protected.MoveToFront(e.elem)
+		return
+	}
+	b.probation.Remove(e.elem)
+	b.protect(e)
+}
+
+// protect puts e, on no list, first on the protected list, and passes
+// the least recently used protected entries back to probation while they
+// hold more than their share; b.mu is held.
+func (b *Budget) protect(e *entry) {
+	e.protected = true
+	e.elem = b.protected.PushFront(e)
+	b.protectedHeld += e.size
+	for b.protectedHeld > int64(protectedShare*float64(b.limit)) && b.protected.Len() > 1 {
+		last := b.protected.Remove(b.protected.Back()).(*entry)
+		b.protectedHeld -= last.size
+		last.protected = false
+		last.elem = b.probation.PushFront(last)
+	}
 }
 
 // evict drops the least recently used entries while the budget is
@@ -239,7 +296,10 @@ func (b *Budget) drop(e *entry) {
 func (b *Budget) evict() []string {
 	var names []string
 	for b.held > b.limit {
-		back := b.lru.Back()
+		back := b.probation.Back()
+		if back == nil {
+			back = b.protected.Back()
+		}
 		if back == nil {
 			break
 		}

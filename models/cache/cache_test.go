@@ -25,7 +25,8 @@ func (c *counts) Miss(n string)  { c.add(&c.misses, n) }
 func (c *counts) Evict(n string) { c.add(&c.evictions, n) }
 
 // TestBudgetEvictsLeastRecentlyUsed fills two caches on one budget and
-// checks, against a plain model of the budget, which entries stay.
+// checks, against a plain model of the budget (two slices: on probation
+// and protected), which entries stay.
 func TestBudgetEvictsLeastRecentlyUsed(t *testing.T) {
 	b := NewBudget(1000)
 	var o counts
@@ -35,23 +36,30 @@ func TestBudgetEvictsLeastRecentlyUsed(t *testing.T) {
 		c   *Cache[int, *int]
 		key int
 	}
-	var model []ref // most recent first
+	var probation, protected []ref // most recent first
 	sizes := map[ref]int64{}
-	touch := func(r ref) {
-		for i, m := range model {
+	remove := func(list []ref, r ref) ([]ref, bool) {
+		for i, m := range list {
 			if m == r {
-				model = append(model[:i], model[i+1:]...)
-				break
+				return append(list[:i], list[i+1:]...), true
 			}
 		}
-		model = append([]ref{r}, model...)
+		return list, false
 	}
-	held := func() int64 {
+	sum := func(list []ref) int64 {
 		var n int64
-		for _, r := range model {
+		for _, r := range list {
 			n += sizes[r]
 		}
 		return n
+	}
+	protect := func(r ref) {
+		protected = append([]ref{r}, protected...)
+		for sum(protected) > 800 && len(protected) > 1 {
+			last := protected[len(protected)-1]
+			protected = protected[:len(protected)-1]
+			probation = append([]ref{last}, probation...)
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 5000 {
@@ -64,22 +72,37 @@ func TestBudgetEvictsLeastRecentlyUsed(t *testing.T) {
 				t.Fatalf("step %d: get %v = %v, model %v", i, r, ok, inModel)
 			}
 			if ok {
-				touch(r)
+				var was bool
+				if protected, was = remove(protected, r); !was {
+					probation, _ = remove(probation, r)
+				}
+				protect(r)
 			}
 		default:
 			size := int64(1 + rng.IntN(300))
 			v := i
 			r.c.Put(r.key, &v, size)
+			var was bool
+			protected, was = remove(protected, r)
+			probation, _ = remove(probation, r)
 			sizes[r] = size
-			touch(r)
-			for held() > 1000 {
-				last := model[len(model)-1]
-				model = model[:len(model)-1]
+			if was {
+				protect(r)
+			} else {
+				probation = append([]ref{r}, probation...)
+			}
+			for sum(probation)+sum(protected) > 1000 {
+				var last ref
+				if len(probation) > 0 {
+					last, probation = probation[len(probation)-1], probation[:len(probation)-1]
+				} else {
+					last, protected = protected[len(protected)-1], protected[:len(protected)-1]
+				}
 				delete(sizes, last)
 			}
 		}
-		if b.Held("") != held() || b.Held("") > b.Limit() {
-			t.Fatalf("step %d: held %d, model %d", i, b.Held(""), held())
+		if held := sum(probation) + sum(protected); b.Held("") != held || b.Held("") > b.Limit() {
+			t.Fatalf("step %d: held %d, model %d", i, b.Held(""), held)
 		}
 		if b.Held("a")+b.Held("c") != b.Held("") {
 			t.Fatalf("step %d: held by name %d + %d, total %d", i, b.Held("a"), b.Held("c"), b.Held(""))
@@ -87,6 +110,36 @@ func TestBudgetEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 	if o.evictions["a"] == 0 || o.evictions["c"] == 0 || o.hits["a"] == 0 || o.misses["c"] == 0 {
 		t.Errorf("counts: hits %v misses %v evictions %v", o.hits, o.misses, o.evictions)
+	}
+}
+
+// TestSweepKeepsWhatIsInUse: entries asked for again (businesses in daily
+// use) outlast a sweep of many more entries asked for once each, which
+// evicts its own.
+func TestSweepKeepsWhatIsInUse(t *testing.T) {
+	b := NewBudget(1000)
+	snaps := New[int, *int](b, "snapshots")
+	for k := range 5 {
+		v := k
+		snaps.Put(k, &v, 100)
+		snaps.Get(k)
+	}
+	for k := 100; k < 10_000; k++ {
+		v := k
+		snaps.Put(k, &v, 50)
+		if k%1000 == 0 {
+			// A hot business writes: its next revision replaces it.
+			w := k
+			snaps.Put(k%5, &w, 100)
+		}
+	}
+	for k := range 5 {
+		if _, ok := snaps.Get(k); !ok {
+			t.Errorf("entry %d, in use, was evicted by the sweep", k)
+		}
+	}
+	if b.Held("") > b.Limit() {
+		t.Errorf("held %d over the limit %d", b.Held(""), b.Limit())
 	}
 }
 
