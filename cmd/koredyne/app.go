@@ -251,12 +251,15 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 	api := graph.Resolver{Log: log, PublicURL: c.PublicURL, FeedPath: caldav.FeedPath, PagePath: page.Path, Connections: live,
 		Observer: hooks{m}, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
 		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
+	// The one memory budget (--cache-mb) of the store's caches, or of
+	// every playground copy's together.
+	budget := cache.NewBudget(int64(c.CacheMB) << 20)
+	softMemoryLimit(budget.Limit())
+	budget.Observe(hooks{m})
+	m.Budget(budget)
 	if c.Playground {
 		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
-		pg.budget = cache.NewBudget(int64(c.CacheMB) << 20) // every copy's, together
-		softMemoryLimit(pg.budget.Limit())
-		pg.budget.Observe(hooks{m})
-		m.Budget(pg.budget)
+		pg.budget = budget
 		pg.onWrite = m.Write
 		defer pg.Close()
 		go pg.sweep(ctx, time.Minute)
@@ -270,11 +273,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		defer db.Close()
 		store := models.NewStore(db, time.Now)
 		store.OnWrite = m.Write
-		budget := cache.NewBudget(int64(c.CacheMB) << 20)
-		softMemoryLimit(budget.Limit())
-		budget.Observe(hooks{m})
 		store.UseBudget(budget)
-		m.Budget(budget)
 		if len(c.ReplicaURLs) > 0 {
 			replicas, err := models.OpenReplicas(ctx, db, c.ReplicaURLs, c.ReplicaLag, c.DBConns, log)
 			if err != nil {
