@@ -56,41 +56,8 @@ func benchmarkWeekWithWriters(b *testing.B, db modelstest.Database, writers int,
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
-	do := func(query string, vars map[string]any) []byte {
-		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		req, _ := http.NewRequest("POST", srv.URL, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Error(err)
-			return nil
-		}
-		out, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || bytes.Contains(out, []byte(`"errors"`)) {
-			b.Errorf("%d %s", resp.StatusCode, out)
-		}
-		return out
-	}
-	today := engine.DateOf(now)
-	var refs struct {
-		Data struct {
-			Sessions []struct {
-				Ref struct {
-					Date      string
-					ClassTime struct{ ID string }
-					Class     struct{ ID string }
-				}
-			}
-		}
-	}
-	out := do(`query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { ref { date classTime { id } class { id } } } }`,
-		map[string]any{"from": today.AddDays(7).String(), "to": today.AddDays(365).String()})
-	if err := json.Unmarshal(out, &refs); err != nil || len(refs.Data.Sessions) == 0 {
-		b.Fatalf("%v %s", err, out)
-	}
-	do(weekQuery, nil) // warm
+	sw := newSessionWriter(b, client, srv.URL, tok)
+	sw.post(weekQuery, nil) // warm
 	stop := make(chan struct{})
 	var wrote atomic.Int64
 	var wg sync.WaitGroup
@@ -109,13 +76,7 @@ func benchmarkWeekWithWriters(b *testing.B, db modelstest.Database, writers int,
 					return
 				case <-wait:
 				}
-				s := refs.Data.Sessions[rng.IntN(len(refs.Data.Sessions))]
-				ref := map[string]any{"date": s.Ref.Date, "classTimeId": s.Ref.ClassTime.ID, "classId": s.Ref.Class.ID}
-				q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "bench") { revision } }`
-				if rng.IntN(2) == 0 {
-					q = `mutation($ref: SessionRefInput!) { restoreSession(ref: $ref) { revision } }`
-				}
-				do(q, map[string]any{"ref": ref})
+				sw.write(rng)
 				wrote.Add(1)
 			}
 		})
@@ -129,4 +90,112 @@ func benchmarkWeekWithWriters(b *testing.B, db modelstest.Database, writers int,
 	wg.Wait()
 	reportLatency(b, elapsed, lat)
 	b.ReportMetric(float64(wrote.Load())/elapsed.Seconds(), "writes/s")
+}
+
+// BenchmarkSessionWrites is the writers of BenchmarkDaysWeekWriters
+// alone: 4 clients over loopback cancelling or restoring one session of
+// the gym's coming year as fast as they can, b.N writes in all. Its
+// cpu-µs/op is the CPU one such write costs the process end to end
+// (client, HTTP, GraphQL, the guarded write, the database when it is
+// SQLite), which is what flat-out writers take from readers.
+func BenchmarkSessionWrites(b *testing.B) {
+	for _, d := range []struct {
+		name string
+		db   func(b *testing.B) (modelstest.Database, bool)
+	}{
+		{"sqlite", func(b *testing.B) (modelstest.Database, bool) { return modelstest.SQLite(b), true }},
+		{"postgres", func(b *testing.B) (modelstest.Database, bool) { return modelstest.Postgres(b) }},
+	} {
+		b.Run(d.name, func(b *testing.B) {
+			db, ok := d.db(b)
+			if !ok {
+				b.Skip("needs PostgreSQL")
+			}
+			h, tok, _, _ := gymAPI(b, db, models.Owner)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+			sw := newSessionWriter(b, client, srv.URL, tok)
+			var seed atomic.Uint64
+			b.SetParallelism(2) // 4 writers on 2 cores
+			cpu := cpuTime()
+			start := time.Now()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				rng := rand.New(rand.NewPCG(seed.Add(1), 1))
+				for pb.Next() {
+					sw.write(rng)
+				}
+			})
+			elapsed := time.Since(start)
+			b.StopTimer()
+			reportCPU(b, cpu)
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "writes/s")
+		})
+	}
+}
+
+// sessionWriter cancels and restores sessions of the gym's coming year
+// through the GraphQL API, as a desk does.
+type sessionWriter struct {
+	b      *testing.B
+	client *http.Client
+	url    string
+	tok    string
+	refs   []map[string]any
+}
+
+func newSessionWriter(b *testing.B, client *http.Client, url, tok string) *sessionWriter {
+	sw := &sessionWriter{b: b, client: client, url: url, tok: tok}
+	today := engine.DateOf(now)
+	var refs struct {
+		Data struct {
+			Sessions []struct {
+				Ref struct {
+					Date      string
+					ClassTime struct{ ID string }
+					Class     struct{ ID string }
+				}
+			}
+		}
+	}
+	out := sw.post(`query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { ref { date classTime { id } class { id } } } }`,
+		map[string]any{"from": today.AddDays(7).String(), "to": today.AddDays(365).String()})
+	if err := json.Unmarshal(out, &refs); err != nil || len(refs.Data.Sessions) == 0 {
+		b.Fatalf("%v %s", err, out)
+	}
+	for _, s := range refs.Data.Sessions {
+		sw.refs = append(sw.refs, map[string]any{"date": s.Ref.Date, "classTimeId": s.Ref.ClassTime.ID, "classId": s.Ref.Class.ID})
+	}
+	return sw
+}
+
+// post sends one GraphQL request and returns the answer, failing the
+// benchmark on an error.
+func (sw *sessionWriter) post(query string, vars map[string]any) []byte {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest("POST", sw.url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+sw.tok)
+	resp, err := sw.client.Do(req)
+	if err != nil {
+		sw.b.Error(err)
+		return nil
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || bytes.Contains(out, []byte(`"errors"`)) {
+		sw.b.Errorf("%d %s", resp.StatusCode, out)
+	}
+	return out
+}
+
+// write cancels or restores one session picked by rng.
+func (sw *sessionWriter) write(rng *rand.Rand) {
+	ref := sw.refs[rng.IntN(len(sw.refs))]
+	q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "bench") { revision } }`
+	if rng.IntN(2) == 0 {
+		q = `mutation($ref: SessionRefInput!) { restoreSession(ref: $ref) { revision } }`
+	}
+	sw.post(q, map[string]any{"ref": ref})
 }
