@@ -120,7 +120,7 @@ func rulesDiffer(a, b State) bool {
 // has them, are compared in place (pairsOf), so a write pays a map entry
 // only for the rows between.
 func eachChanged[T any, K comparable](before, after []T, key func(*T) K, changed func(*T)) {
-	for _, p := range pairsOf(before, after, key, sameRow[T]) {
+	for _, p := range pairsOf(before, after, key, SameRow[T]) {
 		if p.was != nil {
 			changed(p.was)
 		}
@@ -130,9 +130,12 @@ func eachChanged[T any, K comparable](before, after []T, key func(*T) K, changed
 	}
 }
 
-// sameRow reports whether two rows of a state are equal in every field:
-// with == for the rows that hold no lists, reflect.DeepEqual for the rest.
-func sameRow[T any](a, b *T) bool {
+// SameRow reports whether two rows of a state are equal in every field,
+// as reflect.DeepEqual says (a nil list and an empty one differ, times
+// pointed to are compared), for every row type of a State, without
+// reflection: the rows that hold no lists compare with ==, the others
+// field by field. TestSameRowIsDeepEqual holds it to reflect.DeepEqual.
+func SameRow[T any](a, b *T) bool {
 	switch x := any(a).(type) {
 	case *Entry:
 		return *x == *any(b).(*Entry)
@@ -148,9 +151,28 @@ func sameRow[T any](a, b *T) bool {
 		return *x == *any(b).(*Series)
 	case *RoomBooking:
 		return *x == *any(b).(*RoomBooking)
+	case *Plan:
+		return *x == *any(b).(*Plan)
+	case *Client:
+		return *x == *any(b).(*Client)
+	case *Subscription:
+		return *x == *any(b).(*Subscription)
 	case *Class:
 		y := any(b).(*Class)
 		return x.ID == y.ID && x.ActivityID == y.ActivityID && sameList(x.StaffIDs, y.StaffIDs)
+	case *DayChange:
+		return sameChange(x, any(b).(*DayChange))
+	case *OneOff:
+		y := any(b).(*OneOff)
+		return x.ID == y.ID && sameOneOff(x, y) && sameList(x.ClientIDs, y.ClientIDs)
+	case *Closure:
+		y := any(b).(*Closure)
+		return x.ID == y.ID && x.From == y.From && x.To == y.To && x.Reason == y.Reason && x.Pause == y.Pause &&
+			sameList(x.RoomIDs, y.RoomIDs)
+	case *CapacityRule:
+		y := any(b).(*CapacityRule)
+		return x.ID == y.ID && x.RoomID == y.RoomID && x.From == y.From && x.To == y.To && x.Start == y.Start &&
+			x.End == y.End && x.Units == y.Units && sameList(x.Weekdays, y.Weekdays)
 	}
 	return reflect.DeepEqual(*a, *b)
 }

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/uptrace/bun"
@@ -121,41 +120,80 @@ type revisioned interface {
 // changes writes day changes, which are known by the session they change
 // rather than by an id; children writes the lists of a new row.
 func (w *saver) changes(before, after []engine.DayChange, children func(row int64, c *engine.DayChange) error) error {
-	old := make(map[engine.SessionRef]*engine.DayChange, len(before))
-	for i := range before {
-		old[before[i].Ref] = &before[i]
-	}
-	keep := make(map[engine.SessionRef]bool, len(after))
-	for _, c := range after {
-		keep[c.Ref] = true
-		prev, ok := old[c.Ref]
-		if ok && reflect.DeepEqual(*prev, c) {
-			continue
-		}
-		if ok {
+	written, removed := keyedDiff(before, after, func(c *engine.DayChange) engine.SessionRef { return c.Ref })
+	for _, e := range written {
+		c := e.is
+		if e.was != nil {
 			if err := w.deleteChange(c.Ref); err != nil {
 				return err
 			}
 		}
-		row := changeRow(w.b, c)
+		row := changeRow(w.b, *c)
 		row.Revision = w.rev
 		w.v.changes[c.Ref] = w.rev
 		if _, err := w.db.NewInsert().Model(&row).Returning("id").Exec(w.ctx); err != nil {
 			return fmt.Errorf("saving a day change: %w", err)
 		}
-		if err := children(row.ID, &c); err != nil {
+		if err := children(row.ID, c); err != nil {
 			return err
 		}
 	}
-	for _, c := range before {
-		if !keep[c.Ref] {
-			if err := w.deleteChange(c.Ref); err != nil {
-				return err
-			}
-			w.tombstone(Tombstone{Kind: "change", OrigDate: Day(c.Ref.Date), ClassTimeID: c.Ref.ClassTimeID, ClassID: c.Ref.ClassID})
+	for _, c := range removed {
+		if err := w.deleteChange(c.Ref); err != nil {
+			return err
 		}
+		w.tombstone(Tombstone{Kind: "change", OrigDate: Day(c.Ref.Date), ClassTimeID: c.Ref.ClassTimeID, ClassID: c.Ref.ClassID})
 	}
 	return nil
+}
+
+// keyedDiff is rowDiff for rows known by a key of their own rather than an
+// id (day changes, by the session they change): written holds the rows of
+// after that are new (was nil) or edit a row of before, in after's order,
+// removed the rows of before whose key after no longer holds, in before's
+// order. Rows in the same places at the start and the end of both lists
+// are compared there, so the cost is a comparison a row and a map entry
+// only for the rows in between.
+func keyedDiff[T any, K comparable](before, after []T, key func(*T) K) (written []rowEdit[T], removed []*T) {
+	n := min(len(before), len(after))
+	i := 0
+	for ; i < n && key(&before[i]) == key(&after[i]); i++ {
+		if !sameValue(&before[i], &after[i]) {
+			written = append(written, rowEdit[T]{&before[i], &after[i]})
+		}
+	}
+	bj, aj := len(before), len(after)
+	var tail []rowEdit[T]
+	for bj > i && aj > i && key(&before[bj-1]) == key(&after[aj-1]) {
+		bj, aj = bj-1, aj-1
+		if !sameValue(&before[bj], &after[aj]) {
+			tail = append(tail, rowEdit[T]{&before[bj], &after[aj]})
+		}
+	}
+	if i < bj || i < aj {
+		was := make(map[K]*T, bj-i)
+		for j := i; j < bj; j++ {
+			was[key(&before[j])] = &before[j]
+		}
+		for j := i; j < aj; j++ {
+			k := key(&after[j])
+			old, ok := was[k]
+			if ok {
+				delete(was, k)
+				if sameValue(old, &after[j]) {
+					continue
+				}
+			}
+			written = append(written, rowEdit[T]{old, &after[j]})
+		}
+		for j := i; j < bj; j++ {
+			if old, ok := was[key(&before[j])]; ok && old == &before[j] {
+				removed = append(removed, old)
+			}
+		}
+	}
+	slices.Reverse(tail)
+	return append(written, tail...), removed
 }
 
 func (w *saver) deleteChange(ref engine.SessionRef) error {
@@ -258,27 +296,5 @@ func rowDiff[T any](before, after []T, id func(*T) *int64) (edited []rowEdit[T],
 }
 
 // sameValue reports whether two values of a schedule table are equal in
-// every field: with == for the values that hold no lists (the large
-// tables), reflect.DeepEqual for the rest.
-func sameValue[T any](a, b *T) bool {
-	switch x := any(a).(type) {
-	case *engine.Entry:
-		return *x == *any(b).(*engine.Entry)
-	case *engine.ClassTime:
-		return *x == *any(b).(*engine.ClassTime)
-	case *engine.Staff:
-		return *x == *any(b).(*engine.Staff)
-	case *engine.Room:
-		return *x == *any(b).(*engine.Room)
-	case *engine.Activity:
-		return *x == *any(b).(*engine.Activity)
-	case *engine.Series:
-		return *x == *any(b).(*engine.Series)
-	case *engine.RoomBooking:
-		return *x == *any(b).(*engine.RoomBooking)
-	case *engine.Class:
-		y := any(b).(*engine.Class)
-		return x.ID == y.ID && x.ActivityID == y.ActivityID && slices.Equal(x.StaffIDs, y.StaffIDs) && (x.StaffIDs == nil) == (y.StaffIDs == nil)
-	}
-	return reflect.DeepEqual(*a, *b)
-}
+// every field, as reflect.DeepEqual says, without reflection.
+func sameValue[T any](a, b *T) bool { return engine.SameRow(a, b) }
