@@ -381,26 +381,33 @@ func (t *Timetable) buildProofIndex() *proofIndex {
 		ix.staff = append(ix.staff, g.class.StaffIDs...)
 		r.staffEnd = int32(len(ix.staff))
 	}
-	type ofGroup struct{ gi, i int }
-	var of []ofGroup
+	// Each group's day changes, in the state's order: counted by group,
+	// then placed (a counting sort, where a stable sort of a thousand
+	// changes cost a write more than its proof).
+	of := make([]int32, len(t.state.Changes)) // the group of each change, -1 for none
+	end := make([]int32, len(t.groups)+1)     // counts, then where each group's changes end
 	for i := range t.state.Changes {
 		c := &t.state.Changes[i]
+		of[i] = -1
 		if gi, ok := t.groupOf[groupKey{c.Ref.ClassTimeID, c.Ref.ClassID}]; ok {
-			of = append(of, ofGroup{gi, i})
+			of[i] = int32(gi)
+			end[gi+1]++
 		}
 		if !c.Cancelled && affectsTimetable(c) {
 			ix.landing[landsOn(c)] = append(ix.landing[landsOn(c)], c)
 		}
 	}
-	slices.SortStableFunc(of, func(a, b ofGroup) int { return cmp.Compare(a.gi, b.gi) })
-	ix.changed = make([]*DayChange, len(of))
-	for k, x := range of {
-		ix.changed[k] = &t.state.Changes[x.i]
-		r := &ix.rows[x.gi]
-		if k == 0 || of[k-1].gi != x.gi {
-			r.changes = int32(k)
+	for gi := range t.groups {
+		end[gi+1] += end[gi]
+		ix.rows[gi].changes, ix.rows[gi].changesEnd = end[gi], end[gi]
+	}
+	ix.changed = make([]*DayChange, end[len(t.groups)])
+	for i, gi := range of {
+		if gi >= 0 {
+			r := &ix.rows[gi]
+			ix.changed[r.changesEnd] = &t.state.Changes[i]
+			r.changesEnd++
 		}
-		r.changesEnd = int32(k + 1)
 	}
 	for _, c := range t.closures {
 		if len(c.RoomIDs) == 0 {

@@ -29,6 +29,7 @@ type Store struct {
 
 	mu       sync.Mutex
 	loads    map[loadKey]*load   // see Snapshot
+	gates    map[int64]*gate     // see enter
 	onRevoke []func(token int64) // see OnRevoke
 	log      changeLog           // see Unchanged
 	replicas *Replicas           // see SetReplicas
@@ -428,6 +429,11 @@ var errDryRun = errors.New("dry run")
 // dry run does all of it and rolls back, so what it returns is exactly what
 // the write would do.
 func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
+	leave, err := s.enter(ctx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	var res *Result
 	var change Change
 	// Every statement runs on ctx and stops with it, but the transaction
@@ -436,7 +442,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	// answers "nothing was changed" for a write the database holds.
 	txCtx, cancel := commitContext(ctx)
 	defer cancel()
-	err := s.DB.RunInTx(txCtx, &sql.TxOptions{}, func(_ context.Context, tx bun.Tx) error {
+	err = s.DB.RunInTx(txCtx, &sql.TxOptions{}, func(_ context.Context, tx bun.Tx) error {
 		b, err := businessByID(ctx, tx, businessID, true)
 		if err != nil {
 			return err
@@ -533,6 +539,52 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	s.changes.publish(change)
 	s.wrote("committed")
 	return res, nil
+}
+
+// gate is the turn of one business's writes in this process: a token
+// channel, and how many writes hold or wait for it.
+type gate struct {
+	turn    chan struct{}
+	waiting int
+}
+
+// enter waits until no other write of the business runs in this process,
+// or ctx is done; leave lets the next one in. The database's lock orders
+// the writes of a business anyway, so this costs them no concurrency; but
+// a write that waits here starts once the one before has kept its
+// snapshot, so it edits that snapshot instead of reading the whole
+// schedule again (it would, between the other's COMMIT and its keep), and
+// it waits on a channel rather than polling SQLite's busy timeout. The
+// unlockedtest build, whose writes must interleave, lets every write in.
+func (s *Store) enter(ctx context.Context, businessID int64) (leave func(), err error) {
+	if !lockWrites {
+		return func() {}, nil
+	}
+	s.mu.Lock()
+	g := s.gates[businessID]
+	if g == nil {
+		g = &gate{turn: make(chan struct{}, 1)}
+		if s.gates == nil {
+			s.gates = make(map[int64]*gate)
+		}
+		s.gates[businessID] = g
+	}
+	g.waiting++
+	s.mu.Unlock()
+	done := func() {
+		s.mu.Lock()
+		if g.waiting--; g.waiting == 0 {
+			delete(s.gates, businessID)
+		}
+		s.mu.Unlock()
+	}
+	select {
+	case g.turn <- struct{}{}:
+		return func() { <-g.turn; done() }, nil
+	case <-ctx.Done():
+		done()
+		return nil, ctx.Err()
+	}
 }
 
 // commitGrace is how long a guarded write's transaction may outlive its
