@@ -51,9 +51,44 @@ func TestNextEqualsNew(t *testing.T) {
 			if vErr := tt.ValidateNext(next); !reflect.DeepEqual(vErr, werr) {
 				t.Fatalf("business %d, edit %d (%s): ValidateNext says %v, New says %v", b, i, did, vErr, werr)
 			}
+			if _, cErr := tt.Check(next); !reflect.DeepEqual(cErr, werr) {
+				t.Fatalf("business %d, edit %d (%s): Check says %v, New says %v", b, i, did, cErr, werr)
+			}
 			if werr != nil {
 				invalid++
 				continue
+			}
+			// The step a write takes: checked with the new rows under
+			// temporary ids and out of order, then saved under real ids
+			// in canonical order.
+			checked, saved := withTemporaryIDs(tt.State(), next, r)
+			st, err := tt.Check(checked)
+			if err != nil {
+				t.Fatalf("business %d, edit %d (%s): Check of the rows under temporary ids: %v", b, i, did, err)
+			}
+			saved.Canonical()
+			st.Saved(saved.State, func(id int64) int64 {
+				if v, ok := saved.real[id]; ok {
+					return v
+				}
+				return id
+			})
+			fromStep, err := st.Timetable()
+			if err != nil {
+				t.Fatalf("business %d, edit %d (%s): Step.Timetable: %v", b, i, did, err)
+			}
+			wantSaved, err := New(saved.State)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := sameTimetable(fromStep, wantSaved, today); msg != "" {
+				t.Fatalf("business %d, edit %d (%s): the step's timetable: %s\nedits: %v", b, i, did, msg, log)
+			}
+			gf, gt, gopen := st.ChangedRange(today)
+			wf, wt, wopen := ChangedRange(tt.State(), saved.State, today)
+			if gf != wf || gt != wt || gopen != wopen {
+				t.Fatalf("business %d, edit %d (%s): the step's changed range %v–%v %v, ChangedRange says %v–%v %v",
+					b, i, did, gf, gt, gopen, wf, wt, wopen)
 			}
 			valid++
 			if !FollowsChange(tt.State(), next) {
@@ -162,4 +197,108 @@ func hostileEdit(r *rand.Rand, s *State) string {
 		s.RoomBookings = append(s.RoomBookings, RoomBooking{ID: 1 << 41, RoomID: s.Rooms[0].ID, Date: MustDate(2026, 12, 1), Start: 600, End: 540})
 		return "a booking ending before it starts"
 	}
+}
+
+// savedState is a state as a write saves it, and the real id of each
+// temporary one.
+type savedState struct {
+	State
+	real map[int64]int64
+}
+
+// withTemporaryIDs returns next as a write's edit holds it — the rows new
+// since before under temporary (negative) ids, wherever they are named,
+// and the lists they are in out of order — and next as the write saves it.
+func withTemporaryIDs(before, next State, r *rand.Rand) (State, savedState) {
+	checked := next.Clone()
+	temp := map[int64]int64{} // real to temporary
+	real := map[int64]int64{}
+	n := int64(0)
+	newRows := func(ids []int64, had func(int64) bool) {
+		for _, id := range ids {
+			if !had(id) && id > 0 {
+				n--
+				temp[id], real[n] = n, id
+			}
+		}
+	}
+	has := func(ids []int64) func(int64) bool {
+		set := map[int64]bool{}
+		for _, id := range ids {
+			set[id] = true
+		}
+		return func(id int64) bool { return set[id] }
+	}
+	collect := func(before, after []int64) { newRows(after, has(before)) }
+	collect(idsOf(before.Staff, func(x *Staff) int64 { return x.ID }), idsOf(next.Staff, func(x *Staff) int64 { return x.ID }))
+	collect(idsOf(before.Activities, func(x *Activity) int64 { return x.ID }), idsOf(next.Activities, func(x *Activity) int64 { return x.ID }))
+	collect(idsOf(before.Classes, func(x *Class) int64 { return x.ID }), idsOf(next.Classes, func(x *Class) int64 { return x.ID }))
+	collect(idsOf(before.ClassTimes, func(x *ClassTime) int64 { return x.ID }), idsOf(next.ClassTimes, func(x *ClassTime) int64 { return x.ID }))
+	collect(idsOf(before.Entries, func(x *Entry) int64 { return x.ID }), idsOf(next.Entries, func(x *Entry) int64 { return x.ID }))
+	collect(idsOf(before.OneOffs, func(x *OneOff) int64 { return x.ID }), idsOf(next.OneOffs, func(x *OneOff) int64 { return x.ID }))
+	collect(idsOf(before.RoomBookings, func(x *RoomBooking) int64 { return x.ID }), idsOf(next.RoomBookings, func(x *RoomBooking) int64 { return x.ID }))
+	to := func(id int64) int64 {
+		if v, ok := temp[id]; ok {
+			return v
+		}
+		return id
+	}
+	list := func(l []int64) {
+		for i := range l {
+			l[i] = to(l[i])
+		}
+	}
+	for i := range checked.Staff {
+		checked.Staff[i].ID = to(checked.Staff[i].ID)
+	}
+	for i := range checked.Activities {
+		checked.Activities[i].ID = to(checked.Activities[i].ID)
+	}
+	for i := range checked.Classes {
+		c := &checked.Classes[i]
+		c.ID, c.ActivityID = to(c.ID), to(c.ActivityID)
+		c.StaffIDs = slices.Clone(c.StaffIDs)
+		list(c.StaffIDs)
+	}
+	for i := range checked.ClassTimes {
+		checked.ClassTimes[i].ID = to(checked.ClassTimes[i].ID)
+	}
+	for i := range checked.Entries {
+		e := &checked.Entries[i]
+		e.ID, e.ClassTimeID, e.ClassID = to(e.ID), to(e.ClassTimeID), to(e.ClassID)
+	}
+	for i := range checked.OneOffs {
+		o := &checked.OneOffs[i]
+		o.ID, o.ClassID = to(o.ID), to(o.ClassID)
+	}
+	for i := range checked.RoomBookings {
+		checked.RoomBookings[i].ID = to(checked.RoomBookings[i].ID)
+	}
+	for i := range checked.Changes {
+		c := &checked.Changes[i]
+		c.Ref.ClassTimeID, c.Ref.ClassID, c.ClassID = to(c.Ref.ClassTimeID), to(c.Ref.ClassID), to(c.ClassID)
+		c.StaffIDs = slices.Clone(c.StaffIDs)
+		list(c.StaffIDs)
+	}
+	// Out of order, as an edit appends and moves rows.
+	shuffle := func(n int, swap func(i, j int)) {
+		if n > 1 && r.IntN(2) == 0 {
+			swap(r.IntN(n), r.IntN(n))
+		}
+	}
+	shuffle(len(checked.Entries), func(i, j int) { checked.Entries[i], checked.Entries[j] = checked.Entries[j], checked.Entries[i] })
+	shuffle(len(checked.Changes), func(i, j int) { checked.Changes[i], checked.Changes[j] = checked.Changes[j], checked.Changes[i] })
+	shuffle(len(checked.ClassTimes), func(i, j int) {
+		checked.ClassTimes[i], checked.ClassTimes[j] = checked.ClassTimes[j], checked.ClassTimes[i]
+	})
+	shuffle(len(checked.OneOffs), func(i, j int) { checked.OneOffs[i], checked.OneOffs[j] = checked.OneOffs[j], checked.OneOffs[i] })
+	return checked, savedState{State: next.Clone(), real: real}
+}
+
+func idsOf[T any](rows []T, id func(*T) int64) []int64 {
+	out := make([]int64, len(rows))
+	for i := range rows {
+		out[i] = id(&rows[i])
+	}
+	return out
 }

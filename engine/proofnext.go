@@ -17,7 +17,15 @@ func (p *Proof) Next(t *Timetable, today Date, stop func() bool) (*Proof, error)
 	if p == nil || today != p.today || everywhere(p.t, t) {
 		return t.Prove(today, stop)
 	}
-	xs, set := touched(p.t, t)
+	var d diff
+	d.rows(p.t, t)
+	return p.carry(t, today, stop, &d)
+}
+
+// carry proves t from p, again only for the resources the difference d
+// between p's timetable and t reaches.
+func (p *Proof) carry(t *Timetable, today Date, stop func() bool, d *diff) (*Proof, error) {
+	xs, set := touched(p.t, t, d)
 	carry := make(map[resource][]Clash, len(p.of))
 	for x, cs := range p.of {
 		carry[x] = cs
@@ -55,12 +63,10 @@ func everywhere(a, b *Timetable) bool {
 	return false
 }
 
-// touched returns the resources whose clashes may differ between a and b:
-// every room and person that anything changed can put a session in, on
-// either side.
-func touched(a, b *Timetable) ([]resource, *resourceSet) {
-	var d diff
-	d.rows(a, b)
+// touched returns the resources whose clashes may differ between a and b,
+// which differ by d: every room and person that anything changed can put
+// a session in, on either side.
+func touched(a, b *Timetable, d *diff) ([]resource, *resourceSet) {
 	set := map[resource]bool{}
 	for _, t := range []*Timetable{a, b} {
 		d.reach(t, set)

@@ -67,7 +67,25 @@ func TestProofNextEqualsFull(t *testing.T) {
 				t.Fatalf("business %d, edit %d (%s):\n got %s\nwant %s\nedits before: %s", b, len(log), did,
 					messages(got.Report()), messages(want), strings.Join(log[max(0, len(log)-10):], "\n  "))
 			}
-			s, today, proof = next, day, got
+			// The same write as a step from the timetable before, its
+			// difference carried from the check to the proof.
+			st, err := tt.Check(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stepped, err := proof.Step(st, day, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(stepped.Report(), want) {
+				t.Fatalf("business %d, edit %d (%s), as a step:\n got %s\nwant %s\nedits before: %s", b, len(log), did,
+					messages(stepped.Report()), messages(want), strings.Join(log[max(0, len(log)-10):], "\n  "))
+			}
+			s, today, proof, tt = next, day, got, nt
+			if r.IntN(2) == 0 {
+				proof = stepped
+				tt, _ = st.Timetable()
+			}
 		}
 	}
 	if applied < businesses*edits/2 {

@@ -51,8 +51,8 @@ func merge(older, newer Change) Change {
 }
 
 // changeOf is what a write that commits changed.
-func changeOf(e *Edit, after engine.State, revision int64, today engine.Date) Change {
-	from, to, open := engine.ChangedRange(e.Before.State, after, today)
+func changeOf(e *Edit, step *engine.Step, revision int64, today engine.Date) Change {
+	from, to, open := step.ChangedRange(today)
 	c := Change{Business: e.Business.ID, Revision: revision, From: from, To: to, Open: open}
 	for _, d := range e.touched {
 		c.include(d, d+1)

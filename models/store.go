@@ -85,20 +85,18 @@ type Snapshot struct {
 }
 
 func newSnapshot(b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
-	return nextSnapshot(nil, b, s, v, accepted)
+	tt, err := engine.New(s)
+	if err != nil {
+		return nil, fmt.Errorf("business %s at revision %d: %w", b.Slug, b.Revision, err)
+	}
+	return &Snapshot{Business: b, State: s, Timetable: tt, Versions: v, Accepted: accepted}, nil
 }
 
-// nextSnapshot is newSnapshot for s, a later revision of prev's state
-// (when prev is not nil): the timetable is compiled from prev's, again only
-// where the two differ (engine.Timetable.Next).
-func nextSnapshot(prev *Snapshot, b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
-	var tt *engine.Timetable
-	var err error
-	if prev != nil {
-		tt, err = prev.Timetable.Next(s)
-	} else {
-		tt, err = engine.New(s)
-	}
+// nextSnapshot is newSnapshot for the state a write's step leads to (see
+// engine.Step): its timetable is compiled from the one before, again only
+// where the two differ, and not validated again.
+func nextSnapshot(step *engine.Step, b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
+	tt, err := step.Timetable()
 	if err != nil {
 		return nil, fmt.Errorf("business %s at revision %d: %w", b.Slug, b.Revision, err)
 	}
@@ -139,13 +137,13 @@ func (sn *Snapshot) Clashes(today engine.Date) engine.Report {
 // engine.ErrStopped once ctx is done (its deadline passed, or the client
 // went away), and a stopped proof is not kept.
 func (sn *Snapshot) ProveClashes(ctx context.Context, today engine.Date) (engine.Report, error) {
-	return sn.proveFrom(ctx, nil, today)
+	return sn.proveFrom(ctx, nil, nil, today)
 }
 
-// proveFrom is ProveClashes for a snapshot written over prev: the proof
-// prev kept for the same day, if any, is carried on (engine.Proof.Next),
+// proveFrom is ProveClashes for a snapshot written over prev by step: the
+// proof prev kept for the same day, if any, is carried on (engine.Proof.Step),
 // so a write proves again only the rooms and people it touched.
-func (sn *Snapshot) proveFrom(ctx context.Context, prev *Snapshot, today engine.Date) (engine.Report, error) {
+func (sn *Snapshot) proveFrom(ctx context.Context, prev *Snapshot, step *engine.Step, today engine.Date) (engine.Report, error) {
 	var base *engine.Proof
 	if prev != nil {
 		prev.mu.Lock()
@@ -157,7 +155,13 @@ func (sn *Snapshot) proveFrom(ctx context.Context, prev *Snapshot, today engine.
 	if r, ok := sn.reports[today]; ok {
 		return r, nil
 	}
-	p, err := base.Next(sn.Timetable, today, Stop(ctx))
+	var p *engine.Proof
+	var err error
+	if step != nil {
+		p, err = base.Step(step, today, Stop(ctx))
+	} else {
+		p, err = base.Next(sn.Timetable, today, Stop(ctx))
+	}
 	if err != nil {
 		return engine.Report{}, err
 	}
@@ -458,8 +462,11 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return err
 		}
 		// The state before was valid: only what the edit changed is
-		// checked again (engine.Timetable.ValidateNext).
-		if err := before.Timetable.ValidateNext(e.State); err != nil {
+		// checked again, and that difference, found once, is carried
+		// through the save, the compile, the proof and the change's
+		// dates (engine.Step).
+		step, err := before.Timetable.Check(e.State)
+		if err != nil {
 			return err
 		}
 		after := e.State
@@ -469,6 +476,12 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
+		step.Saved(after, func(id int64) int64 {
+			if v, ok := ids[id]; ok {
+				return v
+			}
+			return id
+		})
 		for _, fn := range e.afterSave {
 			if err := fn(ctx, func(id int64) int64 {
 				if v, ok := ids[id]; ok {
@@ -490,7 +503,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return fmt.Errorf("recording the revision: %w", err)
 		}
 		versions.times[rev] = now.Unix()
-		sn, err := nextSnapshot(before, *b, after, versions, before.Accepted)
+		sn, err := nextSnapshot(step, *b, after, versions, before.Accepted)
 		if err != nil {
 			return err
 		}
@@ -499,7 +512,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
-		is, err := sn.proveFrom(ctx, before, today)
+		is, err := sn.proveFrom(ctx, before, step, today)
 		if err != nil {
 			return err
 		}
@@ -518,7 +531,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if len(res.Clashes) > 0 && !e.AcceptClashes {
 			return &ClashError{Clashes: res.Clashes}
 		}
-		change = changeOf(e, after, rev, today)
+		change = changeOf(e, step, rev, today)
 		return announce(ctx, tx, change)
 	})
 	if errors.Is(err, errDryRun) {
