@@ -41,9 +41,9 @@ func BenchmarkScaleClashProof(b *testing.B) {
 
 // BenchmarkScaleGuardedWrite is the engine's part of one guarded write to
 // a synthetic business: copy the schedule, add a class time and its entry,
-// validate and compile the result from the revision before
-// (Timetable.Next), prove its clashes from the proof the revision before
-// kept and compare the two.
+// check the result against the revision before and compile it from that
+// revision's timetable (Timetable.Check, Step.Timetable), prove its clashes
+// from the proof the revision before kept (Proof.Step) and compare the two.
 func BenchmarkScaleGuardedWrite(b *testing.B) {
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -60,11 +60,11 @@ func BenchmarkScaleGuardedWrite(b *testing.B) {
 				if _, ok := enginetest.AddClassTime(&s, 0); !ok {
 					b.Fatal("no free hour")
 				}
-				after, err := before.Next(s)
+				step, err := before.Check(s)
 				if err != nil {
 					b.Fatal(err)
 				}
-				is, err := was.Next(after, benchWeek, nil)
+				is, err := was.Step(step, benchWeek, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
