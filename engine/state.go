@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -127,10 +128,19 @@ func byID[T any](l []T, id func(*T) int64) {
 }
 
 // sortOnce sorts l unless it is in order already, as a saved state mostly
-// is: one look through it rather than a sort.
+// is: one look through it rather than a sort. A list in order but for its
+// last row, as an edit that appends one leaves it, has that row moved into
+// place (TestSortOnceAgainstSort).
 func sortOnce[T any](l []T, order func(a, b *T) int) {
 	for i := 1; i < len(l); i++ {
 		if order(&l[i-1], &l[i]) > 0 {
+			if i == len(l)-1 {
+				last := l[i]
+				j := sort.Search(i, func(k int) bool { return order(&l[k], &last) > 0 })
+				copy(l[j+1:], l[j:i])
+				l[j] = last
+				return
+			}
 			slices.SortFunc(l, func(a, b T) int { return order(&a, &b) })
 			return
 		}
