@@ -40,14 +40,8 @@ func (t *Timetable) Next(s State) (*Timetable, error) {
 // ValidateNext is Validate(s) for s, a later revision of the state t was
 // built from: it checks only what the difference reaches (see Next).
 func (t *Timetable) ValidateNext(s State) error {
-	d := diffStates(&t.state, &s)
-	if !d.local {
-		return Validate(s)
-	}
-	if n := t.lookups(s, d); !n.validAfter(t, d) {
-		return Validate(s)
-	}
-	return nil
+	_, err := t.Check(s)
+	return err
 }
 
 // rowPair is a row that differs between two revisions: was is nil for a
