@@ -435,6 +435,7 @@ var errDryRun = errors.New("dry run")
 func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
 	leave, err := s.enter(ctx, businessID)
 	if err != nil {
+		s.wrote("error")
 		return nil, err
 	}
 	defer leave()
