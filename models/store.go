@@ -236,6 +236,37 @@ func (s *Store) Snapshot(ctx context.Context, businessID, revision int64) (*Snap
 	return s.load(ctx, businessID, revision)
 }
 
+// expect registers the snapshot a write is about to commit as the load of
+// its revision, just before the COMMIT: a reader that sees the new
+// revision before the write has kept the snapshot then waits for it
+// (Snapshot) instead of reading the whole schedule from the database. The
+// write ends it with loaded: with its snapshot once committed and kept,
+// or with the error that stopped it, which sends the readers waiting to
+// load the revision themselves (the revision may then be another
+// process's). It returns nil when a load of the revision is under way.
+func (s *Store) expect(k loadKey) *load {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loads[k] != nil {
+		return nil
+	}
+	l := &load{done: make(chan struct{})}
+	if s.loads == nil {
+		s.loads = make(map[loadKey]*load)
+	}
+	s.loads[k] = l
+	return l
+}
+
+// loaded ends the load l of k with sn or err.
+func (s *Store) loaded(k loadKey, l *load, sn *Snapshot, err error) {
+	l.sn, l.err = sn, err
+	s.mu.Lock()
+	delete(s.loads, k)
+	s.mu.Unlock()
+	close(l.done)
+}
+
 // loadKey is a business and the revision a load of it was asked for.
 type loadKey struct{ business, revision int64 }
 
@@ -441,6 +472,8 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	defer leave()
 	var res *Result
 	var change Change
+	var pending *load // see expect
+	var key loadKey
 	// Every statement runs on ctx and stops with it, but the transaction
 	// itself outlives it by commitGrace: a COMMIT already sent is waited for,
 	// not cut off, so a request that ends while its write commits never
@@ -533,8 +566,22 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return &ClashError{Clashes: res.Clashes}
 		}
 		change = changeOf(e, step, rev, today)
-		return announce(ctx, tx, change)
+		if err := announce(ctx, tx, change); err != nil {
+			return err
+		}
+		key = loadKey{b.ID, rev}
+		pending = s.expect(key)
+		return nil
 	})
+	if pending != nil {
+		defer func() {
+			if err == nil {
+				s.loaded(key, pending, res.After, nil)
+			} else {
+				s.loaded(key, pending, nil, err)
+			}
+		}()
+	}
 	if errors.Is(err, errDryRun) {
 		s.wrote("dry_run")
 		return res, nil
