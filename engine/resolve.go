@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -174,6 +175,9 @@ func (t *Timetable) original(ref SessionRef) (Session, bool) {
 // the active entries are next to each other, as they are when one is;
 // the caller must not change it.
 func (g *group) activeIn(w int) []SeriesWeek {
+	if g.every.From <= w && w < g.every.To {
+		return g.weeks
+	}
 	if len(g.entries) > 64 {
 		return g.activeInMany(w)
 	}
@@ -196,6 +200,26 @@ func (g *group) activeIn(w int) []SeriesWeek {
 		weeks = append(weeks, g.weeks[bits.TrailingZeros64(active)])
 	}
 	return weeks
+}
+
+// setEvery sets g.every. An entry of week 1 of a one-week rotation is
+// active in every week from its anchor up to its end: Position is then
+// p%1 + 1 = 1, pauses or not. Other rotations leave every empty.
+func (g *group) setEvery() {
+	g.every = WeekRun{}
+	if len(g.entries) == 0 {
+		return
+	}
+	from, to := math.MinInt, math.MaxInt
+	for _, e := range g.entries {
+		if e.rot.cycle != 1 || e.week != 1 {
+			return
+		}
+		from, to = max(from, e.rot.anchor), min(to, e.rot.end)
+	}
+	if from < to {
+		g.every = WeekRun{From: from, To: to}
+	}
 }
 
 // activeInMany is activeIn for a group of more entries than a word has
