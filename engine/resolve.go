@@ -40,7 +40,8 @@ func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
 		if weeks == nil {
 			continue
 		}
-		out = append(out, t.regular(g, d, weeks))
+		out = append(out, Session{})
+		g.fill(&out[len(out)-1], d, weeks)
 		if c := x.change(t, out[len(out)-1].Ref); c != nil {
 			if c.Date != 0 && c.Date != d {
 				out = out[:len(out)-1] // moved away; it appears on its new date
@@ -247,6 +248,20 @@ func (g *group) activeInMany(w int) []SeriesWeek {
 		return weeks
 	}
 	return g.weeks[lo:hi:hi]
+}
+
+// fill sets the fields of s, a zero session, that regular sets: the
+// session of group g on date d, in the series weeks. It writes them in
+// place, where building a session and copying it would write the whole
+// session twice.
+func (g *group) fill(s *Session, d Date, weeks []SeriesWeek) {
+	ct := g.ct
+	s.Date, s.Start, s.End = d, ct.Start, ct.End
+	s.RoomID, s.ClassID, s.StaffIDs = ct.RoomID, g.class.ID, g.class.StaffIDs
+	s.ClassTimeID, s.Label = ct.ID, ct.Label
+	s.Capacity, s.Units, s.Buffer = ct.Capacity, g.units, ct.Buffer
+	s.Series = weeks
+	s.Ref = SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID}
 }
 
 func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
