@@ -73,6 +73,21 @@ func BenchmarkReferenceGymWeek(b *testing.B) {
 	}
 }
 
+// BenchmarkReferenceGymWeekDays resolves the same week in one call to Days,
+// as the GraphQL days query does.
+func BenchmarkReferenceGymWeekDays(b *testing.B) {
+	tt := referenceGym(b)
+	n := 0
+	for b.Loop() {
+		for _, d := range tt.Days(refGymFrom, refGymFrom+7) {
+			n += len(d.Sessions)
+		}
+	}
+	if n == 0 {
+		b.Fatal("no sessions")
+	}
+}
+
 // BenchmarkReferenceGymYear resolves 365 dates of the reference's gym demo.
 func BenchmarkReferenceGymYear(b *testing.B) {
 	tt := referenceGym(b)
