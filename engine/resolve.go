@@ -250,10 +250,9 @@ func (g *group) activeInMany(w int) []SeriesWeek {
 	return g.weeks[lo:hi:hi]
 }
 
-// fill sets the fields of s, a zero session, that regular sets: the
-// session of group g on date d, in the series weeks. It writes them in
-// place, where building a session and copying it would write the whole
-// session twice.
+// fill makes s, a zero session, the session of group g on date d in the
+// series weeks, in place: appendDay fills the day's slice directly, where
+// building a session and copying it in would write it twice.
 func (g *group) fill(s *Session, d Date, weeks []SeriesWeek) {
 	ct := g.ct
 	s.Date, s.Start, s.End = d, ct.Start, ct.End
@@ -264,23 +263,11 @@ func (g *group) fill(s *Session, d Date, weeks []SeriesWeek) {
 	s.Ref = SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID}
 }
 
+// regular is the session of group g on date d in the series weeks.
 func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
-	ct := g.ct
-	return Session{
-		Date:        d,
-		Start:       ct.Start,
-		End:         ct.End,
-		RoomID:      ct.RoomID,
-		ClassID:     g.class.ID,
-		StaffIDs:    g.class.StaffIDs,
-		ClassTimeID: ct.ID,
-		Label:       ct.Label,
-		Capacity:    ct.Capacity,
-		Units:       g.units,
-		Buffer:      ct.Buffer,
-		Series:      weeks,
-		Ref:         SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID},
-	}
+	var s Session
+	g.fill(&s, d, weeks)
+	return s
 }
 
 // apply lays a day change over a series session. Fields it does not set stay
