@@ -34,6 +34,21 @@ func BenchmarkGymWeek(b *testing.B) {
 	}
 }
 
+// BenchmarkGymWeekDays resolves the same week in one call to Days, as the
+// GraphQL days query does: the week's sessions in one allocation.
+func BenchmarkGymWeekDays(b *testing.B) {
+	tt := gymTimetable(b)
+	n := 0
+	for b.Loop() {
+		for _, d := range tt.Days(benchWeek, benchWeek+7) {
+			n += len(d.Sessions)
+		}
+	}
+	if n == 0 {
+		b.Fatal("no sessions")
+	}
+}
+
 // BenchmarkGymYear resolves 365 dates of the gym demo.
 func BenchmarkGymYear(b *testing.B) {
 	tt := gymTimetable(b)

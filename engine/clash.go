@@ -219,6 +219,7 @@ type prover struct {
 	// the chunks segments are handed out from (see takeSegments).
 	removed, scratch, segChunk []segment
 	listChunk                  [][]segment
+	chunk                      int // the size of a chunk (see chunkFor)
 	liveBuf                    []int
 	spans                      []span
 	dayBuf                     []Session

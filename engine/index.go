@@ -41,6 +41,7 @@ func (t *Timetable) buildIndex() {
 		g := &t.groups[gi]
 		g.units = t.units(g.ct.Units, g.ct.RoomID)
 		g.weeks = slices.Clip(g.weeks)
+		g.setEvery()
 	}
 	t.buildDayOrder()
 	t.buildDated()

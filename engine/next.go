@@ -622,6 +622,7 @@ func (n *Timetable) groupsAfter(t *Timetable, d *stateDiff) {
 			g.weeks = append(g.weeks, SeriesWeek{SeriesID: sr.ID, Week: e.Week, Cycle: sr.Cycle})
 		}
 		g.weeks = slices.Clip(g.weeks)
+		g.setEvery()
 		g.units = n.units(g.ct.Units, g.ct.RoomID)
 		fresh = append(fresh, g)
 	}

@@ -533,8 +533,22 @@ func mergeSorted(rs []segment) []segment {
 }
 
 // proofChunk is how many segments (or lists of them) the prover allocates
-// at once.
+// at once, at most.
 const proofChunk = 1024
+
+// chunkFor is the size of the chunks of a prover of t: the number of its
+// entries, the lists a whole proof takes and about the segments, up to
+// proofChunk, so that a small business's proof does not allocate and clear
+// chunks ten times the size it fills.
+func chunkFor(t *Timetable) int {
+	n := 0
+	for gi := range t.groups {
+		if n += len(t.groups[gi].entries); n >= proofChunk {
+			return proofChunk
+		}
+	}
+	return max(n, 16)
+}
 
 // takeSegments copies s into the prover's current chunk of segments.
 func (p *prover) takeSegments(s []segment) []segment {
@@ -542,7 +556,7 @@ func (p *prover) takeSegments(s []segment) []segment {
 		return nil
 	}
 	if cap(p.segChunk)-len(p.segChunk) < len(s) {
-		p.segChunk = make([]segment, 0, max(proofChunk, len(s)))
+		p.segChunk = make([]segment, 0, max(p.chunk, len(s)))
 	}
 	n := len(p.segChunk)
 	p.segChunk = append(p.segChunk, s...)
@@ -553,7 +567,7 @@ func (p *prover) takeSegments(s []segment) []segment {
 // chunk.
 func (p *prover) takeLists(n int) [][]segment {
 	if cap(p.listChunk)-len(p.listChunk) < n {
-		p.listChunk = make([][]segment, 0, max(proofChunk, n))
+		p.listChunk = make([][]segment, 0, max(p.chunk, n))
 	}
 	m := len(p.listChunk)
 	p.listChunk = p.listChunk[:m+n]
@@ -630,7 +644,7 @@ func (t *Timetable) prove(today Date, stop func() bool, rx *resourceIndex, carry
 
 func newProver(t *Timetable, rx *resourceIndex, today Date, stop func() bool) *prover {
 	return &prover{t: t, rx: rx, today: today, w0: WeekOf(today, t.ws), found: map[string]*candidate{}, stop: stop,
-		segs: make([][][]segment, len(t.groups)), live: make([]int8, len(t.groups))}
+		segs: make([][][]segment, len(t.groups)), live: make([]int8, len(t.groups)), chunk: chunkFor(t)}
 }
 
 // proveOn proves the resources of rx on n goroutines into found. First the

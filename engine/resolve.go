@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -39,7 +40,8 @@ func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
 		if weeks == nil {
 			continue
 		}
-		out = append(out, t.regular(g, d, weeks))
+		out = append(out, Session{})
+		g.fill(&out[len(out)-1], d, weeks)
 		if c := x.change(t, out[len(out)-1].Ref); c != nil {
 			if c.Date != 0 && c.Date != d {
 				out = out[:len(out)-1] // moved away; it appears on its new date
@@ -174,6 +176,9 @@ func (t *Timetable) original(ref SessionRef) (Session, bool) {
 // the active entries are next to each other, as they are when one is;
 // the caller must not change it.
 func (g *group) activeIn(w int) []SeriesWeek {
+	if g.every.From <= w && w < g.every.To {
+		return g.weeks
+	}
 	if len(g.entries) > 64 {
 		return g.activeInMany(w)
 	}
@@ -196,6 +201,26 @@ func (g *group) activeIn(w int) []SeriesWeek {
 		weeks = append(weeks, g.weeks[bits.TrailingZeros64(active)])
 	}
 	return weeks
+}
+
+// setEvery sets g.every. An entry of week 1 of a one-week rotation is
+// active in every week from its anchor up to its end: Position is then
+// p%1 + 1 = 1, pauses or not. Other rotations leave every empty.
+func (g *group) setEvery() {
+	g.every = WeekRun{}
+	if len(g.entries) == 0 {
+		return
+	}
+	from, to := math.MinInt, math.MaxInt
+	for _, e := range g.entries {
+		if e.rot.cycle != 1 || e.week != 1 {
+			return
+		}
+		from, to = max(from, e.rot.anchor), min(to, e.rot.end)
+	}
+	if from < to {
+		g.every = WeekRun{From: from, To: to}
+	}
 }
 
 // activeInMany is activeIn for a group of more entries than a word has
@@ -225,23 +250,24 @@ func (g *group) activeInMany(w int) []SeriesWeek {
 	return g.weeks[lo:hi:hi]
 }
 
-func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
+// fill makes s, a zero session, the session of group g on date d in the
+// series weeks, in place: appendDay fills the day's slice directly, where
+// building a session and copying it in would write it twice.
+func (g *group) fill(s *Session, d Date, weeks []SeriesWeek) {
 	ct := g.ct
-	return Session{
-		Date:        d,
-		Start:       ct.Start,
-		End:         ct.End,
-		RoomID:      ct.RoomID,
-		ClassID:     g.class.ID,
-		StaffIDs:    g.class.StaffIDs,
-		ClassTimeID: ct.ID,
-		Label:       ct.Label,
-		Capacity:    ct.Capacity,
-		Units:       g.units,
-		Buffer:      ct.Buffer,
-		Series:      weeks,
-		Ref:         SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID},
-	}
+	s.Date, s.Start, s.End = d, ct.Start, ct.End
+	s.RoomID, s.ClassID, s.StaffIDs = ct.RoomID, g.class.ID, g.class.StaffIDs
+	s.ClassTimeID, s.Label = ct.ID, ct.Label
+	s.Capacity, s.Units, s.Buffer = ct.Capacity, g.units, ct.Buffer
+	s.Series = weeks
+	s.Ref = SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID}
+}
+
+// regular is the session of group g on date d in the series weeks.
+func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
+	var s Session
+	g.fill(&s, d, weeks)
+	return s
 }
 
 // apply lays a day change over a series session. Fields it does not set stay

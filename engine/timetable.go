@@ -50,6 +50,11 @@ type group struct {
 	// activeIn answers with a slice of it, not a new list, when it can.
 	weeks []SeriesWeek
 	units int // of its room a session uses
+	// every is the weeks [every.From, every.To) in which every entry is
+	// active, so that activeIn answers weeks without a look at each
+	// entry; empty unless every entry is week 1 of a one-week rotation
+	// (see setEvery).
+	every WeekRun
 }
 
 type groupEntry struct {
