@@ -35,3 +35,6 @@ func FailingBatch(ctx context.Context, db *DB, business int64) error {
 	rd.read(&staff, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("no_such_column = ?", business) }, func() error { return nil })
 	return rd.run(ctx)
 }
+
+// BeforeLoad has f run as each cold load of the store takes its slot.
+func (s *Store) BeforeLoad(f func(business int64)) { s.beforeLoad = f }

@@ -35,6 +35,10 @@ type Store struct {
 	logins   logins              // see AuthenticateCalendar
 
 	changes broadcaster // see Subscribe
+
+	cold chan struct{} // see LimitColdLoads
+	// beforeLoad, when set, runs as a cold load takes its slot (tests).
+	beforeLoad func(business int64)
 }
 
 // NewStore returns a store on db; now is its clock (time.Now in production).
@@ -241,9 +245,63 @@ type load struct {
 	err  error
 }
 
+// LimitColdLoads has at most n snapshots loaded from the database at once
+// (n < 1: no limit); a request that needs one more waits for a slot, or
+// for its context to end. Only cold requests take a slot: one answered
+// from memory never waits for it. On a machine whose cores the database
+// shares, a sweep through thousands of cold businesses would otherwise
+// have as many loads (and PostgreSQL backends) running as requests came
+// in, and every warm request queued for a core behind them. It is called
+// before the store serves.
+func (s *Store) LimitColdLoads(n int) {
+	s.cold = nil
+	if n > 0 {
+		s.cold = make(chan struct{}, n)
+	}
+}
+
+// ColdLoads reports how many snapshot loads hold a slot now (see
+// LimitColdLoads), and the limit (0: none).
+func (s *Store) ColdLoads() (running, limit int) { return len(s.cold), cap(s.cold) }
+
 // load is Snapshot without the cache in front: the business's current
-// revision, from the cache when it holds it, else from the database.
+// revision, from the cache when it holds it, else from the database. A
+// load from the database waits for a slot among the cold loads
+// (LimitColdLoads) first.
 func (s *Store) load(ctx context.Context, businessID, revision int64) (*Snapshot, error) {
+	if revision < 0 && s.cold != nil {
+		// A caller that does not know the revision (the public
+		// timetable) asks for it first, without a slot: when the cache
+		// holds it, the request is warm.
+		var rev int64
+		if err := s.lagging(ctx, func(db *DB) error {
+			b, err := businessByID(ctx, db, businessID, false)
+			if err != nil {
+				return err
+			}
+			if db != s.DB && b.Revision < s.replicas.floor(ctx, businessID) {
+				return errBehind
+			}
+			rev = b.Revision
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		if sn, ok := s.snaps.Lookup(businessID, func(c *Snapshot) bool { return c.Business.Revision == rev }); ok {
+			return sn, nil
+		}
+	}
+	if s.cold != nil {
+		select {
+		case s.cold <- struct{}{}:
+			defer func() { <-s.cold }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if s.beforeLoad != nil {
+		s.beforeLoad(businessID)
+	}
 	if revision >= 0 && s.DB.Postgres() {
 		return s.loadBatch(ctx, businessID)
 	}

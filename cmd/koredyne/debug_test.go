@@ -99,5 +99,18 @@ func TestServeWithDebugAddr(t *testing.T) {
 func validConfig() *Config {
 	return &Config{Addr: "127.0.0.1:8080", DBConns: 20, ReplicaLag: 5 * time.Second, WeeksBack: 8, WeeksAhead: 52,
 		PlaygroundIdle: time.Hour, PlaygroundMax: 200, MaxBody: 10 << 20, MaxDepth: 12, MaxCost: 200000,
-		MaxAliases: 100, MaxMutations: 20, MaxResponse: 32 << 20, CacheMB: 256}
+		MaxAliases: 100, MaxMutations: 20, MaxResponse: 32 << 20, CacheMB: 256, ColdLoads: 2}
+}
+
+func TestColdLoadsAtLeastOne(t *testing.T) {
+	for _, n := range []int{0, -1} {
+		c := validConfig()
+		c.ColdLoads = n
+		if err := c.Validate(true); err == nil || !strings.Contains(err.Error(), "--cold-loads") {
+			t.Errorf("--cold-loads %d: got %v, want an error naming the flag", n, err)
+		}
+	}
+	if err := validConfig().Validate(true); err != nil {
+		t.Errorf("the defaults: %v", err)
+	}
 }
