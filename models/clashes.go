@@ -18,16 +18,19 @@ type AcceptedClash struct {
 	Key        string `bun:",pk"`
 }
 
-func acceptedClashes(ctx context.Context, db bun.IDB, business int64) (map[string]bool, error) {
-	var keys []string
-	if err := db.NewSelect().Model((*AcceptedClash)(nil)).Column("key").Where("business_id = ?", business).Scan(ctx, &keys); err != nil {
-		return nil, fmt.Errorf("reading the accepted clashes: %w", err)
-	}
-	out := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		out[k] = true
-	}
-	return out, nil
+// acceptedClashes reads the identities of the clashes a business brought
+// with it through rd into *out.
+func acceptedClashes(rd rowReader, business int64, out *map[string]bool) error {
+	var rows []AcceptedClash
+	return rd.read(&rows, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Column("key").Where("business_id = ?", business)
+	}, func() error {
+		*out = make(map[string]bool, len(rows))
+		for _, r := range rows {
+			(*out)[r.Key] = true
+		}
+		return nil
+	})
 }
 
 // accept remembers clashes as pre-existing and returns the accepted

@@ -36,6 +36,10 @@ type Store struct {
 	logins   logins              // see AuthenticateCalendar
 
 	changes broadcaster // see Subscribe
+
+	cold chan struct{} // see LimitColdLoads
+	// beforeLoad, when set, runs as a cold load takes its slot (tests).
+	beforeLoad func(business int64)
 }
 
 // NewStore returns a store on db; now is its clock (time.Now in production).
@@ -109,8 +113,8 @@ func loadSnapshot(ctx context.Context, tx bun.IDB, b *Business) (*Snapshot, erro
 	if err != nil {
 		return nil, err
 	}
-	accepted, err := acceptedClashes(ctx, tx, b.ID)
-	if err != nil {
+	var accepted map[string]bool
+	if err := acceptedClashes(queryReader{ctx, tx}, b.ID, &accepted); err != nil {
 		return nil, err
 	}
 	return newSnapshot(*b, st, v, accepted)
@@ -277,9 +281,66 @@ type load struct {
 	err  error
 }
 
+// LimitColdLoads has at most n snapshots loaded from the database at once
+// (n < 1: no limit); a request that needs one more waits for a slot, or
+// for its context to end. Only cold requests take a slot: one answered
+// from memory never waits for it. On a machine whose cores the database
+// shares, a sweep through thousands of cold businesses would otherwise
+// have as many loads (and PostgreSQL backends) running as requests came
+// in, and every warm request queued for a core behind them. It is called
+// before the store serves.
+func (s *Store) LimitColdLoads(n int) {
+	s.cold = nil
+	if n > 0 {
+		s.cold = make(chan struct{}, n)
+	}
+}
+
+// ColdLoads reports how many snapshot loads hold a slot now (see
+// LimitColdLoads), and the limit (0: none).
+func (s *Store) ColdLoads() (running, limit int) { return len(s.cold), cap(s.cold) }
+
 // load is Snapshot without the cache in front: the business's current
-// revision, from the cache when it holds it, else from the database.
+// revision, from the cache when it holds it, else from the database. A
+// load from the database waits for a slot among the cold loads
+// (LimitColdLoads) first.
 func (s *Store) load(ctx context.Context, businessID, revision int64) (*Snapshot, error) {
+	if revision < 0 && s.cold != nil {
+		// A caller that does not know the revision (the public
+		// timetable) asks for it first, without a slot: when the cache
+		// holds it, the request is warm.
+		var rev int64
+		if err := s.lagging(ctx, func(db *DB) error {
+			b, err := businessByID(ctx, db, businessID, false)
+			if err != nil {
+				return err
+			}
+			if db != s.DB && b.Revision < s.replicas.floor(ctx, businessID) {
+				return errBehind
+			}
+			rev = b.Revision
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		if sn, ok := s.snaps.Lookup(businessID, func(c *Snapshot) bool { return c.Business.Revision == rev }); ok {
+			return sn, nil
+		}
+	}
+	if s.cold != nil {
+		select {
+		case s.cold <- struct{}{}:
+			defer func() { <-s.cold }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if s.beforeLoad != nil {
+		s.beforeLoad(businessID)
+	}
+	if revision >= 0 && s.DB.Postgres() {
+		return s.loadBatch(ctx, businessID)
+	}
 	var sn *Snapshot
 	err := s.readLagging(ctx, businessID, func(tx bun.Tx) error {
 		b, err := businessByID(ctx, tx, businessID, false)
@@ -305,6 +366,71 @@ func (s *Store) load(ctx context.Context, businessID, revision int64) (*Snapshot
 	}
 	s.keep(sn)
 	return sn, nil
+}
+
+// loadBatch is load for a caller that knows the revision it reads (and
+// looked in the cache for it already), on PostgreSQL: the business and its
+// schedule are read in one round trip (loadSnapshotBatch) rather than a
+// query for the revision, then one for each table. A replica's read
+// checks the revision it found against what the read must see.
+func (s *Store) loadBatch(ctx context.Context, businessID int64) (*Snapshot, error) {
+	var sn *Snapshot
+	err := s.lagging(ctx, func(db *DB) error {
+		var err error
+		sn, err = loadSnapshotBatch(ctx, db, businessID, func(b *Business) error {
+			if db != s.DB && b.Revision < s.replicas.floor(ctx, businessID) {
+				return errBehind
+			}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c := s.cached(businessID); c != nil && c.Business.Revision == sn.Business.Revision {
+		return c, nil // another request loaded it meanwhile: share one copy
+	}
+	s.keep(sn)
+	return sn, nil
+}
+
+// loadSnapshotBatch reads a business's schedule at its current revision in
+// one round trip to PostgreSQL (batchReader): the business row, every
+// table, the versions and the accepted clashes, all at one point in time.
+// check sees the business row before anything is compiled.
+func loadSnapshotBatch(ctx context.Context, db *DB, businessID int64, check func(*Business) error) (*Snapshot, error) {
+	rd := &batchReader{db: db}
+	var found []Business
+	var st engine.State
+	v := newVersions()
+	var accepted map[string]bool
+	if err := rd.read(&found, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("id = ?", businessID) }, func() error {
+		if len(found) == 0 {
+			return engine.Errorf(engine.NotFound, "", "no such business")
+		}
+		if err := check(&found[0]); err != nil {
+			return err
+		}
+		settings, err := found[0].Settings()
+		if err != nil {
+			return err
+		}
+		st.Business, v.Settings = settings, found[0].SettingsRevision
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := loadState(rd, businessID, &st, v); err != nil {
+		return nil, err
+	}
+	if err := acceptedClashes(rd, businessID, &accepted); err != nil {
+		return nil, err
+	}
+	if err := rd.run(ctx); err != nil {
+		return nil, err
+	}
+	return newSnapshot(found[0], st, v, accepted)
 }
 
 // cached is the snapshot kept for a business, if any, without counting a

@@ -2,7 +2,6 @@ package models
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -214,7 +213,9 @@ type storedTable interface {
 	// list is the list of engine.State the table fills (a pointer to it),
 	// or nil.
 	list(s *engine.State) any
-	load(ctx context.Context, db bun.IDB, business int64, s *engine.State, v *Versions) error
+	// load reads the table's rows of a business into s through rd (see
+	// rowReader): s holds them once rd has run the reads.
+	load(rd rowReader, business int64, s *engine.State, v *Versions) error
 	insert(w *saver, after *engine.State) error
 	update(w *saver, before, after *engine.State) error
 	remove(w *saver, before, after *engine.State) error
@@ -288,38 +289,39 @@ func (t table[T, R]) noteWritten(v *Versions, val T, rev int64) {
 	v.setRow(t.kind, *t.id(&val), rev)
 }
 
-func (t table[T, R]) load(ctx context.Context, db bun.IDB, business int64, s *engine.State, v *Versions) error {
+func (t table[T, R]) load(rd rowReader, business int64, s *engine.State, v *Versions) error {
 	if t.apart {
 		return nil
 	}
-	var rows []R
-	order := cmp.Or(t.loadOrder, t.orderBy())
-	if err := db.NewSelect().Model(&rows).Where("business_id = ?", business).OrderExpr(order).Scan(ctx); err != nil {
-		return fmt.Errorf("loading %T: %w", &rows, err)
-	}
+	// The children's lists are read first: the rows' done needs them.
 	lists := make([]map[int64][]int64, len(t.kids))
 	for i, c := range t.kids {
 		if c.storedApart() {
 			continue
 		}
-		var err error
-		if lists[i], err = c.load(ctx, db, business); err != nil {
+		if err := c.load(rd, business, &lists[i]); err != nil {
 			return err
 		}
 	}
-	out := t.slice(s)
-	for i := range rows {
-		r := &rows[i]
-		val := t.value(r)
-		for k, c := range t.kids {
-			if lists[k] != nil {
-				c.attach(r, &val, lists[k][t.rowID(r)])
+	var rows []R
+	order := cmp.Or(t.loadOrder, t.orderBy())
+	return rd.read(&rows, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("business_id = ?", business).OrderExpr(order)
+	}, func() error {
+		out := t.slice(s)
+		for i := range rows {
+			r := &rows[i]
+			val := t.value(r)
+			for k, c := range t.kids {
+				if lists[k] != nil {
+					c.attach(r, &val, lists[k][t.rowID(r)])
+				}
 			}
+			*out = append(*out, val)
+			t.noteWritten(v, val, any(r).(revisioned).revision())
 		}
-		*out = append(*out, val)
-		t.noteWritten(v, val, any(r).(revisioned).revision())
-	}
-	return nil
+		return nil
+	})
 }
 
 func (t table[T, R]) insert(w *saver, after *engine.State) error {
@@ -494,7 +496,9 @@ type childTable[T, R any] interface {
 	rowTable
 	storedApart() bool
 	// load reads the lists of a business, by the id of their parent row.
-	load(ctx context.Context, db bun.IDB, business int64) (map[int64][]int64, error)
+	// load reads the lists of a business through rd into *lists, by the
+	// id of their parent row.
+	load(rd rowReader, business int64, lists *map[int64][]int64) error
 	// attach gives the value of row r its list.
 	attach(r *R, v *T, ids []int64)
 	write(w *saver, parent int64, v *T, fresh bool) error
@@ -523,17 +527,19 @@ func (c idList[T, R, C]) rowType() reflect.Type { return reflect.TypeFor[C]() }
 func (c idList[T, R, C]) orderBy() string       { return c.order }
 func (c idList[T, R, C]) storedApart() bool     { return c.apart }
 
-func (c idList[T, R, C]) load(ctx context.Context, db bun.IDB, business int64) (map[int64][]int64, error) {
+func (c idList[T, R, C]) load(rd rowReader, business int64, lists *map[int64][]int64) error {
 	var rows []C
-	if err := db.NewSelect().Model(&rows).Where("business_id = ?", business).OrderExpr(c.order).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("loading %T: %w", &rows, err)
-	}
-	out := map[int64][]int64{}
-	for i := range rows {
-		parent, id := c.of(&rows[i])
-		out[parent] = append(out[parent], id)
-	}
-	return out, nil
+	return rd.read(&rows, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("business_id = ?", business).OrderExpr(c.order)
+	}, func() error {
+		out := map[int64][]int64{}
+		for i := range rows {
+			parent, id := c.of(&rows[i])
+			out[parent] = append(out[parent], id)
+		}
+		*lists = out
+		return nil
+	})
 }
 
 func (c idList[T, R, C]) attach(r *R, v *T, ids []int64) {
@@ -583,7 +589,7 @@ func (t pastTable[R]) rowType() reflect.Type  { return reflect.TypeFor[R]() }
 func (t pastTable[R]) orderBy() string        { return t.order }
 func (t pastTable[R]) children() []rowTable   { return nil }
 func (t pastTable[R]) list(*engine.State) any { return nil }
-func (t pastTable[R]) load(context.Context, bun.IDB, int64, *engine.State, *Versions) error {
+func (t pastTable[R]) load(rowReader, int64, *engine.State, *Versions) error {
 	return nil
 }
 func (t pastTable[R]) insert(*saver, *engine.State) error                       { return nil }

@@ -1,8 +1,6 @@
 package models
 
 import (
-	"context"
-	"fmt"
 	"maps"
 	"sort"
 	"time"
@@ -136,23 +134,25 @@ func (v *Versions) addClosure(c engine.Closure, rev int64) {
 
 // loadVersions reads what the rows of a state do not carry: removals and
 // the times of revisions.
-func loadVersions(ctx context.Context, db bun.IDB, v *Versions, business int64) error {
+func loadVersions(rd rowReader, v *Versions, business int64) error {
 	var stones []Tombstone
-	if err := db.NewSelect().Model(&stones).Where("business_id = ?", business).Scan(ctx); err != nil {
-		return fmt.Errorf("loading tombstones: %w", err)
-	}
-	for _, t := range stones {
-		v.addTombstone(t)
-	}
 	var times []RevisionTime
-	if err := db.NewSelect().Model(&times).Where("business_id = ?", business).Scan(ctx); err != nil {
-		return fmt.Errorf("loading revision times: %w", err)
+	ofBusiness := func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("business_id = ?", business) }
+	if err := rd.read(&stones, ofBusiness, func() error {
+		for _, t := range stones {
+			v.addTombstone(t)
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	for _, t := range times {
-		v.times[t.Revision] = t.CommittedUnix
-	}
-	v.prepare()
-	return nil
+	return rd.read(&times, ofBusiness, func() error {
+		for _, t := range times {
+			v.times[t.Revision] = t.CommittedUnix
+		}
+		v.prepare()
+		return nil
+	})
 }
 
 func (v *Versions) addTombstone(t Tombstone) {

@@ -79,6 +79,13 @@ type Config struct {
 	// CacheMB is the memory budget, in MiB, of what the server keeps
 	// computed (snapshots, clash reports, rendered calendars, answers).
 	CacheMB int
+	// ColdLoads is how many businesses' snapshots may be loaded from the
+	// database at once (models.Store.LimitColdLoads); requests answered
+	// from memory never wait for one.
+	ColdLoads int
+	// DebugAddr, when set, is a loopback address serving Go's profiles
+	// (/debug/pprof/): where the server's time goes, under its real load.
+	DebugAddr string
 }
 
 // Validate checks the configuration before anything is opened: what
@@ -136,6 +143,12 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if c.CacheMB < 1 || c.CacheMB > 1<<20 {
 		return fmt.Errorf("--cache-mb (KOREDYNE_CACHE_MB) must be from 1 to 1048576 MiB, not %d", c.CacheMB)
+	}
+	if c.ColdLoads < 1 {
+		return fmt.Errorf("--cold-loads (KOREDYNE_COLD_LOADS) must be at least 1, not %d", c.ColdLoads)
+	}
+	if c.DebugAddr != "" && !loopback(c.DebugAddr) {
+		return fmt.Errorf("--debug-addr (KOREDYNE_DEBUG_ADDR) %q must be a loopback host:port (127.0.0.1, [::1] or localhost): profiles show the server's internals", c.DebugAddr)
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
@@ -274,6 +287,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		store := models.NewStore(db, time.Now)
 		store.OnWrite = m.Write
 		store.UseBudget(budget)
+		store.LimitColdLoads(c.ColdLoads)
 		if len(c.ReplicaURLs) > 0 {
 			replicas, err := models.OpenReplicas(ctx, db, c.ReplicaURLs, c.ReplicaLag, c.DBConns, log)
 			if err != nil {
@@ -331,6 +345,13 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		WriteTimeout:      answerTimeout,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if c.DebugAddr != "" {
+		_, stop, err := serveDebug(c.DebugAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	say("listening on http://"+ln.Addr().String(), "url", "http://"+ln.Addr().String(), "graphql", graph.Path, "graphiql", "/")
 	done := make(chan error, 1)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -186,6 +187,10 @@ func (a *app) serveFlags() []cli.Flag {
 			Usage: "largest GraphQL answer, in bytes"},
 		&cli.IntFlag{Name: "cache-mb", Value: 256, Destination: &c.CacheMB, Sources: a.src("KOREDYNE_CACHE_MB", wholeNumber),
 			Usage: "memory budget, in MiB, of what is kept computed (snapshots, calendars, answers); the least recently used businesses go first"},
+		&cli.IntFlag{Name: "cold-loads", Value: runtime.GOMAXPROCS(0), Destination: &c.ColdLoads, Sources: a.src("KOREDYNE_COLD_LOADS", wholeNumber),
+			Usage: "most businesses loaded from the database at once (default: the CPUs Go uses); requests answered from memory never wait"},
+		&cli.StringFlag{Name: "debug-addr", Destination: &c.DebugAddr, Sources: a.src("KOREDYNE_DEBUG_ADDR", nil),
+			Usage: "loopback host:port serving Go's profiles at /debug/pprof/ (off when empty)"},
 		&cli.StringFlag{Name: "listen-url", Destination: &c.ListenURL, Sources: a.src("KOREDYNE_LISTEN_URL", nil),
 			Usage: "postgres:// URL for the live updates' LISTEN session, when DATABASE_URL goes through a transaction pooler (default: DATABASE_URL)"},
 		&cli.StringSliceFlag{Name: "replica-url", Sources: a.src("KOREDYNE_REPLICA_URLS", nil),

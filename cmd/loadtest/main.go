@@ -206,7 +206,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				if ctx.Err() != nil && err != nil {
 					return // cut off by the end of the run, not a failure
 				}
-				results[i] = append(results[i], result{k, time.Since(t0), err})
+				results[i] = append(results[i], result{kind: k, took: time.Since(t0), err: err})
 			}
 		})
 	}

@@ -133,6 +133,11 @@ type TenantsReport struct {
 	// what it failed with.
 	Restarted  time.Duration
 	RestartErr error
+	// Sweeping and After split the run's requests by when they were sent:
+	// while the sweep was still touching businesses (the sweepers loading
+	// cold ones flat out), and once every business had been touched. Each
+	// has its own Elapsed; After is nil when the sweep did not end.
+	Sweeping, After *Report
 }
 
 // MaxRSS is the largest sample.
@@ -152,6 +157,12 @@ func (r *TenantsReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "%d desk requests not sent: every desk was waiting\n", r.DeskTurnsLost)
 	}
 	r.Report.Print(w)
+	if r.After != nil {
+		fmt.Fprintf(w, "while the sweep ran (the first %v):\n", r.Sweeping.Elapsed.Round(time.Second))
+		r.Sweeping.Print(w)
+		fmt.Fprintf(w, "once every business had been touched (the last %v):\n", r.After.Elapsed.Round(time.Second))
+		r.After.Print(w)
+	}
 	if r.Swept > 0 {
 		fmt.Fprintf(w, "every business touched after %v", r.Swept.Round(time.Second))
 		if r.SweptRSS > 0 {
@@ -207,6 +218,7 @@ type tenantsRun struct {
 	phones  []struct{ tenant, phone int }
 	state   []phoneState
 
+	start   time.Time
 	mu      sync.Mutex
 	results []result
 }
@@ -215,11 +227,12 @@ type result struct {
 	kind Kind
 	took time.Duration
 	err  error
+	at   time.Duration // when it was sent, into the run (the many-tenants mode's)
 }
 
-func (t *tenantsRun) record(k Kind, took time.Duration, err error) {
+func (t *tenantsRun) record(k Kind, sent time.Time, took time.Duration, err error) {
 	t.mu.Lock()
-	t.results = append(t.results, result{k, took, err})
+	t.results = append(t.results, result{kind: k, took: took, err: err, at: sent.Sub(t.start)})
 	t.mu.Unlock()
 }
 
@@ -253,6 +266,7 @@ func RunTenants(ctx context.Context, cfg TenantsConfig) (*TenantsReport, error) 
 	rep := &TenantsReport{Businesses: len(cfg.Tenants), Phones: len(t.phones),
 		PollRate: float64(len(t.phones)) / PollInterval.Seconds() * cfg.PollScale}
 	start := time.Now()
+	t.start = start
 	since := func() time.Duration { return time.Since(start) }
 	ctx, cancel := context.WithTimeout(ctx, MaxDuration)
 	defer cancel()
@@ -426,6 +440,19 @@ func RunTenants(ctx context.Context, cfg TenantsConfig) (*TenantsReport, error) 
 	rep.Swept = time.Duration(swept.Load())
 	rep.Touched = len(cfg.Tenants) - int(t.left.Load())
 	rep.Report.fill(t.results, TenantKinds)
+	if rep.Swept > 0 {
+		var during, after []result
+		for _, res := range t.results {
+			if res.at < rep.Swept {
+				during = append(during, res)
+			} else {
+				after = append(after, res)
+			}
+		}
+		rep.Sweeping, rep.After = &Report{Elapsed: rep.Swept}, &Report{Elapsed: rep.Elapsed - rep.Swept}
+		rep.Sweeping.fill(during, TenantKinds)
+		rep.After.fill(after, TenantKinds)
+	}
 	return rep, nil
 }
 
@@ -473,7 +500,7 @@ func (t *tenantsRun) measure(ctx context.Context, k Kind, send func() error) {
 	if ctx.Err() != nil && err != nil {
 		return
 	}
-	t.record(k, time.Since(t0), err)
+	t.record(k, t0, time.Since(t0), err)
 }
 
 const weekQuery = `query Week($from: Date!, $to: Date!) {

@@ -130,6 +130,25 @@ func TestManyTenants(t *testing.T) {
 	if rep.Swept == 0 || rep.Touched != 30 || rep.SweptRSS == 0 || len(rep.RSS) < 3 || rep.MaxRSS() < rep.RSS[0].KB {
 		t.Errorf("swept at %v with RSS %d kB; %d RSS samples", rep.Swept, rep.SweptRSS, len(rep.RSS))
 	}
+	// The two phases split the run's requests, and cold first weeks can
+	// only be asked while the sweep runs.
+	if rep.Sweeping == nil || rep.After == nil {
+		t.Fatalf("the sweep ended at %v, but the report has no phases", rep.Swept)
+	}
+	if rep.Sweeping.Elapsed != rep.Swept || rep.Sweeping.Elapsed+rep.After.Elapsed != rep.Elapsed {
+		t.Errorf("phases of %v and %v, swept at %v, run of %v", rep.Sweeping.Elapsed, rep.After.Elapsed, rep.Swept, rep.Elapsed)
+	}
+	if n, m := len(rep.Sweeping.Total.Latencies)+len(rep.After.Total.Latencies), len(rep.Total.Latencies); n != m {
+		t.Errorf("the phases hold %d requests, the run %d", n, m)
+	}
+	for i, s := range rep.Kinds {
+		if n := len(rep.Sweeping.Kinds[i].Latencies) + len(rep.After.Kinds[i].Latencies); n != len(s.Latencies) || s.Kind != rep.After.Kinds[i].Kind {
+			t.Errorf("%v: the phases hold %d requests, the run %d", s.Kind, n, len(s.Latencies))
+		}
+	}
+	if n := len(rep.After.Kinds[0].Latencies); rep.After.Kinds[0].Kind != ColdWeek || n != 0 {
+		t.Errorf("%d cold first weeks (%v) after every business was touched", n, rep.After.Kinds[0].Kind)
+	}
 	if rep.Restarted == 0 || rep.RestartErr != nil {
 		t.Errorf("the replica restart: at %v, %v", rep.Restarted, rep.RestartErr)
 	}

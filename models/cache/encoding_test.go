@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"math/rand/v2"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -53,4 +55,51 @@ func TestGzipRoundTrip(t *testing.T) {
 	if err != nil || !bytes.Equal(back, body) {
 		t.Fatalf("round trip: %v", err)
 	}
+}
+
+// TestGzipReusedWritersAgree: compressors taken from the pool, by many
+// goroutines at once, give exactly the bytes a new compressor gives, so no
+// state of one body leaks into the next.
+func TestGzipReusedWritersAgree(t *testing.T) {
+	fresh := func(b []byte) []byte {
+		if len(b) < MinGzip {
+			return nil
+		}
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+		zw.Write(b)
+		zw.Close()
+		if buf.Len() >= len(b) {
+			return nil
+		}
+		return buf.Bytes()
+	}
+	bodies := make([][]byte, 40)
+	for i := range bodies {
+		r := rand.New(rand.NewPCG(uint64(i), 9))
+		var sb strings.Builder
+		for range 50 + r.IntN(2000) {
+			if r.IntN(4) == 0 {
+				sb.WriteByte(byte(r.IntN(256))) // some bodies barely shrink
+			} else {
+				sb.WriteString([]string{"BEGIN:VEVENT\r\n", "SUMMARY:", "Spin ", "Room A", "\r\n"}[r.IntN(5)])
+			}
+		}
+		bodies[i] = []byte(sb.String())
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for round := range 5 {
+				for i := range bodies {
+					b := bodies[(i+g*7+round)%len(bodies)]
+					if got, want := Gzip(b), fresh(b); !bytes.Equal(got, want) {
+						t.Errorf("a body of %d bytes: %d bytes from a reused compressor, %d from a new one", len(b), len(got), len(want))
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -1,0 +1,230 @@
+package models
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+)
+
+// A rowReader reads the rows of one business from a table into dest (a
+// *[]R of a row type), in order; done runs once dest holds them. Loading a
+// business's schedule is a list of such reads (LoadState): run one after
+// the other in a transaction (queryReader), or all in one round trip
+// (batchReader), which is what a cold business costs on a busy machine.
+type rowReader interface {
+	read(dest any, q func(*bun.SelectQuery) *bun.SelectQuery, done func() error) error
+}
+
+// queryReader runs each read at once, in db (a transaction).
+type queryReader struct {
+	ctx context.Context
+	db  bun.IDB
+}
+
+func (r queryReader) read(dest any, q func(*bun.SelectQuery) *bun.SelectQuery, done func() error) error {
+	if err := q(r.db.NewSelect().Model(dest)).Scan(r.ctx); err != nil {
+		return fmt.Errorf("loading %T: %w", dest, err)
+	}
+	return done()
+}
+
+// batchReader queues the reads and runs them together (run): one message
+// to PostgreSQL holding BEGIN (repeatable read, read only), every SELECT
+// and COMMIT, so every read sees one point in time, as a transaction's
+// reads do, for one round trip instead of one each. It speaks the simple
+// query protocol, as the rest of the store does (see openPostgres), so it
+// passes through PgBouncer in transaction pooling.
+type batchReader struct {
+	db    *DB
+	reads []batchRead
+}
+
+type batchRead struct {
+	sql  string
+	dest any // *[]R
+	done func() error
+}
+
+func (r *batchReader) read(dest any, q func(*bun.SelectQuery) *bun.SelectQuery, done func() error) error {
+	r.reads = append(r.reads, batchRead{sql: q(r.db.NewSelect().Model(dest)).String(), dest: dest, done: done})
+	return nil
+}
+
+// run sends the queued reads, fills their dests, then calls their dones in
+// the order they were queued.
+func (r *batchReader) run(ctx context.Context) error {
+	var sb strings.Builder
+	sb.WriteString("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY;\n")
+	for _, rd := range r.reads {
+		sb.WriteString(rd.sql)
+		sb.WriteString(";\n")
+	}
+	sb.WriteString("COMMIT")
+	conn, err := r.db.DB.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("a batch read needs pgx's connection, not %T", dc)
+		}
+		pc := c.Conn().PgConn()
+		err := r.scan(pc.Exec(ctx, sb.String()), c.Conn().TypeMap())
+		if pc.TxStatus() != 'I' && !pc.IsClosed() {
+			// A statement failed after BEGIN: PostgreSQL skipped the
+			// rest of the message, COMMIT with it, and the connection
+			// would go back to the pool inside a failed transaction.
+			if _, rerr := pc.Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil || pc.TxStatus() != 'I' {
+				return errors.Join(err, rerr, driver.ErrBadConn) // not to be used again
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reading %d tables in one batch: %w", len(r.reads), err)
+	}
+	for _, rd := range r.reads {
+		if err := rd.done(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scan reads the results of BEGIN, the reads and COMMIT into the dests.
+func (r *batchReader) scan(mrr *pgconn.MultiResultReader, types *pgtype.Map) error {
+	i := -1 // BEGIN's result comes first
+	var err error
+	for mrr.NextResult() {
+		rr := mrr.ResultReader()
+		if i >= 0 && i < len(r.reads) && err == nil {
+			err = scanRows(r.db, rr, types, r.reads[i].dest)
+		}
+		if _, cerr := rr.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		i++
+	}
+	if cerr := mrr.Close(); cerr != nil {
+		return cerr // the statement that failed; later ones never ran
+	}
+	if err == nil && i != len(r.reads)+1 {
+		err = fmt.Errorf("a batch of %d reads answered %d results", len(r.reads), i)
+	}
+	return err
+}
+
+// scanRows appends the rows of a result to dest (*[]R), as bun scans a
+// query's rows: every column into the row type's field of that name,
+// converted to the value database/sql would have handed bun (driverValue).
+func scanRows(db *DB, rr *pgconn.ResultReader, types *pgtype.Map, dest any) error {
+	slice := reflect.ValueOf(dest).Elem()
+	table := db.Table(slice.Type().Elem())
+	fds := rr.FieldDescriptions()
+	fields := make([]*schema.Field, len(fds))
+	convert := make([]func([]byte) (driver.Value, error), len(fds))
+	for i, fd := range fds {
+		if fields[i] = table.LookupField(fd.Name); fields[i] == nil {
+			return fmt.Errorf("bun: %s does not have column %q", table.TypeName, fd.Name)
+		}
+		convert[i] = driverValue(types, fd)
+	}
+	for rr.NextRow() {
+		slice.Set(reflect.Append(slice, reflect.Zero(slice.Type().Elem())))
+		row := slice.Index(slice.Len() - 1)
+		for i, raw := range rr.Values() {
+			var v driver.Value
+			if raw != nil {
+				var err error
+				if v, err = convert[i](raw); err != nil {
+					return fmt.Errorf("%s.%s: %w", table.Name, fds[i].Name, err)
+				}
+			}
+			if err := fields[i].ScanValue(row, v); err != nil {
+				return fmt.Errorf("%s.%s: %w", table.Name, fds[i].Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// driverValue converts a column's raw values to what pgx's database/sql
+// driver returns for them (stdlib.Rows.Next), so that bun's scanners see
+// the same values on either path.
+func driverValue(m *pgtype.Map, fd pgconn.FieldDescription) func([]byte) (driver.Value, error) {
+	oid, format := fd.DataTypeOID, fd.Format
+	switch oid {
+	case pgtype.BoolOID:
+		var d bool
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return d, err }
+	case pgtype.ByteaOID, pgtype.JSONOID, pgtype.JSONBOID, pgtype.XMLOID:
+		return func(src []byte) (driver.Value, error) {
+			var d []byte
+			err := m.PlanScan(oid, format, &d).Scan(src, &d)
+			return d, err
+		}
+	case pgtype.Float4OID:
+		var d float32
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return float64(d), err }
+	case pgtype.Float8OID:
+		var d float64
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return d, err }
+	case pgtype.Int2OID:
+		var d int16
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return int64(d), err }
+	case pgtype.Int4OID:
+		var d int32
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return int64(d), err }
+	case pgtype.Int8OID:
+		var d int64
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return d, err }
+	case pgtype.DateOID:
+		var d pgtype.Date
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
+				return nil, err
+			}
+			return d.Value()
+		}
+	case pgtype.TimestampOID:
+		var d pgtype.Timestamp
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
+				return nil, err
+			}
+			return d.Value()
+		}
+	case pgtype.TimestamptzOID:
+		var d pgtype.Timestamptz
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) {
+			if err := plan.Scan(src, &d); err != nil {
+				return nil, err
+			}
+			return d.Value()
+		}
+	default:
+		var d string
+		plan := m.PlanScan(oid, format, &d)
+		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return d, err }
+	}
+}

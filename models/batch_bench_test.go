@@ -1,0 +1,46 @@
+package models_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/enginetest"
+	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/modelstest"
+)
+
+// BenchmarkColdSnapshot reads a generated business of 120 class times cold,
+// as the store does for a business it does not hold: a query at a time
+// (the transaction of some 22 statements) and in one batch (one round
+// trip), both compiled into a snapshot.
+func BenchmarkColdSnapshot(b *testing.B) {
+	d, ok := modelstest.Postgres(b)
+	if !ok {
+		b.Skip("KOREDYNE_TEST_DATABASE_URL is not set")
+	}
+	ctx := context.Background()
+	st := enginetest.Business(enginetest.Options{ClassTimes: 120, Seed: 1, Today: engine.DateOf(today)})
+	biz, err := models.CreateBusiness(ctx, d.DB, "cold-bench", st.Business)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := models.NewStore(d.DB, func() time.Time { return today })
+	if _, err := store.Write(ctx, biz.ID, false, func(e *models.Edit) error { e.ReplaceSchedule(st); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		load func(context.Context, *models.DB, int64) (*models.Snapshot, error)
+	}{{"queries", models.LoadSnapshotQueries}, {"batch", models.LoadSnapshotBatch}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bc.load(ctx, d.DB, biz.ID); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

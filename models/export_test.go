@@ -1,0 +1,40 @@
+package models
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+)
+
+// LoadSnapshotBatch and LoadSnapshotQueries read a business's snapshot in
+// one round trip and a query at a time, for the tests to compare.
+func LoadSnapshotBatch(ctx context.Context, db *DB, id int64) (*Snapshot, error) {
+	return loadSnapshotBatch(ctx, db, id, func(*Business) error { return nil })
+}
+
+func LoadSnapshotQueries(ctx context.Context, db *DB, id int64) (*Snapshot, error) {
+	var sn *Snapshot
+	err := readTx(ctx, db, func(tx bun.Tx) error {
+		b, err := businessByID(ctx, tx, id, false)
+		if err != nil {
+			return err
+		}
+		sn, err = loadSnapshot(ctx, tx, b)
+		return err
+	})
+	return sn, err
+}
+
+// FailingBatch runs a batch of reads whose second one fails in PostgreSQL,
+// after BEGIN: the error it returns is that statement's.
+func FailingBatch(ctx context.Context, db *DB, business int64) error {
+	rd := &batchReader{db: db}
+	var rooms []Room
+	var staff []Staff
+	rd.read(&rooms, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("business_id = ?", business) }, func() error { return nil })
+	rd.read(&staff, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("no_such_column = ?", business) }, func() error { return nil })
+	return rd.run(ctx)
+}
+
+// BeforeLoad has f run as each cold load of the store takes its slot.
+func (s *Store) BeforeLoad(f func(business int64)) { s.beforeLoad = f }
