@@ -25,6 +25,13 @@ func (t *Timetable) Day(d Date) []Session {
 	return t.appendDay(make([]Session, 0, t.daySize(d, x)), d, x)
 }
 
+// AppendDay appends the sessions of date d, as Day returns them, to dst
+// and returns the extended slice: a caller that looks at many dates one at
+// a time, and keeps little of them, resolves them all into one buffer.
+func (t *Timetable) AppendDay(dst []Session, d Date) []Session {
+	return t.appendDay(dst, d, t.dated[d])
+}
+
 // appendDay appends the sessions of date d, its exceptions x, to out.
 func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
 	first := len(out)
