@@ -2,6 +2,7 @@ package caldav_test
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/enginetest"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/modelstest"
 )
@@ -126,5 +129,69 @@ func BenchmarkReportMonthGymAfterWrite(b *testing.B) {
 		})
 		b.StartTimer()
 		report()
+	}
+}
+
+// BenchmarkPollCold is a phone's poll of a business whose calendars the
+// gateway holds nothing of (its first poll since the business was written
+// or left the memory budget, the usual case on a server of many
+// businesses): a business of 300 class times, a fresh gateway each time.
+// A staff login's calendar app asks its calendar home for the sync token
+// of the coach's calendar; a manager's for every calendar's (the business,
+// each coach, each room); a subscribed phone GETs its feed, the first
+// time and with the ETag it holds (If-None-Match, 304).
+func BenchmarkPollCold(b *testing.B) {
+	today := engine.DateOf(now)
+	st := enginetest.Business(enginetest.Options{ClassTimes: 300, Seed: 1, Today: today})
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	const propfind = `<?xml version="1.0" encoding="utf-8"?>
+<D:propfind xmlns:D="DAV:" xmlns:CS="http://calendarserver.org/ns/"><D:prop><D:resourcetype/><D:sync-token/><CS:getctag/></D:prop></D:propfind>`
+	for _, c := range []struct {
+		name   string
+		staff  bool
+		feed   bool
+		cached bool
+	}{{"staff", true, false, false}, {"manager", false, false, false}, {"feed", true, true, false}, {"feed304", true, true, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			m := newMemoryOf(b, "big", st)
+			if c.staff {
+				m.staff = m.sn.State.Staff[0].ID
+			}
+			m.feeds["feed-secret"] = models.CalendarOf("staff", m.sn.State.Staff[0].ID)
+			req := func() *http.Request {
+				if c.feed {
+					r := httptest.NewRequest("GET", "/ics/feed-secret.ics", nil)
+					r.Header.Set("Accept-Encoding", "gzip")
+					return r
+				}
+				r := httptest.NewRequest("PROPFIND", "/caldav/big/calendars/", strings.NewReader(propfind))
+				r.SetBasicAuth(m.login, m.password)
+				r.Header.Set("Depth", "1")
+				r.Header.Set("Accept-Encoding", "gzip")
+				return r
+			}
+			want := http.StatusMultiStatus
+			if c.feed {
+				want = http.StatusOK
+			}
+			var etag string
+			if c.cached {
+				w := httptest.NewRecorder()
+				caldav.NewHandler(m, discard).ServeHTTP(w, req())
+				etag, want = w.Header().Get("ETag"), http.StatusNotModified
+			}
+			for b.Loop() {
+				h := caldav.NewHandler(m, discard)
+				w := httptest.NewRecorder()
+				r := req()
+				if etag != "" {
+					r.Header.Set("If-None-Match", etag)
+				}
+				h.ServeHTTP(w, r)
+				if w.Code != want {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,8 @@ package caldav_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -174,10 +176,22 @@ func TestGoldenFeeds(t *testing.T) {
 	}
 	nurse = sn.State.Staff[len(sn.State.Staff)-1].ID
 	g.h.Ahead = 1
-	checkGolden(t, "clinic-feed.ics", read(t, get(t, g.feed("all"), "")))
+	clinic := read(t, get(t, g.feed("all"), ""))
+	checkGolden(t, "clinic-feed.ics", clinic)
 	g.h.Ahead = 18
 	night := read(t, get(t, g.feed(models.CalendarOf("staff", nurse)), ""))
 	checkGolden(t, "night-shift.ics", night)
+
+	// An event's ETag is the digest of what it is written from, so a change
+	// to how that is written changes no ETag by itself: calendar apps would
+	// keep the old bytes. The bytes of these feeds are pinned to the render
+	// version every ETag holds; writing them differently fails here until
+	// renderVersion (render.go) is bumped and the new digest pinned for it.
+	pinned := map[int]string{1: "c984c26d608a31830c08a04f47af86813171b01c085464f9c95251273cd7cfd4"}
+	sum := sha256.Sum256([]byte(clinic + night))
+	if got := hex.EncodeToString(sum[:]); pinned[caldav.RenderVersion] != got {
+		t.Errorf("the feeds are written otherwise than at render version %d: bump renderVersion in render.go and pin %s for the new version", caldav.RenderVersion, got)
+	}
 
 	// The gap: the shift is published at the instant RFC 5545 gives 02:30
 	// (read with the offset before the gap: 01:30 UTC), written 03:30 CEST.

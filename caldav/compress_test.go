@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models/modelstest"
 )
@@ -84,21 +87,30 @@ func TestFeedGzip(t *testing.T) {
 	for _, c := range []struct {
 		inm, accept string
 		want        int
+		etag        string // of the representation the client takes
 	}{
-		{pe, "", http.StatusNotModified},
-		{ze, "gzip", http.StatusNotModified},
-		{"W/" + ze, "gzip", http.StatusNotModified},
-		{pe + ", " + ze, "gzip", http.StatusNotModified},
-		{pe, "gzip", http.StatusOK}, // the plain bytes' tag is not the gzipped bytes'
-		{ze, "", http.StatusOK},
+		{pe, "", http.StatusNotModified, pe},
+		{ze, "gzip", http.StatusNotModified, ze},
+		{"W/" + ze, "gzip", http.StatusNotModified, ze},
+		{pe + ", " + ze, "gzip", http.StatusNotModified, ze},
+		{pe, "gzip", http.StatusOK, ze}, // the plain bytes' tag is not the gzipped bytes'
+		{ze, "", http.StatusOK, pe},
+		{`"` + strings.Repeat("0", 32) + `"`, "gzip", http.StatusOK, ze},
 	} {
-		resp, body := send(t, "GET", url, "", "", "", "If-None-Match", c.inm, "Accept-Encoding", c.accept)
-		if resp.StatusCode != c.want {
-			t.Errorf("If-None-Match %s, Accept-Encoding %q: %d, want %d", c.inm, c.accept, resp.StatusCode, c.want)
+		// Asked of the gateway that wrote the feed, and of a fresh one
+		// that holds nothing of the business: it answers 304 from the
+		// listing's ETags, without writing an event.
+		fresh := httptest.NewServer(caldav.NewHandler(g.store, slog.New(slog.NewTextHandler(io.Discard, nil))))
+		for _, u := range []string{url, fresh.URL + strings.TrimPrefix(url, g.srv.URL)} {
+			resp, body := send(t, "GET", u, "", "", "", "If-None-Match", c.inm, "Accept-Encoding", c.accept)
+			if resp.StatusCode != c.want || resp.Header.Get("ETag") != c.etag {
+				t.Errorf("If-None-Match %s, Accept-Encoding %q: %d with ETag %s, want %d with %s", c.inm, c.accept, resp.StatusCode, resp.Header.Get("ETag"), c.want, c.etag)
+			}
+			if c.want == http.StatusNotModified && (len(body) != 0 || resp.Header.Get("Content-Encoding") != "") {
+				t.Errorf("304 with a body of %d or Content-Encoding %q", len(body), resp.Header.Get("Content-Encoding"))
+			}
 		}
-		if c.want == http.StatusNotModified && (len(body) != 0 || resp.Header.Get("Content-Encoding") != "") {
-			t.Errorf("304 with a body of %d or Content-Encoding %q", len(body), resp.Header.Get("Content-Encoding"))
-		}
+		fresh.Close()
 	}
 }
 

@@ -10,15 +10,18 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-ical"
 	webcaldav "github.com/emersion/go-webdav/caldav"
 
 	"github.com/koredyne/schedule/caldav/icalendar"
+	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/cache"
 )
@@ -30,53 +33,105 @@ func apple(local string) xml.Name { return xml.Name{Space: nsApple, Local: local
 func hrefXML(p string) string     { return "<D:href>" + escape(p) + "</D:href>" }
 
 // collected is a calendar's listing at one revision: its events in the
-// window, and the digest of their names and ETags that is its ctag and sync
-// token.
+// window, in the order of their dates, and the digest of their names and
+// ETags that is its ctag and sync token.
 type collected struct {
 	events []*event
-	items  map[string]string // name → ETag
 	token  string
+	saved  atomic.Bool // the items behind token are stored (remember)
 }
 
-func (h *Handler) collect(rd *renderer, c calendar) *collected {
-	from, _ := h.window(rd)
-	key := c.id + "@" + from.String()
-	rd.mu.Lock()
-	col, ok := rd.listings[key]
-	rd.mu.Unlock()
-	if ok {
-		return col
-	}
-	col = h.collectNow(rd, c)
-	rd.mu.Lock()
-	rd.listings[key] = col
-	rd.mu.Unlock()
-	rd.grow(int64(len(col.events)) * 96) // a pointer, and a name and an ETag in items
-	return col
-}
-
-func (h *Handler) collectNow(rd *renderer, c calendar) *collected {
-	events, _, _ := h.listing(rd, c)
-	sortEvents(events)
-	items := make(map[string]string, len(events))
-	names := make([]string, 0, len(events))
-	for _, e := range events {
+// items is what a sync from the listing's token compares with: each
+// event's ETag by name.
+func (col *collected) items() map[string]string {
+	items := make(map[string]string, len(col.events))
+	for _, e := range col.events {
 		items[e.name] = e.etag
-		names = append(names, e.name)
+	}
+	return items
+}
+
+// byStart is the listing's events by start, then name, as a listing is
+// answered.
+func (col *collected) byStart() []*event {
+	events := slices.Clone(col.events)
+	sortEvents(events)
+	return events
+}
+
+// collect returns the listings of calendars, each made once per renderer
+// and window; those not made yet are made in one pass over the window.
+func (h *Handler) collect(rd *renderer, cals ...calendar) []*collected {
+	from, to := h.window(rd)
+	out := make([]*collected, len(cals))
+	var missing []int
+	rd.mu.Lock()
+	for i, c := range cals {
+		if col, ok := rd.listings[c.id+"@"+from.String()]; ok {
+			out[i] = col
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	rd.mu.Unlock()
+	if len(missing) == 0 {
+		return out
+	}
+	events := make([][]*event, len(missing))
+	rd.walk(from, to, func(s *engine.Session) {
+		var e *event
+		for j, i := range missing {
+			if cals[i].keep(s) {
+				if e == nil {
+					e = rd.event(s)
+				}
+				events[j] = append(events[j], e)
+			}
+		}
+	})
+	for j, i := range missing {
+		col := newCollected(cals[i], events[j])
+		rd.mu.Lock()
+		if old, ok := rd.listings[cals[i].id+"@"+from.String()]; ok {
+			col = old
+		} else {
+			rd.listings[cals[i].id+"@"+from.String()] = col
+		}
+		rd.mu.Unlock()
+		rd.grow(int64(len(col.events))*8 + 128)
+		out[i] = col
+	}
+	return out
+}
+
+func newCollected(c calendar, events []*event) *collected {
+	names := make([]string, len(events))
+	etags := make(map[string]string, len(events))
+	for i, e := range events {
+		names[i] = e.name
+		etags[e.name] = e.etag
 	}
 	sort.Strings(names)
 	sum := sha256.New()
 	io.WriteString(sum, c.id)
 	for _, n := range names {
-		io.WriteString(sum, "\x00"+n+"\x00"+items[n])
+		io.WriteString(sum, "\x00"+n+"\x00"+etags[n])
 	}
-	return &collected{events: events, items: items, token: "urn:koredyne:sync:" + hex.EncodeToString(sum.Sum(nil)[:16])}
+	return &collected{events: events, token: "urn:koredyne:sync:" + hex.EncodeToString(sum.Sum(nil)[:16])}
 }
 
 // remember stores the items behind a sync token handed out, so that a sync
-// from it later can say exactly what changed.
+// from it later can say exactly what changed; once for a listing (the
+// store keeps a token's items once, whoever stores them).
 func (h *Handler) remember(r *http.Request, user models.CalendarUser, c calendar, col *collected) error {
-	return h.Backend.SaveSync(r.Context(), user.BusinessID, c.id, col.token, col.items)
+	if col.saved.Load() {
+		return nil
+	}
+	if err := h.Backend.SaveSync(r.Context(), user.BusinessID, c.id, col.token, col.items()); err != nil {
+		return err
+	}
+	col.saved.Store(true)
+	return nil
 }
 
 // propfind answers PROPFIND on the home, a calendar or an event.
@@ -97,7 +152,11 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 	case kindHome:
 		out = append(out, h.homeResponse(rd, user, &req))
 		if depth1 {
-			for _, c := range calendars(rd.sn, user) {
+			cals := calendars(rd.sn, user)
+			if req.asks(dav("sync-token"), cs("getctag")) {
+				h.collect(rd, cals...) // every calendar's listing in one pass
+			}
+			for _, c := range cals {
 				resp, err := h.calendarResponse(r, rd, user, c, &req)
 				if err != nil {
 					return err
@@ -112,16 +171,16 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 		}
 		out = append(out, resp)
 		if depth1 {
-			for _, e := range h.collect(rd, c).events {
-				out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
+			for _, e := range h.collect(rd, c)[0].byStart() {
+				out = append(out, objectResponse(rd, calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
 			}
 		}
 	case kindObject:
-		e, ok := rd.byName(t.object)
-		if !ok || !c.keep(&e.session) {
+		s, ok := rd.byName(t.object)
+		if !ok || !c.keep(&s) {
 			return fail(http.StatusNotFound, "no such event")
 		}
-		out = append(out, objectResponse(calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
+		out = append(out, objectResponse(rd, calendarPath(user, c.id), rd.event(&s), req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
 	}
 	writeMultistatus(w, out, "")
 	return nil
@@ -193,7 +252,7 @@ func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.Ca
 	var col *collected
 	listing := func() *collected {
 		if col == nil {
-			col = h.collect(rd, c)
+			col = h.collect(rd, c)[0]
 		}
 		return col
 	}
@@ -239,21 +298,21 @@ func (h *Handler) calendarResponse(r *http.Request, rd *renderer, user models.Ca
 
 // objectResponse answers for one event; calendar-data is given when asked
 // for by name, expanded when x is not nil.
-func objectResponse(base string, e *event, p *propReq, all, names bool, x *expansion) response {
+func objectResponse(rd *renderer, base string, e *event, p *propReq, all, names bool, x *expansion) response {
 	have := func(n xml.Name) (string, bool) {
 		switch n {
 		case propGetETag:
-			return e.etagXML, true
+			return e.etagXML(), true
 		case propContentType:
 			return "text/calendar; charset=utf-8; component=vevent", true
 		case propContentLength:
-			return strconv.Itoa(len(e.object)), true
+			return strconv.Itoa(rd.object(e).size()), true
 		case propLastModified:
 			return e.modified.UTC().Format(http.TimeFormat), true
 		case propResourceType:
 			return "", true
 		case propCalendarData:
-			return x.calendarData(e), true
+			return x.calendarData(rd, e), true
 		}
 		return "", false
 	}
@@ -320,7 +379,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		out := make([]response, 0, len(events))
 		for _, e := range events {
 			if x == nil || x.overlaps(e) {
-				out = append(out, objectResponse(base, e, q.Prop, q.AllProp != nil, q.PropName != nil, x))
+				out = append(out, objectResponse(rd, base, e, q.Prop, q.AllProp != nil, q.PropName != nil, x))
 			}
 		}
 		if key == "" {
@@ -349,12 +408,12 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 			if u, err := url.Parse(strings.TrimSpace(href)); err == nil {
 				p = u.Path
 			}
-			e, ok := rd.byName(path.Base(p))
-			if !ok || path.Dir(path.Clean(p))+"/" != base || !c.keep(&e.session) {
+			s, ok := rd.byName(path.Base(p))
+			if !ok || path.Dir(path.Clean(p))+"/" != base || !c.keep(&s) {
 				out = append(out, response{href: strings.TrimSpace(href), status: http.StatusNotFound})
 				continue
 			}
-			out = append(out, objectResponse(base, e, m.Prop, m.AllProp != nil, m.PropName != nil, x))
+			out = append(out, objectResponse(rd, base, rd.event(&s), m.Prop, m.AllProp != nil, m.PropName != nil, x))
 		}
 		writeMultistatus(w, out, "")
 		return nil
@@ -376,7 +435,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 		return precondition(http.StatusForbidden, nsDAV, "sync-traversal-supported", "only sync-level 1 is supported")
 	}
 	base := calendarPath(user, c.id)
-	col := h.collect(rd, c)
+	col := h.collect(rd, c)[0]
 	var before map[string]string
 	if token := strings.TrimSpace(s.SyncToken); token != "" {
 		items, ok, err := h.Backend.LoadSync(r.Context(), user.BusinessID, c.id, token)
@@ -392,14 +451,15 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 		return err
 	}
 	var out []response
-	for _, e := range col.events {
+	for _, e := range col.byStart() {
 		if before[e.name] != e.etag {
-			out = append(out, objectResponse(base, e, s.Prop, s.AllProp != nil || s.Prop == nil, false, nil))
+			out = append(out, objectResponse(rd, base, e, s.Prop, s.AllProp != nil || s.Prop == nil, false, nil))
 		}
 	}
+	now := col.items()
 	gone := make([]string, 0)
 	for name := range before {
-		if _, ok := col.items[name]; !ok {
+		if _, ok := now[name]; !ok {
 			gone = append(gone, name)
 		}
 	}
@@ -441,7 +501,7 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 			return nil, 0, err
 		}
 		if len(f.PropFilters) > 0 || len(f.CompFilters) > 0 {
-			if events, err = matchFilters(events, f); err != nil {
+			if events, err = matchFilters(rd, events, f); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -505,12 +565,12 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 
 // matchFilters applies prop and nested comp filters with go-webdav's
 // matcher (RFC 4791 §9.7) to the parsed events.
-func matchFilters(events []*event, f compFilter) ([]*event, error) {
+func matchFilters(rd *renderer, events []*event, f compFilter) ([]*event, error) {
 	filter := webcaldav.CompFilter{Name: "VCALENDAR", Comps: []webcaldav.CompFilter{toWebdav(f)}}
 	filter.Comps[0].Start, filter.Comps[0].End = time.Time{}, time.Time{} // the range is already applied
 	var out []*event
 	for _, e := range events {
-		data, err := ical.NewDecoder(bytes.NewReader(e.object)).Decode()
+		data, err := ical.NewDecoder(strings.NewReader(rd.object(e).text())).Decode()
 		if err != nil {
 			return nil, err
 		}

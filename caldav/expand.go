@@ -73,20 +73,21 @@ func (x *expansion) overlaps(e *event) bool {
 // calendarData is an event's calendar-data as XML text: the stored object,
 // or with x its single instance in UTC and no VTIMEZONE (none at all when
 // it is outside the range).
-func (x *expansion) calendarData(e *event) string {
+func (x *expansion) calendarData(rd *renderer, e *event) string {
 	if x == nil {
-		return e.escaped
+		return rd.escaped(e)
 	}
+	o := rd.object(e)
 	var b strings.Builder
-	b.Grow(len(objectStart) + len(e.vevent) + 16)
+	b.Grow(len(objectStart) + len(o.vevent) + 16)
 	b.WriteString(objectStart)
 	if !x.overlaps(e) {
 		// A multiget may name an event outside the range: it has no
 		// instance there, so its calendar holds no component.
-		b.WriteString("END:VCALENDAR\r\n")
+		b.WriteString(objectEnd)
 		return escape(b.String())
 	}
-	for line := range strings.SplitAfterSeq(e.vevent, "\r\n") {
+	for line := range strings.SplitAfterSeq(o.vevent, "\r\n") {
 		switch {
 		case isProp(line, "DTSTART"):
 			line = "DTSTART:" + e.start.UTC().Format("20060102T150405Z") + "\r\n"
@@ -95,7 +96,7 @@ func (x *expansion) calendarData(e *event) string {
 		}
 		b.WriteString(line)
 	}
-	b.WriteString("END:VCALENDAR\r\n")
+	b.WriteString(objectEnd)
 	return escape(b.String())
 }
 

@@ -28,24 +28,31 @@ type memory struct {
 	sn       *models.Snapshot
 	login    string
 	password string
+	staff    int64             // set: the login is this staff member's, with the staff role
 	feeds    map[string]string // token → calendar
 	syncs    map[string]map[string]string
 }
 
 var _ caldav.Backend = (*memory)(nil)
 
-func newMemory(t *testing.T, slug string, kind engine.Kind) *memory {
+func newMemory(t testing.TB, slug string, kind engine.Kind) *memory {
 	t.Helper()
 	st, ok := demo.ByKind(kind, engine.DateOf(now))
 	if !ok {
 		t.Fatalf("no %s demo", kind)
 	}
+	return newMemoryOf(t, slug, st)
+}
+
+// newMemoryOf holds the schedule st as business 7, slug.
+func newMemoryOf(t testing.TB, slug string, st engine.State) *memory {
+	t.Helper()
 	m := &memory{login: slug, password: "secret-app-password", feeds: map[string]string{}, syncs: map[string]map[string]string{}}
 	m.set(t, models.Business{ID: 7, Slug: slug, Name: st.Business.Name, Kind: string(st.Business.Kind), Revision: 1}, st)
 	return m
 }
 
-func (m *memory) set(t *testing.T, b models.Business, st engine.State) {
+func (m *memory) set(t testing.TB, b models.Business, st engine.State) {
 	t.Helper()
 	sn, err := models.NewSnapshot(b, st)
 	if err != nil {
@@ -72,6 +79,9 @@ func (m *memory) AuthenticateCalendar(ctx context.Context, login, password strin
 	defer m.mu.Unlock()
 	if login != m.login || password != m.password {
 		return models.CalendarUser{}, models.ErrBadToken
+	}
+	if m.staff != 0 {
+		return models.CalendarUser{Principal: models.Principal{BusinessID: m.sn.Business.ID, Role: models.StaffRole, Revision: m.sn.Business.Revision}, Login: login, StaffID: m.staff}, nil
 	}
 	return models.CalendarUser{Principal: models.Principal{BusinessID: m.sn.Business.ID, Role: models.ReadOnly, Revision: m.sn.Business.Revision}, Login: login}, nil
 }

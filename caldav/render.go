@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,83 +41,123 @@ func calendarStart(name string, loc *time.Location) string {
 
 var objectStart = calendarStart("", nil)
 
-// event is one computed session as iCalendar. Its VEVENT is the same bytes
-// in a feed and in CalDAV: there is one rendering path.
+// event is one computed session as a calendar resource: its name, when it
+// is, and its ETag, which a listing, a sync token and a 304 need and which
+// come from what its VEVENT is written from (look), without writing it.
+// The bytes (object) are written the first time something asks for them.
+// An event holds no session and no pointer into the timetable, so the
+// events a renderer keeps cost the collector next to nothing to scan.
 type event struct {
 	name       string // file name in a calendar collection: "s-2026-10-06-12-7.ics"
-	start, end time.Time
-	session    engine.Session
-	vevent     string // the VEVENT, CRLF-terminated lines
-	object     []byte // the CalDAV resource: VCALENDAR with its VTIMEZONE and the VEVENT
-	escaped    string // object as XML text, for calendar-data
-	etag       string // strong, of object
-	etagXML    string // etag quoted, as XML text, for getetag
-	modified   time.Time
+	date       engine.Date
+	ref        engine.SessionRef // zero for a one-off
+	oneOff     int64
+	start, end time.Time // UTC
+	modified   time.Time // UTC
+	etag       string    // strong: the look's digest, hex
+	obj        atomic.Pointer[object]
 }
 
-// renderer renders the sessions of one snapshot and keeps what it has
-// rendered: a snapshot never changes, so neither do its events.
+// object is an event written out: its VEVENT, and its VTIMEZONE, which
+// make the CalDAV resource (text); its XML escape, the calendar-data of a
+// REPORT, is made when first asked for (escaped).
+type object struct {
+	vevent  string // CRLF-terminated lines
+	zone    *zoneText
+	escaped atomic.Pointer[string]
+}
+
+// text is the CalDAV resource: a VCALENDAR with the VTIMEZONE and the
+// VEVENT.
+func (o *object) text() string { return objectStart + o.zone.text + o.vevent + objectEnd }
+
+// size is the length of text.
+func (o *object) size() int {
+	return len(objectStart) + len(o.zone.text) + len(o.vevent) + len(objectEnd)
+}
+
+const objectEnd = "END:VCALENDAR\r\n"
+
+// etagXML is the event's getetag: its ETag quoted, as XML text.
+func (e *event) etagXML() string { return "&#34;" + e.etag + "&#34;" }
+
+// renderer renders the sessions of one snapshot, the request's, and keeps
+// what it has rendered in kept, which outlives the request: a snapshot
+// never changes, so neither do its events. The snapshot is not kept with
+// them, so renderings cached for a business whose snapshot has left the
+// store's memory budget keep only what the budget counts for them alive.
 type renderer struct {
 	sn    *models.Snapshot
 	loc   *time.Location
 	words engine.Vocabulary
+	*kept
+}
+
+// kept is what the gateway keeps of a revision of a business, by business
+// in the memory budget.
+type kept struct {
+	business, revision int64
+	settings           string // what every event is written with: the UID domain, zone and words
 
 	mu       sync.Mutex
-	events   map[string]*event
-	days     map[engine.Date]*dayEvents
-	held     int                    // sessions held in days
-	zones    map[int64]string       // VTIMEZONE of one zone period, by its start
+	events   map[string]*event      // by session key
+	zones    map[int64]*zoneText    // VTIMEZONE of one zone period, by its start
 	listings map[string]*collected  // by calendar and window start
 	feeds    map[string]*body       // by calendar and window start
 	answers  map[string]*keptAnswer // gzipped calendar-query answers, by calendar, base, window start and body
 
-	kept *cache.Cache[int64, *renderer] // the cache holding it, to count what it renders
+	in *cache.Cache[int64, *kept] // the cache holding it, to count what it renders
 }
 
 func newRenderer(sn *models.Snapshot) *renderer {
-	return &renderer{sn: sn, loc: sn.State.Business.Location, words: engine.Words(sn.State.Business.Kind),
-		events: map[string]*event{}, days: map[engine.Date]*dayEvents{}, zones: map[int64]string{}, listings: map[string]*collected{}, feeds: map[string]*body{}, answers: map[string]*keptAnswer{}}
+	b := sn.State.Business
+	r := &renderer{sn: sn, loc: b.Location, words: engine.Words(b.Kind)}
+	r.kept = &kept{business: sn.Business.ID, revision: sn.Business.Revision,
+		settings: sn.Business.UIDDomain() + "\x00" + b.Location.String() + "\x00" + string(b.Kind),
+		events:   map[string]*event{}, zones: map[int64]*zoneText{}, listings: map[string]*collected{}, feeds: map[string]*body{}, answers: map[string]*keptAnswer{}}
+	return r
 }
 
-// What a renderer holds counts towards the memory budget: its base, and
-// for each event its bytes (the VEVENT, the object and its XML escape)
-// and its bookkeeping (the struct, the session it copies, the map entry);
-// listings and feeds add their own (see Handler.feed and collect).
-//
-// The sessions of a date it keeps count too (TestRendererDaysSize measures
-// them against the heap): a calendar's listing of 60 weeks of a business
-// of 300 class times keeps 18,000 sessions, 8 MB that were held outside
-// the budget.
+// of is the renderer of snapshot sn, whose revision k holds.
+func (k *kept) of(sn *models.Snapshot) *renderer {
+	b := sn.State.Business
+	return &renderer{sn: sn, loc: b.Location, words: engine.Words(b.Kind), kept: k}
+}
+
+// What a renderer holds counts towards the memory budget: its base, for
+// each event its bookkeeping (the struct, its name and ETag, the map
+// entry) and, once written, its bytes (the VEVENT, the object and its XML
+// escape); listings and feeds add their own (see Handler.feed and collect).
 const (
-	rendererBase    = 4 << 10
-	eventOverhead   = 512
-	dayOverhead     = 128
-	sessionOverhead = 600
+	rendererBase  = 4 << 10
+	eventOverhead = 384
 )
 
-// grow counts n more bytes held by the renderer, while it is cached.
-func (r *renderer) grow(n int64) {
-	if r.kept != nil {
-		r.kept.Grow(r.sn.Business.ID, r, n)
+// grow counts n more bytes held, while they are cached.
+func (k *kept) grow(n int64) {
+	if k.in != nil {
+		k.in.Grow(k.business, k, n)
 	}
 }
 
 // carry takes over from old, a renderer of an older revision of the same
-// business, the dates no write since can have changed (unchanged answers
-// that, as models.Store.Unchanged does) with the events rendered on them:
-// a write re-renders the dates it touched, not the whole calendar. It
-// returns the bytes it took over, for the memory budget.
-func (r *renderer) carry(old *renderer, unchanged func(business, since, now int64, from, to engine.Date) bool) int64 {
-	if old.sn.Business.UIDDomain() != r.sn.Business.UIDDomain() || old.loc.String() != r.loc.String() || old.words != r.words {
+// business, the events it has written on dates no write since can have
+// changed (unchanged answers that, as models.Store.Unchanged does): a write
+// re-renders the dates it touched, not the whole calendar. It returns the
+// bytes it took over, for the memory budget.
+func (r *renderer) carry(old *kept, unchanged func(business, since, now int64, from, to engine.Date) bool) int64 {
+	if old.settings != r.settings {
 		return 0 // the settings every event is written with differ
 	}
-	business, since, now := r.sn.Business.ID, old.sn.Business.Revision, r.sn.Business.Revision
+	business, since, now := r.business, old.revision, r.revision
 	old.mu.Lock()
-	days := make(map[engine.Date]*dayEvents, len(old.days))
-	for d, dy := range old.days {
-		days[d] = dy
+	events := make([]*event, 0, len(old.events))
+	for _, e := range old.events {
+		if e.obj.Load() != nil {
+			events = append(events, e)
+		}
 	}
-	zones := make(map[int64]string, len(old.zones))
+	zones := make(map[int64]*zoneText, len(old.zones))
 	for k, z := range old.zones {
 		zones[k] = z
 	}
@@ -125,22 +166,33 @@ func (r *renderer) carry(old *renderer, unchanged func(business, since, now int6
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.zones = zones // a function of the zone alone
-	for d, dy := range days {
-		if !unchanged(business, since, now, d, d+1) {
-			continue
+	same := map[engine.Date]bool{}
+	for _, e := range events {
+		ok, asked := same[e.date]
+		if !asked {
+			ok = unchanged(business, since, now, e.date, e.date+1)
+			same[e.date] = ok
 		}
-		r.days[d] = dy
-		r.held += len(dy.sessions)
-		for i := range dy.events {
-			// The events of a date are the same bytes at both revisions
-			// when the date is: shared, not copied.
-			if e := dy.events[i].Load(); e != nil && len(r.events) < maxCached {
-				r.events[dy.sessions[i].Key()] = e
-				size += int64(len(e.vevent)+len(e.object)+len(e.escaped)+len(e.name)) + eventOverhead
-			}
+		if ok && len(r.events) < maxCached {
+			// An event of a date that is the same at both revisions is
+			// the same bytes at both: shared, not copied.
+			r.events[keyOf(e)] = e
+			size += e.size()
 		}
 	}
 	return size
+}
+
+// size is what an event holds, for the memory budget.
+func (e *event) size() int64 {
+	n := int64(len(e.name)+len(e.etag)) + eventOverhead
+	if o := e.obj.Load(); o != nil {
+		n += int64(len(o.vevent))
+		if x := o.escaped.Load(); x != nil {
+			n += int64(len(*x))
+		}
+	}
+	return n
 }
 
 // keptAnswer is a calendar-query answered once, gzipped, and the units of work
@@ -188,56 +240,30 @@ func (r *renderer) uid(key string) string {
 	return strings.ReplaceAll(key, "/", "-") + "@" + r.sn.Business.UIDDomain()
 }
 
-// dayEvents is the sessions of a date and their events, each rendered the
-// first time it is asked for: a listing asked again costs a look-up a date,
-// not resolving the date and naming each session again.
-type dayEvents struct {
-	sessions []engine.Session
-	events   []atomic.Pointer[event]
-}
-
-// day returns the sessions of date d, kept while the renderer holds fewer
-// than maxCached of them.
-func (r *renderer) day(d engine.Date) *dayEvents {
-	r.mu.Lock()
-	dy, ok := r.days[d]
-	r.mu.Unlock()
-	if ok {
-		return dy
-	}
-	sessions := r.sn.Timetable.Day(d)
-	dy = &dayEvents{sessions: sessions, events: make([]atomic.Pointer[event], len(sessions))}
-	r.mu.Lock()
-	if old, ok := r.days[d]; ok {
-		dy = old
-	} else if r.held < maxCached {
-		r.days[d] = dy
-		r.held += len(sessions)
-		defer r.grow(dayOverhead + int64(len(sessions))*sessionOverhead)
-	}
-	r.mu.Unlock()
-	return dy
-}
-
-// sessions renders the sessions of days from..to (to exclusive) that keep
-// returns true for.
+// sessions returns the events of the sessions of days from..to (to
+// exclusive) that keep returns true for. The dates are resolved one at a
+// time into one buffer: nothing of a date is kept but the events of the
+// sessions kept.
 func (r *renderer) sessions(from, to engine.Date, keep func(*engine.Session) bool) []*event {
 	var out []*event
+	r.walk(from, to, func(s *engine.Session) {
+		if keep(s) {
+			out = append(out, r.event(s))
+		}
+	})
+	return out
+}
+
+// walk calls f with each session of days from..to (to exclusive), in
+// order; the session is f's to look at only while f runs.
+func (r *renderer) walk(from, to engine.Date, f func(s *engine.Session)) {
+	var day []engine.Session
 	for d := from; d < to; d++ {
-		dy := r.day(d)
-		for i := range dy.sessions {
-			if !keep(&dy.sessions[i]) {
-				continue
-			}
-			e := dy.events[i].Load()
-			if e == nil {
-				e = r.event(&dy.sessions[i])
-				dy.events[i].Store(e)
-			}
-			out = append(out, e)
+		day = r.sn.Timetable.AppendDay(day[:0], d)
+		for i := range day {
+			f(&day[i])
 		}
 	}
-	return out
 }
 
 // inRange renders the sessions that overlap the instants [start, end), the
@@ -254,47 +280,52 @@ func (r *renderer) inRange(start, end time.Time, keep func(*engine.Session) bool
 	return out
 }
 
-// byName finds the event of a file name, if its session happens.
-func (r *renderer) byName(name string) (*event, bool) {
+// byName finds the session of a file name, if it happens.
+func (r *renderer) byName(name string) (engine.Session, bool) {
 	key, ok := strings.CutSuffix(name, ".ics")
 	if !ok {
-		return nil, false
+		return engine.Session{}, false
 	}
-	tt := r.sn.Timetable
 	if id, ok := strings.CutPrefix(key, "o-"); ok {
 		n, err := strconv.ParseInt(id, 10, 64)
 		if err != nil {
-			return nil, false
+			return engine.Session{}, false
 		}
-		for _, o := range r.sn.State.OneOffs {
-			if o.ID == n {
-				for _, s := range tt.Day(o.Date) {
-					if s.OneOffID == n {
-						return r.event(&s), true
-					}
-				}
-			}
-		}
-		return nil, false
+		return r.oneOff(n)
 	}
 	// s-YYYY-MM-DD-<class time>-<class>
 	parts := strings.Split(strings.TrimPrefix(key, "s-"), "-")
 	if !strings.HasPrefix(key, "s-") || len(parts) != 5 {
-		return nil, false
+		return engine.Session{}, false
 	}
 	date, err := engine.ParseDate(strings.Join(parts[:3], "-"))
 	ct, err2 := strconv.ParseInt(parts[3], 10, 64)
 	class, err3 := strconv.ParseInt(parts[4], 10, 64)
 	if err != nil || err2 != nil || err3 != nil {
-		return nil, false
+		return engine.Session{}, false
 	}
-	s, ok := tt.Session(engine.SessionRef{Date: date, ClassTimeID: ct, ClassID: class})
-	if !ok {
-		return nil, false
-	}
-	return r.event(&s), true
+	return r.sn.Timetable.Session(engine.SessionRef{Date: date, ClassTimeID: ct, ClassID: class})
 }
 
+// oneOff finds one-off n's session, if the business has it.
+func (r *renderer) oneOff(n int64) (engine.Session, bool) {
+	for _, o := range r.sn.State.OneOffs {
+		if o.ID == n {
+			for _, s := range r.sn.Timetable.Day(o.Date) {
+				if s.OneOffID == n {
+					return s, true
+				}
+			}
+		}
+	}
+	return engine.Session{}, false
+}
+
+// keyOf is an event's session key.
+func keyOf(e *event) string { return (&engine.Session{Ref: e.ref, OneOffID: e.oneOff}).Key() }
+
+// event returns the event of a session, with its ETag; its bytes are
+// written when first asked for (object).
 func (r *renderer) event(s *engine.Session) *event {
 	key := s.Key()
 	r.mu.Lock()
@@ -303,15 +334,21 @@ func (r *renderer) event(s *engine.Session) *event {
 	if ok {
 		return e
 	}
-	e = r.render(s, key)
+	l := r.look(s, key)
+	e = &event{name: keyName(key), date: s.Date, ref: s.Ref, oneOff: s.OneOffID,
+		start: l.start.UTC(), end: l.end.UTC(), modified: l.modified.UTC(), etag: l.etag(r.loc)}
 	r.mu.Lock()
+	if old, ok := r.events[key]; ok {
+		r.mu.Unlock()
+		return old
+	}
 	kept := len(r.events) < maxCached
 	if kept {
 		r.events[key] = e
 	}
 	r.mu.Unlock()
 	if kept {
-		r.grow(int64(len(e.vevent)+len(e.object)+len(e.escaped)+len(e.name)) + eventOverhead)
+		r.grow(e.size())
 	}
 	return e
 }
@@ -320,13 +357,109 @@ func (r *renderer) event(s *engine.Session) *event {
 // after range of years ahead renders them again rather than filling memory.
 const maxCached = 50000
 
-// render writes one session as a VEVENT. DTSTART and DTEND are wall-clock
-// times in the business's zone (engine.Session.Instants): a time that does
-// not exist (the spring-forward gap) is the instant RFC 5545 gives it,
-// written with the local time that instant has; a time the clocks show
-// twice is the first, written in UTC, since some readers (ical.js, libical)
-// take the second.
-func (r *renderer) render(s *engine.Session, key string) *event {
+// object returns the event written out, writing it the first time. The
+// session is found again by its identity in the renderer's snapshot, where
+// the event was listed (events carried over from an older snapshot are
+// carried written), so it is the look the ETag was taken from.
+func (r *renderer) object(e *event) *object {
+	if o := e.obj.Load(); o != nil {
+		return o
+	}
+	var s engine.Session
+	if e.oneOff != 0 {
+		s, _ = r.oneOff(e.oneOff)
+	} else {
+		s, _ = r.sn.Timetable.Session(e.ref)
+	}
+	l := r.look(&s, keyOf(e))
+	o := r.write(&l)
+	if !e.obj.CompareAndSwap(nil, o) {
+		return e.obj.Load()
+	}
+	r.account(e, len(o.vevent))
+	return o
+}
+
+// escaped is an event's resource as XML text, made the first time it is
+// asked for.
+func (r *renderer) escaped(e *event) string {
+	o := r.object(e)
+	if x := o.escaped.Load(); x != nil {
+		return *x
+	}
+	x := escape(o.text())
+	if !o.escaped.CompareAndSwap(nil, &x) {
+		return *o.escaped.Load()
+	}
+	r.account(e, len(x))
+	return x
+}
+
+// account counts n more bytes of an event, while the renderer keeps it.
+func (r *renderer) account(e *event, n int) {
+	r.mu.Lock()
+	kept := r.events[keyOf(e)] == e
+	r.mu.Unlock()
+	if kept {
+		r.grow(int64(n))
+	}
+}
+
+// look is everything an event's VEVENT is written from: the event is a
+// function of it (and of the zone's rules, whose VTIMEZONE it holds), so
+// its digest is the event's ETag and a listing knows every ETag without
+// writing a single event.
+type look struct {
+	uid                  string
+	start, end, modified time.Time
+	sequence             int64
+	summary, location    string
+	description          string
+	category             string
+	cancelled            bool
+	zone                 *zoneText
+}
+
+// renderVersion is a part of every ETag: bump it whenever what write makes
+// of a look changes, so clients fetch the events again
+// (TestRenderVersionPinsTheBytes fails until it is bumped).
+const renderVersion = 1
+
+// etag is the look's digest: 16 bytes of SHA-256, hex.
+func (l *look) etag(loc *time.Location) string {
+	h := sha256.New()
+	var buf [8]byte
+	num := func(n int64) {
+		for i := range buf {
+			buf[i] = byte(n >> (8 * i))
+		}
+		h.Write(buf[:])
+	}
+	text := func(s string) { num(int64(len(s))); io.WriteString(h, s) }
+	num(renderVersion)
+	text(loc.String())
+	text(l.uid)
+	num(l.start.Unix())
+	num(l.end.Unix())
+	num(l.modified.UnixNano())
+	num(l.sequence)
+	text(l.summary)
+	text(l.location)
+	text(l.description)
+	text(l.category)
+	if l.cancelled {
+		num(1)
+	} else {
+		num(0)
+	}
+	h.Write(l.zone.sum[:])
+	sum := h.Sum(buf[:0])
+	return hex.EncodeToString(sum[:16])
+}
+
+// look gathers what the event of a session is written from. DTSTART and
+// DTEND are wall-clock times in the business's zone (engine.Session.Instants).
+func (r *renderer) look(s *engine.Session, key string) look {
 	tt := r.sn.Timetable
 	start, end := s.Instants(r.loc)
 	version := r.sn.Versions.Session(tt, s)
@@ -344,18 +477,10 @@ func (r *renderer) render(s *engine.Session, key string) *event {
 			staff = append(staff, p.Name)
 		}
 	}
-
-	ev := ics.NewEvent(r.uid(key))
-	ev.SetDtStampTime(modified)
-	r.setTime(ev, ics.ComponentPropertyDtStart, start)
-	r.setTime(ev, ics.ComponentPropertyDtEnd, end)
 	summary := activity.Name
 	if s.Label != "" && !strings.EqualFold(s.Label, activity.Name) {
 		summary += " · " + s.Label
 	}
-	ev.SetSummary(summary)
-	ev.SetLocation(room.Name)
-
 	var desc []string
 	if len(staff) > 0 {
 		w := r.words.Staff.Title()
@@ -388,25 +513,35 @@ func (r *renderer) render(s *engine.Session, key string) *event {
 		}
 		desc = append(desc, line)
 	}
-	ev.SetDescription(strings.Join(desc, "\n"))
-	ev.AddCategory(activity.Name)
-	if s.Cancelled {
+	return look{uid: r.uid(key), start: start, end: end, modified: modified, sequence: version,
+		summary: summary, location: room.Name, description: strings.Join(desc, "\n"), category: activity.Name,
+		cancelled: s.Cancelled, zone: r.zone(start, end)}
+}
+
+// write writes a look as a VEVENT and the CalDAV resource that holds it. A
+// wall-clock time that does not exist (the spring-forward gap) is the
+// instant RFC 5545 gives it, written with the local time that instant has;
+// a time the clocks show twice is the first, written in UTC, since some
+// readers (ical.js, libical) take the second.
+func (r *renderer) write(l *look) *object {
+	ev := ics.NewEvent(l.uid)
+	ev.SetDtStampTime(l.modified)
+	r.setTime(ev, ics.ComponentPropertyDtStart, l.start)
+	r.setTime(ev, ics.ComponentPropertyDtEnd, l.end)
+	ev.SetSummary(l.summary)
+	ev.SetLocation(l.location)
+	ev.SetDescription(l.description)
+	ev.AddCategory(l.category)
+	if l.cancelled {
 		ev.SetStatus(ics.ObjectStatusCancelled)
 	} else {
 		ev.SetStatus(ics.ObjectStatusConfirmed)
 	}
-	ev.SetModifiedAt(modified)
-	ev.SetSequence(int(version))
+	ev.SetModifiedAt(l.modified)
+	ev.SetSequence(int(l.sequence))
 
 	icalendar.SafeComponent(ev)
-	vevent := ev.Serialize(serial)
-	object := objectStart + r.zone(start, end) + vevent + "END:VCALENDAR\r\n"
-	sum := sha256.Sum256([]byte(object))
-	etag := hex.EncodeToString(sum[:16])
-	return &event{
-		name: keyName(key), start: start, end: end, session: *s,
-		vevent: vevent, object: []byte(object), escaped: escape(object), etag: etag, etagXML: escape(`"` + etag + `"`), modified: modified,
-	}
+	return &object{vevent: ev.Serialize(serial), zone: l.zone}
 }
 
 // setTime writes an instant as the local time with TZID, or in UTC when
@@ -421,9 +556,20 @@ func (r *renderer) setTime(ev *ics.VEvent, p ics.ComponentProperty, at time.Time
 	ev.SetProperty(p, local.Format("20060102T150405"), ics.WithTZID(r.loc.String()))
 }
 
+// zoneText is a VTIMEZONE and its digest, which every ETag of an event
+// written with it holds.
+type zoneText struct {
+	text string
+	sum  [32]byte
+}
+
+func newZoneText(text string) *zoneText {
+	return &zoneText{text: text, sum: sha256.Sum256([]byte(text))}
+}
+
 // zone is the VTIMEZONE for an event: the zone period in force at its start
 // and any change of offset before its end.
-func (r *renderer) zone(start, end time.Time) string {
+func (r *renderer) zone(start, end time.Time) *zoneText {
 	ps, _ := start.In(r.loc).ZoneBounds()
 	key := ps.Unix()
 	r.mu.Lock()
@@ -432,7 +578,7 @@ func (r *renderer) zone(start, end time.Time) string {
 	if ok && !crosses(start, end, r.loc) {
 		return z
 	}
-	z = icalendar.VTimezone(r.loc, start, end).Serialize(serial)
+	z = newZoneText(icalendar.VTimezone(r.loc, start, end).Serialize(serial))
 	if !crosses(start, end, r.loc) {
 		r.mu.Lock()
 		r.zones[key] = z
@@ -447,16 +593,15 @@ func crosses(start, end time.Time, loc *time.Location) bool {
 	return !zoneEnd.IsZero() && zoneEnd.Before(end)
 }
 
-// feed writes a whole calendar: one VTIMEZONE covering the events, and
-// their VEVENTs, the same bytes CalDAV serves for each.
-func (r *renderer) feed(name string, events []*event, from, to time.Time) []byte {
+// feed writes a whole calendar: its head (feedHead) and the VEVENTs of
+// its events, the same bytes CalDAV serves for each.
+func (r *renderer) feed(head string, events []*event) []byte {
 	var b strings.Builder
-	b.WriteString(calendarStart(name, r.loc))
-	b.WriteString(icalendar.VTimezone(r.loc, from, to).Serialize(serial))
+	b.WriteString(head)
 	for _, e := range events {
-		b.WriteString(e.vevent)
+		b.WriteString(r.object(e).vevent)
 	}
-	b.WriteString("END:VCALENDAR\r\n")
+	b.WriteString(objectEnd)
 	return []byte(b.String())
 }
 

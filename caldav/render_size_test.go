@@ -10,14 +10,15 @@ import (
 	"github.com/koredyne/schedule/models/cache"
 )
 
-// TestRendererDaysSize: the sessions a renderer keeps by date count towards
-// the budget at an estimate between 1 and 3 times what the Go heap shows
-// for them (a year of a business of 300 class times).
-func TestRendererDaysSize(t *testing.T) {
+// TestRendererEventsSize: the events a renderer keeps count towards the
+// budget at an estimate between 1 and 3 times what the Go heap shows for
+// them (a year of a business of 300 class times listed, one event in ten
+// written out).
+func TestRendererEventsSize(t *testing.T) {
 	today := engine.MustDate(2026, 12, 1)
 	st := enginetest.Business(enginetest.Options{ClassTimes: 300, Seed: 1, Today: today})
 	budget := cache.NewBudget(1 << 30)
-	kept := cache.New[int64, *renderer](budget, "calendars")
+	in := cache.New[int64, *kept](budget, "calendars")
 	// Businesses of their own, so each renderer is counted under its own key.
 	rs := make([]*renderer, 5)
 	sns := make([]*models.Snapshot, len(rs))
@@ -33,22 +34,24 @@ func TestRendererDaysSize(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	for i := range rs {
 		rs[i] = newRenderer(sns[i])
-		rs[i].kept = kept
-		kept.Put(sns[i].Business.ID, rs[i], rendererBase)
-		for d := today; d < today+364; d++ {
-			rs[i].day(d)
+		rs[i].in = in
+		in.Put(sns[i].Business.ID, rs[i].kept, rendererBase)
+		for j, e := range rs[i].sessions(today, today+364, everything) {
+			if j%10 == 0 {
+				rs[i].object(e)
+			}
 		}
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	estimate := budget.Held("calendars")
-	sessions := 0
+	events := 0
 	for _, r := range rs {
-		sessions += r.held
+		events += len(r.events)
 	}
-	t.Logf("%d sessions: heap %d B (%d a session), estimate %d B", sessions, heap, heap/int64(sessions), estimate)
-	if sessions == 0 || estimate < heap || estimate > 3*heap {
+	t.Logf("%d events: heap %d B (%d an event), estimate %d B", events, heap, heap/int64(events), estimate)
+	if events == 0 || estimate < heap || estimate > 3*heap {
 		t.Errorf("estimate %d B for %d B of heap: want 1 to 3 times", estimate, heap)
 	}
 	runtime.KeepAlive(rs)

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/emersion/go-webdav"
 	webcaldav "github.com/emersion/go-webdav/caldav"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/cache"
@@ -68,7 +70,7 @@ type Handler struct {
 	// feeds), around today: Back weeks before it, Ahead weeks after.
 	Back, Ahead int
 
-	renderers *cache.Cache[int64, *renderer] // by business, for its newest snapshot
+	renderers *cache.Cache[int64, *kept] // by business, for its newest revision
 }
 
 // NewHandler returns a gateway listing 8 weeks back and 52 ahead. Its
@@ -79,7 +81,7 @@ func NewHandler(backend Backend, log *slog.Logger) *Handler {
 	if bb, ok := backend.(interface{ Budget() *cache.Budget }); ok {
 		b = bb.Budget()
 	}
-	return &Handler{Backend: backend, Log: log, Back: 8, Ahead: 52, renderers: cache.New[int64, *renderer](b, "calendars")}
+	return &Handler{Backend: backend, Log: log, Back: 8, Ahead: 52, renderers: cache.New[int64, *kept](b, "calendars")}
 }
 
 type userKey struct{}
@@ -262,14 +264,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		}
 		return h.report(w, r, rd, user, cal)
 	case t.kind == kindObject:
-		e, ok := rd.byName(t.object)
-		if !ok || !cal.keep(&e.session) {
+		s, ok := rd.byName(t.object)
+		if !ok || !cal.keep(&s) {
 			return fail(http.StatusNotFound, "no such event")
 		}
-		serveBody(w, r, "text/calendar; charset=utf-8", &body{plain: e.object, etag: e.etag}, e.modified)
+		e := rd.event(&s)
+		serveBody(w, r, "text/calendar; charset=utf-8", &body{plain: []byte(rd.object(e).text()), etag: e.etag}, e.modified)
 		return nil
 	case t.kind == kindCalendar:
-		serveBody(w, r, "text/calendar; charset=utf-8", h.feed(rd, cal), time.Time{})
+		h.serveCalendar(w, r, rd, cal)
 		return nil
 	}
 	return fail(http.StatusMethodNotAllowed, "not here")
@@ -291,11 +294,6 @@ func checkDepth(r *http.Request) error {
 type body struct {
 	plain, gzipped []byte
 	etag           string
-}
-
-func newBody(plain []byte) *body {
-	sum := sha256.Sum256(plain)
-	return &body{plain: plain, gzipped: cache.Gzip(plain), etag: hex.EncodeToString(sum[:16])}
 }
 
 // serveBody writes a body with a strong content ETag, and 304 when the
@@ -396,19 +394,23 @@ func (h *Handler) renderer(ctx context.Context, business, revision int64) (*rend
 	if err != nil {
 		return nil, err
 	}
-	if rd, ok := h.renderers.Lookup(business, func(rd *renderer) bool { return rd.sn == sn }); ok {
-		return rd, nil
+	// A snapshot of a revision is the same schedule whoever loaded it
+	// (the store again after an eviction, a replica): its renderings are
+	// the revision's.
+	rev := sn.Business.Revision
+	if k, ok := h.renderers.Lookup(business, func(k *kept) bool { return k.revision == rev }); ok {
+		return k.of(sn), nil
 	}
 	rd := newRenderer(sn)
 	size := int64(rendererBase)
 	if log, ok := h.Backend.(changeLog); ok {
-		if old, ok := h.renderers.Peek(business); ok && old.sn.Business.Revision < sn.Business.Revision {
+		if old, ok := h.renderers.Peek(business); ok && old.revision < rev {
 			size += rd.carry(old, log.Unchanged)
 		}
 	}
-	rd.kept = h.renderers // before anyone else sees it; growing it is a no-op unless it is kept
-	h.renderers.PutIf(business, rd, size, func(old *renderer, ok bool) bool {
-		return !ok || old.sn.Business.Revision <= sn.Business.Revision
+	rd.in = h.renderers // before anyone else sees it; growing it is a no-op unless it is kept
+	h.renderers.PutIf(business, rd.kept, size, func(old *kept, ok bool) bool {
+		return !ok || old.revision <= rev
 	})
 	return rd, nil
 }
@@ -426,7 +428,8 @@ func (h *Handler) listing(rd *renderer, cal calendar) ([]*event, time.Time, time
 	return rd.sessions(from, to, cal.keep), from.At(0, rd.loc), to.At(0, rd.loc)
 }
 
-// feed is a calendar as one file, rendered once per renderer and window.
+// feed is a calendar as one file, written once per renderer and window.
+// Its ETag is known before it is written (feedTag).
 func (h *Handler) feed(rd *renderer, cal calendar) *body {
 	from, _ := h.window(rd)
 	key := cal.id + "@" + from.String()
@@ -436,13 +439,56 @@ func (h *Handler) feed(rd *renderer, cal calendar) *body {
 	if ok {
 		return b
 	}
-	events, start, end := h.listing(rd, cal)
-	b = newBody(rd.feed(cal.name, events, start, end))
+	head := h.feedHead(rd, cal)
+	col := h.collect(rd, cal)[0]
+	plain := rd.feed(head, col.events)
+	b = &body{plain: plain, gzipped: cache.Gzip(plain), etag: feedTag(head, col)}
 	rd.mu.Lock()
 	rd.feeds[key] = b
 	rd.mu.Unlock()
 	rd.grow(int64(len(b.plain) + len(b.gzipped) + 128))
 	return b
+}
+
+// feedHead is the start of a calendar's feed, up to its first VEVENT: the
+// calendar's name, and one VTIMEZONE covering the window.
+func (h *Handler) feedHead(rd *renderer, cal calendar) string {
+	from, to := h.window(rd)
+	return calendarStart(cal.name, rd.loc) + icalendar.VTimezone(rd.loc, from.At(0, rd.loc), to.At(0, rd.loc)).Serialize(serial)
+}
+
+// feedTag is the strong ETag of a feed: the digest of its head and of its
+// listing's token, which digests every event's name and ETag. A feed is
+// its head, its events' VEVENTs in the listing's order and the end: the
+// same head and token are the same bytes.
+func feedTag(head string, col *collected) string {
+	sum := sha256.Sum256([]byte(strconv.Itoa(renderVersion) + "\x00" + head + "\x00" + col.token))
+	return hex.EncodeToString(sum[:16])
+}
+
+// serveCalendar answers GET of a calendar, the feed of a calendar app that
+// subscribed by URL: a client that holds the feed's ETag is answered 304
+// from the listing alone, nothing written. It holds the ETag of the
+// representation it was sent: the gzip one is gzip of the same bytes
+// (cache.Gzip is a function of them), so it is the one it would get again;
+// a client holding the plain ETag that now takes gzip may get the gzip
+// representation, which only the written feed can tell.
+func (h *Handler) serveCalendar(w http.ResponseWriter, r *http.Request, rd *renderer, cal calendar) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		tag := feedTag(h.feedHead(rd, cal), h.collect(rd, cal)[0])
+		etag := `"` + tag + `"`
+		if cache.AcceptsGzip(r) {
+			etag = `"` + tag + `-gzip"`
+		}
+		if matchesETag(inm, etag) {
+			w.Header().Add("Vary", "Accept-Encoding")
+			w.Header().Set("ETag", etag)
+			w.Header().Set("Cache-Control", "private, no-cache")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	serveBody(w, r, "text/calendar; charset=utf-8", h.feed(rd, cal), time.Time{})
 }
 
 // serveFeed answers /ics/<token>.ics: the calendar the token opens, as one
@@ -480,7 +526,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename=%q`, url.PathEscape(cal.id)+".ics"))
-	serveBody(w, r, "text/calendar; charset=utf-8", h.feed(rd, cal), time.Time{})
+	h.serveCalendar(w, r, rd, cal)
 }
 
 // discovery is the go-webdav backend for what go-webdav answers itself: the

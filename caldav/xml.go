@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,23 @@ type propfindReq struct {
 	AllProp  *struct{} `xml:"DAV: allprop"`
 	PropName *struct{} `xml:"DAV: propname"`
 	Prop     *propReq  `xml:"DAV: prop"`
+}
+
+// asks reports whether the PROPFIND answers any of these props with a
+// value: allprop (or an empty body, RFC 4918 §9.1) or one of them by name.
+func (req *propfindReq) asks(names ...xml.Name) bool {
+	switch {
+	case req.PropName != nil:
+		return false
+	case req.Prop == nil || req.AllProp != nil:
+		return true
+	}
+	for _, a := range req.Prop.Names {
+		if slices.Contains(names, a.XMLName) {
+			return true
+		}
+	}
+	return false
 }
 
 type timeRange struct {

@@ -1,0 +1,4 @@
+package caldav
+
+// RenderVersion is renderVersion, for the tests outside the package.
+const RenderVersion = renderVersion
