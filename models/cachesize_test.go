@@ -41,7 +41,7 @@ func TestSnapshotSizeEstimate(t *testing.T) {
 		heap += stateBytes(&st)
 		sn := snaps[0]
 		sn.mu.Lock()
-		est := sn.size()
+		est := sn.heap()
 		sn.mu.Unlock()
 		t.Logf("%s: %d rows, heap %d B a snapshot, estimate %d B (%.2f×)", kind, rows(&st), heap, est, float64(est)/float64(heap))
 		if est < heap || est > 3*heap {

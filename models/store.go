@@ -176,7 +176,7 @@ func (sn *Snapshot) proveFrom(ctx context.Context, prev *Snapshot, step *engine.
 	sn.reports[today] = r
 	sn.proof = p
 	if sn.kept != nil {
-		sn.kept.Grow(sn.Business.ID, sn, reportSize(r))
+		sn.kept.Grow(sn.Business.ID, sn, traced*reportSize(r))
 	}
 	return r, nil
 }
