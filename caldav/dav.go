@@ -90,15 +90,19 @@ func (h *Handler) collect(rd *renderer, cals ...calendar) []*collected {
 		}
 	})
 	for j, i := range missing {
+		key := cals[i].id + "@" + from.String()
 		col := newCollected(cals[i], events[j])
 		rd.mu.Lock()
-		if old, ok := rd.listings[cals[i].id+"@"+from.String()]; ok {
-			col = old
+		old, had := rd.listings[key]
+		if had {
+			col = old // another request listed it meanwhile
 		} else {
-			rd.listings[cals[i].id+"@"+from.String()] = col
+			rd.listings[key] = col
 		}
 		rd.mu.Unlock()
-		rd.grow(int64(len(col.events))*8 + 128)
+		if !had {
+			rd.grow(int64(len(col.events))*8 + 128)
+		}
 		out[i] = col
 	}
 	return out

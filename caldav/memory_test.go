@@ -2,6 +2,7 @@ package caldav_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -251,5 +252,66 @@ func TestProtocolInMemory(t *testing.T) {
 	}
 	if resp := do("PROPFIND", "/caldav/meridian/", "", "Authorization", "Basic bWVyaWRpYW46d3Jvbmc="); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a wrong password: %d, want 401", resp.StatusCode)
+	}
+}
+
+// TestConcurrentFirstRequests sends the requests a calendar app and a
+// subscribed phone make, from eight clients at once, to a gateway that holds
+// nothing of the business yet: the events are listed, written and kept by
+// whichever request gets there first, and every answer must be the one a
+// gateway answering them one at a time gives (run with -race too).
+func TestConcurrentFirstRequests(t *testing.T) {
+	m := newMemory(t, "harbor", engine.Gym)
+	m.feeds["feed-secret"] = models.CalendarOf("", 0)
+	staff := models.CalendarOf("staff", m.sn.State.Staff[0].ID)
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var object string
+	for d := engine.DateOf(now); object == ""; d++ {
+		for _, s := range m.sn.Timetable.Day(d) {
+			object = "/caldav/harbor/calendars/all/" + strings.ReplaceAll(s.Key(), "/", "-") + ".ics"
+			break
+		}
+	}
+	type request struct{ method, path, body, depth string }
+	requests := []request{
+		{"PROPFIND", "/caldav/harbor/calendars/", `<D:propfind xmlns:D="DAV:" xmlns:CS="http://calendarserver.org/ns/"><D:prop><D:sync-token/><CS:getctag/></D:prop></D:propfind>`, "1"},
+		{"PROPFIND", "/caldav/harbor/calendars/" + staff + "/", `<D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:getcontentlength/></D:prop></D:propfind>`, "1"},
+		{"REPORT", "/caldav/harbor/calendars/all/", strings.Replace(syncBody, "%s", "", 1), "1"},
+		{"REPORT", "/caldav/harbor/calendars/" + staff + "/", monthQuery, "1"},
+		{"GET", "/ics/feed-secret.ics", "", ""},
+		{"GET", "/caldav/harbor/calendars/" + staff + "/", "", ""},
+		{"GET", object, "", ""},
+	}
+	serve := func(h http.Handler, r request) string {
+		req := httptest.NewRequest(r.method, r.path, strings.NewReader(r.body))
+		req.SetBasicAuth(m.login, m.password)
+		if r.depth != "" {
+			req.Header.Set("Depth", r.depth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return fmt.Sprintf("%d %s\n%s", w.Code, w.Header().Get("ETag"), w.Body)
+	}
+	want := make([]string, len(requests))
+	for i, r := range requests {
+		want[i] = serve(caldav.NewHandler(m, discard), r)
+		if !strings.HasPrefix(want[i], "20") {
+			t.Fatalf("%s %s: %.200s", r.method, r.path, want[i])
+		}
+	}
+	for round := 0; round < 3; round++ {
+		h := caldav.NewHandler(m, discard)
+		var wg sync.WaitGroup
+		for c := 0; c < 8; c++ {
+			wg.Go(func() {
+				for k := range requests {
+					i := (k + c) % len(requests) // each client in its own order
+					if got := serve(h, requests[i]); got != want[i] {
+						t.Errorf("round %d, client %d: %s %s answered otherwise than alone:\n%.300s\nwant\n%.300s", round, c, requests[i].method, requests[i].path, got, want[i])
+					}
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

@@ -444,9 +444,16 @@ func (h *Handler) feed(rd *renderer, cal calendar) *body {
 	plain := rd.feed(head, col.events)
 	b = &body{plain: plain, gzipped: cache.Gzip(plain), etag: feedTag(head, col)}
 	rd.mu.Lock()
-	rd.feeds[key] = b
+	old, had := rd.feeds[key]
+	if had {
+		b = old // another request wrote it meanwhile
+	} else {
+		rd.feeds[key] = b
+	}
 	rd.mu.Unlock()
-	rd.grow(int64(len(b.plain) + len(b.gzipped) + 128))
+	if !had {
+		rd.grow(int64(len(b.plain) + len(b.gzipped) + 128))
+	}
 	return b
 }
 
