@@ -77,16 +77,42 @@ func (h *Handler) collect(rd *renderer, cals ...calendar) []*collected {
 	if len(missing) == 0 {
 		return out
 	}
+	// Each session goes to the listings that keep it, found by its room
+	// and staff: a home of a thousand calendars is one pass, not a
+	// thousand tests of each session.
+	var all []int
+	byStaff, byRoom := map[int64][]int{}, map[int64][]int{}
+	for j, i := range missing {
+		switch c := cals[i]; {
+		case c.staff != 0:
+			byStaff[c.staff] = append(byStaff[c.staff], j)
+		case c.room != 0:
+			byRoom[c.room] = append(byRoom[c.room], j)
+		default:
+			all = append(all, j)
+		}
+	}
 	events := make([][]*event, len(missing))
+	last := make([]int, len(missing)) // the session a listing last took, counted from 1
+	n := 0
 	rd.walk(from, to, func(s *engine.Session) {
+		n++
 		var e *event
-		for j, i := range missing {
-			if cals[i].keep(s) {
+		take := func(js []int) {
+			for _, j := range js {
+				if last[j] == n {
+					continue // a staff member named twice
+				}
 				if e == nil {
 					e = rd.event(s)
 				}
-				events[j] = append(events[j], e)
+				events[j], last[j] = append(events[j], e), n
 			}
+		}
+		take(all)
+		take(byRoom[s.RoomID])
+		for _, p := range s.StaffIDs {
+			take(byStaff[p])
 		}
 	})
 	for j, i := range missing {
