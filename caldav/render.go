@@ -2,9 +2,8 @@ package caldav
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -427,33 +426,27 @@ const renderVersion = 1
 
 // etag is the look's digest: 16 bytes of SHA-256, hex.
 func (l *look) etag(loc *time.Location) string {
-	h := sha256.New()
-	var buf [8]byte
-	num := func(n int64) {
-		for i := range buf {
-			buf[i] = byte(n >> (8 * i))
-		}
-		h.Write(buf[:])
-	}
-	text := func(s string) { num(int64(len(s))); io.WriteString(h, s) }
-	num(renderVersion)
-	text(loc.String())
-	text(l.uid)
-	num(l.start.Unix())
-	num(l.end.Unix())
-	num(l.modified.UnixNano())
-	num(l.sequence)
-	text(l.summary)
-	text(l.location)
-	text(l.description)
-	text(l.category)
+	var stack [512]byte // most looks fit: one digest, no allocation
+	b := stack[:0]
+	text := func(s string) []byte { return append(binary.LittleEndian.AppendUint64(b, uint64(len(s))), s...) }
+	b = binary.LittleEndian.AppendUint64(b, renderVersion)
+	b = text(loc.String())
+	b = text(l.uid)
+	b = binary.LittleEndian.AppendUint64(b, uint64(l.start.Unix()))
+	b = binary.LittleEndian.AppendUint64(b, uint64(l.end.Unix()))
+	b = binary.LittleEndian.AppendUint64(b, uint64(l.modified.UnixNano()))
+	b = binary.LittleEndian.AppendUint64(b, uint64(l.sequence))
+	b = text(l.summary)
+	b = text(l.location)
+	b = text(l.description)
+	b = text(l.category)
 	if l.cancelled {
-		num(1)
+		b = append(b, 1)
 	} else {
-		num(0)
+		b = append(b, 0)
 	}
-	h.Write(l.zone.sum[:])
-	sum := h.Sum(buf[:0])
+	b = append(b, l.zone.sum[:]...)
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -493,7 +486,7 @@ func (r *renderer) look(s *engine.Session, key string) look {
 		sr, _ := tt.SeriesByID(sw.SeriesID)
 		line := r.words.Series.Title() + ": " + sr.Name
 		if sw.Cycle > 1 {
-			line += fmt.Sprintf(" (W%d/%d)", sw.Week, sw.Cycle)
+			line += " (W" + strconv.Itoa(sw.Week) + "/" + strconv.Itoa(sw.Cycle) + ")"
 		}
 		desc = append(desc, line)
 	}
