@@ -116,20 +116,8 @@ func (h *Handler) collect(rd *renderer, cals ...calendar) []*collected {
 		}
 	})
 	for j, i := range missing {
-		key := cals[i].id + "@" + from.String()
 		col := newCollected(cals[i], events[j])
-		rd.mu.Lock()
-		old, had := rd.listings[key]
-		if had {
-			col = old // another request listed it meanwhile
-		} else {
-			rd.listings[key] = col
-		}
-		rd.mu.Unlock()
-		if !had {
-			rd.grow(int64(len(col.events))*8 + 128)
-		}
-		out[i] = col
+		out[i] = keepFirst(rd.kept, rd.listings, cals[i].id+"@"+from.String(), col, int64(len(col.events))*8+128)
 	}
 	return out
 }

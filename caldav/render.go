@@ -132,6 +132,23 @@ const (
 	eventOverhead = 384
 )
 
+// keepFirst stores v under key in m, one of k's maps, unless another
+// request stored one meanwhile, and counts size bytes for it; it returns
+// the one kept.
+func keepFirst[V any](k *kept, m map[string]V, key string, v V, size int64) V {
+	k.mu.Lock()
+	old, had := m[key]
+	if !had {
+		m[key] = v
+	}
+	k.mu.Unlock()
+	if had {
+		return old
+	}
+	k.grow(size)
+	return v
+}
+
 // grow counts n more bytes held, while they are cached.
 func (k *kept) grow(n int64) {
 	if k.in != nil {

@@ -443,18 +443,7 @@ func (h *Handler) feed(rd *renderer, cal calendar) *body {
 	col := h.collect(rd, cal)[0]
 	plain := rd.feed(head, col.events)
 	b = &body{plain: plain, gzipped: cache.Gzip(plain), etag: feedTag(head, col)}
-	rd.mu.Lock()
-	old, had := rd.feeds[key]
-	if had {
-		b = old // another request wrote it meanwhile
-	} else {
-		rd.feeds[key] = b
-	}
-	rd.mu.Unlock()
-	if !had {
-		rd.grow(int64(len(b.plain) + len(b.gzipped) + 128))
-	}
-	return b
+	return keepFirst(rd.kept, rd.feeds, key, b, int64(len(b.plain)+len(b.gzipped)+128))
 }
 
 // feedHead is the start of a calendar's feed, up to its first VEVENT: the
