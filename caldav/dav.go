@@ -502,9 +502,7 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 		return nil, 0, nil
 	}
 	if len(top.CompFilters) == 0 {
-		events, _, _ := h.listing(rd, c)
-		sortEvents(events)
-		return events, 0, nil
+		return h.collect(rd, c)[0].byStart(), 0, nil
 	}
 	var out []*event
 	var work float64

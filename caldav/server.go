@@ -422,12 +422,6 @@ func (h *Handler) window(rd *renderer) (from, to engine.Date) {
 	return today.WeekStart(ws).AddDays(-7 * h.Back), today.WeekStart(ws).AddDays(7 * (h.Ahead + 1))
 }
 
-// listing is what a calendar lists: its events in the window.
-func (h *Handler) listing(rd *renderer, cal calendar) ([]*event, time.Time, time.Time) {
-	from, to := h.window(rd)
-	return rd.sessions(from, to, cal.keep), from.At(0, rd.loc), to.At(0, rd.loc)
-}
-
 // feed is a calendar as one file, written once per renderer and window.
 // Its ETag is known before it is written (feedTag).
 func (h *Handler) feed(rd *renderer, cal calendar) *body {
