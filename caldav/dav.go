@@ -33,12 +33,13 @@ func apple(local string) xml.Name { return xml.Name{Space: nsApple, Local: local
 func hrefXML(p string) string     { return "<D:href>" + escape(p) + "</D:href>" }
 
 // collected is a calendar's listing at one revision: its events in the
-// window, in the order of their dates, and the digest of their names and
-// ETags that is its ctag and sync token.
+// window, and the digest of their names and ETags that is its ctag and sync
+// token.
 type collected struct {
-	events []*event
-	token  string
-	saved  atomic.Bool // the items behind token are stored (remember)
+	events  []*event // by date, as the feed writes them
+	byStart []*event // by start, then name, as a listing is answered; read only
+	token   string
+	saved   atomic.Bool // the items behind token are stored (remember)
 }
 
 // items is what a sync from the listing's token compares with: each
@@ -49,14 +50,6 @@ func (col *collected) items() map[string]string {
 		items[e.name] = e.etag
 	}
 	return items
-}
-
-// byStart is the listing's events by start, then name, as a listing is
-// answered.
-func (col *collected) byStart() []*event {
-	events := slices.Clone(col.events)
-	sortEvents(events)
-	return events
 }
 
 // collect returns the listings of calendars, each made once per renderer
@@ -117,7 +110,7 @@ func (h *Handler) collect(rd *renderer, cals ...calendar) []*collected {
 	})
 	for j, i := range missing {
 		col := newCollected(cals[i], events[j])
-		out[i] = keepFirst(rd.kept, rd.listings, cals[i].id+"@"+from.String(), col, int64(len(col.events))*8+128)
+		out[i] = keepFirst(rd.kept, rd.listings, cals[i].id+"@"+from.String(), col, int64(len(col.events))*16+128)
 	}
 	return out
 }
@@ -135,7 +128,9 @@ func newCollected(c calendar, events []*event) *collected {
 	for _, n := range names {
 		io.WriteString(sum, "\x00"+n+"\x00"+etags[n])
 	}
-	return &collected{events: events, token: "urn:koredyne:sync:" + hex.EncodeToString(sum.Sum(nil)[:16])}
+	byStart := slices.Clone(events)
+	sortEvents(byStart)
+	return &collected{events: events, byStart: byStart, token: "urn:koredyne:sync:" + hex.EncodeToString(sum.Sum(nil)[:16])}
 }
 
 // remember stores the items behind a sync token handed out, so that a sync
@@ -189,7 +184,7 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 		}
 		out = append(out, resp)
 		if depth1 {
-			for _, e := range h.collect(rd, c)[0].byStart() {
+			for _, e := range h.collect(rd, c)[0].byStart {
 				out = append(out, objectResponse(rd, calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
 			}
 		}
@@ -469,7 +464,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 		return err
 	}
 	var out []response
-	for _, e := range col.byStart() {
+	for _, e := range col.byStart {
 		if before[e.name] != e.etag {
 			out = append(out, objectResponse(rd, base, e, s.Prop, s.AllProp != nil || s.Prop == nil, false, nil))
 		}
@@ -502,7 +497,7 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 		return nil, 0, nil
 	}
 	if len(top.CompFilters) == 0 {
-		return h.collect(rd, c)[0].byStart(), 0, nil
+		return h.collect(rd, c)[0].byStart, 0, nil
 	}
 	var out []*event
 	var work float64

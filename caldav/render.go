@@ -108,13 +108,13 @@ type kept struct {
 	in *cache.Cache[int64, *kept] // the cache holding it, to count what it renders
 }
 
+// newRenderer is the renderer of sn with nothing rendered yet.
 func newRenderer(sn *models.Snapshot) *renderer {
 	b := sn.State.Business
-	r := &renderer{sn: sn, loc: b.Location, words: engine.Words(b.Kind)}
-	r.kept = &kept{business: sn.Business.ID, revision: sn.Business.Revision,
+	k := &kept{business: sn.Business.ID, revision: sn.Business.Revision,
 		settings: sn.Business.UIDDomain() + "\x00" + b.Location.String() + "\x00" + string(b.Kind),
 		events:   map[string]*event{}, zones: map[int64]*zoneText{}, listings: map[string]*collected{}, feeds: map[string]*body{}, answers: map[string]*keptAnswer{}}
-	return r
+	return k.of(sn)
 }
 
 // of is the renderer of snapshot sn, whose revision k holds.
@@ -438,7 +438,7 @@ type look struct {
 
 // renderVersion is a part of every ETag: bump it whenever what write makes
 // of a look changes, so clients fetch the events again
-// (TestRenderVersionPinsTheBytes fails until it is bumped).
+// (TestGoldenFeeds fails until it is bumped).
 const renderVersion = 1
 
 // etag is the look's digest: 16 bytes of SHA-256, hex.

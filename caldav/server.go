@@ -422,24 +422,6 @@ func (h *Handler) window(rd *renderer) (from, to engine.Date) {
 	return today.WeekStart(ws).AddDays(-7 * h.Back), today.WeekStart(ws).AddDays(7 * (h.Ahead + 1))
 }
 
-// feed is a calendar as one file, written once per renderer and window.
-// Its ETag is known before it is written (feedTag).
-func (h *Handler) feed(rd *renderer, cal calendar) *body {
-	from, _ := h.window(rd)
-	key := cal.id + "@" + from.String()
-	rd.mu.Lock()
-	b, ok := rd.feeds[key]
-	rd.mu.Unlock()
-	if ok {
-		return b
-	}
-	head := h.feedHead(rd, cal)
-	col := h.collect(rd, cal)[0]
-	plain := rd.feed(head, col.events)
-	b = &body{plain: plain, gzipped: cache.Gzip(plain), etag: feedTag(head, col)}
-	return keepFirst(rd.kept, rd.feeds, key, b, int64(len(b.plain)+len(b.gzipped)+128))
-}
-
 // feedHead is the start of a calendar's feed, up to its first VEVENT: the
 // calendar's name, and one VTIMEZONE covering the window.
 func (h *Handler) feedHead(rd *renderer, cal calendar) string {
@@ -457,28 +439,40 @@ func feedTag(head string, col *collected) string {
 }
 
 // serveCalendar answers GET of a calendar, the feed of a calendar app that
-// subscribed by URL: a client that holds the feed's ETag is answered 304
-// from the listing alone, nothing written. It holds the ETag of the
-// representation it was sent: the gzip one is gzip of the same bytes
-// (cache.Gzip is a function of them), so it is the one it would get again;
-// a client holding the plain ETag that now takes gzip may get the gzip
-// representation, which only the written feed can tell.
+// subscribed by URL. The feed is written once per renderer and window;
+// until it is, a client that holds its ETag is answered 304 from the
+// listing alone, nothing written. It holds the ETag of the representation
+// it was sent: the gzip one is gzip of the same bytes (cache.Gzip is a
+// function of them), so it is the one it would get again; a client holding
+// the plain ETag that now takes gzip may get the gzip representation,
+// which only the written feed can tell.
 func (h *Handler) serveCalendar(w http.ResponseWriter, r *http.Request, rd *renderer, cal calendar) {
-	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		tag := feedTag(h.feedHead(rd, cal), h.collect(rd, cal)[0])
-		etag := `"` + tag + `"`
-		if cache.AcceptsGzip(r) {
-			etag = `"` + tag + `-gzip"`
+	from, _ := h.window(rd)
+	key := cal.id + "@" + from.String()
+	rd.mu.Lock()
+	b, ok := rd.feeds[key]
+	rd.mu.Unlock()
+	if !ok {
+		head, col := h.feedHead(rd, cal), h.collect(rd, cal)[0]
+		tag := feedTag(head, col)
+		if inm := r.Header.Get("If-None-Match"); inm != "" {
+			etag := `"` + tag + `"`
+			if cache.AcceptsGzip(r) {
+				etag = `"` + tag + `-gzip"`
+			}
+			if matchesETag(inm, etag) {
+				w.Header().Add("Vary", "Accept-Encoding")
+				w.Header().Set("ETag", etag)
+				w.Header().Set("Cache-Control", "private, no-cache")
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
 		}
-		if matchesETag(inm, etag) {
-			w.Header().Add("Vary", "Accept-Encoding")
-			w.Header().Set("ETag", etag)
-			w.Header().Set("Cache-Control", "private, no-cache")
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
+		plain := rd.feed(head, col.events)
+		b = &body{plain: plain, gzipped: cache.Gzip(plain), etag: tag}
+		b = keepFirst(rd.kept, rd.feeds, key, b, int64(len(b.plain)+len(b.gzipped)+128))
 	}
-	serveBody(w, r, "text/calendar; charset=utf-8", h.feed(rd, cal), time.Time{})
+	serveBody(w, r, "text/calendar; charset=utf-8", b, time.Time{})
 }
 
 // serveFeed answers /ics/<token>.ics: the calendar the token opens, as one
