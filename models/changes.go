@@ -85,6 +85,7 @@ type broadcaster struct {
 	mu   sync.Mutex
 	subs map[int64]map[chan Change]bool // by business
 	last map[int64]int64                // newest revision delivered, by business subscribed to
+	n    int                            // subscriptions open, over all businesses
 }
 
 func (b *broadcaster) subscribe(business int64) (<-chan Change, func()) {
@@ -98,12 +99,14 @@ func (b *broadcaster) subscribe(business int64) (<-chan Change, func()) {
 	}
 	ch := make(chan Change, 1)
 	b.subs[business][ch] = true
+	b.n++
 	var once sync.Once
 	return ch, func() {
 		once.Do(func() {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			delete(b.subs[business], ch)
+			b.n--
 			if len(b.subs[business]) == 0 {
 				delete(b.subs, business)
 				delete(b.last, business)
@@ -163,6 +166,14 @@ func (s *Store) Subscribers(business int64) int {
 	s.changes.mu.Lock()
 	defer s.changes.mu.Unlock()
 	return len(s.changes.subs[business])
+}
+
+// Subscriptions returns how many subscriptions to changes are open, over
+// every business.
+func (s *Store) Subscriptions() int {
+	s.changes.mu.Lock()
+	defer s.changes.mu.Unlock()
+	return s.changes.n
 }
 
 // notifyChannel is the PostgreSQL channel of changes.

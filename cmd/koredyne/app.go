@@ -286,6 +286,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		defer db.Close()
 		store := models.NewStore(db, time.Now)
 		store.OnWrite = m.Write
+		m.Subscriptions(store.Subscriptions)
 		store.UseBudget(budget)
 		store.LimitColdLoads(c.ColdLoads)
 		if len(c.ReplicaURLs) > 0 {

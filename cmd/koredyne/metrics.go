@@ -116,6 +116,19 @@ func newMetrics(copies func() int) *Metrics {
 	return m
 }
 
+// Subscriptions reports how many subscriptions to schedule changes are
+// open, as open counts them: websockets and event streams that have
+// subscribed.
+func (m *Metrics) Subscriptions(open func() int) {
+	if m == nil {
+		return
+	}
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "koredyne_subscriptions",
+		Help: "Subscriptions to schedule changes open (websockets and event streams subscribed).",
+	}, func() float64 { return float64(open()) }))
+}
+
 // caches are the names of the caches on the memory budget.
 var caches = []string{"snapshots", "calendars", "responses"}
 

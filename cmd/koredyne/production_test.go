@@ -177,6 +177,7 @@ func TestProductionMetrics(t *testing.T) {
 		`koredyne_caldav_requests_total{method="REPORT",status="207"}`:                               1,
 		`koredyne_caldav_duration_seconds_count{method="REPORT"}`:                                    1,
 		`koredyne_playground_copies`:                                                                 0,
+		`koredyne_subscriptions`:                                                                     0,
 	} {
 		if v, ok := got[key]; !ok || v != want {
 			t.Errorf("%s: got %v (present %v), want %v", key, v, ok, want)

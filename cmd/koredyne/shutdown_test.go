@@ -126,6 +126,27 @@ func (c *wsClient) closed() (websocket.StatusCode, string) {
 	}
 }
 
+// waitSubscribed waits until the process at url has n subscriptions open,
+// from its /metrics: a subscribe message is sent before the server has
+// subscribed, and a change made in between is never heard.
+func waitSubscribed(t *testing.T, url string, n int) {
+	t.Helper()
+	want := fmt.Sprintf("koredyne_subscriptions %d\n", n)
+	var body []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get(url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), want) {
+			return
+		}
+	}
+	t.Fatalf("no %q in /metrics after 10 s", strings.TrimSpace(want))
+}
+
 // changeSchedule writes through GraphQL, so that subscribers hear a change.
 func changeSchedule(t *testing.T, url string, day int) {
 	t.Helper()
@@ -186,6 +207,7 @@ func TestShutdownClosesSubscriptions(t *testing.T) {
 	p := startProcess(t, buildMain(t), "")
 	ws := subscribe(t, p.url, bootstrapToken)
 	sse := eventStream(t, p.url, bootstrapToken)
+	waitSubscribed(t, p.url, 2)
 	changeSchedule(t, p.url, 1)
 	if m := ws.next(); m["type"] != "next" {
 		t.Fatalf("the websocket heard %v, want the change", m)
@@ -258,6 +280,7 @@ func revokingEndsAccess(t *testing.T, a, b *process) {
 	ws := subscribe(t, a.url, token)
 	sse := eventStream(t, a.url, token)
 	other := subscribe(t, a.url, bootstrapToken)
+	waitSubscribed(t, a.url, 3)
 	changeSchedule(t, b.url, 1)
 	for _, c := range []*wsClient{ws, other} {
 		if m := c.next(); m["type"] != "next" {
