@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models/cache"
 )
 
@@ -28,9 +29,9 @@ import (
 // later revision when it reads only dates (days, day, sessions and what a
 // session shows of its rules) and no write between the two may have
 // changed one of its dates (models.Store.Unchanged, which follows
-// engine.ChangedRange); the field middleware (depends) records what each
-// query reads, and anything not known to be dated makes the answer hold
-// at its own revision only. Resolvers that read what no write revisions
+// engine.ChangedRange); readsOf finds what a query reads from its
+// document, once it has been answered, and anything not known to be dated
+// makes the answer hold at its own revision only. Resolvers that read what no write revisions
 // (tokens) mark their request uncacheable.
 type responseCache struct {
 	r       *Resolver
@@ -183,8 +184,8 @@ func (c *responseCache) serve(w http.ResponseWriter, req *http.Request, ctx cont
 	if rq.snap != nil && rq.snap != sn {
 		return // the request moved on to another snapshot: keep nothing
 	}
-	if from, to, dated := rq.deps.get(); dated {
-		a.dated, a.from, a.to = true, from, to
+	if r := rq.reads; r.dated {
+		a.dated, a.from, a.to = true, r.from, r.to
 	}
 	c.keep(rq.principal.BusinessID, k, a)
 }
@@ -259,6 +260,7 @@ func (c answered) InterceptResponse(ctx context.Context, next graphql.ResponseHa
 	c.r.observer().Cache(false)
 	if len(resp.Errors) == 0 && resp.HasNext == nil {
 		req.op = operationName(oc)
+		req.reads = readsOf(oc.Operation, oc.Variables)
 		req.answered.Store(true)
 	}
 	return resp
@@ -271,38 +273,111 @@ func noCache(ctx context.Context) {
 	}
 }
 
-// dependencies is what a request's answer read: dates from..to only, or
-// more (all).
-type dependencies struct {
-	mu       sync.Mutex
+// reads is what an answer reads: the dates from..to only (dated), or more.
+type reads struct {
+	from, to engine.Date
+	dated    bool
+}
+
+// readsOf returns what the answer of an operation reads, from its
+// validated document: every field it may resolve, fragments and skipped
+// or included fields as the variables decide (a field that does not
+// resolve, under a null, counts as well: the answer holds for less, never
+// for more than it read).
+func readsOf(op *ast.OperationDefinition, vars map[string]any) reads {
+	w := readsWalk{vars: vars}
+	w.set(op.SelectionSet)
+	if w.all || w.from >= w.to {
+		return reads{}
+	}
+	return reads{w.from, w.to, true}
+}
+
+type readsWalk struct {
+	vars     map[string]any
 	all      bool
 	from, to engine.Date
 }
 
-func (d *dependencies) dates(from, to engine.Date) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if from >= to {
-		return
+func (w *readsWalk) set(set ast.SelectionSet) {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if included(s.Directives, w.vars) {
+				w.field(s)
+				w.set(s.SelectionSet)
+			}
+		case *ast.InlineFragment:
+			if included(s.Directives, w.vars) {
+				w.set(s.SelectionSet)
+			}
+		case *ast.FragmentSpread:
+			if s.Definition == nil {
+				w.all = true
+			} else if included(s.Directives, w.vars) {
+				w.set(s.Definition.SelectionSet)
+			}
+		}
 	}
-	if d.from == d.to {
-		d.from, d.to = from, to
-		return
-	}
-	d.from, d.to = min(d.from, from), max(d.to, to)
 }
 
-func (d *dependencies) everything() {
-	d.mu.Lock()
-	d.all = true
-	d.mu.Unlock()
+// field notes what f reads: the dates of days, day and sessions, or more
+// when its type's field is not in datedFields. A field of an interface or
+// union counts as its type's name, which datedFields does not hold.
+func (w *readsWalk) field(f *ast.Field) {
+	name, obj := f.Name, ""
+	if f.ObjectDefinition != nil {
+		obj = f.ObjectDefinition.Name
+	}
+	switch {
+	case strings.HasPrefix(name, "__") && name != "__schema" && name != "__type":
+	case obj == "Query" && (name == "days" || name == "sessions"):
+		args := f.ArgumentMap(w.vars)
+		from, err1 := model.UnmarshalDate(args["from"])
+		to, err2 := model.UnmarshalDate(args["to"])
+		if err1 != nil || err2 != nil {
+			w.all = true
+		} else {
+			w.dates(from, to)
+		}
+	case obj == "Query" && name == "day":
+		if d, err := model.UnmarshalDate(f.ArgumentMap(w.vars)["date"]); err != nil {
+			w.all = true
+		} else {
+			w.dates(d, d+1)
+		}
+	default:
+		fields, known := datedFields[obj]
+		if !known || fields != nil && !fields[name] && hasKey(fields, name) {
+			w.all = true
+		}
+	}
 }
 
-// get returns the dates read, and whether the answer read dates only.
-func (d *dependencies) get() (from, to engine.Date, dated bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.from, d.to, !d.all && d.from < d.to
+func (w *readsWalk) dates(from, to engine.Date) {
+	switch {
+	case from >= to:
+	case w.from == w.to:
+		w.from, w.to = from, to
+	default:
+		w.from, w.to = min(w.from, from), max(w.to, to)
+	}
+}
+
+// included is whether directives @skip and @include let a selection be
+// resolved, with vars.
+func included(ds ast.DirectiveList, vars map[string]any) bool {
+	if d := ds.ForName("skip"); d != nil {
+		if skip, _ := d.ArgumentMap(vars)["if"].(bool); skip {
+			return false
+		}
+	}
+	if d := ds.ForName("include"); d != nil {
+		if include, _ := d.ArgumentMap(vars)["if"].(bool); !include {
+			return false
+		}
+	}
+	return true
 }
 
 // datedFields are the fields an answer may read and still hold only for
@@ -324,39 +399,6 @@ var datedFields = map[string]map[string]bool{
 	"Series":        {"plans": false, "subscriptions": false},
 	"SeriesEntry":   nil,
 	"OneOff":        {"clients": false},
-}
-
-// depends is the field middleware that records what a query reads.
-func depends(ctx context.Context, next graphql.Resolver) (any, error) {
-	req := requestFrom(ctx)
-	fc := graphql.GetFieldContext(ctx)
-	if req == nil || fc == nil || fc.Field.Field == nil {
-		return next(ctx)
-	}
-	name := fc.Field.Name
-	switch obj := fc.Object; {
-	case strings.HasPrefix(name, "__") && name != "__schema" && name != "__type":
-	case obj == "Query" && (name == "days" || name == "sessions"):
-		from, ok1 := fc.Args["from"].(engine.Date)
-		to, ok2 := fc.Args["to"].(engine.Date)
-		if ok1 && ok2 {
-			req.deps.dates(from, to)
-		} else {
-			req.deps.everything()
-		}
-	case obj == "Query" && name == "day":
-		if d, ok := fc.Args["date"].(engine.Date); ok {
-			req.deps.dates(d, d+1)
-		} else {
-			req.deps.everything()
-		}
-	default:
-		fields, known := datedFields[obj]
-		if !known || fields != nil && !fields[name] && hasKey(fields, name) {
-			req.deps.everything()
-		}
-	}
-	return next(ctx)
 }
 
 func hasKey(m map[string]bool, k string) bool { _, ok := m[k]; return ok }

@@ -75,6 +75,8 @@ var cachedQueries = []string{
 	`query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { id } day(date: $from) { date sessions { id start cancelled room { name } } } }`,
 	`query($from: Date!, $to: Date!) { business { revision } days(from: $from, to: $to) { date } }`,
 	`query($from: Date!, $to: Date!) { clashes { clashes { message } } days(from: $from, to: $to) { sessions { id } } }`,
+	`query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date sessions { ...s bookings @skip(if: true) { id } } } }
+	fragment s on Session { id start end room { name } staff { name } cancelled }`,
 }
 
 // TestCachedAnswersAreNeverStale interleaves random writes (one session

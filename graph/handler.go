@@ -71,7 +71,6 @@ func (r *Resolver) Handler() http.Handler {
 	}
 	srv.Use(answered{r})
 	srv.Use(ranOut{r}) // a request that ran out of time before it ran answers TIMEOUT, never `null`
-	srv.AroundFields(depends)
 	responses := newResponseCache(r)
 	srv.Use(responseLimit{r.limit(r.MaxResponse, DefaultMaxResponse)}) // after the cache, whose answers it saw
 	srv.SetErrorPresenter(r.presentError)

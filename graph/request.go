@@ -33,11 +33,11 @@ type request struct {
 	unavailable atomic.Bool
 	// answered is set once the request's query has been answered without
 	// errors, under the operation name op; work is its cost for the rate
-	// limit, and deps what it read: what the response cache keeps with it.
+	// limit, and reads what it read: what the response cache keeps with it.
 	answered atomic.Bool
 	op       string
 	work     float64
-	deps     dependencies
+	reads    reads
 }
 
 // loaders returns the request's dataloaders, made when a resolver first
