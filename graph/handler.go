@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -26,7 +27,10 @@ const MaxDays = 400
 
 // Handler serves GraphQL at any path: POST, GET and websocket, each
 // authenticated with a bearer token of one business.
-func (r *Resolver) Handler() http.Handler {
+func (r *Resolver) Handler() http.Handler { return r.handler(true) }
+
+// handler is the API; with plain, plainSchema answers the queries it can.
+func (r *Resolver) handler(plain bool) http.Handler {
 	if r.Connections == nil {
 		r.Connections = NewConnections()
 	}
@@ -34,7 +38,14 @@ func (r *Resolver) Handler() http.Handler {
 		r.Store.OnRevoke(r.Connections.Revoke)
 	}
 	es := generated.NewExecutableSchema(generated.Config{Resolvers: r, Directives: generated.DirectiveRoot{SessionKey: sessionKeyDirective}})
-	srv := handler.New(es)
+	// An answer the plain path writes is at most an eighth of the response
+	// limit: gqlgen's running estimate of a larger one, which the limit
+	// follows, may pass the limit where the answer would not.
+	var exec graphql.ExecutableSchema = es
+	if plain {
+		exec = plainSchema{es, r, r.limit(r.MaxResponse, DefaultMaxResponse) / 8}
+	}
+	srv := handler.New(exec)
 	srv.AddTransport(transport.Websocket{
 		KeepAlivePingInterval: 15 * time.Second,
 		// checkOrigin answers first; the library applies the same rule.
