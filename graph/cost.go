@@ -111,6 +111,8 @@ type costWalk struct {
 	vars      map[string]any
 	fragments ast.FragmentDefinitionList
 	counts    *counts
+	business  int64  // whose counts
+	key       string // counts' key in costLimit.stats
 	err       error
 	page      int // the page size of the innermost connection walked
 }
@@ -188,6 +190,10 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return b
 	}
 	k := w.snapshotCounts()
+	switch parent + "." + f.Name {
+	case "Query.clients", "Query.subscriptions", "Series.subscriptions", "Client.subscriptions":
+		k = w.clientCounts()
+	}
 	if k == nil {
 		return bound{each: 0, all: 0}
 	}
@@ -267,6 +273,9 @@ func (w *costWalk) bound(f *ast.Field) bound {
 	}
 	// A list this table does not know (a test walks the schema so that
 	// none is left out) is priced like the longest the business has.
+	if k = w.clientCounts(); k == nil {
+		return bound{each: 0, all: 0}
+	}
 	return bound{each: k.largest, all: -1}
 }
 
@@ -339,7 +348,10 @@ func (w *costWalk) instantDays(f *ast.Field) int {
 	return min(int(t2.Sub(t1)/(24*time.Hour))+2, MaxDays+1)
 }
 
-// snapshotCounts reads the counts of the request's snapshot once.
+// snapshotCounts reads the counts of the request's snapshot once. The
+// clients and subscriptions, which the database holds, are counted only
+// for a query that lists them (clientCounts): a first week of a business
+// does not wait for three more statements.
 func (w *costWalk) snapshotCounts() *counts {
 	if w.counts != nil || w.err != nil {
 		return w.counts
@@ -352,23 +364,36 @@ func (w *costWalk) snapshotCounts() *counts {
 		w.err = err
 		return nil
 	}
-	key := strconv.FormatInt(sn.Business.ID, 10) + "@" + strconv.FormatInt(sn.Business.Revision, 10)
-	if k, ok := w.c.stats.Get(w.ctx, key); ok {
+	w.business = sn.Business.ID
+	w.key = strconv.FormatInt(sn.Business.ID, 10) + "@" + strconv.FormatInt(sn.Business.Revision, 10)
+	if k, ok := w.c.stats.Get(w.ctx, w.key); ok {
 		w.counts = k
 		return k
 	}
-	k := countsOf(&sn.State)
-	// Clients and subscriptions are kept outside the snapshot: count them
-	// in the database, once a revision (every write to them makes one).
-	cc, err := models.CountClients(w.ctx, w.c.r.Store.DB, sn.Business.ID)
+	w.counts = countsOf(&sn.State)
+	w.c.stats.Add(w.ctx, w.key, w.counts)
+	return w.counts
+}
+
+// clientCounts is snapshotCounts with the clients and subscriptions
+// counted, in the database, once a revision (every write to them makes
+// one).
+func (w *costWalk) clientCounts() *counts {
+	k := w.snapshotCounts()
+	if k == nil || k.clientsCounted {
+		return k
+	}
+	cc, err := models.CountClients(w.ctx, w.c.r.Store.DB, w.business)
 	if err != nil {
 		w.err = err
 		return nil
 	}
-	k.clients, k.subscriptions, k.subscriptionsPerClient, k.subscriptionsPerSeries = cc.Clients, cc.Subscriptions, cc.PerClient, cc.PerSeries
-	k.largest = max(k.largest, k.clients, k.subscriptions)
-	w.counts = k
-	w.c.stats.Add(w.ctx, key, w.counts)
+	c := *k // the cached counts are shared with other requests
+	c.clients, c.subscriptions, c.subscriptionsPerClient, c.subscriptionsPerSeries = cc.Clients, cc.Subscriptions, cc.PerClient, cc.PerSeries
+	c.largest = max(c.largest, c.clients, c.subscriptions)
+	c.clientsCounted = true
+	w.counts = &c
+	w.c.stats.Add(w.ctx, w.key, w.counts)
 	return w.counts
 }
 
@@ -392,6 +417,8 @@ type counts struct {
 	seriesPerSession int
 	// largest is the longest list of any kind.
 	largest int
+	// clientsCounted says clients and subscriptions are counted.
+	clientsCounted bool
 }
 
 func countsOf(s *engine.State) *counts {
