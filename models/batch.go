@@ -141,8 +141,15 @@ func scanRows(db *DB, rr *pgconn.ResultReader, types *pgtype.Map, dest any) erro
 		convert[i] = driverValue(types, fd)
 	}
 	for rr.NextRow() {
-		slice.Set(reflect.Append(slice, reflect.Zero(slice.Type().Elem())))
-		row := slice.Index(slice.Len() - 1)
+		n := slice.Len()
+		if n == slice.Cap() { // grown as append grows, without a zero row made and copied in each time
+			grown := reflect.MakeSlice(slice.Type(), n, max(2*n, 16))
+			reflect.Copy(grown, slice)
+			slice.Set(grown)
+		}
+		slice.SetLen(n + 1)
+		row := slice.Index(n)
+		row.SetZero()
 		for i, raw := range rr.Values() {
 			var v driver.Value
 			if raw != nil {
