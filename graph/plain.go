@@ -13,17 +13,18 @@ import (
 	"github.com/koredyne/schedule/graph/model"
 )
 
-// plainSchema answers the timetable's common query — days or day, with
-// what a session shows of itself, its room, class, activity, staff and
-// series — by writing its JSON directly from the same resolvers and
-// marshalers, instead of gqlgen's execution of it: that spends a
-// goroutine on every element of every list, grows each one's stack, and
-// allocates a field context, a field set and a path for every field and
-// object (42,900 allocations and 8.4 ms for a week of the gym demo, 103
-// sessions; 2,200 and 2.0 ms here). Any other query, and one with fragments, directives, arguments
-// or fields it does not know, goes to gqlgen, and so does one whose
-// resolvers return an error (gqlgen then reports it as it would): the
-// answer is byte for byte gqlgen's (TestPlainAnswersAreGqlgens).
+// plainSchema answers the timetable's common queries — days, day and
+// sessions, with what a session shows of itself, its room, class,
+// activity, staff and series — by writing their JSON directly from the
+// same resolvers and marshalers, instead of gqlgen's execution: that
+// spends a goroutine on every element of every list, grows each one's
+// stack, and allocates a field context, a field set and a path for every
+// field and object (42,900 allocations and 8.4 ms for a week of the gym
+// demo, 103 sessions; 2,200 and 2.0 ms here). Any other query, and one
+// with fragments, directives, arguments or fields it does not know, goes
+// to gqlgen, and so does one whose resolvers return an error (gqlgen then
+// reports it as it would): the answer is byte for byte gqlgen's
+// (TestPlainAnswersAreGqlgens).
 type plainSchema struct {
 	graphql.ExecutableSchema
 	r *Resolver
@@ -62,8 +63,10 @@ type plainField struct {
 	key  string
 	name string
 	sub  []plainField
-	date engine.Date // day's date; days' first date
-	to   engine.Date // days' last date, exclusive
+	date engine.Date // day's date; days' and sessions' first date
+	to   engine.Date // days' and sessions' last date, exclusive
+	// staff, room and series are sessions' filters.
+	staff, room, series *int64
 }
 
 // plainTypes are the fields plainSchema answers, by type, each with the
@@ -82,7 +85,7 @@ var plainTypes = map[string]map[string]string{
 }
 
 // plainQuery returns the root fields of op when plainSchema answers it:
-// a query of days (without a filter) and day.
+// a query of days (without a filter), day and sessions.
 func plainQuery(op *ast.OperationDefinition, vars map[string]any) ([]plainField, bool) {
 	if op.Operation != ast.Query || len(op.Directives) > 0 {
 		return nil, false
@@ -102,7 +105,7 @@ func plainQuery(op *ast.OperationDefinition, vars map[string]any) ([]plainField,
 			continue
 		case "day":
 			p.date, err = model.UnmarshalDate(args["date"])
-		case "days":
+		case "days", "sessions":
 			if args["filter"] != nil {
 				return nil, false
 			}
@@ -110,13 +113,27 @@ func plainQuery(op *ast.OperationDefinition, vars map[string]any) ([]plainField,
 			if err == nil {
 				p.to, err = model.UnmarshalDate(args["to"])
 			}
+			for _, id := range []struct {
+				arg  string
+				dest **int64
+			}{{"staffId", &p.staff}, {"roomId", &p.room}, {"seriesId", &p.series}} {
+				if v := args[id.arg]; v != nil && err == nil {
+					var n int64
+					n, err = model.UnmarshalID64(v)
+					*id.dest = &n
+				}
+			}
 		default:
 			return nil, false
 		}
 		if err != nil {
 			return nil, false
 		}
-		if p.sub, ok = plainSelection(f.SelectionSet, "Day"); !ok {
+		typ := "Day"
+		if f.Name == "sessions" {
+			typ = "Session"
+		}
+		if p.sub, ok = plainSelection(f.SelectionSet, typ); !ok {
 			return nil, false
 		}
 		roots = append(roots, p)
@@ -200,6 +217,19 @@ func (s plainSchema) answer(ctx context.Context, roots []plainField) (data []byt
 				if w.Len() > s.most {
 					return nil, false
 				}
+			}
+			w.WriteByte(']')
+		case "sessions":
+			sessions, err := q.Sessions(ctx, f.date, f.to, f.staff, f.room, f.series)
+			if err != nil || sessions == nil {
+				return nil, false
+			}
+			w.WriteByte('[')
+			for i := range sessions {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				w.session(&sessions[i], f.sub)
 			}
 			w.WriteByte(']')
 		}

@@ -66,19 +66,31 @@ func selection(rng *rand.Rand, typ string) string {
 	return b.String()
 }
 
-// TestPlainAnswersAreGqlgens draws thousands of queries of days and day —
-// random fields, orders, aliases and dates, a query now and then that the
-// plain path leaves to gqlgen (fragments, directives, a filter, a field it
-// does not answer, a range too long) — over three businesses with
-// cancelled and changed sessions, and compares each answer with gqlgen's,
-// byte for byte. It also checks that most of them took the plain path.
+// TestPlainAnswersAreGqlgens draws hundreds of queries of days, day and
+// sessions — random fields, orders, aliases, dates and filters, a query
+// now and then that the plain path leaves to gqlgen (fragments,
+// directives, a filter of days, a field it does not answer, a range too
+// long, an id that is not one) — over three businesses with cancelled and
+// changed sessions, and compares each answer with gqlgen's, byte for
+// byte. It also checks that most of them took the plain path.
 func TestPlainAnswersAreGqlgens(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		toks := []string{a.business("gym", engine.Gym), a.business("clinic", engine.Clinic), a.business("office", engine.Office)}
 		first := engine.MustDate(2026, 11, 2)
 		rng := rand.New(rand.NewPCG(3, 5))
-		for _, tok := range toks { // cancel some sessions and change others, with notes
-			_, body := post(t, a.handler, tok, `query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { id } }`,
+		series := []any{nil, "999999"} // no filter, and a series that is not there
+		for _, tok := range toks {     // cancel some sessions and change others, with notes
+			_, body := post(t, a.handler, tok, `{ allSeries { id } }`, nil, false)
+			var all struct {
+				Data struct{ AllSeries []struct{ ID string } }
+			}
+			if err := json.Unmarshal(body, &all); err != nil || len(all.Data.AllSeries) == 0 {
+				t.Fatalf("%v: %s", err, body)
+			}
+			for _, s := range all.Data.AllSeries {
+				series = append(series, s.ID)
+			}
+			_, body = post(t, a.handler, tok, `query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { id } }`,
 				map[string]any{"from": first.String(), "to": first.AddDays(28).String()}, false)
 			var got struct {
 				Data struct{ Sessions []struct{ ID string } }
@@ -106,7 +118,7 @@ func TestPlainAnswersAreGqlgens(t *testing.T) {
 		for i := range queries {
 			from := first.AddDays(rng.IntN(60) - 10)
 			to := from.AddDays(1 + rng.IntN(14))
-			vars := map[string]any{"from": from.String(), "to": to.String(), "day": from.AddDays(rng.IntN(7)).String()}
+			vars := map[string]any{"from": from.String(), "to": to.String(), "day": from.AddDays(rng.IntN(7)).String(), "series": series[rng.IntN(len(series))]}
 			var roots []string
 			for range 1 + rng.IntN(2) {
 				alias := ""
@@ -126,15 +138,23 @@ func TestPlainAnswersAreGqlgens(t *testing.T) {
 					roots = append(roots, alias+`days(from: $from, to: $to) `+selection(rng, "Day"))
 				case r < 26:
 					roots = append(roots, alias+fmt.Sprintf(`days(from: %q, to: %q) `, from, to)+selection(rng, "Day"))
-				default:
+				case r < 32:
 					roots = append(roots, alias+`day(date: $day) `+selection(rng, "Day"))
+				case r < 36:
+					roots = append(roots, alias+`sessions(from: $from, to: $to) `+selection(rng, "Session"))
+				case r == 36:
+					roots = append(roots, alias+`sessions(from: $from, to: $to, roomId: "1") `+selection(rng, "Session"))
+				case r == 37:
+					roots = append(roots, alias+`sessions(from: $from, to: $to, staffId: "x") `+selection(rng, "Session"))
+				default:
+					roots = append(roots, alias+`sessions(from: $from, to: $to, seriesId: $series) `+selection(rng, "Session"))
 				}
 			}
 			body := strings.Join(roots, " ")
 			var decl []string
-			for _, v := range []string{"from", "to", "day"} {
-				if strings.Contains(body, "$"+v) {
-					decl = append(decl, "$"+v+": Date!")
+			for _, v := range []string{"from: Date!", "to: Date!", "day: Date!", "series: ID"} {
+				if strings.Contains(body, "$"+strings.Split(v, ":")[0]) {
+					decl = append(decl, "$"+v)
 				}
 			}
 			q := "query { " + body + " }"
