@@ -175,7 +175,7 @@ func (c *responseCache) serve(w http.ResponseWriter, req *http.Request, ctx cont
 	rec := &recorder{header: w.Header(), status: http.StatusOK}
 	next.ServeHTTP(rec, req.WithContext(ctx))
 	out := rec.buf.Bytes()
-	zipped := cache.Gzip(out)
+	zipped := cache.GzipFast(out)
 	writeJSON(w, req, rec.status, out, zipped)
 	if rec.status != http.StatusOK || !rq.answered.Load() || rq.uncacheable.Load() || rq.unavailable.Load() {
 		return

@@ -57,16 +57,16 @@ func TestGzipRoundTrip(t *testing.T) {
 	}
 }
 
-// TestGzipReusedWritersAgree: compressors taken from the pool, by many
+// TestGzipReusedWritersAgree: compressors taken from the pools, by many
 // goroutines at once, give exactly the bytes a new compressor gives, so no
 // state of one body leaks into the next.
 func TestGzipReusedWritersAgree(t *testing.T) {
-	fresh := func(b []byte) []byte {
+	fresh := func(b []byte, level int) []byte {
 		if len(b) < MinGzip {
 			return nil
 		}
 		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+		zw, _ := gzip.NewWriterLevel(&buf, level)
 		zw.Write(b)
 		zw.Close()
 		if buf.Len() >= len(b) {
@@ -93,8 +93,12 @@ func TestGzipReusedWritersAgree(t *testing.T) {
 			for round := range 5 {
 				for i := range bodies {
 					b := bodies[(i+g*7+round)%len(bodies)]
-					if got, want := Gzip(b), fresh(b); !bytes.Equal(got, want) {
+					if got, want := Gzip(b), fresh(b, gzip.DefaultCompression); !bytes.Equal(got, want) {
 						t.Errorf("a body of %d bytes: %d bytes from a reused compressor, %d from a new one", len(b), len(got), len(want))
+						return
+					}
+					if got, want := GzipFast(b), fresh(b, 2); !bytes.Equal(got, want) {
+						t.Errorf("a body of %d bytes: %d bytes from a reused fast compressor, %d from a new one", len(b), len(got), len(want))
 						return
 					}
 				}
