@@ -224,14 +224,7 @@ func (s plainSchema) answer(ctx context.Context, roots []plainField) (data []byt
 			if err != nil || sessions == nil {
 				return nil, false
 			}
-			w.WriteByte('[')
-			for i := range sessions {
-				if i > 0 {
-					w.WriteByte(',')
-				}
-				w.session(&sessions[i], f.sub)
-			}
-			w.WriteByte(']')
+			w.list(len(sessions), func(i int) { w.session(&sessions[i], f.sub) })
 		}
 		if w.null || w.Len() > s.most || ctx.Err() != nil {
 			return nil, false
@@ -262,6 +255,29 @@ func (w *plainWriter) optStr(s *string) {
 	w.str(*s)
 }
 
+// list writes a list of n elements, each with elem.
+func (w *plainWriter) list(n int, elem func(i int)) {
+	w.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		elem(i)
+	}
+	w.WriteByte(']')
+}
+
+// named writes an object of type typ that shows an id and a name.
+func (w *plainWriter) named(typ string, fs []plainField, id int64, name string) {
+	w.object(typ, fs, func(f *plainField) {
+		if f.name == "id" {
+			w.id(id)
+		} else {
+			w.str(name)
+		}
+	})
+}
+
 // object writes the fields fs of an object of type typ, each with value.
 func (w *plainWriter) object(typ string, fs []plainField, value func(f *plainField)) {
 	w.WriteByte('{')
@@ -285,14 +301,7 @@ func (w *plainWriter) day(d *model.Day, fs []plainField) {
 		case "date":
 			w.date(d.Date)
 		case "sessions":
-			w.WriteByte('[')
-			for i := range d.Sessions {
-				if i > 0 {
-					w.WriteByte(',')
-				}
-				w.session(&d.Sessions[i], f.sub)
-			}
-			w.WriteByte(']')
+			w.list(len(d.Sessions), func(i int) { w.session(&d.Sessions[i], f.sub) })
 		}
 	})
 }
@@ -349,21 +358,7 @@ func (w *plainWriter) session(s *model.Session, fs []plainField) {
 				}
 			})
 		case "staff":
-			w.WriteByte('[')
-			for i := range s.Staff {
-				if i > 0 {
-					w.WriteByte(',')
-				}
-				m := &s.Staff[i]
-				w.object("Staff", f.sub, func(f *plainField) {
-					if f.name == "id" {
-						w.id(m.ID)
-					} else {
-						w.str(m.Name)
-					}
-				})
-			}
-			w.WriteByte(']')
+			w.list(len(s.Staff), func(i int) { w.named("Staff", f.sub, s.Staff[i].ID, s.Staff[i].Name) })
 		case "label":
 			w.optStr(s.Label)
 		case "capacity":
@@ -373,11 +368,7 @@ func (w *plainWriter) session(s *model.Session, fs []plainField) {
 				w.int(*s.Capacity)
 			}
 		case "series":
-			w.WriteByte('[')
-			for i := range s.Series {
-				if i > 0 {
-					w.WriteByte(',')
-				}
+			w.list(len(s.Series), func(i int) {
 				sw := &s.Series[i]
 				w.object("SeriesWeek", f.sub, func(f *plainField) {
 					switch f.name {
@@ -386,17 +377,10 @@ func (w *plainWriter) session(s *model.Session, fs []plainField) {
 					case "cycleWeeks":
 						w.int(sw.CycleWeeks)
 					case "series":
-						w.object("Series", f.sub, func(f *plainField) {
-							if f.name == "id" {
-								w.id(sw.Series.ID)
-							} else {
-								w.str(sw.Series.Name)
-							}
-						})
+						w.named("Series", f.sub, sw.Series.ID, sw.Series.Name)
 					}
 				})
-			}
-			w.WriteByte(']')
+			})
 		case "cancelled":
 			w.bool(s.Cancelled)
 		case "cancelReason":
