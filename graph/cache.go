@@ -31,8 +31,8 @@ import (
 // changed one of its dates (models.Store.Unchanged, which follows
 // engine.ChangedRange); readsOf finds what a query reads from its
 // document, once it has been answered, and anything not known to be dated
-// makes the answer hold at its own revision only. Resolvers that read what no write revisions
-// (tokens) mark their request uncacheable.
+// makes the answer hold at its own revision only. Resolvers that read what
+// no write revisions (tokens) mark their request uncacheable.
 type responseCache struct {
 	r       *Resolver
 	answers *cache.Cache[int64, *answers]
