@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"strconv"
 
@@ -113,16 +114,11 @@ func plainQuery(op *ast.OperationDefinition, vars map[string]any) ([]plainField,
 			if err == nil {
 				p.to, err = model.UnmarshalDate(args["to"])
 			}
-			for _, id := range []struct {
-				arg  string
-				dest **int64
-			}{{"staffId", &p.staff}, {"roomId", &p.room}, {"seriesId", &p.series}} {
-				if v := args[id.arg]; v != nil && err == nil {
-					var n int64
-					n, err = model.UnmarshalID64(v)
-					*id.dest = &n
-				}
-			}
+			var errs [3]error
+			p.staff, errs[0] = optionalID(args["staffId"])
+			p.room, errs[1] = optionalID(args["roomId"])
+			p.series, errs[2] = optionalID(args["seriesId"])
+			err = errors.Join(err, errs[0], errs[1], errs[2])
 		default:
 			return nil, false
 		}
@@ -139,6 +135,15 @@ func plainQuery(op *ast.OperationDefinition, vars map[string]any) ([]plainField,
 		roots = append(roots, p)
 	}
 	return roots, true
+}
+
+// optionalID is an ID argument that may be left out (nil).
+func optionalID(v any) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	id, err := model.UnmarshalID64(v)
+	return &id, err
 }
 
 // plainSelection returns what set selects of typ, when plainSchema
