@@ -29,7 +29,9 @@ const MaxDays = 400
 // authenticated with a bearer token of one business.
 func (r *Resolver) Handler() http.Handler { return r.handler(true) }
 
-// handler is the API; with plain, plainSchema answers the queries it can.
+// handler is the API; with plain, plainSchema answers the queries it can
+// and post writes the answers to POST requests. Without, gqlgen does all
+// of it: what the plain path is compared with.
 func (r *Resolver) handler(plain bool) http.Handler {
 	if r.Connections == nil {
 		r.Connections = NewConnections()
@@ -68,7 +70,11 @@ func (r *Resolver) handler(plain bool) http.Handler {
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.SSE{KeepAlivePingInterval: 15 * time.Second}) // before POST, which would take its requests
-	srv.AddTransport(transport.POST{})
+	if plain {
+		srv.AddTransport(post{})
+	} else {
+		srv.AddTransport(transport.POST{})
+	}
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})

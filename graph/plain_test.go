@@ -105,7 +105,7 @@ func TestPlainAnswersAreGqlgens(t *testing.T) {
 				if i%2 == 1 {
 					q = `mutation($id: ID!, $note: String!) { changeSession(sessionId: $id, change: {note: $note}) { revision } }`
 				}
-				if code, out := post(t, a.handler, tok, q, map[string]any{"id": id, "note": fmt.Sprintf("note \"%d\" <é>\n", i)}, false); code != 200 || bytes.Contains(out, []byte(`"errors"`)) {
+				if code, out := post(t, a.handler, tok, q, map[string]any{"id": id, "note": fmt.Sprintf("note \"%d\" <é> & \u2028\n", i)}, false); code != 200 || bytes.Contains(out, []byte(`"errors"`)) {
 					t.Fatalf("%d %s", code, out)
 				}
 			}
