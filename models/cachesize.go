@@ -135,6 +135,7 @@ func (l *changeLog) of(business int64) []Change {
 
 // record logs a committed change.
 func (s *Store) record(c Change) {
+	s.tokens.saw(c.Business, c.Revision)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log.add(c)

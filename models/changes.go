@@ -223,10 +223,12 @@ func (s *Store) Listen(ctx context.Context, dsn string, log *slog.Logger) error 
 	if err != nil {
 		return err
 	}
+	s.tokens.listening(true)
 	go func() {
 		backoff := 100 * time.Millisecond
 		for {
 			err := s.hear(ctx, conn, schema)
+			s.tokens.listening(false)
 			conn.Close(context.Background())
 			if ctx.Err() != nil {
 				return
@@ -245,6 +247,7 @@ func (s *Store) Listen(ctx context.Context, dsn string, log *slog.Logger) error 
 				backoff = min(2*backoff, 10*time.Second)
 			}
 			backoff = 100 * time.Millisecond
+			s.tokens.listening(true)
 			if err := s.catchUp(ctx); err != nil {
 				log.Warn("live updates: catching up", "err", err)
 			}
@@ -303,6 +306,7 @@ func (s *Store) OnRevoke(f func(token int64)) {
 }
 
 func (s *Store) revoked(token int64) {
+	s.tokens.revoke(token, time.Now())
 	s.mu.Lock()
 	hooks := slices.Clone(s.onRevoke)
 	s.mu.Unlock()

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -38,3 +39,11 @@ func FailingBatch(ctx context.Context, db *DB, business int64) error {
 
 // BeforeLoad has f run as each cold load of the store takes its slot.
 func (s *Store) BeforeLoad(f func(business int64)) { s.beforeLoad = f }
+
+// RecheckTokensEvery has cached tokens checked again after d, until the
+// test ends.
+func RecheckTokensEvery(t interface{ Cleanup(func()) }, d time.Duration) {
+	was := tokenRecheck
+	tokenRecheck = d
+	t.Cleanup(func() { tokenRecheck = was })
+}

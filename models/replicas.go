@@ -311,7 +311,7 @@ func (s *Store) lagging(ctx context.Context, fn func(db *DB) error) error {
 	if r == nil {
 		return fn(s.DB)
 	}
-	if primary, _ := ctx.Value(primaryKey{}).(bool); primary {
+	if primaryOnly(ctx) {
 		return fn(s.DB)
 	}
 	rep := r.pick()
@@ -338,22 +338,6 @@ func (s *Store) lagging(ctx context.Context, fn func(db *DB) error) error {
 		r.read("primary_down")
 	}
 	return fn(s.DB)
-}
-
-// Authenticate is the package's Authenticate on a replica when one may
-// serve it: a token it does not know yet, or a revision of its business
-// older than the request's client or this process knows, is asked of the
-// primary.
-func (s *Store) Authenticate(ctx context.Context, token string) (Principal, error) {
-	var p Principal
-	err := s.lagging(ctx, func(db *DB) error {
-		var err error
-		if p, err = Authenticate(ctx, db, token); err == nil && db != s.DB && p.Revision < s.replicas.floor(ctx, p.BusinessID) {
-			return errBehind
-		}
-		return err
-	})
-	return p, err
 }
 
 // readLagging is Store.read on a replica when one may serve it (as lagging

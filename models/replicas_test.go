@@ -205,6 +205,99 @@ func TestReplicas(t *testing.T) {
 		}
 	})
 
+	t.Run("tokens held in memory", func(t *testing.T) {
+		models.RecheckTokensEvery(t, 300*time.Millisecond)
+		reader, counts := replicated(t, db, rs, time.Minute)
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		if err := reader.Listen(lctx, rs.PrimaryDSN, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+			t.Fatal(err)
+		}
+		auth := func(ctx context.Context, tok string) (models.Principal, map[string]int, error) {
+			t.Helper()
+			p, err := reader.Authenticate(ctx, tok)
+			return p, counts.take(), err
+		}
+		// until waits up to 10 s for a token's check to come out as want.
+		until := func(what string, want func(models.Principal, map[string]int, error) bool, tok string) {
+			t.Helper()
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				p, n, err := auth(ctx, tok)
+				if want(p, n, err) {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: still %+v %v (reads %v)", what, p, err, n)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		tok, row, err := models.CreateToken(ctx, db, b.ID, models.Owner, "held", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitReplayed(t, rs, b.ID, snapshot(writer, ctx))
+		first, n, err := auth(ctx, tok)
+		if err != nil || len(n) == 0 {
+			t.Fatalf("first check: %+v %v, reads %v", first, err, n)
+		}
+		if p, n, err := auth(ctx, tok); err != nil || p != first || len(n) != 0 {
+			t.Fatalf("second check: %+v %v, reads %v; want %+v from memory", p, err, n, first)
+		}
+
+		// Another process writes: the token held reports its revision as
+		// soon as it is heard, without a read.
+		rev := bump()
+		until("a write heard", func(p models.Principal, n map[string]int, err error) bool {
+			return err == nil && p.Revision == rev && len(n) == 0
+		}, tok)
+		// A client that knows a newer revision than this process heard is
+		// checked in the database.
+		if _, n, err := auth(models.AtLeast(ctx, rev+1), tok); err != nil || len(n) == 0 {
+			t.Fatalf("a revision not heard: %v, reads %v", err, n)
+		}
+
+		// Revoked by another process while the replica lags: refused as
+		// soon as heard, though the replica still has it.
+		rs.Replica.SQL(t, "SELECT pg_wal_replay_pause()")
+		if _, err := writer.RevokeToken(ctx, b.ID, row.ID); err != nil {
+			t.Fatal(err)
+		}
+		until("a revocation heard", func(_ models.Principal, _ map[string]int, err error) bool { return err == models.ErrBadToken }, tok)
+		for range 3 {
+			if _, n, err := auth(ctx, tok); err != models.ErrBadToken {
+				t.Fatalf("a revoked token the replica still has: %v, reads %v", err, n)
+			}
+		}
+		rs.Replica.SQL(t, "SELECT pg_wal_replay_resume()")
+
+		// Deleted by hand, which no process announces: refused once the
+		// check in the background finds it gone.
+		tok2, row2, err := models.CreateToken(ctx, db, b.ID, models.Owner, "deleted by hand", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := auth(ctx, tok2); err != nil {
+			t.Fatal(err)
+		}
+		rs.Primary.SQL(t, fmt.Sprintf("DELETE FROM api_tokens WHERE id = %d", row2.ID))
+		until("a token deleted by hand", func(_ models.Principal, _ map[string]int, err error) bool { return err == models.ErrBadToken }, tok2)
+
+		// The live connection lost: what was held before is checked in the
+		// database again, then held anew.
+		tok3, _, err := models.CreateToken(ctx, db, b.ID, models.Owner, "over a loss", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		until("a token held", func(_ models.Principal, n map[string]int, err error) bool { return err == nil && len(n) == 0 }, tok3)
+		if got := rs.Primary.SQL(t, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = 'LISTEN koredyne_changes'"); got != "1" {
+			t.Fatalf("ended %s listeners, want 1", got)
+		}
+		until("the connection lost", func(_ models.Principal, n map[string]int, err error) bool { return err == nil && len(n) != 0 }, tok3)
+		until("the connection back", func(_ models.Principal, n map[string]int, err error) bool { return err == nil && len(n) == 0 }, tok3)
+	})
+
 	t.Run("down", func(t *testing.T) {
 		reader, counts := replicated(t, db, rs, time.Minute)
 		rev := bump()
@@ -264,4 +357,5 @@ func TestReplicas(t *testing.T) {
 		}
 		t.Logf("%d reads while the replica restarted, none failed, the slowest %v; while it was down: %v", done, slowest.Round(time.Millisecond), downReads)
 	})
+
 }

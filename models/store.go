@@ -34,6 +34,7 @@ type Store struct {
 	log      changeLog           // see Unchanged
 	replicas *Replicas           // see SetReplicas
 	logins   logins              // see AuthenticateCalendar
+	tokens   tokenCache          // see Authenticate
 
 	changes broadcaster // see Subscribe
 

@@ -127,16 +127,21 @@ func CreateScopedToken(ctx context.Context, db bun.IDB, businessID int64, role R
 // Authenticate finds the business and role of a token, and the business's
 // current revision, in one query.
 func Authenticate(ctx context.Context, db bun.IDB, token string) (Principal, error) {
+	return authenticate(ctx, db, HashToken(token))
+}
+
+// authenticate is Authenticate for the token's hash.
+func authenticate(ctx context.Context, db bun.IDB, hash string) (Principal, error) {
 	var p Principal
 	dest := []any{&p.BusinessID, &p.Role, &p.TokenID, &p.ClientID, &p.StaffID, &p.Revision}
 	var err error
 	if st := preparedAuth(ctx, db); st != nil {
-		err = st.QueryRowContext(ctx, HashToken(token)).Scan(dest...)
+		err = st.QueryRowContext(ctx, hash).Scan(dest...)
 	} else {
 		err = db.NewSelect().TableExpr("api_tokens AS t").
 			Join("JOIN businesses AS b ON b.id = t.business_id").
 			ColumnExpr("t.business_id, t.role, t.id, coalesce(t.client_id, 0), coalesce(t.staff_id, 0), b.revision").
-			Where("t.hash = ?", HashToken(token)).
+			Where("t.hash = ?", hash).
 			Scan(ctx, dest...)
 	}
 	if errors.Is(err, sql.ErrNoRows) {

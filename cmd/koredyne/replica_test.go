@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,10 +20,16 @@ import (
 // and the business's revision it read.
 func askRevision(t *testing.T, url, query, rev string) (status int, header string, read int64, body string) {
 	t.Helper()
+	return askRevisionAs(t, url, bootstrapToken, query, rev)
+}
+
+// askRevisionAs is askRevision with another token.
+func askRevisionAs(t *testing.T, url, token, query, rev string) (status int, header string, read int64, body string) {
+	t.Helper()
 	data, _ := json.Marshal(map[string]any{"query": query})
 	req, _ := http.NewRequest("POST", url+"/graphql", bytes.NewReader(data))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+bootstrapToken)
+	req.Header.Set("Authorization", "Bearer "+token)
 	if rev != "" {
 		req.Header.Set("Koredyne-Revision", rev)
 	}
@@ -36,17 +43,36 @@ func askRevision(t *testing.T, url, query, rev string) (status int, header strin
 		Data struct {
 			Business      struct{ Revision int64 }
 			CreateClosure struct{ Revision int64 }
+			CreateToken   struct{ Secret string }
 		}
 	}
 	json.Unmarshal(b, &out)
 	read = max(out.Data.Business.Revision, out.Data.CreateClosure.Revision)
-	return resp.StatusCode, resp.Header.Get("Koredyne-Revision"), read, string(b)
+	if secret := out.Data.CreateToken.Secret; secret != "" {
+		body = secret
+	} else {
+		body = string(b)
+	}
+	return resp.StatusCode, resp.Header.Get("Koredyne-Revision"), read, body
+}
+
+// newToken makes a token through the API and returns its secret: a token
+// no server holds in memory yet, whose check goes to the database.
+func newToken(t *testing.T, url string) string {
+	t.Helper()
+	status, _, _, secret := askRevision(t, url, `mutation { createToken(role: READ_ONLY) { secret } }`, "")
+	if status != 200 || strings.Contains(secret, "{") {
+		t.Fatalf("making a token: %d %s", status, secret)
+	}
+	return secret
 }
 
 // TestServeWithReplica runs `koredyne serve` on a real primary with a
 // streaming replica (KOREDYNE_REPLICA_URLS): responses name their
 // revision, a client that sends it back reads its write while the replica
 // is stopped in the past, and with the replica down no request fails.
+// Tokens the server holds in memory (models.tokenCache) read nothing, so
+// new tokens show where a read goes.
 func TestServeWithReplica(t *testing.T) {
 	rs := modelstest.Replication(t)
 	p := startProcess(t, buildMain(t), rs.PrimaryDSN, "KOREDYNE_REPLICA_URLS="+rs.ReplicaDSN, "KOREDYNE_RATE_LIMIT=0")
@@ -72,17 +98,25 @@ func TestServeWithReplica(t *testing.T) {
 	if status != 200 || wrote != rev+1 || header != strconv.FormatInt(wrote, 10) {
 		t.Fatalf("the write: %d, Koredyne-Revision %q: %s", status, header, body)
 	}
-	for range 5 {
-		if _, header, got, body := askRevision(t, p.url, read, header); got != wrote || header != strconv.FormatInt(wrote, 10) {
-			t.Fatalf("read after writing %d: revision %d, header %q: %s", wrote, got, header, body)
+	reader := newToken(t, p.url) // unknown to the replica, stopped before it
+	for _, tok := range []string{bootstrapToken, reader} {
+		for range 5 {
+			if _, header, got, body := askRevisionAs(t, p.url, tok, read, header); got != wrote || header != strconv.FormatInt(wrote, 10) {
+				t.Fatalf("read after writing %d: revision %d, header %q: %s", wrote, got, header, body)
+			}
 		}
 	}
 	rs.Replica.SQL(t, "SELECT pg_wal_replay_resume()")
 
 	// The replica goes down: every request is answered from the primary.
+	reader = newToken(t, p.url)
 	rs.Replica.Stop()
 	for i := range 20 {
-		if status, _, got, body := askRevision(t, p.url, read, ""); status != 200 || got != wrote {
+		tok := bootstrapToken
+		if i%2 == 1 {
+			tok = reader
+		}
+		if status, _, got, body := askRevisionAs(t, p.url, tok, read, ""); status != 200 || got != wrote {
 			t.Fatalf("request %d with the replica down: %d, revision %d: %s", i, status, got, body)
 		}
 	}
