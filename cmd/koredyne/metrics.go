@@ -93,7 +93,7 @@ func newMetrics(copies func() int) *Metrics {
 		copies = func() int { return 0 }
 	}
 	m.Registry.MustRegister(
-		collectors.NewGoCollector(),
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache, m.cacheLookups, m.cacheEvictions, m.reads,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
