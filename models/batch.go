@@ -163,11 +163,11 @@ func scanRows(db *DB, rr *pgconn.ResultReader, types *pgtype.Map, dest any) erro
 			switch {
 			case raw == nil:
 			case direct[i] == reflect.Int64:
-				n, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(raw), len(raw)), 10, 64)
+				v, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(raw), len(raw)), 10, 64)
 				if err != nil {
 					return fmt.Errorf("%s.%s: %w", table.Name, fds[i].Name, err)
 				}
-				fields[i].Value(row).SetInt(n)
+				fields[i].Value(row).SetInt(v)
 				continue
 			case direct[i] == reflect.String:
 				fields[i].Value(row).SetString(string(raw))
