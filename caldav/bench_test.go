@@ -104,7 +104,7 @@ func BenchmarkReportMonthGymAfterWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ref := sn.Timetable.Day(engine.DateOf(now).AddDays(9))[0].Ref
+	ref := sn.Timetable.Day(engine.DateOf(now).AddDays(9))[0].Ref()
 	report := func() {
 		req := httptest.NewRequest("REPORT", "/caldav/harbor/calendars/all/", strings.NewReader(monthQuery))
 		req.SetBasicAuth("harbor", g.token)

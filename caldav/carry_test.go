@@ -144,17 +144,17 @@ func randomWrite(rng *rand.Rand, store *models.Store, business int64, sn *models
 		s := series[rng.IntN(len(series))]
 		what = "cancelling " + s.Key()
 		edit = func(e *models.Edit) {
-			e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == s.Ref })
-			e.State.Changes = append(e.State.Changes, engine.DayChange{Ref: s.Ref, Cancelled: true, Note: "storm"})
+			e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == s.Ref() })
+			e.State.Changes = append(e.State.Changes, engine.DayChange{Ref: s.Ref(), Cancelled: true, Note: "storm"})
 		}
 	case k < 4 && len(series) > 0:
 		s := series[rng.IntN(len(series))]
 		to := date.AddDays(rng.IntN(5) + 1)
 		what = "moving " + s.Key() + " to " + to.String()
 		edit = func(e *models.Edit) {
-			e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == s.Ref })
+			e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == s.Ref() })
 			start, end := engine.MustTime("23:00"), engine.MustTime("23:45")
-			e.State.Changes = append(e.State.Changes, engine.DayChange{Ref: s.Ref, Date: to, Start: &start, End: &end})
+			e.State.Changes = append(e.State.Changes, engine.DayChange{Ref: s.Ref(), Date: to, Start: &start, End: &end})
 		}
 	case k < 5 && len(sn.State.Changes) > 0:
 		c := sn.State.Changes[rng.IntN(len(sn.State.Changes))]

@@ -207,7 +207,7 @@ func TestProtocolInMemory(t *testing.T) {
 	var ref engine.SessionRef
 	for _, s := range m.sn.Timetable.Day(day) {
 		if !s.IsOneOff() {
-			ref = s.Ref
+			ref = s.Ref()
 			break
 		}
 	}
@@ -215,7 +215,7 @@ func TestProtocolInMemory(t *testing.T) {
 		st.Changes = append(st.Changes, engine.DayChange{Ref: ref, Cancelled: true, Note: "flu"})
 	})
 	changed := syncReport(first.SyncToken)
-	href := cal + strings.ReplaceAll((&engine.Session{Ref: ref}).Key(), "/", "-") + ".ics"
+	href := cal + strings.ReplaceAll(ref.Key(), "/", "-") + ".ics"
 	if len(changed.Responses) != 1 || changed.Responses[0].Href != href || changed.SyncToken == first.SyncToken {
 		t.Fatalf("after cancelling %s the sync returned %+v", href, changed.Responses)
 	}
@@ -237,7 +237,7 @@ func TestProtocolInMemory(t *testing.T) {
 	listed := len(first.Responses)
 	cancelled := 0
 	for _, ev := range parsed.Events() {
-		if ev.Props.Get(ical.PropUID).Value == strings.ReplaceAll((&engine.Session{Ref: ref}).Key(), "/", "-")+"@meridian.koredyne" {
+		if ev.Props.Get(ical.PropUID).Value == strings.ReplaceAll(ref.Key(), "/", "-")+"@meridian.koredyne" {
 			if st := ev.Props.Get(ical.PropStatus); st == nil || st.Value != "CANCELLED" {
 				t.Errorf("the cancelled session is published as %v", st)
 			}

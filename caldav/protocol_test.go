@@ -205,7 +205,7 @@ func TestSyncCollection(t *testing.T) {
 			var refs []engine.SessionRef
 			for _, s := range sn.Timetable.Day(engine.MustDate(2026, 12, 8)) {
 				if !s.IsOneOff() && len(refs) < 2 {
-					refs = append(refs, s.Ref)
+					refs = append(refs, s.Ref())
 				}
 			}
 			next := engine.MustDate(2026, 12, 9)
@@ -225,7 +225,7 @@ func TestSyncCollection(t *testing.T) {
 			}
 			want := map[string]bool{}
 			for _, ref := range refs {
-				want[cal+strings.ReplaceAll((&engine.Session{Ref: ref}).Key(), "/", "-")+".ics"] = true
+				want[cal+strings.ReplaceAll(ref.Key(), "/", "-")+".ics"] = true
 			}
 			for _, r := range changed.Responses {
 				if !want[r.Href] {

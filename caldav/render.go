@@ -338,7 +338,7 @@ func (r *renderer) oneOff(n int64) (engine.Session, bool) {
 }
 
 // keyOf is an event's session key.
-func keyOf(e *event) string { return (&engine.Session{Ref: e.ref, OneOffID: e.oneOff}).Key() }
+func keyOf(e *event) string { return engine.SessionKey(e.ref, e.oneOff) }
 
 // event returns the event of a session, with its ETag; its bytes are
 // written when first asked for (object).
@@ -351,7 +351,7 @@ func (r *renderer) event(s *engine.Session) *event {
 		return e
 	}
 	l := r.look(s, key)
-	e = &event{name: keyName(key), date: s.Date, ref: s.Ref, oneOff: s.OneOffID,
+	e = &event{name: keyName(key), date: s.Date, ref: s.Ref(), oneOff: s.OneOffID,
 		start: l.start.UTC(), end: l.end.UTC(), modified: l.modified.UTC(), etag: l.etag(r.loc)}
 	r.mu.Lock()
 	if old, ok := r.events[key]; ok {
@@ -511,15 +511,15 @@ func (r *renderer) look(s *engine.Session, key string) look {
 		desc = append(desc, "One-off "+r.words.Class.One)
 	}
 	if s.Moved() {
-		desc = append(desc, "Moved from "+s.Origin.Date.Short(0))
+		desc = append(desc, "Moved from "+s.Origin().Date.Short(0))
 	}
-	if s.Note != "" && s.Note != s.Reason {
-		desc = append(desc, s.Note)
+	if n := s.Note(); n != "" && n != s.Reason() {
+		desc = append(desc, n)
 	}
 	if s.Cancelled {
 		line := "Cancelled"
-		if s.Reason != "" {
-			line += ": " + s.Reason
+		if r := s.Reason(); r != "" {
+			line += ": " + r
 		}
 		desc = append(desc, line)
 	}

@@ -56,10 +56,10 @@ var edits = []edit{
 		tt := compile(s)
 		day := tt.Day(d)
 		for _, x := range day {
-			if x.IsOneOff() || tt.changes[x.Ref] != nil {
+			if x.IsOneOff() || tt.changes[x.Ref()] != nil {
 				continue
 			}
-			c := DayChange{Ref: x.Ref, Cancelled: r.IntN(2) == 0}
+			c := DayChange{Ref: x.Ref(), Cancelled: r.IntN(2) == 0}
 			if !c.Cancelled {
 				c.Date = d + Date(1+r.IntN(10))
 			}

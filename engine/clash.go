@@ -180,9 +180,9 @@ func compareClashes(a, b *Clash) int {
 		return c
 	}
 	for i := range a.Sessions {
-		x, y := &a.Sessions[i], &b.Sessions[i]
-		if c := cmp.Or(cmp.Compare(x.Ref.Date, y.Ref.Date), cmp.Compare(x.Ref.ClassTimeID, y.Ref.ClassTimeID),
-			cmp.Compare(x.Ref.ClassID, y.Ref.ClassID), cmp.Compare(x.OneOffID, y.OneOffID)); c != 0 {
+		x, y := a.Sessions[i].Ref(), b.Sessions[i].Ref()
+		if c := cmp.Or(cmp.Compare(x.Date, y.Date), cmp.Compare(x.ClassTimeID, y.ClassTimeID),
+			cmp.Compare(x.ClassID, y.ClassID), cmp.Compare(a.Sessions[i].OneOffID, b.Sessions[i].OneOffID)); c != 0 {
 			return c
 		}
 	}
@@ -794,8 +794,9 @@ func (p *prover) sessionContent(s *Session) string {
 	if s.IsOneOff() {
 		return k + "|one-off:" + NameKey(s.Label)
 	}
-	g := &p.t.groups[p.t.groupOf[groupKey{s.Ref.ClassTimeID, s.Ref.ClassID}]]
-	return k + "|from:" + s.Ref.Date.String() + ":" + p.groupContent(g)
+	ref := s.Ref()
+	g := &p.t.groups[p.t.groupOf[groupKey{ref.ClassTimeID, ref.ClassID}]]
+	return k + "|from:" + ref.Date.String() + ":" + p.groupContent(g)
 }
 
 // dayClashes finds the clashes among the sessions and room bookings of date
@@ -810,7 +811,7 @@ func dayClashes(t *Timetable, d Date, sessions []Session, bookings []*RoomBookin
 		if s.Cancelled {
 			continue
 		}
-		byRoom[s.RoomID] = append(byRoom[s.RoomID], span{start: s.Start, end: occupiedUntil(s.End, s.Buffer), units: s.Units, whole: t.takesWholeRoom(s), id: i})
+		byRoom[s.RoomID] = append(byRoom[s.RoomID], span{start: s.Start, end: occupiedUntil(s.End, int(s.Buffer)), units: int(s.Units), whole: t.takesWholeRoom(s), id: i})
 		var keys []string
 		for _, id := range s.StaffIDs {
 			name := t.staff[id].Name

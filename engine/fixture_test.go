@@ -153,16 +153,16 @@ func describeSession(tt *Timetable, s Session) string {
 		b.WriteString(" one-off")
 	}
 	if s.Moved() {
-		fmt.Fprintf(&b, " moved from %s", s.Origin.Date)
+		fmt.Fprintf(&b, " moved from %s", s.Origin().Date)
 	}
 	if s.Changed && !s.Moved() {
-		fmt.Fprintf(&b, " changed from %s-%s %s", s.Origin.Start, s.Origin.End, tt.rooms[s.Origin.RoomID].Name)
+		fmt.Fprintf(&b, " changed from %s-%s %s", s.Origin().Start, s.Origin().End, tt.rooms[s.Origin().RoomID].Name)
 	}
 	if s.Cancelled {
-		fmt.Fprintf(&b, " cancelled: %s", s.Reason)
+		fmt.Fprintf(&b, " cancelled: %s", s.Reason())
 	}
-	if s.Note != "" && !s.Cancelled {
-		fmt.Fprintf(&b, " note: %s", s.Note)
+	if s.Note() != "" && !s.Cancelled {
+		fmt.Fprintf(&b, " note: %s", s.Note())
 	}
 	return b.String()
 }

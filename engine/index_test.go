@@ -222,7 +222,7 @@ func roomUsagePlain(t *Timetable, room int64, from, to time.Time, loc *time.Loca
 		}
 		for _, s := range t.Day(d) {
 			if !s.Cancelled && s.RoomID == room {
-				use(s.Start, occupiedUntil(s.End, s.Buffer), s.Units, t.takesWholeRoom(&s))
+				use(s.Start, occupiedUntil(s.End, int(s.Buffer)), int(s.Units), t.takesWholeRoom(&s))
 			}
 		}
 		for _, b := range t.bookings[d] {
@@ -294,11 +294,11 @@ func TestDayOrderAgainstSort(t *testing.T) {
 				continue
 			}
 			for i, x := range tt.Day(d) {
-				if x.IsOneOff() || seen[x.Ref] || x.Ref.Date != d || r.IntN(6) == 0 && i > 0 {
+				if x.IsOneOff() || seen[x.Ref()] || x.Ref().Date != d || r.IntN(6) == 0 && i > 0 {
 					continue
 				}
-				seen[x.Ref] = true
-				c := DayChange{Ref: x.Ref}
+				seen[x.Ref()] = true
+				c := DayChange{Ref: x.Ref()}
 				switch r.IntN(5) {
 				case 0:
 					st := LocalTime(6*60 + 5*r.IntN(150))

@@ -24,7 +24,7 @@ func (t *Timetable) clashMessage(c *Clash, today Date) string {
 		}
 		need, whole := 0, true
 		for i := range c.Sessions {
-			need += c.Sessions[i].Units
+			need += int(c.Sessions[i].Units)
 			whole = whole && t.takesWholeRoom(&c.Sessions[i])
 		}
 		for _, bk := range c.Bookings {
@@ -77,7 +77,7 @@ func (t *Timetable) describe(s *Session, today Date) string {
 		details = append(details, "one-off")
 	}
 	if s.Moved() {
-		details = append(details, "moved from "+s.Origin.Date.Short(today))
+		details = append(details, "moved from "+s.Origin().Date.Short(today))
 	}
 	return name + " (" + strings.Join(details, ", ") + ")"
 }

@@ -238,32 +238,88 @@ type State struct {
 	RoomBookings  []RoomBooking
 }
 
-// Session is computed: one occurrence on a real date.
+// Session is computed: one occurrence on a real date. A week of a business
+// is hundreds of them, made afresh for every question asked, so a session
+// holds what every session has and keeps what few have (why it is
+// cancelled, how it is changed, a note) behind one pointer, nil on most:
+// its size is what resolving costs beyond the engine's own work.
 type Session struct {
 	Date        Date
 	Start, End  LocalTime
 	RoomID      int64
 	ClassID     int64
-	StaffIDs    []int64
 	ClassTimeID int64 // zero for a one-off
+	OneOffID    int64 // zero for a series session
+	StaffIDs    []int64
 	Label       string
-	Capacity    int
-	Units       int // units of the room it uses
-	Buffer      int
 	// Series lists every series that includes this session, with its week.
-	Series []SeriesWeek
-	// Ref is the session's identity; zero for a one-off.
-	Ref      SessionRef
-	OneOffID int64
+	Series   []SeriesWeek
+	Capacity int32
+	Units    int32 // units of the room it uses
+	Buffer   int32
 	// Cancelled sessions are kept and flagged; Reason says why (the note of
 	// the cancellation or the closure's reason).
 	Cancelled bool
-	Reason    string
 	// Changed sessions differ from their series' rule on this date; Origin is
 	// what the session normally is.
 	Changed bool
-	Origin  *Origin
-	Note    string
+	remarks *remarks
+}
+
+// remarks is what a session carries beyond its rule. A session's remarks
+// are never changed in place: sessions copied from one another may share
+// them.
+type remarks struct {
+	origin       Origin
+	reason, note string
+}
+
+// Origin is what a changed session normally is, nil for one that is not
+// changed.
+func (s *Session) Origin() *Origin {
+	if s.remarks == nil || !s.Changed {
+		return nil
+	}
+	return &s.remarks.origin
+}
+
+// Reason is why a cancelled session is cancelled: the note of the
+// cancellation or the closure's reason.
+func (s *Session) Reason() string {
+	if s.remarks == nil {
+		return ""
+	}
+	return s.remarks.reason
+}
+
+// Note is the note of the session's day change or one-off.
+func (s *Session) Note() string {
+	if s.remarks == nil {
+		return ""
+	}
+	return s.remarks.note
+}
+
+// remark sets what edit sets on a copy of the session's remarks.
+func (s *Session) remark(edit func(*remarks)) {
+	r := new(remarks)
+	if s.remarks != nil {
+		*r = *s.remarks
+	}
+	edit(r)
+	s.remarks = r
+}
+
+// Ref is the session's identity, where it originally falls; zero for a
+// one-off.
+func (s *Session) Ref() SessionRef {
+	if s.OneOffID != 0 {
+		return SessionRef{}
+	}
+	if o := s.Origin(); o != nil {
+		return SessionRef{Date: o.Date, ClassTimeID: s.ClassTimeID, ClassID: o.ClassID}
+	}
+	return SessionRef{Date: s.Date, ClassTimeID: s.ClassTimeID, ClassID: s.ClassID}
 }
 
 // SeriesWeek is one series a session belongs to and its week in the rotation.
@@ -288,7 +344,7 @@ func (s *Session) IsOneOff() bool { return s.OneOffID != 0 }
 
 // Moved reports whether the session happens on another date than it
 // normally does.
-func (s *Session) Moved() bool { return s.Origin != nil && s.Origin.Date != s.Date }
+func (s *Session) Moved() bool { o := s.Origin(); return o != nil && o.Date != s.Date }
 
 // Instants returns when the session starts and ends in loc (see Date.At). A
 // session whose start falls in a spring-forward gap keeps its length: 02:30

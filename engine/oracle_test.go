@@ -439,10 +439,12 @@ func expand(c Clash, from, to Date) []clashKey {
 	for _, d := range c.Dates(from, to) {
 		keys := make([]string, 0, len(c.Sessions)+len(c.Bookings))
 		for _, s := range c.Sessions {
-			if !s.IsOneOff() && s.Ref.Date == c.First {
-				s.Ref.Date = d // a repeating clash names the same rule sessions each time
+			k := s.Key()
+			if ref := s.Ref(); !s.IsOneOff() && ref.Date == c.First {
+				ref.Date = d // a repeating clash names the same rule sessions each time
+				k = ref.Key()
 			}
-			keys = append(keys, s.Key())
+			keys = append(keys, k)
 		}
 		for _, b := range c.Bookings {
 			keys = append(keys, fmt.Sprintf("b/%d", b.ID))

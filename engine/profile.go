@@ -92,7 +92,7 @@ func (t *Timetable) RoomUsage(room int64, from, to time.Time, loc *time.Location
 		day = t.appendDay(day[:0], d, t.dated[d])
 		for i := range day {
 			if s := &day[i]; !s.Cancelled && s.RoomID == room {
-				use(s.Start, occupiedUntil(s.End, s.Buffer), s.Units, t.takesWholeRoom(s))
+				use(s.Start, occupiedUntil(s.End, int(s.Buffer)), int(s.Units), t.takesWholeRoom(s))
 			}
 		}
 		for _, b := range t.bookings[d] {

@@ -916,7 +916,7 @@ func (p *prover) datedIn(n int, d Date) {
 	spans := p.spans[:0]
 	for i := range sessions {
 		if s := &sessions[i]; !s.Cancelled {
-			spans = append(spans, span{start: s.Start, end: occupiedUntil(s.End, s.Buffer), units: s.Units, whole: t.takesWholeRoom(s), id: i})
+			spans = append(spans, span{start: s.Start, end: occupiedUntil(s.End, int(s.Buffer)), units: int(s.Units), whole: t.takesWholeRoom(s), id: i})
 		}
 	}
 	for i, b := range bookings {
@@ -946,7 +946,7 @@ func (t *Timetable) resourceDay(out []Session, rx *resourceIndex, n int, d Date)
 			continue
 		}
 		s := t.regular(g, d, weeks)
-		if c := xd.change(t, s.Ref); c != nil {
+		if c := xd.change(t, s.Ref()); c != nil {
 			if c.Date != 0 && c.Date != d {
 				continue // moved away
 			}

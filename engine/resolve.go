@@ -49,7 +49,7 @@ func (t *Timetable) appendDay(out []Session, d Date, x *dated) []Session {
 		}
 		out = append(out, Session{})
 		g.fill(&out[len(out)-1], d, weeks)
-		if c := x.change(t, out[len(out)-1].Ref); c != nil {
+		if c := x.change(t, out[len(out)-1].Ref()); c != nil {
 			if c.Date != 0 && c.Date != d {
 				out = out[:len(out)-1] // moved away; it appears on its new date
 				continue
@@ -265,9 +265,8 @@ func (g *group) fill(s *Session, d Date, weeks []SeriesWeek) {
 	s.Date, s.Start, s.End = d, ct.Start, ct.End
 	s.RoomID, s.ClassID, s.StaffIDs = ct.RoomID, g.class.ID, g.class.StaffIDs
 	s.ClassTimeID, s.Label = ct.ID, ct.Label
-	s.Capacity, s.Units, s.Buffer = ct.Capacity, g.units, ct.Buffer
+	s.Capacity, s.Units, s.Buffer = int32(ct.Capacity), int32(g.units), int32(ct.Buffer)
 	s.Series = weeks
-	s.Ref = SessionRef{Date: d, ClassTimeID: ct.ID, ClassID: g.class.ID}
 }
 
 // regular is the session of group g on date d in the series weeks.
@@ -281,16 +280,27 @@ func (t *Timetable) regular(g *group, d Date, weeks []SeriesWeek) Session {
 // as the rule makes them; a session whose time, place or people change
 // records what it normally is in Origin.
 func (t *Timetable) apply(s *Session, c *DayChange) {
-	if affectsTimetable(c) {
+	changed := affectsTimetable(c)
+	if changed || c.Note != "" {
+		s.remark(func(r *remarks) {
+			if changed {
+				r.origin = Origin{Date: s.Date, Start: s.Start, End: s.End, RoomID: s.RoomID, ClassID: s.ClassID, StaffIDs: s.StaffIDs}
+			}
+			r.note = c.Note
+			if c.Cancelled {
+				r.reason = c.Note
+			}
+		})
+	}
+	if changed {
 		s.Changed = true
-		s.Origin = &Origin{Date: s.Date, Start: s.Start, End: s.End, RoomID: s.RoomID, ClassID: s.ClassID, StaffIDs: s.StaffIDs}
 	}
 	if c.Date != 0 {
 		s.Date = c.Date
 	}
 	if c.RoomID != 0 {
 		s.RoomID = c.RoomID
-		s.Units = t.units(t.classTimes[s.ClassTimeID].Units, c.RoomID)
+		s.Units = int32(t.units(t.classTimes[s.ClassTimeID].Units, c.RoomID))
 	}
 	if c.Start != nil {
 		s.Start = *c.Start
@@ -305,11 +315,7 @@ func (t *Timetable) apply(s *Session, c *DayChange) {
 	if c.StaffIDs != nil {
 		s.StaffIDs = c.StaffIDs
 	}
-	s.Note = c.Note
-	if c.Cancelled {
-		s.Cancelled = true
-		s.Reason = c.Note
-	}
+	s.Cancelled = s.Cancelled || c.Cancelled
 }
 
 // affectsTimetable reports whether a change moves, re-times or re-staffs its
@@ -320,22 +326,24 @@ func affectsTimetable(c *DayChange) bool {
 
 func (t *Timetable) oneOff(o *OneOff) Session {
 	s := Session{
-		Date:     o.Date,
-		Start:    o.Start,
-		End:      o.End,
-		RoomID:   o.RoomID,
-		ClassID:  o.ClassID,
-		StaffIDs: t.classes[o.ClassID].StaffIDs,
-		Label:    o.Label,
-		Capacity: o.Capacity,
-		Units:    t.units(o.Units, o.RoomID),
-		Buffer:   o.Buffer,
-		OneOffID: o.ID,
-		Note:     o.Note,
+		Date:      o.Date,
+		Start:     o.Start,
+		End:       o.End,
+		RoomID:    o.RoomID,
+		ClassID:   o.ClassID,
+		StaffIDs:  t.classes[o.ClassID].StaffIDs,
+		Label:     o.Label,
+		Capacity:  int32(o.Capacity),
+		Units:     int32(t.units(o.Units, o.RoomID)),
+		Buffer:    int32(o.Buffer),
+		OneOffID:  o.ID,
+		Cancelled: o.Cancelled,
 	}
-	if o.Cancelled {
-		s.Cancelled = true
-		s.Reason = o.Note
+	if o.Note != "" {
+		s.remarks = &remarks{note: o.Note}
+		if o.Cancelled {
+			s.remarks.reason = o.Note
+		}
 	}
 	return s
 }
@@ -353,7 +361,9 @@ func (t *Timetable) close(d Date, sessions []Session) {
 			s := &sessions[i]
 			if !s.Cancelled && c.ClosesRoom(s.RoomID) {
 				s.Cancelled = true
-				s.Reason = c.Reason
+				if c.Reason != "" {
+					s.remark(func(r *remarks) { r.reason = c.Reason })
+				}
 			}
 		}
 	}
@@ -368,19 +378,29 @@ func sortSessions(ss []Session) { slices.SortStableFunc(ss, compareSessions) }
 func compareSessions(a, b Session) int { return compareSessionsAt(&a, &b) }
 
 func compareSessionsAt(a, b *Session) int {
+	ra, rb := a.Ref(), b.Ref()
 	return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.RoomID, b.RoomID),
 		cmp.Compare(a.ClassID, b.ClassID), cmp.Compare(a.OneOffID, b.OneOffID),
-		cmp.Compare(a.ClassTimeID, b.ClassTimeID), cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
+		cmp.Compare(a.ClassTimeID, b.ClassTimeID), cmp.Compare(ra.Date, rb.Date), cmp.Compare(ra.ClassID, rb.ClassID))
 }
 
 // Key is a session's identity as text, stable across edits: "s/2026-10-06/12/7"
 // for the series session of class 7 in class time 12 originally on that date,
 // "o/5" for one-off 5.
-func (s *Session) Key() string {
-	if s.OneOffID != 0 {
-		return "o/" + strconv.FormatInt(s.OneOffID, 10)
+func (s *Session) Key() string { return SessionKey(s.Ref(), s.OneOffID) }
+
+// SessionKey is the key of one-off oneOffID, or when that is zero of the
+// series session ref names (see Session.Key).
+func SessionKey(ref SessionRef, oneOffID int64) string {
+	if oneOffID != 0 {
+		return "o/" + strconv.FormatInt(oneOffID, 10)
 	}
-	return "s/" + s.Ref.Date.String() + "/" + strconv.FormatInt(s.Ref.ClassTimeID, 10) + "/" + strconv.FormatInt(s.Ref.ClassID, 10)
+	return ref.Key()
+}
+
+// Key is the key of the series session r names (see Session.Key).
+func (r SessionRef) Key() string {
+	return "s/" + r.Date.String() + "/" + strconv.FormatInt(r.ClassTimeID, 10) + "/" + strconv.FormatInt(r.ClassID, 10)
 }
 
 // ParseSessionKey reads a session id as Key writes it: "s/DATE/CLASSTIME/CLASS"

@@ -54,7 +54,7 @@ func TestRotation(t *testing.T) {
 			if ss := tt.Day(MustParse(tc.date)); len(ss) > 0 {
 				got = "W" + itoa(ss[0].Series[0].Week)
 				if ss[0].Cancelled {
-					got += " cancelled: " + ss[0].Reason
+					got += " cancelled: " + ss[0].Reason()
 				}
 			}
 			if got != tc.want {

@@ -27,14 +27,14 @@ func TestParseSessionKeyRoundTrip(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			s.OneOffID = id()
 		} else {
-			s.Ref = engine.SessionRef{Date: engine.MinDate + engine.Date(rng.IntN(int(engine.MaxDate-engine.MinDate)+1)), ClassTimeID: id(), ClassID: id()}
+			s.Date, s.ClassTimeID, s.ClassID = engine.MinDate+engine.Date(rng.IntN(int(engine.MaxDate-engine.MinDate)+1)), id(), id()
 		}
 		ref, oneOff, err := engine.ParseSessionKey(s.Key())
 		if err != nil {
 			t.Fatalf("ParseSessionKey(%q): %v", s.Key(), err)
 		}
-		if ref != s.Ref || oneOff != s.OneOffID {
-			t.Fatalf("ParseSessionKey(%q) = %+v, %d; want %+v, %d", s.Key(), ref, oneOff, s.Ref, s.OneOffID)
+		if ref != s.Ref() || oneOff != s.OneOffID {
+			t.Fatalf("ParseSessionKey(%q) = %+v, %d; want %+v, %d", s.Key(), ref, oneOff, s.Ref(), s.OneOffID)
 		}
 	}
 }

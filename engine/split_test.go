@@ -49,7 +49,7 @@ func TestSplitSeriesKeepsEverySession(t *testing.T) {
 			for _, x := range b {
 				for _, sw := range x.Series {
 					// A session belongs to the part its original date falls in.
-					if (sw.SeriesID == past) != (x.Ref.Date < at) && (sw.SeriesID == past || sw.SeriesID == sr.ID) {
+					if (sw.SeriesID == past) != (x.Ref().Date < at) && (sw.SeriesID == past || sw.SeriesID == sr.ID) {
 						t.Fatalf("%s: a session of %s on %s is listed under the wrong part", d, sr.Name, d)
 					}
 				}

@@ -82,20 +82,20 @@ func (v *views) session(s *engine.Session) model.Session {
 		ID: s.Key(), Date: s.Date, Start: s.Start, End: s.End,
 		StartsAt: startsAt, EndsAt: endsAt,
 		Room: room, Class: class, Staff: v.staff(s.StaffIDs),
-		Label: optString(s.Label), Capacity: optInt(s.Capacity), Series: make([]model.SeriesWeek, len(s.Series)),
-		Cancelled: s.Cancelled, Changed: s.Changed, Origin: s.Origin, Note: optString(s.Note),
+		Label: optString(s.Label), Capacity: optInt(int(s.Capacity)), Series: make([]model.SeriesWeek, len(s.Series)),
+		Cancelled: s.Cancelled, Changed: s.Changed, Origin: s.Origin(), Note: optString(s.Note()),
 	}
 	for i, w := range s.Series {
 		series, _ := tt.SeriesByID(w.SeriesID)
 		out.Series[i] = model.SeriesWeek{Series: series, Week: w.Week, CycleWeeks: w.Cycle}
 	}
 	if s.Cancelled {
-		out.CancelReason = optString(s.Reason)
+		out.CancelReason = optString(s.Reason())
 	}
 	if s.IsOneOff() {
 		out.OneOff, _ = rowByID(v.sn.State.OneOffs, s.OneOffID, func(o *engine.OneOff) int64 { return o.ID })
 	} else {
-		ref := s.Ref
+		ref := s.Ref()
 		out.Ref = &ref
 	}
 	return out

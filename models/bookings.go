@@ -67,8 +67,7 @@ type SessionBooking struct {
 
 // Key is the identity of the booked session (engine.Session.Key).
 func (b *SessionBooking) Key() string {
-	s := engine.Session{OneOffID: b.OneOffID, Ref: engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}}
-	return s.Key()
+	return engine.SessionKey(engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID)
 }
 
 // sessionWhere narrows a query to the bookings of one session.
@@ -76,7 +75,8 @@ func sessionWhere(q *bun.SelectQuery, s *engine.Session) *bun.SelectQuery {
 	if s.IsOneOff() {
 		return q.Where("one_off_id = ?", s.OneOffID)
 	}
-	return q.Where("orig_date = ?", Day(s.Ref.Date)).Where("class_time_id = ?", s.Ref.ClassTimeID).Where("class_id = ?", s.Ref.ClassID)
+	ref := s.Ref()
+	return q.Where("orig_date = ?", Day(ref.Date)).Where("class_time_id = ?", ref.ClassTimeID).Where("class_id = ?", ref.ClassID)
 }
 
 // BookSession gives a client a place in a session, or a place on its wait
@@ -109,7 +109,7 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 		return nil, err
 	}
 	b := e.snapshot(&s, client, sub, now)
-	if s.Capacity > 0 && n.taken >= s.Capacity {
+	if s.Capacity > 0 && n.taken >= int(s.Capacity) {
 		if !waitlist {
 			err := engine.Errorf(engine.Full, "ref", "This %s is full: no places left of %d; %d waiting", w.Class.One, s.Capacity, n.queued)
 			err.Details = map[string]any{"placesLeft": 0, "capacity": s.Capacity, "waitlist": n.queued}
@@ -163,7 +163,8 @@ func (e *Edit) snapshot(s *engine.Session, client, sub int64, now time.Time) *Se
 	if s.IsOneOff() {
 		b.OneOffID = s.OneOffID
 	} else {
-		b.OrigDate, b.ClassTimeID, b.ClassID = Day(s.Ref.Date), s.Ref.ClassTimeID, s.Ref.ClassID
+		ref := s.Ref()
+		b.OrigDate, b.ClassTimeID, b.ClassID = Day(ref.Date), ref.ClassTimeID, ref.ClassID
 	}
 	return b
 }

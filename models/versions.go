@@ -79,21 +79,22 @@ func (v *Versions) Session(tt *engine.Timetable, s *engine.Session) int64 {
 	for _, p := range s.StaffIDs {
 		use(v.row(StaffTable, p))
 	}
-	if s.Origin != nil {
-		use(v.row(RoomsTable, s.Origin.RoomID))
-		class(s.Origin.ClassID)
+	if o := s.Origin(); o != nil {
+		use(v.row(RoomsTable, o.RoomID))
+		class(o.ClassID)
 	}
 	if s.IsOneOff() {
 		use(v.row(OneOffsTable, s.OneOffID))
 	} else {
-		use(v.row(ClassTimesTable, s.Ref.ClassTimeID))
-		use(v.groups[[2]int64{s.Ref.ClassTimeID, s.Ref.ClassID}])
-		use(v.changes[s.Ref])
+		ref := s.Ref()
+		use(v.row(ClassTimesTable, ref.ClassTimeID))
+		use(v.groups[[2]int64{ref.ClassTimeID, ref.ClassID}])
+		use(v.changes[ref])
 		for _, w := range s.Series {
 			use(v.row(SeriesTable, w.SeriesID))
 		}
 		// A pause before the date may have shifted the rotation.
-		if i := sort.Search(len(v.pauses), func(i int) bool { return v.pauses[i].from > s.Ref.Date }); i > 0 {
+		if i := sort.Search(len(v.pauses), func(i int) bool { return v.pauses[i].from > ref.Date }); i > 0 {
 			use(v.pauses[i-1].rev)
 		}
 	}

@@ -81,11 +81,11 @@ func TestSessionVersions(t *testing.T) {
 			check("cancel one session", func(e *models.Edit) error {
 				e.State.Changes = append(e.State.Changes, engine.DayChange{Ref: ref, Cancelled: true})
 				return nil
-			}, func(s *engine.Session) bool { return s.Ref == ref })
+			}, func(s *engine.Session) bool { return s.Ref() == ref })
 			check("restore it", func(e *models.Edit) error {
 				e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == ref })
 				return nil
-			}, func(s *engine.Session) bool { return s.Ref == ref })
+			}, func(s *engine.Session) bool { return s.Ref() == ref })
 
 			room := before.State.Rooms[0]
 			check("rename a room", func(e *models.Edit) error {

@@ -486,14 +486,14 @@ func (x *exporter) pieceEvent(ct engine.ClassTime, class engine.Class, entries [
 			continue
 		}
 		switch {
-		case s.Changed || s.Note != "" && !s.Cancelled:
+		case s.Changed || s.Note() != "" && !s.Cancelled:
 			o := x.sessionEvent(uid, &s, ct, s.Cancelled)
 			o.SetProperty(ics.ComponentPropertyRecurrenceId, icsLocal(d, ct.Start), ics.WithTZID(x.loc.String()))
 			overrides = append(overrides, o)
 		case s.Cancelled:
 			ev.AddExdate(icsLocal(d, ct.Start), ics.WithTZID(x.loc.String()))
-			if s.Reason != "" {
-				ev.AddProperty(xCancelNote, s.Reason, &ics.KeyValues{Key: "X-DATE", Value: []string{icsDate(d)}})
+			if r := s.Reason(); r != "" {
+				ev.AddProperty(xCancelNote, r, &ics.KeyValues{Key: "X-DATE", Value: []string{icsDate(d)}})
 			}
 		}
 	}
@@ -510,7 +510,7 @@ func (x *exporter) session(ref engine.SessionRef) (engine.Session, bool) {
 		return s, false
 	}
 	for _, d := range x.tt.Day(s.Date) {
-		if d.OneOffID == 0 && d.Ref == ref {
+		if d.OneOffID == 0 && d.Ref() == ref {
 			return d, true
 		}
 	}
@@ -529,8 +529,8 @@ func (x *exporter) sessionEvent(uid string, s *engine.Session, ct engine.ClassTi
 	if ct.ID != 0 {
 		x.classTimeProps(ev, ct)
 	}
-	if s.Note != "" {
-		ev.SetProperty(xNote, s.Note)
+	if n := s.Note(); n != "" {
+		ev.SetProperty(xNote, n)
 	}
 	return ev
 }

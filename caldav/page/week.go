@@ -131,7 +131,7 @@ func describe(sn *models.Snapshot, a engine.Activity, s *engine.Session, staff b
 		c.Staff = strings.Join(names, ", ")
 	}
 	if s.Moved() {
-		c.Moved = "Moved from " + s.Origin.Date.Short(s.Date)
+		c.Moved = "Moved from " + s.Origin().Date.Short(s.Date)
 	}
 	return c
 }

@@ -240,7 +240,7 @@ func TestGym(t *testing.T) {
 			cancelled = append(cancelled, ss)
 		}
 	}
-	if len(cancelled) != 1 || cancelled[0].Reason == "" || len(cancelled[0].Series) < 2 {
+	if len(cancelled) != 1 || cancelled[0].Reason() == "" || len(cancelled[0].Series) < 2 {
 		t.Errorf("cancellation on %s: got %+v, want one cancelled shared session with a reason", tuesday, cancelled)
 	}
 }
@@ -317,7 +317,7 @@ func TestClinic(t *testing.T) {
 	cover := tt.Day(week)
 	var covered bool
 	for _, ss := range cover {
-		if ss.Changed && ss.Origin != nil && !slices.Equal(ss.StaffIDs, ss.Origin.StaffIDs) {
+		if ss.Changed && ss.Origin() != nil && !slices.Equal(ss.StaffIDs, ss.Origin().StaffIDs) {
 			covered = true
 		}
 	}
@@ -393,7 +393,7 @@ func TestOffice(t *testing.T) {
 
 	wed := week.AddDays(2)
 	moved := find(tt, wed, "Daily standup")
-	if len(moved) != 1 || moved[0].Origin == nil || moved[0].RoomID == moved[0].Origin.RoomID {
+	if len(moved) != 1 || moved[0].Origin() == nil || moved[0].RoomID == moved[0].Origin().RoomID {
 		t.Errorf("standup on %s: got %+v, want it moved to another room", wed, moved)
 	}
 	retro := find(tt, week.AddDays(11), "Retro")

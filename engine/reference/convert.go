@@ -517,7 +517,7 @@ func (c *converter) checkChanges() {
 			continue
 		}
 		for _, o := range t.Day(s.Date) {
-			if o.Ref != s.Ref && o.ClassTimeID == s.ClassTimeID && o.ClassID == s.ClassID && !o.Cancelled {
+			if o.Ref() != s.Ref() && o.ClassTimeID == s.ClassTimeID && o.ClassID == s.ClassID && !o.Cancelled {
 				c.d.note("session_changes", "", "session change %d puts class %d in slot %d on %s, where it already has a session; "+
 					"the reference system shows the two as one session, here they are two, and the double booking is reported as a clash",
 					c.changeIDs[i], s.ClassID, s.ClassTimeID, s.Date)

@@ -41,8 +41,8 @@ func describe(tt *engine.Timetable, imp *reference.Import, x engine.Date) []stri
 		}
 		rs := referencetest.Session{Date: s.Date.String(), Start: s.Start.String(), End: s.End.String(), Room: room.Name,
 			Activity: act.Name, Staff: strings.Join(staff, ", "), Cancelled: s.Cancelled}
-		if !s.IsOneOff() && s.Ref.Date != s.Date {
-			rs.From = s.Ref.Date.String()
+		if !s.IsOneOff() && s.Ref().Date != s.Date {
+			rs.From = s.Ref().Date.String()
 		}
 		for _, sw := range s.Series {
 			rs.Packages = append(rs.Packages, pkgName(sw.SeriesID))
