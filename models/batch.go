@@ -2,15 +2,19 @@ package models
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strconv"
 	"strings"
 	"unsafe"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -18,23 +22,25 @@ import (
 	"github.com/uptrace/bun/schema"
 )
 
-// A rowReader reads the rows of one business from a table into dest (a
-// *[]R of a row type), in order; done runs once dest holds them. Loading a
-// business's schedule is a list of such reads (LoadState): run one after
-// the other in a transaction (queryReader), or all in one round trip
-// (batchReader), which is what a cold business costs on a busy machine.
+// A rowReader reads the rows of its business from a table into dest (a
+// *[]R of a row type), in order; done runs once dest holds them. q narrows
+// the query to the business, given as business. Loading a business's
+// schedule is a list of such reads (loadState): run one after the other in
+// a transaction (queryReader), or all in one round trip (batchReader),
+// which is what a cold business costs on a busy machine.
 type rowReader interface {
-	read(dest any, q func(*bun.SelectQuery) *bun.SelectQuery, done func() error) error
+	read(dest any, q func(q *bun.SelectQuery, business any) *bun.SelectQuery, done func() error) error
 }
 
 // queryReader runs each read at once, in db (a transaction).
 type queryReader struct {
-	ctx context.Context
-	db  bun.IDB
+	ctx      context.Context
+	db       bun.IDB
+	business int64
 }
 
-func (r queryReader) read(dest any, q func(*bun.SelectQuery) *bun.SelectQuery, done func() error) error {
-	if err := q(r.db.NewSelect().Model(dest)).Scan(r.ctx); err != nil {
+func (r queryReader) read(dest any, q func(*bun.SelectQuery, any) *bun.SelectQuery, done func() error) error {
+	if err := q(r.db.NewSelect().Model(dest), r.business).Scan(r.ctx); err != nil {
 		return fmt.Errorf("loading %T: %w", dest, err)
 	}
 	return done()
@@ -43,35 +49,45 @@ func (r queryReader) read(dest any, q func(*bun.SelectQuery) *bun.SelectQuery, d
 // batchReader queues the reads and runs them together (run): one message
 // to PostgreSQL holding BEGIN (repeatable read, read only), every SELECT
 // and COMMIT, so every read sees one point in time, as a transaction's
-// reads do, for one round trip instead of one each. It speaks the simple
-// query protocol, as the rest of the store does (see openPostgres), so it
-// passes through PgBouncer in transaction pooling.
+// reads do, for one round trip instead of one each.
+//
+// Each SELECT is a statement prepared once on the connection, with the
+// business as its parameter, so PostgreSQL parses and plans the ~20 of
+// them once per connection rather than once per load: on a replica
+// answering cold loads back to back that was two fifths of its work. A
+// statement is named by its SQL, so a name means the same statement on
+// every connection, whoever prepared it. Where the connection is not a
+// session of its own (PgBouncer before 1.21 in transaction pooling hands
+// each transaction whichever server connection is free), a statement
+// prepared on one is unknown to the next: the first such failure turns
+// the database's batches to the simple query protocol for good, the
+// business written into each SELECT, as the rest of the store speaks (see
+// openPostgres), and the batch runs again that way.
 type batchReader struct {
-	db    *DB
-	reads []batchRead
+	db       *DB
+	business int64
+	reads    []batchRead
 }
 
 type batchRead struct {
-	sql  string
+	q    func(*bun.SelectQuery, any) *bun.SelectQuery
 	dest any // *[]R
 	done func() error
 }
 
-func (r *batchReader) read(dest any, q func(*bun.SelectQuery) *bun.SelectQuery, done func() error) error {
-	r.reads = append(r.reads, batchRead{sql: q(r.db.NewSelect().Model(dest)).String(), dest: dest, done: done})
+func (r *batchReader) read(dest any, q func(*bun.SelectQuery, any) *bun.SelectQuery, done func() error) error {
+	r.reads = append(r.reads, batchRead{q: q, dest: dest, done: done})
 	return nil
 }
+
+const (
+	beginBatch  = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+	commitBatch = "COMMIT"
+)
 
 // run sends the queued reads, fills their dests, then calls their dones in
 // the order they were queued.
 func (r *batchReader) run(ctx context.Context) error {
-	var sb strings.Builder
-	sb.WriteString("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY;\n")
-	for _, rd := range r.reads {
-		sb.WriteString(rd.sql)
-		sb.WriteString(";\n")
-	}
-	sb.WriteString("COMMIT")
 	conn, err := r.db.DB.DB.Conn(ctx)
 	if err != nil {
 		return err
@@ -82,17 +98,20 @@ func (r *batchReader) run(ctx context.Context) error {
 		if !ok {
 			return fmt.Errorf("a batch read needs pgx's connection, not %T", dc)
 		}
-		pc := c.Conn().PgConn()
-		err := r.scan(pc.Exec(ctx, sb.String()), c.Conn().TypeMap())
-		if pc.TxStatus() != 'I' && !pc.IsClosed() {
-			// A statement failed after BEGIN: PostgreSQL skipped the
-			// rest of the message, COMMIT with it, and the connection
-			// would go back to the pool inside a failed transaction.
-			if _, rerr := pc.Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil || pc.TxStatus() != 'I' {
-				return errors.Join(err, rerr, driver.ErrBadConn) // not to be used again
-			}
+		if r.db.unnamed.Load() {
+			return r.send(ctx, c.Conn(), false)
 		}
-		return err
+		err := r.send(ctx, c.Conn(), true)
+		if !preparedUnusable(err) {
+			return err
+		}
+		if !r.db.unnamed.Swap(true) {
+			slog.Warn("a statement prepared on a PostgreSQL connection cannot be used there (a pooler in transaction mode?): loads speak the simple query protocol from now on", "error", err)
+		}
+		for _, rd := range r.reads {
+			reflect.ValueOf(rd.dest).Elem().SetLen(0) // filled in part
+		}
+		return r.send(ctx, c.Conn(), false)
 	})
 	if err != nil {
 		return fmt.Errorf("reading %d tables in one batch: %w", len(r.reads), err)
@@ -103,6 +122,71 @@ func (r *batchReader) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// send runs the batch on c, its SELECTs prepared (named) or written out
+// in one simple query.
+func (r *batchReader) send(ctx context.Context, c *pgx.Conn, named bool) error {
+	pc := c.PgConn()
+	var mrr *pgconn.MultiResultReader
+	if named {
+		var b pgconn.Batch
+		b.ExecParams(beginBatch, nil, nil, nil, nil)
+		arg := [][]byte{strconv.AppendInt(nil, r.business, 10)}
+		for _, rd := range r.reads {
+			sql := rd.q(r.db.NewSelect().Model(rd.dest), bun.Safe("$1")).String()
+			sd, err := c.Prepare(ctx, statementName(sql), sql)
+			if err != nil {
+				return err
+			}
+			b.ExecStatement(sd, arg, nil, nil)
+		}
+		b.ExecParams(commitBatch, nil, nil, nil, nil)
+		mrr = pc.ExecBatch(ctx, &b)
+	} else {
+		var sb strings.Builder
+		sb.WriteString(beginBatch + ";\n")
+		for _, rd := range r.reads {
+			sb.WriteString(rd.q(r.db.NewSelect().Model(rd.dest), r.business).String())
+			sb.WriteString(";\n")
+		}
+		sb.WriteString(commitBatch)
+		mrr = pc.Exec(ctx, sb.String())
+	}
+	err := r.scan(mrr, c.TypeMap())
+	if pc.TxStatus() != 'I' && !pc.IsClosed() {
+		// A statement failed after BEGIN: PostgreSQL skipped the rest
+		// of the batch, COMMIT with it, and the connection would go
+		// back to the pool inside a failed transaction.
+		if _, rerr := pc.Exec(ctx, "ROLLBACK").ReadAll(); rerr != nil || pc.TxStatus() != 'I' {
+			return errors.Join(err, rerr, driver.ErrBadConn) // not to be used again
+		}
+	}
+	return err
+}
+
+// statementName names a prepared statement by its SQL.
+func statementName(sql string) string {
+	h := sha256.Sum256([]byte(sql))
+	return "koredyne_" + hex.EncodeToString(h[:12])
+}
+
+// preparedUnusable reports whether err says the connection does not hold
+// the statements prepared on it or holds others of their names (it is not
+// a session of its own), or that a statement's plan no longer fits its
+// table (a column's type changed under it).
+func preparedUnusable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "26000", // invalid_sql_statement_name: prepared statement "…" does not exist
+		"42P05", // duplicate_prepared_statement
+		"0A000": // feature_not_supported: cached plan must not change result type
+		return true
+	}
+	return false
 }
 
 // scan reads the results of BEGIN, the reads and COMMIT into the dests.

@@ -18,11 +18,11 @@ type AcceptedClash struct {
 	Key        string `bun:",pk"`
 }
 
-// acceptedClashes reads the identities of the clashes a business brought
-// with it through rd into *out.
-func acceptedClashes(rd rowReader, business int64, out *map[string]bool) error {
+// acceptedClashes reads the identities of the clashes the business of rd
+// brought with it into *out.
+func acceptedClashes(rd rowReader, out *map[string]bool) error {
 	var rows []AcceptedClash
-	return rd.read(&rows, func(q *bun.SelectQuery) *bun.SelectQuery {
+	return rd.read(&rows, func(q *bun.SelectQuery, business any) *bun.SelectQuery {
 		return q.Column("key").Where("business_id = ?", business)
 	}, func() error {
 		*out = make(map[string]bool, len(rows))

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,9 @@ type DB struct {
 	Path string
 
 	stmts statements // see prepared
+	// unnamed is set once PostgreSQL has shown that statements prepared
+	// on a connection do not stay there (see batchReader).
+	unnamed atomic.Bool
 }
 
 // statements are the statements prepared on a SQLite database, by their SQL.

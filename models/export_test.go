@@ -13,6 +13,12 @@ func LoadSnapshotBatch(ctx context.Context, db *DB, id int64) (*Snapshot, error)
 	return loadSnapshotBatch(ctx, db, id, func(*Business) error { return nil })
 }
 
+// SimpleBatches has db's batches speak the simple query protocol from now
+// on, as after a statement prepared on a connection was lost; NamedBatches
+// reports whether they still use prepared statements.
+func SimpleBatches(db *DB)     { db.unnamed.Store(true) }
+func NamedBatches(db *DB) bool { return !db.unnamed.Load() }
+
 func LoadSnapshotQueries(ctx context.Context, db *DB, id int64) (*Snapshot, error) {
 	var sn *Snapshot
 	err := readTx(ctx, db, func(tx bun.Tx) error {
@@ -26,14 +32,17 @@ func LoadSnapshotQueries(ctx context.Context, db *DB, id int64) (*Snapshot, erro
 	return sn, err
 }
 
-// FailingBatch runs a batch of reads whose second one fails in PostgreSQL,
-// after BEGIN: the error it returns is that statement's.
+// FailingBatch runs a batch of reads whose second one fails in PostgreSQL
+// as it runs, after BEGIN (it divides by zero for each of the business's
+// staff): the error it returns is that statement's.
 func FailingBatch(ctx context.Context, db *DB, business int64) error {
-	rd := &batchReader{db: db}
+	rd := &batchReader{db: db, business: business}
 	var rooms []Room
 	var staff []Staff
-	rd.read(&rooms, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("business_id = ?", business) }, func() error { return nil })
-	rd.read(&staff, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("no_such_column = ?", business) }, func() error { return nil })
+	rd.read(&rooms, func(q *bun.SelectQuery, business any) *bun.SelectQuery { return q.Where("business_id = ?", business) }, func() error { return nil })
+	rd.read(&staff, func(q *bun.SelectQuery, business any) *bun.SelectQuery {
+		return q.Where("business_id = ?", business).Where("1 / (id - id) = 1")
+	}, func() error { return nil })
 	return rd.run(ctx)
 }
 

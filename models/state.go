@@ -21,21 +21,21 @@ func (b *Business) LoadState(ctx context.Context, db bun.IDB) (engine.State, *Ve
 	v := newVersions()
 	v.Settings = b.SettingsRevision
 	s := engine.State{Business: settings}
-	if err := loadState(queryReader{ctx, db}, b.ID, &s, v); err != nil {
+	if err := loadState(queryReader{ctx, db, b.ID}, &s, v); err != nil {
 		return engine.State{}, nil, err
 	}
 	return s, v, nil
 }
 
-// loadState reads a business's schedule through rd into s and v: every
+// loadState reads the schedule of rd's business into s and v: every
 // table (tables) and then the versions.
-func loadState(rd rowReader, business int64, s *engine.State, v *Versions) error {
+func loadState(rd rowReader, s *engine.State, v *Versions) error {
 	for _, t := range tables {
-		if err := t.load(rd, business, s, v); err != nil {
+		if err := t.load(rd, s, v); err != nil {
 			return err
 		}
 	}
-	return loadVersions(rd, v, business)
+	return loadVersions(rd, v)
 }
 
 // canonical puts a state in the form LoadState returns: the engine's

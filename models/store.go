@@ -115,7 +115,7 @@ func loadSnapshot(ctx context.Context, tx bun.IDB, b *Business) (*Snapshot, erro
 		return nil, err
 	}
 	var accepted map[string]bool
-	if err := acceptedClashes(queryReader{ctx, tx}, b.ID, &accepted); err != nil {
+	if err := acceptedClashes(queryReader{ctx, tx, b.ID}, &accepted); err != nil {
 		return nil, err
 	}
 	return newSnapshot(*b, st, v, accepted)
@@ -401,12 +401,12 @@ func (s *Store) loadBatch(ctx context.Context, businessID int64) (*Snapshot, err
 // table, the versions and the accepted clashes, all at one point in time.
 // check sees the business row before anything is compiled.
 func loadSnapshotBatch(ctx context.Context, db *DB, businessID int64, check func(*Business) error) (*Snapshot, error) {
-	rd := &batchReader{db: db}
+	rd := &batchReader{db: db, business: businessID}
 	var found []Business
 	var st engine.State
 	v := newVersions()
 	var accepted map[string]bool
-	if err := rd.read(&found, func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("id = ?", businessID) }, func() error {
+	if err := rd.read(&found, func(q *bun.SelectQuery, business any) *bun.SelectQuery { return q.Where("id = ?", business) }, func() error {
 		if len(found) == 0 {
 			return engine.Errorf(engine.NotFound, "", "no such business")
 		}
@@ -422,10 +422,10 @@ func loadSnapshotBatch(ctx context.Context, db *DB, businessID int64, check func
 	}); err != nil {
 		return nil, err
 	}
-	if err := loadState(rd, businessID, &st, v); err != nil {
+	if err := loadState(rd, &st, v); err != nil {
 		return nil, err
 	}
-	if err := acceptedClashes(rd, businessID, &accepted); err != nil {
+	if err := acceptedClashes(rd, &accepted); err != nil {
 		return nil, err
 	}
 	if err := rd.run(ctx); err != nil {

@@ -213,9 +213,9 @@ type storedTable interface {
 	// list is the list of engine.State the table fills (a pointer to it),
 	// or nil.
 	list(s *engine.State) any
-	// load reads the table's rows of a business into s through rd (see
+	// load reads the table's rows of rd's business into s (see
 	// rowReader): s holds them once rd has run the reads.
-	load(rd rowReader, business int64, s *engine.State, v *Versions) error
+	load(rd rowReader, s *engine.State, v *Versions) error
 	insert(w *saver, after *engine.State) error
 	update(w *saver, before, after *engine.State) error
 	remove(w *saver, before, after *engine.State) error
@@ -289,7 +289,7 @@ func (t table[T, R]) noteWritten(v *Versions, val T, rev int64) {
 	v.setRow(t.kind, *t.id(&val), rev)
 }
 
-func (t table[T, R]) load(rd rowReader, business int64, s *engine.State, v *Versions) error {
+func (t table[T, R]) load(rd rowReader, s *engine.State, v *Versions) error {
 	if t.apart {
 		return nil
 	}
@@ -299,13 +299,13 @@ func (t table[T, R]) load(rd rowReader, business int64, s *engine.State, v *Vers
 		if c.storedApart() {
 			continue
 		}
-		if err := c.load(rd, business, &lists[i]); err != nil {
+		if err := c.load(rd, &lists[i]); err != nil {
 			return err
 		}
 	}
 	var rows []R
 	order := cmp.Or(t.loadOrder, t.orderBy())
-	return rd.read(&rows, func(q *bun.SelectQuery) *bun.SelectQuery {
+	return rd.read(&rows, func(q *bun.SelectQuery, business any) *bun.SelectQuery {
 		return q.Where("business_id = ?", business).OrderExpr(order)
 	}, func() error {
 		out := t.slice(s)
@@ -495,10 +495,9 @@ func (t table[T, R]) dropApart(s *engine.State) {
 type childTable[T, R any] interface {
 	rowTable
 	storedApart() bool
-	// load reads the lists of a business, by the id of their parent row.
-	// load reads the lists of a business through rd into *lists, by the
-	// id of their parent row.
-	load(rd rowReader, business int64, lists *map[int64][]int64) error
+	// load reads the lists of rd's business into *lists, by the id of
+	// their parent row.
+	load(rd rowReader, lists *map[int64][]int64) error
 	// attach gives the value of row r its list.
 	attach(r *R, v *T, ids []int64)
 	write(w *saver, parent int64, v *T, fresh bool) error
@@ -527,9 +526,9 @@ func (c idList[T, R, C]) rowType() reflect.Type { return reflect.TypeFor[C]() }
 func (c idList[T, R, C]) orderBy() string       { return c.order }
 func (c idList[T, R, C]) storedApart() bool     { return c.apart }
 
-func (c idList[T, R, C]) load(rd rowReader, business int64, lists *map[int64][]int64) error {
+func (c idList[T, R, C]) load(rd rowReader, lists *map[int64][]int64) error {
 	var rows []C
-	return rd.read(&rows, func(q *bun.SelectQuery) *bun.SelectQuery {
+	return rd.read(&rows, func(q *bun.SelectQuery, business any) *bun.SelectQuery {
 		return q.Where("business_id = ?", business).OrderExpr(c.order)
 	}, func() error {
 		out := map[int64][]int64{}
@@ -589,7 +588,7 @@ func (t pastTable[R]) rowType() reflect.Type  { return reflect.TypeFor[R]() }
 func (t pastTable[R]) orderBy() string        { return t.order }
 func (t pastTable[R]) children() []rowTable   { return nil }
 func (t pastTable[R]) list(*engine.State) any { return nil }
-func (t pastTable[R]) load(rowReader, int64, *engine.State, *Versions) error {
+func (t pastTable[R]) load(rowReader, *engine.State, *Versions) error {
 	return nil
 }
 func (t pastTable[R]) insert(*saver, *engine.State) error                       { return nil }

@@ -135,10 +135,10 @@ func (v *Versions) addClosure(c engine.Closure, rev int64) {
 
 // loadVersions reads what the rows of a state do not carry: removals and
 // the times of revisions.
-func loadVersions(rd rowReader, v *Versions, business int64) error {
+func loadVersions(rd rowReader, v *Versions) error {
 	var stones []Tombstone
 	var times []RevisionTime
-	ofBusiness := func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("business_id = ?", business) }
+	ofBusiness := func(q *bun.SelectQuery, business any) *bun.SelectQuery { return q.Where("business_id = ?", business) }
 	if err := rd.read(&stones, ofBusiness, func() error {
 		for _, t := range stones {
 			v.addTombstone(t)
