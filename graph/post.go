@@ -86,15 +86,12 @@ func responseType(r *http.Request) string {
 // with <, >, &, U+2028 and U+2029 escaped, and its extensions. A part of
 // an incremental answer (a label, path or hasNext) is marshaled whole.
 func writeResponse(w io.Writer, resp *graphql.Response) {
+	var buf bytes.Buffer
 	if resp.Label != "" || resp.Path != nil || resp.HasNext != nil {
-		b, err := json.Marshal(resp)
-		if err != nil {
-			panic(fmt.Errorf("unable to marshal %s: %w", resp.Data, err))
-		}
-		w.Write(b)
+		marshalInto(&buf, resp)
+		w.Write(buf.Bytes())
 		return
 	}
-	var buf bytes.Buffer
 	buf.Grow(len(resp.Data) + 64)
 	buf.WriteByte('{')
 	if len(resp.Errors) > 0 {
