@@ -56,3 +56,11 @@ func RecheckTokensEvery(t interface{ Cleanup(func()) }, d time.Duration) {
 	tokenRecheck = d
 	t.Cleanup(func() { tokenRecheck = was })
 }
+
+// OweWrites has s's writes owe d of their share (YieldWrites), as after
+// they took d more than it while reads were served.
+func OweWrites(s *Store, d time.Duration) {
+	s.yield.mu.Lock()
+	defer s.yield.mu.Unlock()
+	s.yield.credit = -d
+}

@@ -37,6 +37,7 @@ type Store struct {
 	tokens   tokenCache          // see Authenticate
 
 	changes broadcaster // see Subscribe
+	yield   yielder     // see YieldWrites
 
 	cold chan struct{} // see LimitColdLoads
 	// beforeLoad, when set, runs as a cold load takes its slot (tests).
@@ -48,7 +49,7 @@ func NewStore(db *DB, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{DB: db, now: now}
+	s := &Store{DB: db, now: now, yield: newYielder(time.Now)}
 	s.UseBudget(cache.NewBudget(DefaultCacheBytes))
 	return s
 }
@@ -591,7 +592,7 @@ var errDryRun = errors.New("dry run")
 // dry run does all of it and rolls back, so what it returns is exactly what
 // the write would do.
 func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
-	leave, err := s.enter(ctx, businessID)
+	leave, err := s.turn(ctx, businessID)
 	if err != nil {
 		s.wrote("error")
 		return nil, err
