@@ -31,7 +31,7 @@ func gymServer(b *testing.B) (http.Handler, string) {
 }
 
 // gymAPI is the API with the gym demo on d and a token of role.
-func gymAPI(b *testing.B, d modelstest.Database, role models.Role) (http.Handler, string, *models.Store, *models.Business) {
+func gymAPI(b testing.TB, d modelstest.Database, role models.Role) (http.Handler, string, *models.Store, *models.Business) {
 	store := models.NewStore(d.DB, func() time.Time { return now })
 	ctx := context.Background()
 	st := demo.Gym(engine.DateOf(now))

@@ -52,7 +52,7 @@ func BenchmarkDaysWeekWriters(b *testing.B) {
 }
 
 func benchmarkWeekWithWriters(b *testing.B, db modelstest.Database, writers int, pace time.Duration) {
-	h, tok, _, _ := gymAPI(b, db, models.Owner)
+	h, tok, store, _ := gymAPI(b, db, models.Owner)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
@@ -90,6 +90,9 @@ func benchmarkWeekWithWriters(b *testing.B, db modelstest.Database, writers int,
 	wg.Wait()
 	reportLatency(b, elapsed, lat)
 	b.ReportMetric(float64(wrote.Load())/elapsed.Seconds(), "writes/s")
+	held, waited := store.WritesHeld()
+	b.ReportMetric(float64(held)/elapsed.Seconds(), "held/s")
+	b.ReportMetric(waited.Seconds()/elapsed.Seconds(), "held-s/s")
 }
 
 // BenchmarkSessionWrites is the writers of BenchmarkDaysWeekWriters
@@ -138,14 +141,14 @@ func BenchmarkSessionWrites(b *testing.B) {
 // sessionWriter cancels and restores sessions of the gym's coming year
 // through the GraphQL API, as a desk does.
 type sessionWriter struct {
-	b      *testing.B
+	b      testing.TB
 	client *http.Client
 	url    string
 	tok    string
 	refs   []map[string]any
 }
 
-func newSessionWriter(b *testing.B, client *http.Client, url, tok string) *sessionWriter {
+func newSessionWriter(b testing.TB, client *http.Client, url, tok string) *sessionWriter {
 	sw := &sessionWriter{b: b, client: client, url: url, tok: tok}
 	today := engine.DateOf(now)
 	var refs struct {
@@ -171,7 +174,7 @@ func newSessionWriter(b *testing.B, client *http.Client, url, tok string) *sessi
 }
 
 // post sends one GraphQL request and returns the answer, failing the
-// benchmark on an error.
+// benchmark or test on an error.
 func (sw *sessionWriter) post(query string, vars map[string]any) []byte {
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, _ := http.NewRequest("POST", sw.url, bytes.NewReader(body))

@@ -102,7 +102,11 @@ func (r *Resolver) handler(plain bool) http.Handler {
 		if !ok {
 			return
 		}
-		if longLived(req) {
+		if !longLived(req) {
+			ctx, done := r.Store.Serving(req.Context()) // writes yield to reads (models.Store.YieldWrites)
+			defer done()
+			req = req.WithContext(ctx)
+		} else {
 			ctx, done, ok := r.Connections.begin(req.Context())
 			if !ok {
 				writeError(w, http.StatusServiceUnavailable, errShuttingDownAPI)
