@@ -83,6 +83,10 @@ type Config struct {
 	// database at once (models.Store.LimitColdLoads); requests answered
 	// from memory never wait for one.
 	ColdLoads int
+	// WriteShare is the share of the cores' time guarded writes may take
+	// together while reads are being served (models.Store.YieldWrites);
+	// 0 lets writes run whenever they come.
+	WriteShare float64
 	// DebugAddr, when set, is a loopback address serving Go's profiles
 	// (/debug/pprof/): where the server's time goes, under its real load.
 	DebugAddr string
@@ -146,6 +150,9 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if c.ColdLoads < 1 {
 		return fmt.Errorf("--cold-loads (KOREDYNE_COLD_LOADS) must be at least 1, not %d", c.ColdLoads)
+	}
+	if c.WriteShare < 0 || c.WriteShare >= 1 {
+		return fmt.Errorf("--write-share (KOREDYNE_WRITE_SHARE) must be from 0 (writes never wait for reads) to below 1, not %v", c.WriteShare)
 	}
 	if c.DebugAddr != "" && !loopback(c.DebugAddr) {
 		return fmt.Errorf("--debug-addr (KOREDYNE_DEBUG_ADDR) %q must be a loopback host:port (127.0.0.1, [::1] or localhost): profiles show the server's internals", c.DebugAddr)
@@ -289,6 +296,8 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		m.Subscriptions(store.Subscriptions)
 		store.UseBudget(budget)
 		store.LimitColdLoads(c.ColdLoads)
+		store.YieldWrites(c.WriteShare)
+		m.WritesHeld(store.WritesHeld)
 		if len(c.ReplicaURLs) > 0 {
 			replicas, err := models.OpenReplicas(ctx, db, c.ReplicaURLs, c.ReplicaLag, c.DBConns, log)
 			if err != nil {
@@ -317,12 +326,12 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		calendars.Back, calendars.Ahead, calendars.Observer = c.WeeksBack, c.WeeksAhead, hooks{m}
 		timetables := page.NewHandler(store, log)
 		timetables.Observer = hooks{m}
-		dav := observeCalDAV(m, calendars)
-		mux.Handle(graph.Path, api.Handler())
+		dav := reads(store, observeCalDAV(m, calendars))
+		mux.Handle(graph.Path, api.Handler()) // which counts its reads itself
 		mux.Handle(caldav.Path, dav)
 		mux.Handle(caldav.WellKnown, dav)
 		mux.Handle(caldav.FeedPath, dav)
-		mux.Handle(page.Path, timetables)
+		mux.Handle(page.Path, reads(store, timetables))
 		mux.Handle("GET /{$}", graph.Playground(graph.Path))
 		ready = db.PingContext
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/models"
 )
 
 // Main runs the command in args and returns the exit status: 0, 1 when
@@ -189,6 +190,8 @@ func (a *app) serveFlags() []cli.Flag {
 			Usage: "memory budget, in MiB, of what is kept computed (snapshots, calendars, answers); the least recently used businesses go first"},
 		&cli.IntFlag{Name: "cold-loads", Value: runtime.GOMAXPROCS(0), Destination: &c.ColdLoads, Sources: a.src("KOREDYNE_COLD_LOADS", wholeNumber),
 			Usage: "most businesses loaded from the database at once (default: the CPUs Go uses); requests answered from memory never wait"},
+		&cli.FloatFlag{Name: "write-share", Value: models.DefaultWriteShare, Destination: &c.WriteShare, Sources: a.src("KOREDYNE_WRITE_SHARE", number),
+			Usage: "share of the cores' time writes may take together while reads are being served (0: writes never wait for reads)"},
 		&cli.StringFlag{Name: "debug-addr", Destination: &c.DebugAddr, Sources: a.src("KOREDYNE_DEBUG_ADDR", nil),
 			Usage: "loopback host:port serving Go's profiles at /debug/pprof/ (off when empty)"},
 		&cli.StringFlag{Name: "listen-url", Destination: &c.ListenURL, Sources: a.src("KOREDYNE_LISTEN_URL", nil),

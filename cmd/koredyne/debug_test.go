@@ -99,7 +99,23 @@ func TestServeWithDebugAddr(t *testing.T) {
 func validConfig() *Config {
 	return &Config{Addr: "127.0.0.1:8080", DBConns: 20, ReplicaLag: 5 * time.Second, WeeksBack: 8, WeeksAhead: 52,
 		PlaygroundIdle: time.Hour, PlaygroundMax: 200, MaxBody: 10 << 20, MaxDepth: 12, MaxCost: 200000,
-		MaxAliases: 100, MaxMutations: 20, MaxResponse: 32 << 20, CacheMB: 256, ColdLoads: 2}
+		MaxAliases: 100, MaxMutations: 20, MaxResponse: 32 << 20, CacheMB: 256, ColdLoads: 2,
+		WriteShare: 0.05}
+}
+
+func TestWriteShareBelowOne(t *testing.T) {
+	for _, v := range []float64{-0.1, 1, 2} {
+		c := validConfig()
+		c.WriteShare = v
+		if err := c.Validate(true); err == nil || !strings.Contains(err.Error(), "--write-share") {
+			t.Errorf("--write-share %v: got %v, want an error naming the flag", v, err)
+		}
+	}
+	c := validConfig()
+	c.WriteShare = 0 // writes never wait
+	if err := c.Validate(true); err != nil {
+		t.Errorf("--write-share 0: %v", err)
+	}
 }
 
 func TestColdLoadsAtLeastOne(t *testing.T) {

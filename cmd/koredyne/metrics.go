@@ -129,6 +129,22 @@ func (m *Metrics) Subscriptions(open func() int) {
 	}, func() float64 { return float64(open()) }))
 }
 
+// WritesHeld reports the guarded writes that waited for reads and the
+// seconds they waited, as held counts them (models.Store.WritesHeld).
+func (m *Metrics) WritesHeld(held func() (int64, time.Duration)) {
+	if m == nil {
+		return
+	}
+	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "koredyne_writes_held_total",
+		Help: "Guarded writes that waited while reads were being served (--write-share).",
+	}, func() float64 { n, _ := held(); return float64(n) }))
+	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "koredyne_writes_held_seconds_total",
+		Help: "Seconds guarded writes waited while reads were being served (--write-share).",
+	}, func() float64 { _, d := held(); return d.Seconds() }))
+}
+
 // caches are the names of the caches on the memory budget.
 var caches = []string{"snapshots", "calendars", "responses"}
 

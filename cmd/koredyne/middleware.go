@@ -16,6 +16,7 @@ import (
 	"github.com/koredyne/schedule/caldav/page"
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/graph/graphiql"
+	"github.com/koredyne/schedule/models"
 )
 
 type requestIDKey struct{}
@@ -211,6 +212,16 @@ func observeCalDAV(m *Metrics, next http.Handler) http.Handler {
 		rec := &recorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		m.CalDAV(r.Method, rec.code(), time.Since(start))
+	})
+}
+
+// reads counts every request next serves as a read, which the store's
+// guarded writes yield to (models.Store.YieldWrites).
+func reads(store *models.Store, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, done := store.Serving(r.Context())
+		defer done()
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
