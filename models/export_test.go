@@ -58,9 +58,10 @@ func RecheckTokensEvery(t interface{ Cleanup(func()) }, d time.Duration) {
 }
 
 // OweWrites has s's writes owe d of their share (YieldWrites), as after
-// they took d more than it while reads were served.
+// they took d more than it while reads were served, and have no free
+// writes left.
 func OweWrites(s *Store, d time.Duration) {
 	s.yield.mu.Lock()
 	defer s.yield.mu.Unlock()
-	s.yield.credit = -d
+	s.yield.credit, s.yield.free = -d, 0
 }

@@ -21,6 +21,12 @@ const (
 	// served still: readers that take turns with their clients leave gaps
 	// between their requests.
 	readsRecent = 10 * time.Millisecond
+	// freeWrites is how many writes a second go while reads are being
+	// served even when writes have taken their share: a few desks writing
+	// as people do never wait, however long a write's turn takes while the
+	// reads keep the cores busy (on PostgreSQL on the same cores, a turn
+	// of a few milliseconds' work can take tens of milliseconds).
+	freeWrites = 10
 	// heldStep is the longest a held write waits before it looks again
 	// whether reads are still being served.
 	heldStep = 5 * time.Millisecond
@@ -34,8 +40,9 @@ const (
 // as the time each spends in its turn (Store.Write, from after it waited
 // for the write before it of its business to its end), with up to
 // writeBurst saved while they took less. A write's time is mostly CPU, its
-// own or the database's, so it is charged as core time. Otherwise a write
-// never waits.
+// own or the database's, so it is charged as core time. Beyond the share,
+// freeWrites writes a second still go, uncharged. Otherwise a write never
+// waits.
 type yielder struct {
 	share    float64      // 0: writes never wait
 	lastRead atomic.Int64 // when a read last ended, in Unix nanoseconds
@@ -44,13 +51,14 @@ type yielder struct {
 
 	mu     sync.Mutex
 	credit time.Duration // the time writes may still take
+	free   float64       // the writes that may still go beyond the share
 	at     time.Time     // when credit was last counted up
 	held   time.Duration // the time writes have waited, in all
 	holds  int64         // how many writes waited
 }
 
 func newYielder(now func() time.Time) yielder {
-	return yielder{now: now, cores: runtime.GOMAXPROCS(0), share: DefaultWriteShare, credit: writeBurst}
+	return yielder{now: now, cores: runtime.GOMAXPROCS(0), share: DefaultWriteShare, credit: writeBurst, free: freeWrites}
 }
 
 // YieldWrites has the guarded writes take at most share (0 < share < 1)
@@ -61,7 +69,7 @@ func (s *Store) YieldWrites(share float64) {
 		share = 0
 	}
 	s.yield.share = share
-	s.yield.credit = writeBurst
+	s.yield.credit, s.yield.free = writeBurst, freeWrites
 }
 
 type servingKey struct{}
@@ -152,16 +160,19 @@ func (y *yielder) reading(now time.Time) bool {
 // rate is the time a second writes may take while reads are being served.
 func (y *yielder) rate() float64 { return y.share * float64(y.cores) }
 
-// countUp adds the credit earned since it was last counted. y.mu is held.
+// countUp adds the credit and the free writes earned since they were last
+// counted. y.mu is held.
 func (y *yielder) countUp(now time.Time) {
 	if !y.at.IsZero() {
-		y.credit = min(y.credit+time.Duration(float64(now.Sub(y.at))*y.rate()), writeBurst)
+		d := now.Sub(y.at)
+		y.credit = min(y.credit+time.Duration(float64(d)*y.rate()), writeBurst)
+		y.free = min(y.free+d.Seconds()*freeWrites, freeWrites)
 	}
 	y.at = now
 }
 
 // admit waits, while reads are being served, until writes have credit
-// again, or ctx is done. It returns whether the write is charged for the
+// again or a free write, or ctx is done. It returns whether the write is charged for the
 // time it takes (charge): a write that came while no reads were being
 // served took a core they did not want.
 func (y *yielder) admit(ctx context.Context) (charged bool, err error) {
@@ -188,14 +199,21 @@ func (y *yielder) admit(ctx context.Context) (charged bool, err error) {
 		}
 		y.mu.Lock()
 		y.countUp(now)
-		owed := -y.credit
-		y.mu.Unlock()
-		if owed <= 0 {
-			return true, nil
+		owed, left := -y.credit, y.free
+		free := left >= 1
+		if owed > 0 && free {
+			y.free--
 		}
-		// Until the credit is back, or heldStep, after which the reads
-		// may have ended.
-		wait := min(time.Duration(float64(owed)/y.rate()), heldStep)
+		y.mu.Unlock()
+		switch {
+		case owed <= 0:
+			return true, nil
+		case free:
+			return false, nil
+		}
+		// Until the credit or a free write is back, or heldStep, after
+		// which the reads may have ended.
+		wait := min(time.Duration(float64(owed)/y.rate()), time.Duration((1-left)*float64(time.Second)/freeWrites), heldStep)
 		if timer == nil {
 			timer = time.NewTimer(wait)
 		} else {

@@ -29,27 +29,29 @@ func keepReading(y *yielder) (stop func()) {
 // TestWritesTakeTheirShare admits writes that each take 5 ms as fast as
 // they come for half a second: with no reads none waits; while reads are
 // served, the time they take together stays within the share of two cores
-// and the burst, and they still get that share.
+// and the burst, and they still get that share, with at most freeWrites a
+// second beyond it.
 func TestWritesTakeTheirShare(t *testing.T) {
 	const took, span = 5 * time.Millisecond, 500 * time.Millisecond
-	run := func(y *yielder) (writes int, elapsed time.Duration) {
+	run := func(y *yielder) (writes, charged int, elapsed time.Duration) {
 		start := time.Now()
 		for time.Since(start) < span {
-			charged, err := y.admit(context.Background())
+			c, err := y.admit(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if charged {
+			if c {
 				y.charge(took)
+				charged++
 			}
 			writes++
 		}
-		return writes, time.Since(start)
+		return writes, charged, time.Since(start)
 	}
 
 	alone := &Store{yield: newYielder(time.Now)}
 	alone.yield.cores = 2
-	if n, _ := run(&alone.yield); n < 1000 {
+	if n, _, _ := run(&alone.yield); n < 1000 {
 		t.Errorf("%d writes in %v with no reads: writes waited", n, span)
 	}
 	if held, _ := alone.WritesHeld(); held != 0 {
@@ -60,8 +62,11 @@ func TestWritesTakeTheirShare(t *testing.T) {
 	y := &s.yield
 	y.cores = 2
 	defer keepReading(y)()
-	n, elapsed := run(y)
-	spent := time.Duration(n) * took
+	n, charged, elapsed := run(y)
+	if free, most := n-charged, freeWrites*(elapsed.Seconds()+1)+1; float64(free) > most {
+		t.Errorf("%d writes beyond the share in %v, want at most %v", free, elapsed, most)
+	}
+	spent := time.Duration(charged) * took
 	most := time.Duration(y.rate()*float64(elapsed)) + writeBurst + took
 	least := time.Duration(y.rate()*float64(span)) / 2
 	if spent > most || spent < least {
@@ -77,7 +82,7 @@ func TestWritesTakeTheirShare(t *testing.T) {
 // are served: it stops with its context, and goes on once the reads end.
 func TestHeldWrites(t *testing.T) {
 	y := &(&Store{yield: newYielder(time.Now)}).yield
-	y.credit = -time.Minute
+	y.credit, y.free = -time.Minute, 0
 	stop := keepReading(y)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
