@@ -26,7 +26,7 @@ const (
 	// as people do never wait, however long a write's turn takes while the
 	// reads keep the cores busy (on PostgreSQL on the same cores, a turn
 	// of a few milliseconds' work can take tens of milliseconds).
-	freeWrites = 10
+	freeWrites = 5
 	// heldStep is the longest a held write waits before it looks again
 	// whether reads are still being served.
 	heldStep = 5 * time.Millisecond
