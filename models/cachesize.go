@@ -32,7 +32,7 @@ const (
 // half of the server's CPU (526 cycles in the first 80 seconds); counted
 // at twice their heap, the same run collected 194 times in those seconds,
 // and the p99 of every kind of request fell 2 to 5 times against the code
-// before the calendars stopped overcounting (README, "Many businesses").
+// before the calendars stopped overcounting (docs/operations.md, "Many businesses").
 const traced = 2
 
 // heap estimates the bytes sn holds; sn.mu is held.

@@ -15,12 +15,12 @@ import (
 	"github.com/koredyne/schedule/models/modelstest"
 )
 
-// This file keeps the schema ready to shard by business (README,
+// This file keeps the schema ready to shard by business (docs/operations.md,
 // "Sharding by business"): it reads PostgreSQL's catalog after migrating.
 
 // globalLookups are the unique constraints that leave business_id out, each
 // found by a secret or name alone, with how a sharded database serves it.
-// The README's statements replace each of them.
+// The statements of docs/operations.md replace each of them.
 var globalLookups = map[string]string{
 	"api_tokens_hash_key":     "a bearer token names no business: its hash is looked up in secret_lookups",
 	"app_passwords_login_key": "a CalDAV login names no business: secret_lookups keeps logins unique across businesses",
@@ -110,7 +110,7 @@ func TestKeysCarryTheBusiness(t *testing.T) {
 	}
 	for name := range globalLookups {
 		if !slices.ContainsFunc(cons, func(c constraint) bool { return c.Name == name }) {
-			t.Errorf("global lookup %s is no longer in the schema: take it out of globalLookups and the README", name)
+			t.Errorf("global lookup %s is no longer in the schema: take it out of globalLookups and docs/operations.md", name)
 		}
 	}
 	bunPKs := map[string][]string{}
@@ -152,7 +152,7 @@ var (
 	dropPattern        = regexp.MustCompile(`(?i)ALTER TABLE (\w+) DROP CONSTRAINT (\w+)`)
 )
 
-// TestShardingStatements checks the README's statements for distributing
+// TestShardingStatements checks the statements of docs/operations.md for distributing
 // the schema with Citus against the catalog: Citus is not packaged for
 // Debian 12, so the test cannot run them, only their preconditions. Every
 // table is distributed by business_id, colocated with businesses' first
@@ -166,13 +166,13 @@ func TestShardingStatements(t *testing.T) {
 	if !ok {
 		t.Skip("needs PostgreSQL")
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, found := strings.Cut(string(readme), "#### Sharding by business")
+	_, section, found := strings.Cut(string(readme), "### Sharding by business")
 	if !found {
-		t.Fatal(`the README has no "Sharding by business" section`)
+		t.Fatal(`docs/operations.md has no "Sharding by business" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n#")
 	tables, cons := catalog(t, d.DB)
@@ -199,7 +199,7 @@ func TestShardingStatements(t *testing.T) {
 	}
 	for name := range globalLookups {
 		if !dropped[name] {
-			t.Errorf("the README's statements do not drop the global lookup %s", name)
+			t.Errorf("docs/operations.md's statements do not drop the global lookup %s", name)
 		}
 	}
 	for _, table := range tables {

@@ -14,7 +14,7 @@
 // Every command that opens the database takes --data DIR (the SQLite
 // database lives in DIR/koredyne.db) or DATABASE_URL=postgres://… in the
 // environment; only serve and migrate create one. Every command answers
-// --help; the README's command and configuration tables say the rest.
+// --help; docs/operations.md's command and configuration tables say the rest.
 package main
 
 import (

@@ -4,7 +4,7 @@ package reference_test
 // testdata/reference, made with its clock at Sunday 2026-12-06), imported:
 // the same business, rows and dates the reference resolves, so that the
 // figures compare with the reference's own code timed on the same data (the
-// README's "Against the Node reference"). TestReferenceGymBenchWork pins what
+// docs/performance.md, "Against the Node reference"). TestReferenceGymBenchWork pins what
 // each benchmark computes, so a change that did less would show.
 
 import (
