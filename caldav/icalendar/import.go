@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	ics "github.com/arran4/golang-ical"
 
@@ -63,6 +64,18 @@ func (p Problem) String() string {
 // progressEvery is how many events pass between Progress calls.
 const progressEvery = 200
 
+// ImportMemory is the most heap Import holds at once to read file, beside
+// the file itself: a copy of it, the parsed calendar (golang-ical keeps
+// every content line as a property, its parameters in a map) and what the
+// events become (a new room, staff member, class and series for a weekly
+// event of its own). It is priced by the bytes and the content lines of
+// the file; events expanded up to ImportOptions.ExpandUntil are not in it,
+// since they grow with the dates, not the file. TestImportMemory measures
+// it against the heap.
+func ImportMemory(file string) int64 {
+	return 3*int64(len(file)) + 420*int64(strings.Count(file, "\n")+1) + 64<<10
+}
+
 // Import reads an iCalendar file and returns the rules it describes merged
 // into existing (see the package documentation for the mapping). Rooms,
 // staff, activities and classes existing already has are reused by name;
@@ -80,7 +93,7 @@ func Import(r io.Reader, existing engine.State, opts ImportOptions) (*Result, er
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	cal, err := ics.ParseCalendar(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("the file is not an iCalendar file that can be read: %w", err)
+		return nil, fmt.Errorf("the file is not an iCalendar file that can be read: %s", brief(err.Error()))
 	}
 	vs := cal.Events()
 	lines := veventLines(data)
@@ -90,7 +103,7 @@ func Import(r io.Reader, existing engine.State, opts ImportOptions) (*Result, er
 
 	st := existing.Clone()
 	im := &importer{
-		opts: opts, biz: existing.Business.Location, ws: existing.Business.WeekStart,
+		opts: opts, biz: existing.Business.Location, ws: existing.Business.WeekStart, zones: zones{},
 		words: engine.Words(existing.Business.Kind), st: &st, existing: existing,
 	}
 	im.cat = newCatalog(im.st)
@@ -150,6 +163,7 @@ type importer struct {
 	st       *engine.State
 	existing engine.State
 	cat      *catalog
+	zones    zones
 
 	events   []*event // weekly-periodic ones, in file order
 	problems []Problem
@@ -203,7 +217,25 @@ type decl struct {
 }
 
 func (im *importer) problem(e *event, format string, args ...any) {
-	im.problems = append(im.problems, Problem{Line: e.line, UID: e.uid, Summary: e.summary, Reason: fmt.Sprintf(format, args...)})
+	im.problems = append(im.problems, Problem{Line: e.line, UID: e.uid, Summary: e.summary, Reason: brief(fmt.Sprintf(format, args...))})
+}
+
+// briefLength is the most bytes of a reason kept: a reason may quote the
+// value it could not read, and a value can be as long as the file (a
+// 9 MB line was sent back whole in the answer).
+const briefLength = 500
+
+// brief cuts s to briefLength bytes, at a character's start, marking the
+// cut with an ellipsis.
+func brief(s string) string {
+	if len(s) <= briefLength {
+		return s
+	}
+	cut := briefLength
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // span is where and when one session falls on the business's clock.
@@ -245,7 +277,7 @@ func (im *importer) duration(v *ics.VEvent, start stamp) (int, string) {
 	dur := 0
 	switch {
 	case v.HasProperty(ics.ComponentPropertyDtEnd):
-		ends, err := parseStamps(v.GetProperty(ics.ComponentPropertyDtEnd), im.biz)
+		ends, err := parseStamps(v.GetProperty(ics.ComponentPropertyDtEnd), im.biz, im.zones)
 		if err != nil || len(ends) != 1 {
 			return 0, fmt.Sprintf("has an end (DTEND) that cannot be read: %v", errOr(err, "more than one value"))
 		}
@@ -318,7 +350,7 @@ func (im *importer) master(e *event) {
 		im.problem(e, "has no start (DTSTART)")
 		return
 	}
-	starts, err := parseStamps(p, im.biz)
+	starts, err := parseStamps(p, im.biz, im.zones)
 	if err != nil || len(starts) != 1 {
 		var ze *zoneError
 		if errors.As(err, &ze) {
@@ -647,7 +679,7 @@ func (im *importer) exdatesOf(e *event) {
 	e.exdates = map[engine.Date]bool{}
 	e.cancelNotes = map[engine.Date]string{}
 	for _, p := range e.v.GetProperties(ics.ComponentPropertyExdate) {
-		xs, err := parseStamps(p, im.biz)
+		xs, err := parseStamps(p, im.biz, im.zones)
 		if err != nil {
 			continue // an EXDATE that cannot be read takes nothing out
 		}
@@ -742,7 +774,7 @@ func (im *importer) expand(e *event) (int, string) {
 		if strings.EqualFold(param(p, "VALUE"), "PERIOD") {
 			return 0, "its dates cannot be worked out either: extra dates given as periods (RDATE;VALUE=PERIOD)"
 		}
-		xs, err := parseStamps(p, im.biz)
+		xs, err := parseStamps(p, im.biz, im.zones)
 		if err != nil {
 			return 0, "its extra dates (RDATE) cannot be read: " + err.Error()
 		}
@@ -755,7 +787,7 @@ func (im *importer) expand(e *event) (int, string) {
 		}
 	}
 	for _, p := range e.v.GetProperties(ics.ComponentPropertyExdate) {
-		xs, err := parseStamps(p, im.biz)
+		xs, err := parseStamps(p, im.biz, im.zones)
 		if err != nil {
 			continue
 		}
@@ -828,7 +860,7 @@ func (im *importer) expand(e *event) (int, string) {
 
 // rid reads an override's RECURRENCE-ID.
 func (im *importer) rid(o *event) (stamp, string) {
-	xs, err := parseStamps(o.v.GetProperty(ics.ComponentPropertyRecurrenceId), im.biz)
+	xs, err := parseStamps(o.v.GetProperty(ics.ComponentPropertyRecurrenceId), im.biz, im.zones)
 	if err != nil || len(xs) != 1 {
 		return stamp{}, fmt.Sprintf("names the date it changes (RECURRENCE-ID) in a way that cannot be read: %v", errOr(err, "more than one value"))
 	}
@@ -841,7 +873,7 @@ func (im *importer) rid(o *event) (stamp, string) {
 func (im *importer) overrideSpan(m, o *event, orig stamp) (stamp, int, info, string) {
 	s, dur := orig, m.dur
 	if p := o.v.GetProperty(ics.ComponentPropertyDtStart); p != nil {
-		xs, err := parseStamps(p, im.biz)
+		xs, err := parseStamps(p, im.biz, im.zones)
 		if err != nil || len(xs) != 1 || xs[0].form == dateOnly {
 			return stamp{}, 0, info{}, fmt.Sprintf("has a start (DTSTART) that cannot be read as a date and time: %v", errOr(err, "not a time"))
 		}

@@ -333,3 +333,22 @@ func TestImportCleansControlCharacters(t *testing.T) {
 		t.Error("a CN holding U+0001 was read")
 	}
 }
+
+// TestImportQuotesBriefly: a reason that quotes what it could not read
+// quotes at most briefLength bytes of it, so that a line as long as the
+// file is not sent back whole.
+func TestImportQuotesBriefly(t *testing.T) {
+	gym := engine.Business{Kind: engine.Gym, Name: "Harbor", Currency: "KD", Location: mustZone(t, "Europe/Berlin"), WeekStart: time.Monday}
+	long := strings.Repeat("é", 1<<19) // a megabyte
+	_, err := Import(strings.NewReader(header+long+"\r\nEND:VCALENDAR\r\n"), business(gym), ImportOptions{})
+	if err == nil || len(err.Error()) > briefLength+100 || !strings.HasSuffix(err.Error(), "…") {
+		t.Errorf("a file of one long line: %d bytes of error: %.200v", len(fmt.Sprint(err)), err)
+	}
+	res, err := Import(strings.NewReader(calendar(vevent("a", "DTSTART;TZID=Europe/Berlin:"+long, berlinEnd))), business(gym), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 1 || len(res.Problems[0].Reason) > briefLength+len("…") || !strings.HasSuffix(res.Problems[0].Reason, "é…") {
+		t.Errorf("a start of a megabyte: %d problems, the first %.200v", len(res.Problems), res.Problems)
+	}
+}

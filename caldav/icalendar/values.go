@@ -102,14 +102,29 @@ func param(p *ics.IANAProperty, name string) string {
 	return ""
 }
 
+// zones resolves the TZIDs of one file, each once: time.LoadLocation reads
+// and parses a zone's rules anew on every call (2.6 kB for Europe/Berlin),
+// which for a file of thousands of events was a third of its import's heap.
+// A TZID not known is kept as nil.
+type zones map[string]*time.Location
+
+func (z zones) load(tzid string) (*time.Location, bool) {
+	if loc, ok := z[tzid]; ok {
+		return loc, loc != nil
+	}
+	loc, ok := loadZone(tzid)
+	z[tzid] = loc
+	return loc, ok
+}
+
 // parseStamps reads the one or more comma-separated values of a DATE or
 // DATE-TIME property (DTSTART, EXDATE, RDATE, RECURRENCE-ID). biz is the
-// clock of floating times.
-func parseStamps(p *ics.IANAProperty, biz *time.Location) ([]stamp, error) {
+// clock of floating times; zs resolves TZIDs.
+func parseStamps(p *ics.IANAProperty, biz *time.Location, zs zones) ([]stamp, error) {
 	var loc *time.Location
 	tzid := param(p, "TZID")
 	if tzid != "" {
-		l, ok := loadZone(tzid)
+		l, ok := zs.load(tzid)
 		if !ok {
 			return nil, &zoneError{tzid}
 		}
