@@ -26,6 +26,9 @@ func (r *mutationResolver) ImportCalendar(ctx context.Context, ics string, defau
 	if expandUntil != nil {
 		opts.ExpandUntil = *expandUntil
 	}
+	if err := holdMore(ctx, icalendar.ImportMemory(ics)); err != nil {
+		return nil, err
+	}
 	var imp *icalendar.Result
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		var err error

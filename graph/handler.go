@@ -98,10 +98,6 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			writeError(w, http.StatusForbidden, errOrigin)
 			return
 		}
-		body, ok := r.readBody(w, req)
-		if !ok {
-			return
-		}
 		if !longLived(req) {
 			ctx, done := r.Store.Serving(req.Context()) // writes yield to reads (models.Store.YieldWrites)
 			defer done()
@@ -127,9 +123,9 @@ func (r *Resolver) handler(plain bool) http.Handler {
 		}
 		var ctx context.Context
 		var err error
-		token, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+		token, signed := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 		switch {
-		case ok:
+		case signed:
 			ctx, err = r.authenticate(req.Context(), strings.TrimSpace(token))
 		case r.Guest != nil:
 			ctx, err = r.actAs(req.Context(), *r.Guest)
@@ -157,6 +153,13 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			}
 			return
 		}
+		// The body is read only now that the request has shown who it is:
+		// a 401 needs none, and a caller without a token sends little.
+		body, hold, ok := r.readBody(w, req, !signed)
+		defer hold.Release()
+		if !ok {
+			return
+		}
 		// Checked after the token, so that a bad token is always a 401,
 		// which the rate limit counts against the address.
 		if status, e := checkShape(req, body); e != nil {
@@ -168,6 +171,12 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			}
 			writeError(w, status, e)
 			return
+		}
+		if !r.holdDecoded(w, req, body, hold, !signed) {
+			return
+		}
+		if rq := requestFrom(ctx); rq != nil {
+			rq.hold = hold // for what its resolvers build besides (importCalendar)
 		}
 		if rq := requestFrom(ctx); rq != nil && !longLived(req) {
 			w = &statusWriter{ResponseWriter: w, req: rq}

@@ -1,12 +1,8 @@
 package graph
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -226,33 +222,6 @@ func maxCount(keys map[string]int) int {
 		out = max(out, n)
 	}
 	return out
-}
-
-// readBody reads a GraphQL request's body whole, at most r.MaxBody bytes of
-// it, so that a body too large is refused with 413 in GraphQL's error shape
-// before gqlgen reads it (gqlgen would answer 200 with a generic message).
-// It returns the body, and whether the request may go on.
-func (r *Resolver) readBody(w http.ResponseWriter, req *http.Request) ([]byte, bool) {
-	if req.Body == nil || req.Body == http.NoBody || isWebsocket(req) {
-		return nil, true
-	}
-	body := io.Reader(req.Body)
-	if r.MaxBody > 0 {
-		body = http.MaxBytesReader(w, req.Body, r.MaxBody)
-	}
-	b, err := io.ReadAll(body)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		writeError(w, http.StatusRequestEntityTooLarge, &apiError{"REQUEST_TOO_LARGE",
-			fmt.Sprintf("The request body is larger than %d bytes", tooLarge.Limit)})
-		return nil, false
-	case err != nil:
-		writeError(w, http.StatusBadRequest, &apiError{"BAD_REQUEST", "The request body could not be read"})
-		return nil, false
-	}
-	req.Body = io.NopCloser(bytes.NewReader(b))
-	return b, true
 }
 
 // responseLimit bounds an answer to max bytes. The cost limit refuses what

@@ -62,7 +62,8 @@ func TestQueryDepthLimit(t *testing.T) {
 }
 
 // TestRequestBodyLimit sends a body over the limit over real HTTP: 413, in
-// GraphQL's error shape, before the token is even looked at.
+// GraphQL's error shape, once the token has been checked (without one the
+// body is not read at all: TestBodyReadAfterToken).
 func TestRequestBodyLimit(t *testing.T) {
 	a, owner := limitedAPI(t)
 	srv := httptest.NewServer(a.handler)

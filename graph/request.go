@@ -10,6 +10,7 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/inflight"
 )
 
 // request is what one HTTP request carries through its resolvers: who asks,
@@ -18,6 +19,9 @@ type request struct {
 	principal models.Principal
 	store     *models.Store // for the dataloaders, made on first use
 	base      string        // the server's URL, for URLs handed out
+	// hold is the request's part of the server's request memory
+	// (Resolver.Requests): its body and what decoding it made.
+	hold *inflight.Hold
 
 	loadersOnce sync.Once
 	ld          *loaders

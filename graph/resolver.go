@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/inflight"
 )
 
 // Resolver is the root of the resolvers: wiring only.
@@ -38,6 +39,10 @@ type Resolver struct {
 	Observer Observer
 	// MaxBody is the largest request body read, in bytes; 0: no limit.
 	MaxBody int64
+	// Requests is the memory requests under way share: bodies as read,
+	// their decoded variables, calendar files being imported (see
+	// readBody); nil: no bound.
+	Requests *inflight.Budget
 	// MaxDepth is how deep a query may nest its selections; 0: no limit.
 	MaxDepth int
 	// MaxCost is the most values a query's answer may hold by the cost

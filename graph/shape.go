@@ -48,17 +48,19 @@ func checkShape(req *http.Request, body []byte) (int, *apiError) {
 	case b[0] != '{':
 		return http.StatusBadRequest, badRequest(`The request body must be a JSON object with "query"`)
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
-		return http.StatusBadRequest, badRequest("The request body is not a JSON object")
-	}
-	for name, v := range members {
+	// The members are looked at where they lie: a copy of each would
+	// double a large body in memory.
+	var wrong *apiError
+	eachMember(b, func(name string, v []byte) {
 		// gqlgen decodes with encoding/json, which matches names in any case.
 		switch want := kindOf(name); {
-		case want == "" || string(v) == "null":
+		case wrong != nil || want == "" || string(v) == "null":
 		case jsonKind(v) != want:
-			return http.StatusBadRequest, badRequest("%q must be %s", name, article(want))
+			wrong = badRequest("%q must be %s", name, article(want))
 		}
+	})
+	if wrong != nil {
+		return http.StatusBadRequest, wrong
 	}
 	return 0, nil
 }
@@ -66,16 +68,20 @@ func checkShape(req *http.Request, body []byte) (int, *apiError) {
 // kindOf is the JSON kind a member of a GraphQL request must have ("" for
 // members that are not read).
 func kindOf(member string) string {
-	switch strings.ToLower(member) {
-	case "query", "operationname":
-		return "string"
-	case "variables", "extensions":
-		return "object"
+	for _, name := range []string{"query", "operationName"} {
+		if strings.EqualFold(member, name) {
+			return "string"
+		}
+	}
+	for _, name := range []string{"variables", "extensions"} {
+		if strings.EqualFold(member, name) {
+			return "object"
+		}
 	}
 	return ""
 }
 
-func jsonKind(v json.RawMessage) string {
+func jsonKind(v []byte) string {
 	switch v[0] {
 	case '"':
 		return "string"
