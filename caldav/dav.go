@@ -153,7 +153,7 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 		return err
 	}
 	var req propfindReq
-	body, _ := io.ReadAll(r.Body) // already read whole by ServeHTTP
+	body := bodyOf(r)
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := xml.Unmarshal(body, &req); err != nil {
 			return fail(http.StatusBadRequest, "the request body is not well-formed XML: %v", err)
@@ -353,7 +353,7 @@ var (
 // report answers REPORT on a calendar: calendar-query, calendar-multiget
 // and sync-collection.
 func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, user models.CalendarUser, c calendar) error {
-	body, _ := io.ReadAll(r.Body) // already read whole by ServeHTTP
+	body := bodyOf(r)
 	name, err := rootName(body)
 	if err != nil {
 		return err

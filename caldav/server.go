@@ -27,6 +27,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/cache"
+	"github.com/koredyne/schedule/models/inflight"
 )
 
 // Where the gateway is served: the router mounts the handler on these,
@@ -69,6 +70,9 @@ type Handler struct {
 	// Listing is the window of days a calendar lists (PROPFIND, sync and the
 	// feeds), around today: Back weeks before it, Ahead weeks after.
 	Back, Ahead int
+	// Requests is the memory requests under way share, which the bodies
+	// of PROPFIND and REPORT are read within; nil: no bound.
+	Requests *inflight.Budget
 
 	renderers *cache.Cache[int64, *kept] // by business, for its newest revision
 }
@@ -86,26 +90,20 @@ func NewHandler(backend Backend, log *slog.Logger) *Handler {
 
 type userKey struct{}
 
+// bodyHeld is the bytes held in the server's request budget for each byte
+// of a body: the body and what PROPFIND and REPORT decode it into (a
+// multiget's hrefs as strings, a filter's elements as structs), measured
+// by TestDecodedBodyHeld.
+const bodyHeld = 8
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Bodies are read whole, at most MaxBody of them, before anything else.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
-		return
-	case err != nil: // the client stopped sending, or took too long
-		writeError(w, fail(http.StatusRequestTimeout, "the request body could not be read: send it again"))
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	if (r.Method == "PROPFIND" || r.Method == "REPORT") && cache.AcceptsGzip(r) {
 		zw := &gzipWriter{ResponseWriter: w}
 		defer zw.close()
 		w = zw
 	}
 	if strings.HasPrefix(r.URL.Path, FeedPath) {
-		h.serveFeed(w, r)
+		h.serveFeed(w, r) // a GET: any body is left unread
 		return
 	}
 	login, password, ok := r.BasicAuth()
@@ -126,6 +124,33 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.checked(r.Context(), true)
 	ctx := context.WithValue(r.Context(), userKey{}, user)
 	r = r.WithContext(ctx)
+	if r.Method != "PROPFIND" && r.Method != "REPORT" { // the others read no body
+		h.answer(w, r, user)
+		return
+	}
+	// The body is read only now that the request has signed in (a 401
+	// needs none), whole, at most MaxBody of it, within the server's
+	// request budget.
+	body, hold, err := h.Requests.Read(ctx, r.Body, r.ContentLength, MaxBody, bodyHeld)
+	defer hold.Release()
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
+		return
+	case errors.Is(err, inflight.ErrBusy):
+		busy(w)
+		return
+	case err != nil: // the client stopped sending, or took too long
+		writeError(w, fail(http.StatusRequestTimeout, "the request body could not be read: send it again"))
+		return
+	}
+	r.Body = &readBody{bytes.NewReader(body), body}
+	h.answer(w, r, user)
+}
+
+// answer serves a request that has signed in, and answers its error.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, user models.CalendarUser) {
 	if err := h.serve(w, r, user); err != nil {
 		var he *httpError
 		if errors.As(err, &he) {
@@ -134,6 +159,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.internal(w, r, err)
 		}
 	}
+}
+
+// readBody is a body ServeHTTP read: PROPFIND and REPORT take its bytes as
+// they are instead of reading a copy.
+type readBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (*readBody) Close() error { return nil }
+
+// bodyOf returns the body ServeHTTP read.
+func bodyOf(r *http.Request) []byte {
+	if b, ok := r.Body.(*readBody); ok {
+		return b.b
+	}
+	return nil
 }
 
 func unauthorized(w http.ResponseWriter) {
@@ -161,6 +203,12 @@ const RetryAfter = "5"
 func unavailable(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", RetryAfter)
 	http.Error(w, "the calendars cannot be reached just now: try again in a few seconds", http.StatusServiceUnavailable)
+}
+
+// busy answers a request the server's request budget cannot hold now.
+func busy(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", RetryAfter)
+	http.Error(w, "the server is busy with other large requests: try again in a few seconds", http.StatusServiceUnavailable)
 }
 
 // target is what a request path names.

@@ -152,7 +152,7 @@ func writeError(w http.ResponseWriter, err error) {
 
 // rootName reads the name of the root element of a body, for REPORT.
 func rootName(body []byte) (xml.Name, error) {
-	d := xml.NewDecoder(strings.NewReader(string(body)))
+	d := xml.NewDecoder(bytes.NewReader(body))
 	for {
 		tok, err := d.Token()
 		if err != nil {
