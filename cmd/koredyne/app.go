@@ -27,6 +27,7 @@ import (
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/cache"
+	"github.com/koredyne/schedule/models/inflight"
 )
 
 // Config is what every command needs to find its database, and what serve
@@ -79,6 +80,10 @@ type Config struct {
 	// CacheMB is the memory budget, in MiB, of what the server keeps
 	// computed (snapshots, clash reports, rendered calendars, answers).
 	CacheMB int
+	// RequestMB is the memory budget, in MiB, of what requests under way
+	// hold: bodies as read, what decoding them makes, calendar files being
+	// imported (see inflight.Budget).
+	RequestMB int
 	// ColdLoads is how many businesses' snapshots may be loaded from the
 	// database at once (models.Store.LimitColdLoads); requests answered
 	// from memory never wait for one.
@@ -147,6 +152,9 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if c.CacheMB < 1 || c.CacheMB > 1<<20 {
 		return fmt.Errorf("--cache-mb (KOREDYNE_CACHE_MB) must be from 1 to 1048576 MiB, not %d", c.CacheMB)
+	}
+	if c.RequestMB < 1 || c.RequestMB > 1<<20 {
+		return fmt.Errorf("--request-mb (KOREDYNE_REQUEST_MB) must be from 1 to 1048576 MiB, not %d", c.RequestMB)
 	}
 	if c.ColdLoads < 1 {
 		return fmt.Errorf("--cold-loads (KOREDYNE_COLD_LOADS) must be at least 1, not %d", c.ColdLoads)
@@ -272,11 +280,15 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		Observer: hooks{m}, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
 		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
 	// The one memory budget (--cache-mb) of the store's caches, or of
-	// every playground copy's together.
+	// every playground copy's together, and the one of requests under way
+	// (--request-mb).
 	budget := cache.NewBudget(int64(c.CacheMB) << 20)
-	softMemoryLimit(budget.Limit())
+	requests := inflight.New(int64(c.RequestMB)<<20, requestWait)
+	softMemoryLimit(budget.Limit(), requests.Stats().Limit)
 	budget.Observe(hooks{m})
 	m.Budget(budget)
+	m.Requests(requests)
+	api.Requests = requests
 	if c.Playground {
 		pg = newPlayground(c.PlaygroundIdle, c.PlaygroundMax, time.Now, api)
 		pg.budget = budget
@@ -324,6 +336,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		api.Store = store
 		calendars := caldav.NewHandler(store, log)
 		calendars.Back, calendars.Ahead, calendars.Observer = c.WeeksBack, c.WeeksAhead, hooks{m}
+		calendars.Requests = requests
 		timetables := page.NewHandler(store, log)
 		timetables.Observer = hooks{m}
 		dav := reads(store, observeCalDAV(m, calendars))
@@ -570,12 +583,18 @@ func loadDemo(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer
 }
 
 // softMemoryLimit has the Go runtime collect garbage harder as the process
-// nears the cache budget plus a quarter and 48 MiB for requests under way,
-// unless GOMEMLIMIT sets a limit of its own. Without it the heap grows to
-// twice what is live before a collection (GOGC=100): a full 256 MiB budget
-// went with a process of 600 MiB and more.
-func softMemoryLimit(budget int64) {
+// nears the cache budget plus a quarter, and the budget of requests under
+// way, unless GOMEMLIMIT sets a limit of its own. Without it the heap grows
+// to twice what is live before a collection (GOGC=100): a full 256 MiB
+// cache budget went with a process of 600 MiB and more.
+func softMemoryLimit(cache, requests int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(budget + budget/4 + 48<<20)
+		debug.SetMemoryLimit(cache + cache/4 + requests)
 	}
 }
+
+// requestWait is how long a request waits for its bytes of the request
+// budget before it is answered 503: long enough for the requests under
+// way to finish, short enough that a client is told to come back rather
+// than left hanging.
+const requestWait = 2 * time.Second

@@ -188,6 +188,8 @@ func (a *app) serveFlags() []cli.Flag {
 			Usage: "largest GraphQL answer, in bytes"},
 		&cli.IntFlag{Name: "cache-mb", Value: 256, Destination: &c.CacheMB, Sources: a.src("KOREDYNE_CACHE_MB", wholeNumber),
 			Usage: "memory budget, in MiB, of what is kept computed (snapshots, calendars, answers); the least recently used businesses go first"},
+		&cli.IntFlag{Name: "request-mb", Value: 48, Destination: &c.RequestMB, Sources: a.src("KOREDYNE_REQUEST_MB", wholeNumber),
+			Usage: "memory budget, in MiB, of what requests under way hold (bodies, their decoded variables, calendar files imported); beyond it a request waits briefly, then gets 503"},
 		&cli.IntFlag{Name: "cold-loads", Value: runtime.GOMAXPROCS(0), Destination: &c.ColdLoads, Sources: a.src("KOREDYNE_COLD_LOADS", wholeNumber),
 			Usage: "most businesses loaded from the database at once (default: the CPUs Go uses); requests answered from memory never wait"},
 		&cli.FloatFlag{Name: "write-share", Value: models.DefaultWriteShare, Destination: &c.WriteShare, Sources: a.src("KOREDYNE_WRITE_SHARE", number),

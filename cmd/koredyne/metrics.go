@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/koredyne/schedule/models/cache"
+	"github.com/koredyne/schedule/models/inflight"
 )
 
 // maxOperations is how many distinct GraphQL operation names get a label of
@@ -170,6 +171,33 @@ func (c budgetCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.held, prometheus.GaugeValue, float64(c.b.Held(name)), name)
 	}
 	ch <- prometheus.MustNewConstMetric(c.limit, prometheus.GaugeValue, float64(c.b.Limit()))
+}
+
+// Requests reports the memory requests under way hold (--request-mb).
+func (m *Metrics) Requests(b *inflight.Budget) {
+	if m == nil {
+		return
+	}
+	gauge := func(name, help string, v func(inflight.Stats) int64) {
+		m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
+			func() float64 { return float64(v(b.Stats())) }))
+	}
+	counter := func(name, help string, v func(inflight.Stats) int64) {
+		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(v(b.Stats())) }))
+	}
+	gauge("koredyne_request_memory_bytes", "Bytes requests under way hold: bodies, what decoding them makes, calendar files imported.",
+		func(s inflight.Stats) int64 { return s.Held })
+	gauge("koredyne_request_memory_max_bytes", "The most bytes requests under way have held at once since the server started.",
+		func(s inflight.Stats) int64 { return s.Most })
+	gauge("koredyne_request_memory_budget_bytes", "The memory budget of requests under way (--request-mb), in bytes.",
+		func(s inflight.Stats) int64 { return s.Limit })
+	gauge("koredyne_request_memory_waiting", "Requests waiting for their bytes of the request budget.",
+		func(s inflight.Stats) int64 { return int64(s.Waiting) })
+	counter("koredyne_request_memory_taken_bytes_total", "Bytes of the request budget ever taken.",
+		func(s inflight.Stats) int64 { return s.Taken })
+	counter("koredyne_request_memory_refused_total", "Requests answered 503 because the request budget could not hold them in time.",
+		func(s inflight.Stats) int64 { return s.Refused })
 }
 
 // CacheLookup records a lookup in a cache on the memory budget.
