@@ -138,6 +138,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &tooLarge):
 		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
 		return
+	case errors.Is(err, inflight.ErrTooLarge):
+		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body would take more memory than this server lets one request hold"))
+		return
 	case errors.Is(err, inflight.ErrBusy):
 		busy(w)
 		return

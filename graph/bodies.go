@@ -20,8 +20,9 @@ import (
 const MaxAnonymousBody = 64 << 10
 
 var (
-	errBusy     = &apiError{"UNAVAILABLE", "The server is busy with other large requests: send it again in a few seconds"}
-	errBodyRead = &apiError{"BAD_REQUEST", "The request body could not be read"}
+	errBusy       = &apiError{"UNAVAILABLE", "The server is busy with other large requests: send it again in a few seconds"}
+	errBodyRead   = &apiError{"BAD_REQUEST", "The request body could not be read"}
+	errOverBudget = &apiError{"REQUEST_TOO_LARGE", "The request would take more memory than this server lets one request hold: send less at once"}
 )
 
 // readBody reads a GraphQL request's body whole within the server's
@@ -51,6 +52,9 @@ func (r *Resolver) readBody(w http.ResponseWriter, req *http.Request, anonymous 
 		return nil, hold, false
 	case errors.Is(err, inflight.ErrBusy):
 		writeError(w, http.StatusServiceUnavailable, errBusy)
+		return nil, hold, false
+	case errors.Is(err, inflight.ErrTooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, errOverBudget)
 		return nil, hold, false
 	default:
 		writeError(w, http.StatusBadRequest, errBodyRead)
@@ -89,7 +93,11 @@ func (r *Resolver) holdDecoded(w http.ResponseWriter, req *http.Request, body []
 			fmt.Sprintf("The request's variables would take about %d bytes once read, more than %d: send fewer or larger values", n, 2*limit)})
 		return false
 	}
-	if err := hold.Grow(req.Context(), n-int64(len(body))); err != nil {
+	switch err := hold.Grow(req.Context(), n-int64(len(body))); {
+	case errors.Is(err, inflight.ErrTooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, errOverBudget)
+		return false
+	case err != nil:
 		writeError(w, http.StatusServiceUnavailable, errBusy)
 		return false
 	}
@@ -97,18 +105,22 @@ func (r *Resolver) holdDecoded(w http.ResponseWriter, req *http.Request, body []
 }
 
 // holdMore adds n bytes to the request's hold, for what a resolver builds
-// from the request beyond its decoded variables (a calendar file parsed).
-// When the budget cannot give them it is UNAVAILABLE, and the response goes
-// out as 503 with Retry-After.
-func holdMore(ctx context.Context, n int64) error {
+// from the request beyond its decoded variables (a calendar file parsed);
+// tooLarge is the error when that is more than the whole budget. When the
+// budget cannot give them now it is UNAVAILABLE, and the response goes out
+// as 503 with Retry-After.
+func holdMore(ctx context.Context, n int64, tooLarge *apiError) error {
 	rq := requestFrom(ctx)
 	if rq == nil || rq.hold == nil {
 		return nil
 	}
 	err := rq.hold.Grow(ctx, n)
-	if errors.Is(err, inflight.ErrBusy) {
+	switch {
+	case errors.Is(err, inflight.ErrBusy):
 		rq.unavailable.Store(true)
 		return errBusy
+	case errors.Is(err, inflight.ErrTooLarge):
+		return tooLarge
 	}
 	return err
 }

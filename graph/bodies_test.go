@@ -190,30 +190,39 @@ func TestAnonymousBodyLimit(t *testing.T) {
 }
 
 // TestImportHeld: importCalendar holds what parsing its file takes before
-// it reads it; when the budget cannot give that, it is UNAVAILABLE with
-// 503 and Retry-After, and nothing is written.
+// it reads it; when the budget cannot give that now, it is UNAVAILABLE with
+// 503 and Retry-After, and when it never could, REQUEST_TOO_LARGE; either
+// way nothing is written.
 func TestImportHeld(t *testing.T) {
 	a, budget, owner := budgetedAPI(t, 4<<20, false)
-	var file strings.Builder
-	file.WriteString("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n")
-	for i := 0; file.Len() < 64<<10; i++ { // one talk a day
-		day := strings.ReplaceAll(engine.MustDate(2027, 1, 4).AddDays(i).String(), "-", "")
-		fmt.Fprintf(&file, "BEGIN:VEVENT\r\nUID:e%d@test\r\nSUMMARY:Talk\r\nDTSTART;TZID=Asia/Kuwait:%sT100000\r\nDURATION:PT1H\r\nLOCATION:Lecture hall\r\nEND:VEVENT\r\n", i, day)
+	talks := func(size int) []byte { // one talk a day
+		var file strings.Builder
+		file.WriteString("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n")
+		for i := 0; file.Len() < size; i++ {
+			day := strings.ReplaceAll(engine.MustDate(2027, 1, 4).AddDays(i).String(), "-", "")
+			fmt.Fprintf(&file, "BEGIN:VEVENT\r\nUID:e%d@test\r\nSUMMARY:Talk\r\nDTSTART;TZID=Asia/Kuwait:%sT100000\r\nDURATION:PT1H\r\nLOCATION:Lecture hall\r\nEND:VEVENT\r\n", i, day)
+		}
+		file.WriteString("END:VCALENDAR\r\n")
+		body, _ := json.Marshal(map[string]any{"query": `mutation($ics: String!) { importCalendar(ics: $ics, defaultStaff: "Marco Reyes") { oneOffs } }`,
+			"variables": map[string]any{"ics": file.String()}})
+		return body
 	}
-	file.WriteString("END:VCALENDAR\r\n")
-	body, _ := json.Marshal(map[string]any{"query": `mutation($ics: String!) { importCalendar(ics: $ics, defaultStaff: "Marco Reyes") { oneOffs } }`,
-		"variables": map[string]any{"ics": file.String()}})
 	before := a.dump(owner)
+	rec, _ := send(a.handler, string(talks(400<<10)), "Authorization", "Bearer "+owner) // some 10 MB to read, of a 4 MiB budget
+	if rec.Code != 200 || code(t, rec) != "REQUEST_TOO_LARGE" {
+		t.Errorf("an import larger than the whole budget: %d %.300s", rec.Code, rec.Body)
+	}
+	body := talks(64 << 10)
 	other, err := budget.Hold(context.Background(), 4<<20-3*int64(len(body))) // leaves room for the body, not the parse
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := send(a.handler, string(body), "Authorization", "Bearer "+owner)
+	rec, _ = send(a.handler, string(body), "Authorization", "Bearer "+owner)
 	if rec.Code != http.StatusServiceUnavailable || code(t, rec) != "UNAVAILABLE" || rec.Header().Get("Retry-After") == "" {
 		t.Errorf("an import the budget cannot parse: %d %s, Retry-After %q: %.200s", rec.Code, code(t, rec), rec.Header().Get("Retry-After"), rec.Body)
 	}
 	if after := a.dump(owner); after != before {
-		t.Errorf("the refused import wrote")
+		t.Errorf("the refused imports wrote")
 	}
 	other.Release()
 	rec, _ = send(a.handler, string(body), "Authorization", "Bearer "+owner)

@@ -26,7 +26,7 @@ func (r *mutationResolver) ImportCalendar(ctx context.Context, ics string, defau
 	if expandUntil != nil {
 		opts.ExpandUntil = *expandUntil
 	}
-	if err := holdMore(ctx, icalendar.ImportMemory(ics)); err != nil {
+	if err := holdMore(ctx, icalendar.ImportMemory(ics), errImportTooLarge); err != nil {
 		return nil, err
 	}
 	var imp *icalendar.Result

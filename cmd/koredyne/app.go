@@ -153,8 +153,11 @@ func (c *Config) Validate(serve bool) error {
 	if c.CacheMB < 1 || c.CacheMB > 1<<20 {
 		return fmt.Errorf("--cache-mb (KOREDYNE_CACHE_MB) must be from 1 to 1048576 MiB, not %d", c.CacheMB)
 	}
-	if c.RequestMB < 1 || c.RequestMB > 1<<20 {
-		return fmt.Errorf("--request-mb (KOREDYNE_REQUEST_MB) must be from 1 to 1048576 MiB, not %d", c.RequestMB)
+	// A body is held twice (read and decoded), and a CalDAV report's
+	// megabyte eight times: a budget smaller than that would refuse them
+	// all.
+	if least := max(8, (2*c.MaxBody+1<<20-1)>>20); int64(c.RequestMB) < least || c.RequestMB > 1<<20 {
+		return fmt.Errorf("--request-mb (KOREDYNE_REQUEST_MB) must be from %d MiB (8, and twice --max-body) to 1048576, not %d", least, c.RequestMB)
 	}
 	if c.ColdLoads < 1 {
 		return fmt.Errorf("--cold-loads (KOREDYNE_COLD_LOADS) must be at least 1, not %d", c.ColdLoads)

@@ -155,6 +155,9 @@ func TestEnvironmentChecked(t *testing.T) {
 		{"KOREDYNE_ALLOWED_ORIGINS", "desk.example.com", []string{"serve"}},
 		{"KOREDYNE_CACHE_MB", "lots", []string{"serve"}},
 		{"KOREDYNE_CACHE_MB", "0", []string{"serve"}},
+		{"KOREDYNE_REQUEST_MB", "plenty", []string{"serve"}},
+		{"KOREDYNE_REQUEST_MB", "4", []string{"serve"}},
+		{"KOREDYNE_REQUEST_MB", "16", []string{"serve", "--max-body", "9000000"}}, // 18 MB held for one body
 		{"KOREDYNE_DB_CONNS", "lots", []string{"migrate", "status"}},
 		{"KOREDYNE_DB_CONNS", "0", []string{"export", "json", "--business", "demo"}},
 		{"DATABASE_URL", "mysql://x", []string{"migrate", "status"}},

@@ -35,6 +35,10 @@ import (
 // budget's wait.
 var ErrBusy = errors.New("the server holds as many request bytes as it may: try again shortly")
 
+// ErrTooLarge is what Hold answers, at once, for more bytes than the whole
+// budget: a request that could never have them.
+var ErrTooLarge = errors.New("more bytes than the whole request budget")
+
 // Budget is the memory requests under way share. A nil *Budget holds
 // nothing back: every Hold is given at once. A Budget is safe for
 // concurrent use.
@@ -98,8 +102,7 @@ type Hold struct {
 
 // Hold takes n bytes of the budget for the caller, waiting for them at
 // most the budget's wait (or until ctx ends) when they are not free:
-// ErrBusy then, or ctx's error. A request needing more than the whole
-// budget waits until it can have all of it, and runs alone.
+// ErrBusy then, or ctx's error. More than the whole budget is ErrTooLarge.
 func (b *Budget) Hold(ctx context.Context, n int64) (*Hold, error) {
 	h := &Hold{b: b}
 	return h, h.Grow(ctx, n)
@@ -117,9 +120,8 @@ func (h *Hold) Grow(ctx context.Context, n int64) error {
 	if b == nil || n <= 0 {
 		return nil
 	}
-	n = min(n, b.limit-h.n) // never more than the whole budget
-	if n <= 0 {
-		return nil
+	if h.n+n > b.limit {
+		return ErrTooLarge
 	}
 	growing := h.n > 0
 	b.mu.Lock()

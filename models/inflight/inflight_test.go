@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,68 +126,28 @@ func TestSmallPassesLarge(t *testing.T) {
 	}
 }
 
-// TestMoreThanTheBudget: a request larger than the whole budget waits
-// until it can have all of it.
+// TestMoreThanTheBudget: a request larger than the whole budget is told
+// so at once, whatever is held, and a hold that would grow past it keeps
+// what it has.
 func TestMoreThanTheBudget(t *testing.T) {
 	b, _ := manual(100)
 	ctx := context.Background()
-	other, _ := b.Hold(ctx, 1)
-	got := make(chan *Hold)
-	go func() {
-		h, err := b.Hold(ctx, 250)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- h
-	}()
-	waitFor(t, b, 1)
-	other.Release()
-	h := <-got
-	if h.Bytes() != 100 || b.Stats().Held != 100 {
-		t.Errorf("the hold has %d bytes and the budget %d held, want the whole budget", h.Bytes(), b.Stats().Held)
+	if _, err := b.Hold(ctx, 101); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("101 bytes of 100: %v, want ErrTooLarge", err)
 	}
-	if err := h.Grow(ctx, 10); err != nil || h.Bytes() != 100 {
-		t.Errorf("growing a hold of the whole budget: %v, %d bytes", err, h.Bytes())
-	}
-}
-
-// TestOneGrowerWaits: a hold that holds bytes and wants more waits, and
-// is served before holds that hold nothing; a second such hold gives up at
-// once instead of waiting for the first while it holds what the first
-// needs.
-func TestOneGrowerWaits(t *testing.T) {
-	b, _ := manual(100)
-	ctx := context.Background()
-	a, _ := b.Hold(ctx, 40)
-	c, _ := b.Hold(ctx, 40)
-	grown := make(chan error)
-	go func() { grown <- a.Grow(ctx, 50) }()
-	waitFor(t, b, 1)
-	if err := c.Grow(ctx, 50); !errors.Is(err, ErrBusy) || c.Bytes() != 40 {
-		t.Fatalf("a second grower: %v with %d bytes, want ErrBusy keeping 40", err, c.Bytes())
-	}
-	fresh := make(chan error)
-	go func() {
-		h, err := b.Hold(ctx, 20)
-		if err == nil {
-			defer h.Release()
-		}
-		fresh <- err
-	}()
-	waitFor(t, b, 2)
-	c.Release() // 60 free: the grower's 50 first, the fresh 20 does not fit beside it
-	if err := <-grown; err != nil || a.Bytes() != 90 {
-		t.Fatalf("the grower: %v with %d bytes, want 90", err, a.Bytes())
-	}
-	if s := b.Stats(); s.Waiting != 1 || s.Held != 90 {
-		t.Errorf("got %+v, want the fresh hold waiting and 90 held", s)
-	}
-	a.Release()
-	if err := <-fresh; err != nil {
+	h, err := b.Hold(ctx, 100)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if s := b.Stats(); s.Refused != 1 || s.Most != 90 {
-		t.Errorf("got %+v, want one refused and at most 90 held", s)
+	if err := h.Grow(ctx, 1); !errors.Is(err, ErrTooLarge) || h.Bytes() != 100 {
+		t.Errorf("growing a hold of the whole budget: %v with %d bytes, want ErrTooLarge keeping 100", err, h.Bytes())
+	}
+	h.Release()
+	if _, _, err := b.Read(ctx, strings.NewReader("abc"), 60, 1000, 2); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a body of 60 bytes held twice in 100: %v, want ErrTooLarge", err)
+	}
+	if s := b.Stats(); s.Held != 0 || s.Refused != 0 || s.Waiting != 0 {
+		t.Errorf("got %+v, want nothing held, refused or waiting", s)
 	}
 }
 
