@@ -5291,7 +5291,8 @@ extend type Mutation {
   Adds the events of an iCalendar file (RFC 5545) to the timetable: weekly and every-k-days rules become series, EXDATEs and RECURRENCE-ID
   overrides day changes, times stay on their wall clock. Rooms, staff and activities are matched by name. Events the timetable cannot hold
   (monthly, yearly, …) are listed in problems, or with expandUntil come in as one-offs up to that date. An import that would add a clash is
-  refused whole (CLASH). OWNER and MANAGER; BAD_USER_INPUT for a file that cannot be read.
+  refused whole (CLASH). OWNER and MANAGER; BAD_USER_INPUT for a file that cannot be read; REQUEST_TOO_LARGE for a file that would take more
+  memory to read than the server lets one request hold (about 2 MB of file on its defaults), UNAVAILABLE while other requests hold that memory.
   """
   importCalendar(
     "The iCalendar file's text."
