@@ -461,7 +461,7 @@ func TestVdirsyncerSync(t *testing.T) {
 	dir := t.TempDir()
 	local := filepath.Join(dir, "calendars")
 	w := tap(t, s.url)
-	config := vdirsyncerConfig(t, dir, w.url)
+	config := vdirsyncerConfig(t, dir, w.url, "demo", bootstrapToken)
 	vdir := func(args ...string) string {
 		t.Helper()
 		// discover asks once per collection whether to create it locally.
@@ -883,9 +883,9 @@ func repeatedWallClock(at time.Time, loc *time.Location) bool {
 }
 
 // vdirsyncerConfig writes a vdirsyncer configuration that mirrors every
-// calendar of the demo business at base into dir/calendars, read-only, and
-// returns its path.
-func vdirsyncerConfig(t *testing.T, dir, base string) string {
+// calendar a login of the demo business reads at base into dir/calendars,
+// read-only, and returns its path.
+func vdirsyncerConfig(t *testing.T, dir, base, user, password string) string {
 	t.Helper()
 	q := func(v string) string { b, _ := json.Marshal(v); return string(b) } // vdirsyncer reads values as JSON
 	conf := `[general]
@@ -900,8 +900,8 @@ conflict_resolution = "a wins"
 [storage gateway]
 type = "caldav"
 url = ` + q(base+"/caldav/") + `
-username = "demo"
-password = ` + q(bootstrapToken) + `
+username = ` + q(user) + `
+password = ` + q(password) + `
 read_only = true
 item_types = ["VEVENT"]
 

@@ -357,9 +357,15 @@ func compress(next http.Handler) http.Handler {
 // handler wraps serve's routes in the middleware, outermost first: the
 // request id, body limit and access log; compression; CORS and page
 // headers; the rate limit, when one is set.
-func (c *Config) handler(log *slog.Logger, routes http.Handler) http.Handler {
+func (c *Config) handler(log *slog.Logger, m *Metrics, routes http.Handler) http.Handler {
 	if c.RateLimit > 0 {
-		routes = newLimiter(c.RateLimit, c.RateBurst, time.Now).limit(routes)
+		now := c.RateClock
+		if now == nil {
+			now = time.Now
+		}
+		l := newLimiter(c.RateLimit, c.RateBurst, now)
+		l.spent, l.refused = m.RateUnits, m.RateLimited
+		routes = l.limit(routes)
 	}
 	return observe(log, c.MaxBody, compress(protect(c.AllowedOrigins, routes)))
 }
