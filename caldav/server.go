@@ -311,11 +311,11 @@ func (h *Handler) serveBody(w http.ResponseWriter, r *http.Request, contentType 
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.wrote(r.Context(), len(b.plain))
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", fmt.Sprint(len(out)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
+		h.wrote(r.Context(), len(b.plain))
 		w.Write(out)
 	}
 }
