@@ -65,10 +65,14 @@ type Config struct {
 	PlaygroundIdle time.Duration
 	PlaygroundMax  int
 	// RateLimit is the units of work a second one token (or one address,
-	// without a token) may spend, with bursts of RateBurst; a plain request
-	// is a unit, heavier ones more (see limiter); 0: no limit.
+	// without a token) may spend, with bursts of RateBurst; a GraphQL
+	// request is a unit, another a tenth, and their work more (see
+	// limiter); 0: no limit.
 	RateLimit float64
 	RateBurst int
+	// RateClock is the rate limit's clock; nil: time.Now. (Tests stop it,
+	// so that what requests cost is counted without the time they take.)
+	RateClock func() time.Time
 	// MaxBody is the largest request body accepted, in bytes.
 	MaxBody int64
 	// MaxDepth is how deep a GraphQL query may nest its selections.
@@ -349,7 +353,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 	// Subscriptions outlive WriteTimeout: observe lifts the deadlines for
 	// websocket upgrades and event streams.
 	srv := &http.Server{
-		Handler:           withDeadline(answerTimeout-answerMargin, c.handler(log, mux)),
+		Handler:           withDeadline(answerTimeout-answerMargin, c.handler(log, m, mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      answerTimeout,

@@ -22,7 +22,14 @@ import (
 // bad flag or environment value). Tests call it directly; getenv stands in
 // for the environment.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	a := &app{getenv: getenv, stdout: stdout, stderr: stderr}
+	return (&app{getenv: getenv, stdout: stdout, stderr: stderr}).main(ctx, args)
+}
+
+// main runs the command in args as Main does, on a's configuration: the
+// flags and the environment fill it in, and leave what is not theirs as
+// the caller set it (a test's Config.RateClock).
+func (a *app) main(ctx context.Context, args []string) int {
+	stderr := a.stderr
 	root := a.commands()
 	err := root.Run(ctx, append([]string{"koredyne"}, args...))
 	var ue usageErr

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // Prefix is where the assets are served; the server mounts Assets on it.
@@ -155,7 +157,7 @@ var Assets http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.R
 	h := w.Header()
 	h.Set("Content-Type", a.contentType)
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Add("Vary", "Accept-Encoding")
+	cache.VaryEncoding(h)
 	body, etag := a.body, `"`+a.integrity+`"`
 	if acceptsGzip(r) {
 		body, etag = a.gzipped(), `"`+a.integrity+`-gzip"`
