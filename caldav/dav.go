@@ -615,8 +615,11 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 	return out, work, nil
 }
 
-// timeRange renders the events of a calendar in a time range; a missing
-// bound is the listing window's. A range the client chose costs a unit of
+// timeRange renders the events of a calendar in a time range. A missing
+// bound is open (RFC 4791 §9.9): it reaches the listing window's bound, or,
+// for a range wholly outside the window, as far as the window reaches on
+// that side (DAVx5 asks for "from 90 days ago" with no end, and must get
+// every event the window lists). A range the client chose costs a unit of
 // the rate limit per three months; the listing window (the server's
 // choice, as every sync client asks for it) costs nothing more. It
 // returns the units it told the Observer of.
@@ -629,16 +632,26 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 			if start, err = parseTime(tr.Start); err != nil {
 				return nil, 0, err
 			}
-			if tr.End == "" {
-				end = start.Add(time.Duration(7*h.Ahead) * 24 * time.Hour)
-			}
 		}
 		if tr.End != "" {
 			if end, err = parseTime(tr.End); err != nil {
 				return nil, 0, err
 			}
-			if tr.Start == "" {
-				start = end.Add(-time.Duration(7*h.Back) * 24 * time.Hour)
+		}
+		switch {
+		case tr.End == "" && !start.Before(end):
+			end = start.Add(time.Duration(7*h.Ahead) * 24 * time.Hour)
+		case tr.Start == "" && !start.Before(end):
+			start = end.Add(-time.Duration(7*h.Back) * 24 * time.Hour)
+		}
+		// An open range longer than a query may be is cut on the client's
+		// side, so it still holds the whole window (shorter than a query).
+		if most := MaxQueryDays * 24 * time.Hour; end.Sub(start) > most {
+			switch {
+			case tr.End == "":
+				start = end.Add(-most)
+			case tr.Start == "":
+				end = start.Add(most)
 			}
 		}
 	}

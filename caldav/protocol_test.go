@@ -102,6 +102,28 @@ func TestDiscoveryAndQueries(t *testing.T) {
 			if n := strings.Count(feed, "BEGIN:VEVENT"); len(listed.Responses) != n {
 				t.Errorf("a query with no range lists %d events, the feed %d", len(listed.Responses), n)
 			}
+			// A range open at one end (RFC 4791 §9.9) reaches the window's
+			// other end: DAVx5 asks for the events from 90 days ago on, with
+			// no end, and gets every event the window lists (it starts 8
+			// weeks back), and so does a range open far on either side.
+			ninetyDaysAgo := now.AddDate(0, 0, -90).UTC().Format("20060102T150405Z")
+			for _, attrs := range []string{`start="` + ninetyDaysAgo + `"`, `start="20000101T000000Z"`, `end="21000101T000000Z"`} {
+				ms := decodeMultistatus(t, g.do("REPORT", home+"all/", `<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>
+				<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"><C:time-range `+attrs+`/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>`))
+				got := map[string]bool{}
+				for _, r := range ms.Responses {
+					got[r.Href] = true
+				}
+				missing := 0
+				for _, r := range listed.Responses {
+					if !got[r.Href] {
+						missing++
+					}
+				}
+				if missing > 0 {
+					t.Errorf("a time range with only %s leaves out %d of the window's %d events", attrs, missing, len(listed.Responses))
+				}
+			}
 		})
 	}
 }
