@@ -198,8 +198,23 @@ func (d *Dispatcher) Wake() {
 // Run drains the queues until ctx ends, then lets go of what it holds.
 func (d *Dispatcher) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	active := map[int64]bool{}
+	// active are the endpoints this process drains; again those claimed
+	// anew while their worker was finishing (it had released them), to
+	// drain once more as it ends.
+	active, again := map[int64]bool{}, map[int64]Endpoint{}
 	done := make(chan int64)
+	start := func(ep Endpoint) {
+		active[ep.ID] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.drain(ctx, ep)
+			select {
+			case done <- ep.ID:
+			case <-ctx.Done():
+			}
+		}()
+	}
 	poll := time.NewTicker(d.Poll)
 	defer poll.Stop()
 	for {
@@ -211,18 +226,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			}
 			for _, ep := range eps {
 				if active[ep.ID] {
-					continue
+					again[ep.ID] = ep
+				} else {
+					start(ep)
 				}
-				active[ep.ID] = true
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					d.drain(ctx, ep)
-					select {
-					case done <- ep.ID:
-					case <-ctx.Done():
-					}
-				}()
 			}
 		}
 		select {
@@ -231,6 +238,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			return
 		case id := <-done:
 			delete(active, id)
+			if ep, ok := again[id]; ok {
+				delete(again, id)
+				start(ep)
+			}
 		case <-d.wake:
 		case <-poll.C:
 		}
