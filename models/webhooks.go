@@ -319,18 +319,21 @@ type QueueCounts struct {
 	OldestPending time.Time
 }
 
-// WebhookQueue counts an endpoint's deliveries.
-func WebhookQueue(ctx context.Context, db bun.IDB, business, endpoint int64) (QueueCounts, error) {
+// WebhookQueues counts the deliveries of every endpoint of a business,
+// in one query, by endpoint.
+func WebhookQueues(ctx context.Context, db bun.IDB, business int64) (map[int64]QueueCounts, error) {
 	var rows []struct {
-		Status webhook.State
-		N      int
-		Oldest sql.NullInt64
+		EndpointID int64
+		Status     webhook.State
+		N          int
+		Oldest     sql.NullInt64
 	}
 	err := db.NewSelect().TableExpr("webhook_deliveries AS d").Join("JOIN webhook_events AS v ON v.business_id = d.business_id AND v.id = d.event_id").
-		ColumnExpr("d.status, count(*) AS n, min(v.created_ms) AS oldest").
-		Where("d.business_id = ?", business).Where("d.endpoint_id = ?", endpoint).GroupExpr("d.status").Scan(ctx, &rows)
-	var q QueueCounts
+		ColumnExpr("d.endpoint_id, d.status, count(*) AS n, min(v.created_ms) AS oldest").
+		Where("d.business_id = ?", business).GroupExpr("d.endpoint_id, d.status").Scan(ctx, &rows)
+	out := map[int64]QueueCounts{}
 	for _, r := range rows {
+		q := out[r.EndpointID]
 		switch r.Status {
 		case webhook.Pending:
 			q.Pending = r.N
@@ -342,8 +345,9 @@ func WebhookQueue(ctx context.Context, db bun.IDB, business, endpoint int64) (Qu
 		case webhook.Failed:
 			q.Failed = r.N
 		}
+		out[r.EndpointID] = q
 	}
-	return q, err
+	return out, err
 }
 
 // WebhookAttemptIDs lists the ids of an endpoint's attempts, newest first:
