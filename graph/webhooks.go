@@ -17,6 +17,10 @@ import (
 // take the business's write lock so an endpoint is sent exactly the
 // events of the writes that commit after it.
 
+// errNoWebhooks refuses webhook writes in the playground: its copies live
+// in memory, and no server delivers their events.
+var errNoWebhooks = &apiError{"NOT_SERVED", "A playground sends no webhooks; run your own server to register endpoints"}
+
 // endpoints lists the business's endpoints with their queues, in two
 // queries.
 func (r *Resolver) endpoints(ctx context.Context) ([]model.WebhookEndpoint, error) {
@@ -69,6 +73,9 @@ func (r *Resolver) endpointView(w *models.WebhookEndpoint, q models.QueueCounts)
 // endpointWrite runs a write of one endpoint and answers with it (with
 // its secret, when it made one).
 func (r *Resolver) endpointWrite(ctx context.Context, dryRun *bool, secret bool, fn func(business int64, dry bool) (*models.WebhookEndpoint, error)) (*model.WebhookEndpointPayload, error) {
+	if r.IsPlayground {
+		return nil, errNoWebhooks
+	}
 	if err := can(ctx, models.EditSchedule); err != nil {
 		return nil, err
 	}
@@ -96,6 +103,9 @@ func (r *Resolver) endpointWrite(ctx context.Context, dryRun *bool, secret bool,
 
 // queued runs a write that queues deliveries again.
 func (r *Resolver) queued(ctx context.Context, dryRun *bool, fn func(business int64, dry bool) (int, error)) (*model.WebhookQueuedPayload, error) {
+	if r.IsPlayground {
+		return nil, errNoWebhooks
+	}
 	if err := can(ctx, models.EditSchedule); err != nil {
 		return nil, err
 	}
