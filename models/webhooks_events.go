@@ -252,36 +252,43 @@ func sessionJSON(s *engine.Session, tt *engine.Timetable) map[string]any {
 
 // bookedClients reads, in one query, the clients who hold a place or
 // wait for one in each session of diffs, and those who come to its
-// one-offs, by session key.
+// one-offs, by session key. The query asks for the sessions' original
+// dates (and one-offs) and the keys are matched here: a list of every
+// session's (date, class time, class) would be an expression too deep
+// for SQLite once a write changes hundreds of sessions.
 func bookedClients(ctx context.Context, tx bun.Tx, business int64, diffs []engine.SessionDiff) (map[string][]int64, error) {
 	out := map[string][]int64{}
 	if len(diffs) == 0 {
 		return out, nil
 	}
+	keys := map[string]bool{}
+	var dates []Day
 	var oneOffs []int64
-	bookings := tx.NewSelect().Model((*SessionBooking)(nil)).
+	for i := range diffs {
+		keys[diffs[i].Key()] = true
+		s := &diffs[i].Before
+		if !diffs[i].Was {
+			s = &diffs[i].After
+		}
+		if s.IsOneOff() {
+			oneOffs = append(oneOffs, s.OneOffID)
+		} else {
+			dates = append(dates, Day(s.Ref().Date))
+		}
+	}
+	q := tx.NewSelect().Model((*SessionBooking)(nil)).
 		ColumnExpr("orig_date, class_time_id, class_id, one_off_id, client_id").
-		Where("business_id = ?", business).Where("status IN (?)", bun.In(append(slices.Clone(holdsPlace), Waitlisted)))
-	bookings = bookings.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = q.Where("1 = 0")
-		for i := range diffs {
-			s := &diffs[i].Before
-			if !diffs[i].Was {
-				s = &diffs[i].After
+		Where("business_id = ?", business).Where("status IN (?)", bun.In(append(slices.Clone(holdsPlace), Waitlisted))).
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			q = q.Where("1 = 0")
+			if len(dates) > 0 {
+				q = q.WhereOr("orig_date IN (?)", bun.In(slices.Compact(dates)))
 			}
-			if s.IsOneOff() {
-				oneOffs = append(oneOffs, s.OneOffID)
-				continue
+			if len(oneOffs) > 0 {
+				q = q.WhereOr("one_off_id IN (?)", bun.In(oneOffs))
 			}
-			ref := s.Ref()
-			q = q.WhereOr("(orig_date = ? AND class_time_id = ? AND class_id = ?)", Day(ref.Date), ref.ClassTimeID, ref.ClassID)
-		}
-		if len(oneOffs) > 0 {
-			q = q.WhereOr("one_off_id IN (?)", bun.In(oneOffs))
-		}
-		return q
-	})
-	q := bookings
+			return q
+		})
 	if len(oneOffs) > 0 {
 		q = q.UnionAll(tx.NewSelect().Model((*OneOffClient)(nil)).
 			ColumnExpr("NULL, NULL, NULL, one_off_id, client_id").
@@ -304,7 +311,7 @@ func bookedClients(ctx context.Context, tx bun.Tx, business int64, diffs []engin
 		} else if ct != nil && class != nil {
 			key = engine.SessionRef{Date: engine.Date(date), ClassTimeID: *ct, ClassID: *class}.Key()
 		}
-		if client != nil && key != "" {
+		if client != nil && keys[key] {
 			out[key] = append(out[key], *client)
 		}
 	}
