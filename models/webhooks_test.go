@@ -623,3 +623,43 @@ func queueOf(ctx context.Context, db *models.DB, business, endpoint int64) (mode
 	all, err := models.WebhookQueues(ctx, db, business)
 	return all[endpoint], err
 }
+
+// TestSlowEndpointDelaysNoOther: while one endpoint holds its first
+// attempt unanswered, another endpoint of the same business gets every
+// event.
+func TestSlowEndpointDelaysNoOther(t *testing.T) {
+	d := modelstest.SQLite(t)
+	ctx := context.Background()
+	c := &clock{t: today}
+	release := make(chan struct{})
+	var slowCalls sync.WaitGroup
+	slowCalls.Add(1)
+	var once sync.Once
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(slowCalls.Done)
+		<-release
+	}))
+	defer slow.Close()
+	defer close(release)
+	fast := newReceiver(t)
+	store, b, _ := webhookBusiness(t, d.DB, c, slow.URL, webhook.ScheduleChanged)
+	url := fast.URL
+	if _, err := store.CreateWebhookEndpoint(ctx, b.ID, models.EndpointInput{URL: &url, Events: []string{webhook.ScheduleChanged}}, false); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 10 {
+		cancelNext(t, store, b, k)
+	}
+	disp := dispatcher(store, c, time.Hour)
+	run, stop := context.WithCancel(ctx)
+	defer stop()
+	go disp.Run(run)
+	slowCalls.Wait() // the slow endpoint holds its first attempt
+	deadline := time.Now().Add(time.Minute)
+	for len(fast.got()) < 10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fast endpoint got %d of 10 events while the slow one held its attempt", len(fast.got()))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
