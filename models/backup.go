@@ -239,6 +239,9 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 		if err := engine.Validate(st); err != nil {
 			return err
 		}
+		if err := restoredEvents(ctx, tx, b, st, time.Unix(now, 0)); err != nil {
+			return err
+		}
 		if newIDs {
 			// Every clash of a stored schedule was accepted when it was
 			// written: accept them again under their new keys.

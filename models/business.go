@@ -83,6 +83,7 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 	}
 	s.Clients, s.Subscriptions = nil, nil
 	e.State = s
+	e.replaced = true
 	b := e.Business.ID
 	e.AfterSave(func(ctx context.Context, id func(int64) int64) error {
 		if _, err := e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", b).Exec(ctx); err != nil {
@@ -94,6 +95,7 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 				return fmt.Errorf("adding a client: %w", err)
 			}
 			clientIDs[c.ID] = row.ID
+			e.noteClient(row.ID)
 		}
 		for _, sub := range subs {
 			row := &Subscription{BusinessID: b, ClientID: clientIDs[sub.ClientID], SeriesID: id(sub.SeriesID), PlanID: id(sub.PlanID),

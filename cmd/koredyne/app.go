@@ -94,6 +94,12 @@ type Config struct {
 	// DebugAddr, when set, is a loopback address serving Go's profiles
 	// (/debug/pprof/): where the server's time goes, under its real load.
 	DebugAddr string
+	// WebhookAllowPrivate lets webhook endpoints be http and private
+	// addresses, for development and tests (docs/webhooks.md);
+	// WebhookLease is how long a server holds an endpoint's queue
+	// unrenewed: how soon another takes over a dead one's.
+	WebhookAllowPrivate bool
+	WebhookLease        time.Duration
 }
 
 // Validate checks the configuration before anything is opened: what
@@ -160,6 +166,9 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if c.DebugAddr != "" && !loopback(c.DebugAddr) {
 		return fmt.Errorf("--debug-addr (KOREDYNE_DEBUG_ADDR) %q must be a loopback host:port (127.0.0.1, [::1] or localhost): profiles show the server's internals", c.DebugAddr)
+	}
+	if c.WebhookLease < time.Second {
+		return fmt.Errorf("--webhook-lease (KOREDYNE_WEBHOOK_LEASE) must be at least 1s, not %v", c.WebhookLease)
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
@@ -324,6 +333,9 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 				return err
 			}
 		}
+
+		stop := sendWebhooks(ctx, c, store, m, log)
+		defer stop()
 
 		api.Store = store
 		calendars := caldav.NewHandler(store, log)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/webhook"
 )
 
 // Main runs the command in args and returns the exit status: 0, 1 when
@@ -201,6 +202,10 @@ func (a *app) serveFlags() []cli.Flag {
 			Usage: "share of the cores' time writes may take together while reads are being served (0: writes never wait for reads)"},
 		&cli.StringFlag{Name: "debug-addr", Destination: &c.DebugAddr, Sources: a.src("KOREDYNE_DEBUG_ADDR", nil),
 			Usage: "loopback host:port serving Go's profiles at /debug/pprof/ (off when empty)"},
+		&cli.BoolFlag{Name: "webhook-allow-private", Destination: &c.WebhookAllowPrivate, Sources: a.src("KOREDYNE_WEBHOOK_ALLOW_PRIVATE", boolean),
+			Usage: "let webhook endpoints be http:// and loopback or private addresses (development and tests only)"},
+		&cli.DurationFlag{Name: "webhook-lease", Value: webhook.Lease, Destination: &c.WebhookLease, Sources: a.src("KOREDYNE_WEBHOOK_LEASE", duration),
+			Usage: "how long a server holds an endpoint's queue without renewing it: how soon another server takes over a dead one's"},
 		&cli.StringFlag{Name: "listen-url", Destination: &c.ListenURL, Sources: a.src("KOREDYNE_LISTEN_URL", nil),
 			Usage: "postgres:// URL for the live updates' LISTEN session, when DATABASE_URL goes through a transaction pooler (default: DATABASE_URL)"},
 		&cli.StringSliceFlag{Name: "replica-url", Sources: a.src("KOREDYNE_REPLICA_URLS", nil),

@@ -43,6 +43,7 @@ type Metrics struct {
 
 	mu         sync.Mutex
 	operations map[string]bool
+	hooks      *webhookMetrics // see webhooks.go
 }
 
 // newMetrics registers the collectors, with the Go runtime's and the process's, on
