@@ -3,6 +3,7 @@ package reference_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -663,5 +664,73 @@ func TestControlCharactersRefused(t *testing.T) {
 	set(x, "coaches", 0, "name", "Marco\u0000Reyes")
 	if _, err := read(t, x); err == nil || !strings.Contains(err.Error(), "U+0000") {
 		t.Fatalf("got %v, want the NUL refused", err)
+	}
+}
+
+// TestAlikeProblemsCounted breaks every slot of the reference's own gym
+// export the same way (their area is gone): the error lists every problem
+// in Problems, but writes the first three of the kind and counts the rest,
+// while a problem of another kind is still written out.
+func TestAlikeProblemsCounted(t *testing.T) {
+	b, err := os.ReadFile("testdata/reference/export-gym.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x map[string]any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	tables := x["tables"].(map[string]any)
+	tables["areas"] = []any{}
+	slots := len(tables["slots"].([]any))
+	tables["packages"].([]any)[0].(map[string]any)["cycle_length"] = 0
+	_, err = read(t, x)
+	var e *reference.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Read: %v, want a *reference.Error", err)
+	}
+	if len(e.Problems) < slots+1 {
+		t.Errorf("%d problems, want one for each of the %d slots and more", len(e.Problems), slots)
+	}
+	lines := e.Lines()
+	more := fmt.Sprintf("and %d more like these in slots, area_id", slots-reference.Alike)
+	i := slices.Index(lines, more)
+	if i != reference.Alike || !strings.HasPrefix(lines[0], "slots id 1, area_id: names area") {
+		t.Errorf("the slots' problems are written\n%s\nwant three and %q", strings.Join(lines, "\n"), more)
+	}
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "packages id 1, cycle_length:") }) {
+		t.Errorf("the package's problem is not written out:\n%s", strings.Join(lines, "\n"))
+	}
+	if len(lines) > 12 || len(err.Error()) > 2000 {
+		t.Errorf("%d lines, %d bytes:\n%s", len(lines), len(err.Error()), err)
+	}
+	t.Logf("%d problems in %d bytes:\n%s", len(e.Problems), len(err.Error()), strings.Join(lines, "\n"))
+}
+
+// TestBrokenJSONPlaced cuts the reference's gym export short, and breaks a
+// character in it: the error says where, by line, column and byte offset, as
+// counted in the file.
+func TestBrokenJSONPlaced(t *testing.T) {
+	b, err := os.ReadFile("testdata/reference/export-gym.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := reference.Options{Location: time.UTC}
+	cut := len(b) / 3
+	_, err = reference.Read(strings.NewReader(string(b[:cut])), opts)
+	lines := strings.Count(string(b[:cut]), "\n")
+	col := cut - strings.LastIndex(string(b[:cut]), "\n")
+	want := fmt.Sprintf("ends early, at line %d, column %d (byte offset %d)", lines+1, col, cut)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("cut short: %v, want %q", err, want)
+	}
+	at := strings.Index(string(b), `"start_time"`) + len(`"start_time": `)
+	bad := []byte(string(b))
+	bad[at] = '@'
+	lines = strings.Count(string(b[:at]), "\n")
+	col = at - strings.LastIndex(string(b[:at]), "\n")
+	want = fmt.Sprintf("not valid JSON at line %d, column %d (byte offset %d): invalid character '@'", lines+1, col, at)
+	if _, err := reference.Read(strings.NewReader(string(bad)), opts); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a wrong character: %v, want %q", err, want)
 	}
 }
