@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -14,10 +15,43 @@ import (
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
+// CheckSlug refuses a name no business can have (CreateBusiness does), so
+// that a dry run refuses what the real run would. It suggests one that
+// would do.
+func CheckSlug(slug string) error {
+	if slugPattern.MatchString(slug) {
+		return nil
+	}
+	msg := fmt.Sprintf("%q is not a usable name for a business: use lower-case letters, digits and dashes", slug)
+	if s := suggestSlug(slug); slugPattern.MatchString(s) {
+		msg += fmt.Sprintf(" (such as %q)", s)
+	}
+	return engine.Errorf(engine.Invalid, "slug", "%s", msg)
+}
+
+// suggestSlug is slug in lower case, its runs of other characters made
+// one dash.
+func suggestSlug(slug string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(slug) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
+
 // CreateBusiness adds a tenant with the given settings and no schedule.
 func CreateBusiness(ctx context.Context, db bun.IDB, slug string, settings engine.Business) (*Business, error) {
-	if !slugPattern.MatchString(slug) {
-		return nil, engine.Errorf(engine.Invalid, "slug", "%q is not a usable name for a business: use lower-case letters, digits and dashes", slug)
+	if err := CheckSlug(slug); err != nil {
+		return nil, err
 	}
 	if err := engine.Validate(engine.State{Business: settings}); err != nil {
 		return nil, err
@@ -83,6 +117,7 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 	}
 	s.Clients, s.Subscriptions = nil, nil
 	e.State = s
+	e.replaced = true
 	b := e.Business.ID
 	e.AfterSave(func(ctx context.Context, id func(int64) int64) error {
 		if _, err := e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", b).Exec(ctx); err != nil {
@@ -94,6 +129,7 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 				return fmt.Errorf("adding a client: %w", err)
 			}
 			clientIDs[c.ID] = row.ID
+			e.noteClient(row.ID)
 		}
 		for _, sub := range subs {
 			row := &Subscription{BusinessID: b, ClientID: clientIDs[sub.ClientID], SeriesID: id(sub.SeriesID), PlanID: id(sub.PlanID),

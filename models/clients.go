@@ -114,6 +114,7 @@ func (e *Edit) SaveClient(ctx context.Context, c engine.Client) (engine.Client, 
 		if _, err := e.Tx.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 			return c, fmt.Errorf("adding a client: %w", err)
 		}
+		e.noteClient(row.ID)
 		return row.Engine(), nil
 	}
 	if err := e.mustUpdate(e.Tx.NewUpdate().Model(row).WherePK().Where("business_id = ?", e.Business.ID).Exec(ctx)); err != nil {
