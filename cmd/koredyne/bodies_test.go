@@ -60,6 +60,17 @@ func TestRequestMemory(t *testing.T) {
 				t.Fatalf("a first query: %v", errs)
 			}
 
+			// A request without a body holds only what its query decodes
+			// to: a body of unknown length would have been held a first
+			// part of 64 KiB, twice.
+			taken := scrape(t, s)["koredyne_request_memory_taken_bytes_total"]
+			if resp, body := hit(t, "GET", s.url+"/graphql?query=%7B%20business%20%7B%20name%20%7D%20%7D", "", "Authorization", "Bearer "+bootstrapToken); resp.StatusCode != 200 {
+				t.Fatalf("a GET: %d %s", resp.StatusCode, body)
+			}
+			if got := scrape(t, s)["koredyne_request_memory_taken_bytes_total"] - taken; got > 1024 {
+				t.Errorf("a GET of a short query took %v bytes of the request budget", got)
+			}
+
 			before, taken := rss(t, pid), scrape(t, s)["koredyne_request_memory_taken_bytes_total"]
 			statuses := flood(t, s.url, 32, func(int) ([]byte, string) { return bodies["a string"], "" })
 			peak := memoryStatus(t, pid, "VmHWM")

@@ -194,7 +194,7 @@ func observe(log *slog.Logger, maxBody int64, next http.Handler) http.Handler {
 			rc.SetReadDeadline(time.Time{})
 			rc.SetWriteDeadline(time.Time{})
 		}
-		if r.Body != nil {
+		if r.Body != nil && r.Body != http.NoBody { // a request without a body stays one, read as none
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		}
 		rec := &recorder{ResponseWriter: w}
