@@ -19,8 +19,7 @@ import (
 
 // Client is the resolver for the client field.
 func (r *bookingResolver) Client(ctx context.Context, obj *models.SessionBooking) (*engine.Client, error) {
-	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
-	return &c, err
+	return clientOf(ctx, obj.ClientID)
 }
 
 // Status is the resolver for the status field.
@@ -155,7 +154,7 @@ func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, re
 	if err != nil {
 		return nil, err
 	}
-	return r.bookingPayload(res, b, nil), nil
+	return bookingPayload(ctx, res, b, nil), nil
 }
 
 // CancelBooking is the resolver for the cancelBooking field.
@@ -176,7 +175,7 @@ func (r *mutationResolver) CancelBooking(ctx context.Context, id int64, dryRun *
 	if err != nil {
 		return nil, err
 	}
-	return r.bookingPayload(res, b, promoted), nil
+	return bookingPayload(ctx, res, b, promoted), nil
 }
 
 // MarkAttendance is the resolver for the markAttendance field.
@@ -202,7 +201,7 @@ func (r *mutationResolver) MarkAttendance(ctx context.Context, id int64, status 
 	if err != nil {
 		return nil, err
 	}
-	return r.bookingPayload(res, b, nil), nil
+	return bookingPayload(ctx, res, b, nil), nil
 }
 
 // BookRoom is the resolver for the bookRoom field.
@@ -485,6 +484,11 @@ func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engi
 	if err != nil {
 		return nil, err
 	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs = seenBookings(ctx, sn, bs)
 	p, err := pageOf(bs, first, after, bookingKey)
 	if err != nil {
 		return nil, err
@@ -501,7 +505,14 @@ func (r *queryResolver) Booking(ctx context.Context, id int64) (*models.SessionB
 	if err != nil {
 		return nil, err
 	}
-	return own(ctx, b, true, b.ClientID, "booking", id)
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(seenBookings(ctx, sn, []models.SessionBooking{*b})) == 0 {
+		return nil, notFound("booking", id) // as for an id the business does not have
+	}
+	return b, nil
 }
 
 // Room is the resolver for the room field.
@@ -519,8 +530,7 @@ func (r *roomBookingResolver) Client(ctx context.Context, obj *engine.RoomBookin
 	if obj.ClientID == 0 {
 		return nil, nil
 	}
-	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
-	return &c, err
+	return clientOf(ctx, obj.ClientID)
 }
 
 // Note is the resolver for the note field.
@@ -530,8 +540,7 @@ func (r *roomBookingResolver) Note(ctx context.Context, obj *engine.RoomBooking)
 
 // Client is the resolver for the client field.
 func (r *subscriptionResolver) Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error) {
-	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
-	return &c, err
+	return clientOf(ctx, obj.ClientID)
 }
 
 // Series is the resolver for the series field.

@@ -4643,9 +4643,9 @@ enum Role {
   MANAGER
   "Day changes, one-offs, clients, subscriptions and bookings; reads everything else."
   FRONT_DESK
-  "Reads; tied to a staff member (staffId), sees who is booked into that member's sessions."
+  "Reads the schedule and clients; tied to a staff member (staffId), sees who is booked into that member's sessions (see Booking)."
   STAFF
-  "Reads the schedule and clients."
+  "Reads the schedule and clients, but not who is booked into sessions (see Booking)."
   READ_ONLY
   "Reads the schedule, and books and cancels for its one client (clientId), who sees no other."
   CLIENT
@@ -4868,7 +4868,18 @@ type Subscription {
   endDate: Date
 }
 
-"A client's place in one session, with what the session was when booked."
+"""
+A client's place in one session, with what the session was when booked.
+
+Who sees a booking is one rule, wherever it is reached (bookings, booking,
+Session.bookings, the booking payloads' booking and promoted), and the same
+rule says who sees a one-off's clients (OneOff.clients): OWNER, MANAGER and
+FRONT_DESK see every one; a token tied to a staff member (STAFF with staffId)
+sees those of the sessions the member leads, as the sessions now are; a CLIENT
+token sees its own client's; READ_ONLY, and a STAFF token tied to no one, see
+none. How many are booked (Session.booked, waitlist, placesLeft) every role
+sees: a client may learn that a place went to someone, never to whom.
+"""
 type Booking {
   "The booking's id."
   id: ID!
@@ -5024,7 +5035,7 @@ type BookingConnection {
   nodes: [Booking!]!
   "Where the page stands in the whole list."
   pageInfo: PageInfo!
-  "How many bookings the whole list holds (every page), of those the caller may see."
+  "How many bookings the whole list holds (every page): those the caller may see (see Booking), none for READ_ONLY."
   totalCount: Int!
 }
 
@@ -5090,7 +5101,7 @@ type BookingPayload implements Write {
   clashes: [Clash!]!
   "The booking as saved (as it would be, for a dry run)."
   booking: Booking!
-  "Bookings moved from the wait list to a place by this write."
+  "Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token."
   promoted: [Booking!]!
 }
 
@@ -5331,12 +5342,14 @@ extend type Query {
   ): RoomBooking
   """
   Bookings of sessions from..to, by the session's start then id, a page at a
-  time: of one client or every client. Every role may call it; a CLIENT token
-  sees only its own (naming another client: FORBIDDEN). BAD_USER_INPUT for an
-  empty or inverted range or more than 400 days.
+  time: of one client or every client, of those the caller may see (see
+  Booking): all for OWNER, MANAGER and FRONT_DESK, those of its member's
+  sessions for a STAFF token, its own for a CLIENT token (naming another
+  client: FORBIDDEN), none for READ_ONLY. BAD_USER_INPUT for an empty or
+  inverted range or more than 400 days.
   """
   bookings(
-    "Only this client's; left out: every client's (a CLIENT token: its own)."
+    "Only this client's; left out: every client's the caller may see (a CLIENT token: its own)."
     clientId: ID
     "The first date of the sessions, in the business's time zone."
     from: Date!
@@ -5347,7 +5360,7 @@ extend type Query {
     "The cursor after which the page starts; left out: from the beginning."
     after: String
   ): BookingConnection
-  "One booking by id. NOT_FOUND for an unknown id, and for another client's booking from a CLIENT token."
+  "One booking by id. NOT_FOUND for an unknown id, and for one the caller may not see (see Booking), as for an unknown id."
   booking(
     "The booking's id."
     id: ID!
@@ -6220,8 +6233,9 @@ type Live {
 `, BuiltIn: false},
 	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
 #
-# Who may do what here: every signed-in token may read (clients see only their
-# own bookings, subscriptions and one-off places); day changes and one-offs
+# Who may do what here: every signed-in token may read (who is booked into a
+# session follows the rule of Booking; clients see only their own bookings,
+# subscriptions and one-off places); day changes and one-offs
 # need the owner, a manager or the front desk; series, plans and closures the
 # owner or a manager. Others get FORBIDDEN, no token UNAUTHENTICATED.
 #
@@ -6324,7 +6338,7 @@ type OneOff {
   cancelled: Boolean!
   "A note for clients (the reason when cancelled); null for none."
   note: String
-  "Clients booked into it when it was made: everyone for staff roles, a client token only itself."
+  "Clients booked into it when it was made, those the caller may see (the rule of Booking): all for the front desk and above, the one-off's own staff; a CLIENT token only itself; none for READ_ONLY."
   clients: [Client!]!
 }
 
@@ -6401,7 +6415,7 @@ type Session {
   placesLeft: Int
   "Clients waiting for a place."
   waitlist: Int!
-  "Who is booked: everyone for the front desk and managers, the session's own staff, a client only themselves."
+  "Who is booked, those the caller may see (the rule of Booking): all for the front desk and above and for the session's own staff, a CLIENT token only its own, none for READ_ONLY."
   bookings: [Booking!]!
 }
 

@@ -156,7 +156,7 @@ type BookingConnection struct {
 	Nodes []models.SessionBooking `json:"nodes"`
 	// Where the page stands in the whole list.
 	PageInfo *PageInfo `json:"pageInfo"`
-	// How many bookings the whole list holds (every page), of those the caller may see.
+	// How many bookings the whole list holds (every page): those the caller may see (see Booking), none for READ_ONLY.
 	TotalCount int `json:"totalCount"`
 }
 
@@ -178,7 +178,7 @@ type BookingPayload struct {
 	Clashes []engine.Clash `json:"clashes"`
 	// The booking as saved (as it would be, for a dry run).
 	Booking *models.SessionBooking `json:"booking"`
-	// Bookings moved from the wait list to a place by this write.
+	// Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token.
 	Promoted []models.SessionBooking `json:"promoted"`
 }
 
