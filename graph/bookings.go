@@ -87,8 +87,8 @@ func roomBookingKey(b *engine.RoomBooking) string {
 }
 
 // sessionNamed reads how a mutation names a session: by exactly one of its
-// id, its ref and a one-off's id.
-func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, error) {
+// id, its ref and a one-off's id. by is the argument that named it.
+func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64) (named engine.SessionRef, oneOff int64, by string, err error) {
 	// sessionId is a @sessionKey argument: its text, not the int64 gqlgen
 	// makes of an ID.
 	key, byKey := sessionKeyArg(ctx, "sessionId")
@@ -100,13 +100,14 @@ func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int
 	}
 	switch {
 	case given != 1:
-		return engine.SessionRef{}, 0, badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
+		return engine.SessionRef{}, 0, "", badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
 	case byKey:
-		return parseSessionKey(key, "sessionId")
+		named, oneOff, err = parseSessionKey(key, "sessionId")
+		return named, oneOff, "sessionId", err
 	case ref != nil:
-		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, nil
+		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, "ref", nil
 	}
-	return engine.SessionRef{}, *oneOffID, nil
+	return engine.SessionRef{}, *oneOffID, "oneOffId", nil
 }
 
 // bookable finds the session a booking names: a series session by its ref,
@@ -128,7 +129,7 @@ func bookable(tt *engine.Timetable, st *engine.State, ref engine.SessionRef, one
 			}
 		}
 	}
-	return engine.Session{}, notFound("one-off", oneOff)
+	return engine.Session{}, namedBy("oneOffId", notFound("one-off", oneOff))
 }
 
 // bookedSession is how a booking names its session.
@@ -274,7 +275,7 @@ func (r *Resolver) roomSpan(ctx context.Context, roomID int64, from, to time.Tim
 		return nil, err
 	}
 	if _, err := r.room(ctx, roomID); err != nil {
-		return nil, err
+		return nil, namedBy("roomId", err)
 	}
 	return r.snapshot(ctx)
 }
@@ -285,7 +286,7 @@ func roomHas(e *models.Edit, b engine.RoomBooking) error {
 	tt := e.Before.Timetable
 	room, ok := tt.Room(b.RoomID)
 	if !ok {
-		return notFound("room", b.RoomID)
+		return namedBy("roomId", notFound("room", b.RoomID))
 	}
 	if !b.Date.Valid() || b.End <= b.Start || b.Units < 0 || b.Units > engine.MaxUnits {
 		return nil // validation words it

@@ -93,7 +93,11 @@ func (r *mutationResolver) CreateClient(ctx context.Context, input model.CreateC
 
 // UpdateClient is the resolver for the updateClient field.
 func (r *mutationResolver) UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error) {
-	c, res, err := saveRow(ctx, r.Resolver, id, dryRun, (*models.Edit).Client, func(c *engine.Client) error {
+	load := func(e *models.Edit, ctx context.Context, id int64) (engine.Client, error) {
+		c, err := e.Client(ctx, id)
+		return c, namedBy("id", err)
+	}
+	c, res, err := saveRow(ctx, r.Resolver, id, dryRun, load, func(c *engine.Client) error {
 		clearable(&c.Email, input.Email)
 		clearable(&c.Phone, input.Phone)
 		return keep(&c.Name, input.Name, "name")
@@ -106,7 +110,7 @@ func (r *mutationResolver) UpdateClient(ctx context.Context, id int64, input mod
 
 // DeleteClient is the resolver for the deleteClient field.
 func (r *mutationResolver) DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error) {
-	return r.removeWith(ctx, models.EditClients, id, dryRun, func(e *models.Edit) error { return e.DeleteClient(ctx, id) })
+	return r.removeWith(ctx, models.EditClients, id, dryRun, func(e *models.Edit) error { return namedBy("id", e.DeleteClient(ctx, id)) })
 }
 
 // CreateSubscription is the resolver for the createSubscription field.
@@ -134,7 +138,7 @@ func (r *mutationResolver) DeleteSubscription(ctx context.Context, id int64, dry
 
 // BookSession is the resolver for the bookSession field.
 func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
-	named, oneOff, err := sessionNamed(ctx, ref, oneOffID)
+	named, oneOff, by, err := sessionNamed(ctx, ref, oneOffID)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +150,7 @@ func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, re
 	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
 		s, err := bookable(e.Before.Timetable, &e.Before.State, named, oneOff)
 		if err != nil {
-			return err
+			return namedBy(by, err)
 		}
 		b, err = e.BookSession(ctx, s, client, waitlist != nil && *waitlist, r.Store.Now())
 		return err

@@ -443,7 +443,7 @@ func (r *queryResolver) Plans(ctx context.Context, seriesID *int64) ([]engine.Pl
 		return nonNil(sn.State.Plans), nil
 	}
 	if _, err := r.seriesByID(ctx, *seriesID); err != nil {
-		return nil, err
+		return nil, namedBy("seriesId", err)
 	}
 	return nonNil(plansOf(sn.State, *seriesID)), nil
 }

@@ -5391,7 +5391,7 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Subscribes a client to a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client; BAD_USER_INPUT for an unknown series or plan, or dates out of order."
+  "Subscribes a client to a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client, series or plan; BAD_USER_INPUT for a plan of another series, or dates out of order."
   createSubscription(
     "The new subscription."
     input: CreateSubscriptionInput!
@@ -5635,8 +5635,10 @@ type PageInfo {
 What every write returns besides its object. Every mutation takes dryRun and answers an XPayload implementing Write.
 
 Errors come in the response's errors with extensions.code: UNAUTHENTICATED, FORBIDDEN (the token's role does not allow it),
-BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have), CLASH (the write would add
-clashes, listed in extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
+BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have, unknown or another
+business's, wherever the arguments name it; extensions.field names the argument or input field that held it, ref for a
+session named by ref, plans for a plan of a series' plans), CLASH (the write would add clashes, listed in
+extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
 
 The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
 empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
@@ -6161,7 +6163,7 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Add a class. OWNER and MANAGER; BAD_USER_INPUT for an unknown activity or staff member, or a class that exists already."
+  "Add a class. OWNER and MANAGER; NOT_FOUND for an unknown activity or staff member; BAD_USER_INPUT for a class that exists already."
   createClass(
     "The new class."
     input: CreateClassInput!
@@ -6184,7 +6186,7 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Add a class time. OWNER and MANAGER; BAD_USER_INPUT for an unknown room, an end not after the start, values out of range."
+  "Add a class time. OWNER and MANAGER; NOT_FOUND for an unknown room; BAD_USER_INPUT for an end not after the start, values out of range."
   createClassTime(
     "The new class time."
     input: CreateClassTimeInput!
@@ -6584,7 +6586,7 @@ A plan in a series' plans list. With an id, the existing plan of this series is 
 fields left out keep their values, as in UpdatePlanInput; without an id, a new plan is made and price is required.
 """
 input SeriesPlanInput {
-  "An existing plan of this series to keep and edit; NOT_FOUND when it is not one."
+  "An existing plan of this series to keep and edit; NOT_FOUND (extensions.field: plans) when it is not one."
   id: ID
   "Its name; null for none (the label is shown instead)."
   name: String @goField(omittable: true)
