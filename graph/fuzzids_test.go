@@ -53,12 +53,15 @@ var idOps = []idOp{
 	{`bookRoom(input: {roomId: $a, clientId: $b, date: "2027-02-06", start: "03:00", end: "04:00"}`, [4]string{"room", "client"}},
 	{`bookSession(ref: {date: "2026-12-09", classTimeId: $a, classId: $b}, clientId: $c`, [4]string{"classTime", "class", "client"}},
 	{`updateClient(id: $a, input: {}`, [4]string{"client"}},
+	{`updateWebhookEndpoint(id: $a, input: {status: PAUSED}`, [4]string{"webhookEndpoint"}},
+	{`replayWebhooks(endpointId: $a, since: "2026-11-01T00:00:00Z"`, [4]string{"webhookEndpoint"}},
 }
 
 // idKinds lists, for each kind, the query that reads a business's ids.
 var idKinds = map[string]string{
 	"series": "allSeries", "classTime": "classTimes", "class": "classes", "room": "rooms", "activity": "activities", "staff": "staff",
 	"plan": "plans", "oneOff": "oneOffs", "subscription": "subscriptions", "client": "clients", "capacityRule": "capacityRules",
+	"webhookEndpoint": "webhookEndpoints",
 }
 
 // idPool picks ids for an idOp from a fuzzer's number: 0, 1, … are
@@ -80,7 +83,8 @@ func (p idPool) pick(kind string, v int64) string {
 }
 
 // fuzzTarget is one database with alpha (the office demo, with a capacity
-// rule) and beta (the gym demo), served by the real handler.
+// rule and a webhook endpoint) and beta (the gym demo, with the same),
+// served by the real handler.
 type fuzzTarget struct {
 	name  string
 	h     http.Handler
@@ -134,6 +138,9 @@ func newFuzzTarget(tb testing.TB, d modelstest.Database) *fuzzTarget {
 		room := ft.ids(tb, tokens[slug], "rooms")[0]
 		if _, errs := ft.post(tokens[slug], fmt.Sprintf(`mutation { createCapacityRule(input: {roomId: %q, weekdays: [SUNDAY, MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY, SATURDAY], start: "00:00", end: "24:00", units: 1}) { revision } }`, room)); len(errs) > 0 {
 			tb.Fatalf("a capacity rule for %s: %v", slug, errs)
+		}
+		if _, errs := ft.post(tokens[slug], `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { revision } }`); len(errs) > 0 {
+			tb.Fatalf("a webhook endpoint for %s: %v", slug, errs)
 		}
 		for kind, list := range idKinds {
 			ids := ft.ids(tb, tokens[slug], list)

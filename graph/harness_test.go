@@ -181,7 +181,7 @@ func firstLine(s string) string {
 
 // connectionLists are the Query lists that are connections, their rows
 // under nodes.
-var connectionLists = map[string]bool{"clients": true, "subscriptions": true, "bookings": true, "roomBookings": true}
+var connectionLists = map[string]bool{"clients": true, "subscriptions": true, "bookings": true, "roomBookings": true, "webhookEndpoints": true}
 
 // listQuery asks a Query list for sel on each row, through nodes (a page of
 // 500) when the list is a connection.

@@ -1,11 +1,14 @@
 package graph_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/koredyne/schedule/models"
 )
 
 // idCase names, in one mutation, one place an id goes ("input.roomId":
@@ -111,6 +114,11 @@ var idCases = []idCase{
 	{"updateSubscription input.clientId", "client", `updateSubscription(id: $mySub, input: {clientId: $bad}, dryRun: $dry) { revision }`},
 	{"updateSubscription input.planId", "plan", `updateSubscription(id: $mySub, input: {planId: $bad}, dryRun: $dry) { revision }`},
 	{"updateSubscription input.seriesId", "series", `updateSubscription(id: $mySub, input: {seriesId: $bad}, dryRun: $dry) { revision }`},
+	{"updateWebhookEndpoint id", "webhookEndpoint", `updateWebhookEndpoint(id: $bad, input: {}, dryRun: $dry) { revision }`},
+	{"rotateWebhookSecret id", "webhookEndpoint", `rotateWebhookSecret(id: $bad, dryRun: $dry) { revision }`},
+	{"deleteWebhookEndpoint id", "webhookEndpoint", `deleteWebhookEndpoint(id: $bad, dryRun: $dry) { revision }`},
+	{"redeliverWebhook endpointId", "webhookEndpoint", `redeliverWebhook(eventId: $myEvent, endpointId: $bad, dryRun: $dry) { revision }`},
+	{"replayWebhooks endpointId", "webhookEndpoint", `replayWebhooks(endpointId: $bad, since: "2026-11-01T00:00:00Z", dryRun: $dry) { revision }`},
 }
 
 // field is what extensions.field says for the slot: the field holding the
@@ -244,6 +252,17 @@ func alphaValues(a *api, alpha string) map[string]string {
 	out["refDate"], out["refClassTime"], out["refClass"] = q(ref["date"].(string)), q(ref["classTimeId"].(string)), q(ref["classId"].(string))
 	out["mySession"] = q(fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"]))
 	out["myRule"] = q(created(a, alpha, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["myRoom"]}))
+	// An event alpha's writes have recorded, for redeliverWebhook.
+	p, err := models.Authenticate(context.Background(), a.db.DB, alpha)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	var event string
+	if err := a.db.DB.NewSelect().Model((*models.WebhookEvent)(nil)).Column("uid").Where("business_id = ?", p.BusinessID).
+		OrderExpr("id").Limit(1).Scan(context.Background(), &event); err != nil {
+		a.t.Fatalf("an event of alpha's: %v", err)
+	}
+	out["myEvent"] = q(event)
 	return out
 }
 
@@ -265,6 +284,8 @@ func betaValues(a *api, beta string) map[string]string {
 	out["capacityRule"] = created(a, beta, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["room"]})
 	out["roomBooking"] = created(a, beta, `mutation($r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-06", start: "03:00", end: "04:00"}) { roomBooking { id } } }`,
 		"bookRoom", "roomBooking", map[string]any{"r": ids["room"]})
+	out["webhookEndpoint"] = path(a.ok(beta, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { endpoint { id } } }`, nil),
+		"createWebhookEndpoint", "endpoint", "id").(string)
 	out["appPassword"] = path(a.ok(beta, `mutation { createAppPassword(login: "beta-desk", role: FRONT_DESK) { appPassword { id } } }`, nil),
 		"createAppPassword", "appPassword", "id").(string)
 	return out
