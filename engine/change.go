@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -26,7 +25,8 @@ type ChangePatch struct {
 func (t *Timetable) MergeChange(ref SessionRef, patch ChangePatch) (DayChange, bool, error) {
 	orig, ok := t.original(ref)
 	if !ok {
-		return DayChange{}, false, fmt.Errorf("no session of that class in that class time on %s", ref.Date)
+		w := Words(t.state.Business.Kind)
+		return DayChange{}, false, Errorf(NotFound, "ref", "There is no such %s on %s: that %s does not happen in that class time that day", w.Class.One, ref.Date, w.Class.One)
 	}
 	c := DayChange{Ref: ref}
 	if old := t.changes[ref]; old != nil {
@@ -82,7 +82,7 @@ func (t *Timetable) normalize(c DayChange, orig Session) (DayChange, bool, error
 	if c.ClassID != 0 {
 		cl, ok := t.classes[c.ClassID]
 		if !ok {
-			return DayChange{}, false, fmt.Errorf("no class with id %d", c.ClassID)
+			return DayChange{}, false, Errorf(NotFound, "classId", "There is no %s with id %d", Words(t.state.Business.Kind).Class.One, c.ClassID)
 		}
 		class = cl.ID
 	}

@@ -41,7 +41,7 @@ func Errorf(code Code, field, format string, args ...any) *Error {
 	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of err: that of an *Error, Invalid for a
+// ErrorCode returns the code of err: that of an *Error or a
 // *ValidationError, and "" for anything else (an internal error).
 func ErrorCode(err error) Code {
 	var e *Error
@@ -50,7 +50,7 @@ func ErrorCode(err error) Code {
 	}
 	var v *ValidationError
 	if errors.As(err, &v) {
-		return Invalid
+		return v.Code()
 	}
 	return ""
 }

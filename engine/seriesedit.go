@@ -99,11 +99,15 @@ func (s *State) EditSeries(id int64, ed SeriesEdit, today Date, newID func() int
 	if err := apply(week); err != nil {
 		return fail(err)
 	}
-	lost = lostChanges(before, *s, id, at, !ed.Carry)
-	s.Changes = slices.DeleteFunc(s.Changes, func(c DayChange) bool { return slices.Contains(lost, c.Ref) })
+	// What apply made is checked before anything is compiled from it: an
+	// entry naming a class time or class that does not exist is NOT_FOUND,
+	// not a nil class time. Dropping the changes that are lost below only
+	// removes rows, which breaks no rule.
 	if err := Validate(*s); err != nil {
 		return fail(err)
 	}
+	lost = lostChanges(before, *s, id, at, !ed.Carry)
+	s.Changes = slices.DeleteFunc(s.Changes, func(c DayChange) bool { return slices.Contains(lost, c.Ref) })
 	if d, changed := firstPastDifference(before, *s, id, at, today); changed {
 		return fail(Errorf(Invalid, "from", "%s %q: the edit would change %s, which has already happened; it can apply from %s on",
 			w.Series.Title(), old.Name, d, thisWeek.AddDays(7)))

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -196,4 +197,36 @@ func happening(tt *Timetable, day []Session) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestEditSeriesUnknownRows: an edit whose entries name a class time or a
+// class the state does not have is NotFound, naming the field, and leaves
+// the state as it was; nothing is compiled from the entries before that.
+func TestEditSeriesUnknownRows(t *testing.T) {
+	base := validFx()
+	today := MustParse("2026-11-03")
+	for _, tc := range []struct {
+		name, field string
+		entry       Entry
+	}{
+		{"class time", "classTimeId", Entry{ClassTimeID: 99999, ClassID: base.Entries[0].ClassID, Week: 1}},
+		{"class", "classId", Entry{ClassTimeID: base.Entries[0].ClassTimeID, ClassID: 99999, Week: 1}},
+	} {
+		for from, when := range map[Date]string{0: "this week", MustParse("2026-11-16"): "a later week"} {
+			t.Run(tc.name+" from "+when, func(t *testing.T) {
+				s := base.State.Clone()
+				next := int64(1000)
+				newID := func() int64 { next++; return next }
+				c := seriesChange{id: s.Series[0].ID, entries: []Entry{tc.entry}}
+				_, _, err := s.EditSeries(c.id, c.edit(from, true), today, newID, c.apply(&s, newID))
+				var ve *ValidationError
+				if !errors.As(err, &ve) || ErrorCode(err) != NotFound || ve.First().Field != tc.field {
+					t.Fatalf("got %v, want NotFound on %s", err, tc.field)
+				}
+				if !reflect.DeepEqual(s, base.State.Clone()) {
+					t.Errorf("the refused edit changed the state")
+				}
+			})
+		}
+	}
 }

@@ -9,17 +9,47 @@ import (
 
 // Problem is one thing wrong with a state, in plain words. Table, ID and
 // Field point at the value (Field uses the API's names, such as "anchorDate");
-// Message says what is wrong in the business's words.
+// Message says what is wrong in the business's words. Code is NotFound for
+// a row that names one the state does not have (a dangling reference),
+// Invalid (or empty) for anything else.
 type Problem struct {
 	Table   string
 	ID      int64
 	Field   string
 	Message string
+	Code    Code
 }
 
 // ValidationError lists every problem found, not just the first.
 type ValidationError struct {
 	Problems []Problem
+}
+
+// Code is NotFound when a problem names a row that does not exist, since
+// nothing else can be put right until it does; Invalid otherwise.
+func (e *ValidationError) Code() Code {
+	return e.First().code()
+}
+
+// First is the problem that decides the error's code: the first that
+// names a row that does not exist, else the first.
+func (e *ValidationError) First() Problem {
+	for _, p := range e.Problems {
+		if p.Code == NotFound {
+			return p
+		}
+	}
+	if len(e.Problems) == 0 {
+		return Problem{Code: Invalid}
+	}
+	return e.Problems[0]
+}
+
+func (p Problem) code() Code {
+	if p.Code == "" {
+		return Invalid
+	}
+	return p.Code
 }
 
 func (e *ValidationError) Error() string {
@@ -81,7 +111,13 @@ type validator struct {
 }
 
 func (v *validator) add(table string, id int64, field, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...)})
+	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: Invalid})
+}
+
+// missing reports a row that names one the state does not have: what an
+// input that names an unknown id (or another business's) leaves behind.
+func (v *validator) missing(table string, id int64, field, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: NotFound})
 }
 
 // text reports a text field that does not fit its rule (text.go).
@@ -267,7 +303,8 @@ func (v *validator) checkClasses() {
 func (v *validator) checkClass(c *Class) (string, bool) {
 	a, ok := v.activities[c.ActivityID]
 	if !ok {
-		v.add("classes", c.ID, "activityId", "%s %d names %s that does not exist", v.words.Class.Title(), c.ID, v.words.Activity.A())
+		// A class made in the same write has a temporary id: not one to show.
+		v.missing("classes", c.ID, "activityId", "%s names %s that does not exist", capitalize(v.words.Class.A()), v.words.Activity.A())
 	}
 	if len(c.StaffIDs) == 0 {
 		v.add("classes", c.ID, "staffIds", "%s needs at least one %s", v.className(c), v.words.Staff.One)
@@ -276,7 +313,7 @@ func (v *validator) checkClass(c *Class) (string, bool) {
 	for _, id := range c.StaffIDs {
 		p, ok := v.staff[id]
 		if !ok {
-			v.add("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(c), v.words.Staff.One)
+			v.missing("classes", c.ID, "staffIds", "%s names a %s that does not exist", v.className(c), v.words.Staff.One)
 			continue
 		}
 		if slices.Contains(keys, v.staffKey[id]) {
@@ -331,7 +368,7 @@ func (v *validator) checkClassTimes() {
 func (v *validator) checkClassTime(ct ClassTime) {
 	r, ok := v.rooms[ct.RoomID]
 	if !ok {
-		v.add("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
+		v.missing("classTimes", ct.ID, "roomId", "A class time names a room that does not exist")
 	}
 	if ct.Weekday < time.Sunday || ct.Weekday > time.Saturday {
 		v.add("classTimes", ct.ID, "weekday", "A class time needs a day of the week")
@@ -432,13 +469,13 @@ func (v *validator) checkEntries() {
 func (v *validator) checkEntry(e Entry) (*Series, bool) {
 	sr, ok := v.series[e.SeriesID]
 	if !ok {
-		v.add("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
+		v.missing("entries", e.ID, "seriesId", "An entry names %s that does not exist", v.words.Series.A())
 	}
 	if _, ok := v.classTimes[e.ClassTimeID]; !ok {
-		v.add("entries", e.ID, "classTimeId", "An entry names a class time that does not exist")
+		v.missing("entries", e.ID, "classTimeId", "An entry names a class time that does not exist")
 	}
 	if _, ok := v.classes[e.ClassID]; !ok {
-		v.add("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
+		v.missing("entries", e.ID, "classId", "An entry names %s that does not exist", v.words.Class.A())
 	}
 	if !ok {
 		return nil, false
@@ -452,7 +489,7 @@ func (v *validator) checkEntry(e Entry) (*Series, bool) {
 func (v *validator) checkSales() {
 	for _, p := range v.s.Plans {
 		if _, ok := v.series[p.SeriesID]; !ok {
-			v.add("plans", p.ID, "seriesId", "A plan names %s that does not exist", v.words.Series.A())
+			v.missing("plans", p.ID, "seriesId", "A plan names %s that does not exist", v.words.Series.A())
 		}
 		v.text("plans", p.ID, "name", "The name of a plan", p.Name, NameText)
 		if p.PerMonth < 0 {
@@ -469,14 +506,14 @@ func (v *validator) checkSales() {
 	}
 	for _, sub := range v.s.Subscriptions {
 		if _, ok := v.clients[sub.ClientID]; !ok {
-			v.add("subscriptions", sub.ID, "clientId", "A subscription names %s that does not exist", v.words.Client.A())
+			v.missing("subscriptions", sub.ID, "clientId", "A subscription names %s that does not exist", v.words.Client.A())
 		}
 		if _, ok := v.series[sub.SeriesID]; !ok {
-			v.add("subscriptions", sub.ID, "seriesId", "A subscription names %s that does not exist", v.words.Series.A())
+			v.missing("subscriptions", sub.ID, "seriesId", "A subscription names %s that does not exist", v.words.Series.A())
 		}
 		if sub.PlanID != 0 {
 			if p, ok := v.plans[sub.PlanID]; !ok {
-				v.add("subscriptions", sub.ID, "planId", "A subscription names a plan that does not exist")
+				v.missing("subscriptions", sub.ID, "planId", "A subscription names a plan that does not exist")
 			} else if p.SeriesID != sub.SeriesID {
 				v.add("subscriptions", sub.ID, "planId", "A subscription's plan must be a plan of its own %s", v.words.Series.One)
 			}
@@ -498,11 +535,11 @@ func (v *validator) checkOneOffs() {
 
 func (v *validator) checkOneOff(o OneOff) {
 	if _, ok := v.classes[o.ClassID]; !ok {
-		v.add("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
+		v.missing("oneOffs", o.ID, "classId", "A one-off names %s that does not exist", v.words.Class.A())
 	}
 	r, ok := v.rooms[o.RoomID]
 	if !ok {
-		v.add("oneOffs", o.ID, "roomId", "A one-off names a room that does not exist")
+		v.missing("oneOffs", o.ID, "roomId", "A one-off names a room that does not exist")
 	}
 	if !o.Date.Valid() {
 		v.add("oneOffs", o.ID, "date", "A one-off needs a date")
@@ -518,7 +555,7 @@ func (v *validator) checkOneOff(o OneOff) {
 	v.distinct("oneOffs", o.ID, "clientIds", "A one-off", o.ClientIDs)
 	for _, c := range o.ClientIDs {
 		if _, ok := v.clients[c]; !ok {
-			v.add("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
+			v.missing("oneOffs", o.ID, "clientIds", "A one-off names %s that does not exist", v.words.Client.A())
 		}
 	}
 }
@@ -540,10 +577,10 @@ func (v *validator) checkChanges() {
 func (v *validator) checkChangeRef(c DayChange) (*ClassTime, bool) {
 	ct, ok := v.classTimes[c.Ref.ClassTimeID]
 	if !ok {
-		v.add("changes", 0, "classTimeId", "A change names a class time that does not exist")
+		v.missing("changes", 0, "classTimeId", "A change names a class time that does not exist")
 	}
 	if _, ok := v.classes[c.Ref.ClassID]; !ok {
-		v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
+		v.missing("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
 	}
 	if !c.Ref.Date.Valid() {
 		v.add("changes", 0, "date", "A change needs the date the session normally falls on")
@@ -559,12 +596,12 @@ func (v *validator) checkChangeRest(c DayChange, ct *ClassTime, ok bool) {
 	}
 	if c.RoomID != 0 {
 		if _, ok := v.rooms[c.RoomID]; !ok {
-			v.add("changes", 0, "roomId", "A change moves a session to a room that does not exist")
+			v.missing("changes", 0, "roomId", "A change moves a session to a room that does not exist")
 		}
 	}
 	if c.ClassID != 0 {
 		if _, ok := v.classes[c.ClassID]; !ok {
-			v.add("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
+			v.missing("changes", 0, "classId", "A change names %s that does not exist", v.words.Class.A())
 		}
 	}
 	if c.StaffIDs != nil && len(c.StaffIDs) == 0 {
@@ -572,7 +609,7 @@ func (v *validator) checkChangeRest(c DayChange, ct *ClassTime, ok bool) {
 	}
 	for _, id := range c.StaffIDs {
 		if _, ok := v.staff[id]; !ok {
-			v.add("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
+			v.missing("changes", 0, "staffIds", "A change names a %s that does not exist", v.words.Staff.One)
 		}
 	}
 	v.text("changes", 0, "note", "The note of a change", c.Note, NoteText)
@@ -597,7 +634,7 @@ func (v *validator) checkClosures() {
 		}
 		for _, r := range c.RoomIDs {
 			if _, ok := v.rooms[r]; !ok {
-				v.add("closures", c.ID, "roomIds", "A closure names a room that does not exist")
+				v.missing("closures", c.ID, "roomIds", "A closure names a room that does not exist")
 			}
 		}
 		v.distinct("closures", c.ID, "roomIds", "A closure", c.RoomIDs)
@@ -611,7 +648,7 @@ func (v *validator) checkCapacity() {
 		c := &v.s.Capacity[i]
 		r, ok := v.rooms[c.RoomID]
 		if !ok {
-			v.add("capacityRules", c.ID, "roomId", "A capacity rule names a room that does not exist")
+			v.missing("capacityRules", c.ID, "roomId", "A capacity rule names a room that does not exist")
 			continue
 		}
 		v.span("capacityRules", c.ID, c.Start, c.End)
@@ -650,7 +687,7 @@ func (v *validator) checkCapacity() {
 func (v *validator) checkRoomBooking(b RoomBooking) {
 	r, ok := v.rooms[b.RoomID]
 	if !ok {
-		v.add("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
+		v.missing("roomBookings", b.ID, "roomId", "A booking names a room that does not exist")
 	}
 	if !b.Date.Valid() {
 		v.add("roomBookings", b.ID, "date", "A booking needs a date")

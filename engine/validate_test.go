@@ -176,3 +176,49 @@ func TestTextClean(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateNotFound: a row naming one the state does not have is
+// NotFound, whatever else is wrong; the problem that says so comes first.
+func TestValidateNotFound(t *testing.T) {
+	tests := []struct {
+		name, field string
+		edit        func(f *fx)
+	}{
+		{"an entry's class time", "classTimeId", func(f *fx) { f.Entries[0].ClassTimeID = 99 }},
+		{"an entry's class", "classId", func(f *fx) { f.Entries[0].ClassID = 99 }},
+		{"a class's activity", "activityId", func(f *fx) { f.Classes[0].ActivityID = 99 }},
+		{"a class's staff", "staffIds", func(f *fx) { f.Classes[0].StaffIDs = []int64{99} }},
+		{"a class time's room", "roomId", func(f *fx) { f.ClassTimes[0].RoomID = 99 }},
+		{"a plan's series", "seriesId", func(f *fx) { f.Plans[0].SeriesID = 99 }},
+		{"a subscription's client", "clientId", func(f *fx) { f.Subscriptions[0].ClientID = 99 }},
+		{"a closure's rooms", "roomIds", func(f *fx) {
+			f.closure(Closure{From: MustParse("2026-10-10"), To: MustParse("2026-10-10"), RoomIDs: []int64{99}})
+		}},
+		{"a change's staff", "staffIds", func(f *fx) {
+			f.change(DayChange{Ref: SessionRef{MustParse("2026-10-06"), 1, 1}, StaffIDs: []int64{99}})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := validFx()
+			f.Series[0].Cycle = 0 // a bad value besides: the missing row still decides
+			tc.edit(f)
+			err := Validate(f.State)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("got %v, want a ValidationError", err)
+			}
+			if got := ErrorCode(err); got != NotFound {
+				t.Errorf("code %q, want %q (%v)", got, NotFound, err)
+			}
+			if got := ve.First(); got.Field != tc.field || got.Code != NotFound {
+				t.Errorf("first problem %+v, want the missing %s", got, tc.field)
+			}
+		})
+	}
+	f := validFx()
+	f.Series[0].Cycle = 0
+	if got := ErrorCode(Validate(f.State)); got != Invalid {
+		t.Errorf("a bad value alone: code %q, want %q", got, Invalid)
+	}
+}

@@ -39,12 +39,12 @@ func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, na
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, notFound(r.words(ctx).Client.One, *clientID)
+			return nil, namedBy("clientId", notFound(r.words(ctx).Client.One, *clientID))
 		}
 	}
 	if staffID != nil {
 		if _, err := r.staffMember(ctx, *staffID); err != nil {
-			return nil, err
+			return nil, namedBy("staffId", err)
 		}
 	}
 	var (
@@ -88,7 +88,7 @@ func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, 
 	}
 	if staffID != nil {
 		if _, err := r.staffMember(ctx, *staffID); err != nil {
-			return nil, err
+			return nil, namedBy("staffId", err)
 		}
 	}
 	var (

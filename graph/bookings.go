@@ -71,6 +71,7 @@ func own[T any](ctx context.Context, v *T, found bool, client int64, what string
 
 func clientID(c *engine.Client) int64             { return c.ID }
 func subscriberID(sub *engine.Subscription) int64 { return sub.ClientID }
+func bookerID(b *models.SessionBooking) int64     { return b.ClientID }
 
 // The documented orders of the connections, as pageOf keys: clients by
 // name without case, then id; subscriptions by start date, then id;
@@ -86,8 +87,8 @@ func roomBookingKey(b *engine.RoomBooking) string {
 }
 
 // sessionNamed reads how a mutation names a session: by exactly one of its
-// id, its ref and a one-off's id.
-func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, error) {
+// id, its ref and a one-off's id. by is the argument that named it.
+func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64) (named engine.SessionRef, oneOff int64, by string, err error) {
 	// sessionId is a @sessionKey argument: its text, not the int64 gqlgen
 	// makes of an ID.
 	key, byKey := sessionKeyArg(ctx, "sessionId")
@@ -99,13 +100,14 @@ func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int
 	}
 	switch {
 	case given != 1:
-		return engine.SessionRef{}, 0, badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
+		return engine.SessionRef{}, 0, "", badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
 	case byKey:
-		return parseSessionKey(key, "sessionId")
+		named, oneOff, err = parseSessionKey(key, "sessionId")
+		return named, oneOff, "sessionId", err
 	case ref != nil:
-		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, nil
+		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, "ref", nil
 	}
-	return engine.SessionRef{}, *oneOffID, nil
+	return engine.SessionRef{}, *oneOffID, "oneOffId", nil
 }
 
 // bookable finds the session a booking names: a series session by its ref,
@@ -127,7 +129,7 @@ func bookable(tt *engine.Timetable, st *engine.State, ref engine.SessionRef, one
 			}
 		}
 	}
-	return engine.Session{}, notFound("one-off", oneOff)
+	return engine.Session{}, namedBy("oneOffId", notFound("one-off", oneOff))
 }
 
 // bookedSession is how a booking names its session.
@@ -138,20 +140,77 @@ func bookedSession(b *models.SessionBooking) (engine.SessionRef, int64) {
 	return engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, 0
 }
 
-// seesBookings reports which bookings of a session the request may see:
-// all for the front desk and above and for the session's own staff, a
-// client's own for a client token, none otherwise.
-func seesBookings(ctx context.Context, staff []int64) func(*models.SessionBooking) bool {
+// Who sees who is in a session — its bookings, and a one-off's clients — is
+// one rule, and every path to them goes through it: bookings and booking,
+// Session.bookings, OneOff.clients, and what bookSession, cancelBooking and
+// markAttendance return (booking, promoted).
+//
+//   - OWNER, MANAGER and FRONT_DESK see everyone;
+//   - a token tied to a staff member (STAFF with staffId) sees everyone in
+//     the sessions that member leads, as the session now is (a cover sees
+//     the bookings of the session they cover);
+//   - a CLIENT token sees its own client, never another;
+//   - READ_ONLY, and a STAFF token tied to no one, see no one.
+//
+// How many are booked (Session.booked, waitlist, placesLeft) is for every
+// role: a client may learn that a place went to someone, never to whom.
+
+// whoSees returns the rule for the request: whether it may see client in
+// a session led by staff (asked only when the rule needs it).
+func whoSees(ctx context.Context) func(staff func() []int64, client int64) bool {
 	p := principal(ctx)
 	switch {
 	case p.Role.Can(models.EditClients):
-		return func(*models.SessionBooking) bool { return true }
-	case p.StaffID != 0 && slices.Contains(staff, p.StaffID):
-		return func(*models.SessionBooking) bool { return true }
-	case p.Role == models.ClientRole && p.ClientID != 0:
-		return func(b *models.SessionBooking) bool { return b.ClientID == p.ClientID }
+		return func(func() []int64, int64) bool { return true }
+	case p.Role == models.ClientRole:
+		return func(_ func() []int64, client int64) bool { return p.ClientID != 0 && client == p.ClientID }
+	case p.StaffID != 0:
+		return func(staff func() []int64, _ int64) bool { return slices.Contains(staff(), p.StaffID) }
 	}
-	return func(*models.SessionBooking) bool { return false }
+	return func(func() []int64, int64) bool { return false }
+}
+
+// seenBookings narrows bookings to those the request may see (whoSees),
+// each with the staff of its session as sn makes it; a booking whose
+// session no longer happens is seen by no staff token.
+func seenBookings(ctx context.Context, sn *models.Snapshot, bs []models.SessionBooking) []models.SessionBooking {
+	sees := whoSees(ctx)
+	return slices.DeleteFunc(slices.Clone(bs), func(b models.SessionBooking) bool {
+		return !sees(func() []int64 {
+			ref, oneOff := bookedSession(&b)
+			s, err := bookable(sn.Timetable, &sn.State, ref, oneOff)
+			if err != nil {
+				return nil
+			}
+			return s.StaffIDs
+		}, b.ClientID)
+	})
+}
+
+// seenIn narrows the people in one session, led by staff, to those the
+// request may see (whoSees).
+func seenIn[T any](ctx context.Context, staff []engine.Staff, rows []T, person func(*T) int64) []T {
+	sees := whoSees(ctx)
+	ids := func() []int64 {
+		out := make([]int64, len(staff))
+		for i, s := range staff {
+			out[i] = s.ID
+		}
+		return out
+	}
+	return slices.DeleteFunc(slices.Clone(rows), func(v T) bool { return !sees(ids, person(&v)) })
+}
+
+// clientOf loads the client a row names, for the row's client field. The
+// lists and lookups already leave out what the request may not see; this
+// is the last guard, on the one type that holds client data: a CLIENT
+// token never gets another client, whatever path led there.
+func clientOf(ctx context.Context, id int64) (*engine.Client, error) {
+	if !visible(ctx, id) {
+		return nil, errForbidden
+	}
+	c, err := loadersFrom(ctx).client.Load(ctx, id)
+	return &c, err
 }
 
 func countStatus(bs []models.SessionBooking, statuses ...models.BookingStatus) int {
@@ -175,11 +234,15 @@ func snapshotOf(b *models.SessionBooking, loc *time.Location) *model.BookingSnap
 	return out
 }
 
-func (r *Resolver) bookingPayload(res *models.Result, b *models.SessionBooking, promoted []*models.SessionBooking) *model.BookingPayload {
+// bookingPayload answers a booking write. The booking is the caller's to
+// see (each mutation checks who may act on it); the bookings promoted from
+// the wait list are other clients', and pass through whoSees.
+func bookingPayload(ctx context.Context, res *models.Result, b *models.SessionBooking, promoted []*models.SessionBooking) *model.BookingPayload {
 	out := &model.BookingPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Booking: b, Promoted: []models.SessionBooking{}}
 	for _, p := range promoted {
 		out.Promoted = append(out.Promoted, *p)
 	}
+	out.Promoted = seenBookings(ctx, res.After, out.Promoted)
 	return out
 }
 
@@ -212,7 +275,7 @@ func (r *Resolver) roomSpan(ctx context.Context, roomID int64, from, to time.Tim
 		return nil, err
 	}
 	if _, err := r.room(ctx, roomID); err != nil {
-		return nil, err
+		return nil, namedBy("roomId", err)
 	}
 	return r.snapshot(ctx)
 }
@@ -223,7 +286,7 @@ func roomHas(e *models.Edit, b engine.RoomBooking) error {
 	tt := e.Before.Timetable
 	room, ok := tt.Room(b.RoomID)
 	if !ok {
-		return notFound("room", b.RoomID)
+		return namedBy("roomId", notFound("room", b.RoomID))
 	}
 	if !b.Date.Valid() || b.End <= b.Start || b.Units < 0 || b.Units > engine.MaxUnits {
 		return nil // validation words it

@@ -19,8 +19,7 @@ import (
 
 // Client is the resolver for the client field.
 func (r *bookingResolver) Client(ctx context.Context, obj *models.SessionBooking) (*engine.Client, error) {
-	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
-	return &c, err
+	return clientOf(ctx, obj.ClientID)
 }
 
 // Status is the resolver for the status field.
@@ -94,7 +93,11 @@ func (r *mutationResolver) CreateClient(ctx context.Context, input model.CreateC
 
 // UpdateClient is the resolver for the updateClient field.
 func (r *mutationResolver) UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error) {
-	c, res, err := saveRow(ctx, r.Resolver, id, dryRun, (*models.Edit).Client, func(c *engine.Client) error {
+	load := func(e *models.Edit, ctx context.Context, id int64) (engine.Client, error) {
+		c, err := e.Client(ctx, id)
+		return c, namedBy("id", err)
+	}
+	c, res, err := saveRow(ctx, r.Resolver, id, dryRun, load, func(c *engine.Client) error {
 		clearable(&c.Email, input.Email)
 		clearable(&c.Phone, input.Phone)
 		return keep(&c.Name, input.Name, "name")
@@ -107,7 +110,7 @@ func (r *mutationResolver) UpdateClient(ctx context.Context, id int64, input mod
 
 // DeleteClient is the resolver for the deleteClient field.
 func (r *mutationResolver) DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error) {
-	return r.removeWith(ctx, models.EditClients, id, dryRun, func(e *models.Edit) error { return e.DeleteClient(ctx, id) })
+	return r.removeWith(ctx, models.EditClients, id, dryRun, func(e *models.Edit) error { return namedBy("id", e.DeleteClient(ctx, id)) })
 }
 
 // CreateSubscription is the resolver for the createSubscription field.
@@ -135,7 +138,7 @@ func (r *mutationResolver) DeleteSubscription(ctx context.Context, id int64, dry
 
 // BookSession is the resolver for the bookSession field.
 func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
-	named, oneOff, err := sessionNamed(ctx, ref, oneOffID)
+	named, oneOff, by, err := sessionNamed(ctx, ref, oneOffID)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +150,7 @@ func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, re
 	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
 		s, err := bookable(e.Before.Timetable, &e.Before.State, named, oneOff)
 		if err != nil {
-			return err
+			return namedBy(by, err)
 		}
 		b, err = e.BookSession(ctx, s, client, waitlist != nil && *waitlist, r.Store.Now())
 		return err
@@ -155,7 +158,7 @@ func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, re
 	if err != nil {
 		return nil, err
 	}
-	return r.bookingPayload(res, b, nil), nil
+	return bookingPayload(ctx, res, b, nil), nil
 }
 
 // CancelBooking is the resolver for the cancelBooking field.
@@ -176,7 +179,7 @@ func (r *mutationResolver) CancelBooking(ctx context.Context, id int64, dryRun *
 	if err != nil {
 		return nil, err
 	}
-	return r.bookingPayload(res, b, promoted), nil
+	return bookingPayload(ctx, res, b, promoted), nil
 }
 
 // MarkAttendance is the resolver for the markAttendance field.
@@ -202,7 +205,7 @@ func (r *mutationResolver) MarkAttendance(ctx context.Context, id int64, status 
 	if err != nil {
 		return nil, err
 	}
-	return r.bookingPayload(res, b, nil), nil
+	return bookingPayload(ctx, res, b, nil), nil
 }
 
 // BookRoom is the resolver for the bookRoom field.
@@ -485,6 +488,11 @@ func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engi
 	if err != nil {
 		return nil, err
 	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs = seenBookings(ctx, sn, bs)
 	p, err := pageOf(bs, first, after, bookingKey)
 	if err != nil {
 		return nil, err
@@ -501,7 +509,14 @@ func (r *queryResolver) Booking(ctx context.Context, id int64) (*models.SessionB
 	if err != nil {
 		return nil, err
 	}
-	return own(ctx, b, true, b.ClientID, "booking", id)
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(seenBookings(ctx, sn, []models.SessionBooking{*b})) == 0 {
+		return nil, notFound("booking", id) // as for an id the business does not have
+	}
+	return b, nil
 }
 
 // Room is the resolver for the room field.
@@ -519,8 +534,7 @@ func (r *roomBookingResolver) Client(ctx context.Context, obj *engine.RoomBookin
 	if obj.ClientID == 0 {
 		return nil, nil
 	}
-	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
-	return &c, err
+	return clientOf(ctx, obj.ClientID)
 }
 
 // Note is the resolver for the note field.
@@ -530,8 +544,7 @@ func (r *roomBookingResolver) Note(ctx context.Context, obj *engine.RoomBooking)
 
 // Client is the resolver for the client field.
 func (r *subscriptionResolver) Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error) {
-	c, err := loadersFrom(ctx).client.Load(ctx, obj.ClientID)
-	return &c, err
+	return clientOf(ctx, obj.ClientID)
 }
 
 // Series is the resolver for the series field.

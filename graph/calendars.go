@@ -84,12 +84,12 @@ func (r *Resolver) calendarOf(ctx context.Context, in model.CalendarInput) (stri
 		return "", badInput("calendar", "Pick a staff member or a room, not both")
 	case in.StaffID != nil:
 		if _, err := r.staffMember(ctx, *in.StaffID); err != nil {
-			return "", err
+			return "", namedBy("staffId", err)
 		}
 		return models.CalendarOf("staff", *in.StaffID), nil
 	case in.RoomID != nil:
 		if _, err := r.room(ctx, *in.RoomID); err != nil {
-			return "", err
+			return "", namedBy("roomId", err)
 		}
 		return models.CalendarOf("room", *in.RoomID), nil
 	}

@@ -278,7 +278,7 @@ func (r *queryResolver) ClassTimes(ctx context.Context, roomID *int64) ([]engine
 		return nonNil(sn.State.ClassTimes), nil
 	}
 	if _, err := r.room(ctx, *roomID); err != nil {
-		return nil, err
+		return nil, namedBy("roomId", err)
 	}
 	out := []engine.ClassTime{}
 	for _, ct := range sn.State.ClassTimes {

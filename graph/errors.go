@@ -67,12 +67,14 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		}
 		gerr.Extensions["clashes"] = list
 	case errors.As(err, &valid):
-		gerr.Message, gerr.Extensions["code"] = valid.Error(), "BAD_USER_INPUT"
+		// A row named by an id the business does not have is NOT_FOUND,
+		// whatever else is wrong, and its field is the one named.
+		gerr.Message, gerr.Extensions["code"] = valid.Error(), codes[valid.Code()]
 		problems := make([]map[string]any, len(valid.Problems))
 		for i, p := range valid.Problems {
 			problems[i] = map[string]any{"field": p.Field, "message": p.Message}
 		}
-		gerr.Extensions["field"] = valid.Problems[0].Field
+		gerr.Extensions["field"] = valid.First().Field
 		gerr.Extensions["problems"] = problems
 	case !errors.As(err, &eerr) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
 		// The request's deadline passed in the database rather than in
@@ -119,6 +121,18 @@ func (r *Resolver) recoverPanic(ctx context.Context, v any) error {
 // notFound reports an id that does not exist in the business, in its words.
 func notFound(what string, id int64) error {
 	return engine.Errorf(engine.NotFound, "id", "There is no %s with id %d", what, id)
+}
+
+// namedBy reports a NOT_FOUND under the argument or input field that named
+// the id (a lookup says "id"); other errors pass as they are.
+func namedBy(field string, err error) error {
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code == engine.NotFound {
+		named := *e
+		named.Field = field
+		return &named
+	}
+	return err
 }
 
 func badInput(field, format string, args ...any) error {

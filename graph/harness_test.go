@@ -35,10 +35,17 @@ type api struct {
 
 // eachDatabase runs a test against SQLite and, when configured, PostgreSQL.
 func eachDatabase(t *testing.T, test func(t *testing.T, a *api)) {
+	eachDatabaseWith(t, func(*graph.Resolver) {}, test)
+}
+
+// eachDatabaseWith is eachDatabase with the resolver set up by tune first.
+func eachDatabaseWith(t *testing.T, tune func(*graph.Resolver), test func(t *testing.T, a *api)) {
 	for _, d := range modelstest.Databases(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			store := models.NewStore(d.DB, func() time.Time { return now })
-			h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), FeedPath: "/ics/", PagePath: "/t/"}).Handler()
+			r := &graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), FeedPath: "/ics/", PagePath: "/t/"}
+			tune(r)
+			h := r.Handler()
 			test(t, &api{t: t, db: d, store: store, handler: h, c: client.New(h)})
 		})
 	}
@@ -84,6 +91,7 @@ func (a *api) token(slug string, role models.Role) string {
 // gqlError is one error of a response.
 type gqlError struct {
 	Message    string         `json:"message"`
+	Path       []any          `json:"path"`
 	Extensions map[string]any `json:"extensions"`
 }
 
@@ -173,7 +181,7 @@ func firstLine(s string) string {
 
 // connectionLists are the Query lists that are connections, their rows
 // under nodes.
-var connectionLists = map[string]bool{"clients": true, "subscriptions": true, "bookings": true, "roomBookings": true}
+var connectionLists = map[string]bool{"clients": true, "subscriptions": true, "bookings": true, "roomBookings": true, "webhookEndpoints": true}
 
 // listQuery asks a Query list for sel on each row, through nodes (a page of
 // 500) when the list is a connection.

@@ -155,17 +155,17 @@ func (r *Resolver) sessionFilter(ctx context.Context, f *model.SessionFilter) (f
 	}
 	if f.StaffID != nil {
 		if _, err := r.staffMember(ctx, *f.StaffID); err != nil {
-			return nil, err
+			return nil, namedBy("staffId", err)
 		}
 	}
 	if f.RoomID != nil {
 		if _, err := r.room(ctx, *f.RoomID); err != nil {
-			return nil, err
+			return nil, namedBy("roomId", err)
 		}
 	}
 	if f.SeriesID != nil {
 		if _, err := r.seriesByID(ctx, *f.SeriesID); err != nil {
-			return nil, err
+			return nil, namedBy("seriesId", err)
 		}
 	}
 	return func(s *engine.Session) bool {

@@ -180,7 +180,7 @@ var mutationCases = []mutationCase{
 			}
 		},
 		bad:   `mutation($id: ID!) { updateClass(id: $id, input: {activityId: "999999"}) { class { id } } }`,
-		code:  "BAD_USER_INPUT",
+		code:  "NOT_FOUND",
 		dry:   `mutation($id: ID!, $staff: ID!) { updateClass(id: $id, input: {staffIds: [$staff]}, dryRun: true) { ...write class { name } } }`,
 		shows: "class.name", want: "Standup with Laura Becker",
 	},

@@ -270,7 +270,7 @@ func applySeries(e *models.Edit, id int64, in seriesInput) error {
 			}
 			p, err := row(e.State.Plans, *pi.ID, func(p *engine.Plan) int64 { return p.ID }, "plan")
 			if err != nil || p.SeriesID != id {
-				return notFound("plan", *pi.ID)
+				return namedBy("plans", notFound("plan", *pi.ID))
 			}
 			if err := updatePlan(p, up); err != nil {
 				return err
@@ -421,7 +421,7 @@ func (r *Resolver) sessionRef(ctx context.Context, in *model.SessionRefInput) (e
 func setChange(e *models.Edit, ref engine.SessionRef, patch engine.ChangePatch) error {
 	c, keep, err := e.Before.Timetable.MergeChange(ref, patch)
 	if err != nil {
-		return badInput("ref", "%v", err)
+		return err // NOT_FOUND for a session or class that is not there
 	}
 	e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == ref })
 	if keep {
@@ -446,7 +446,7 @@ func oneOffClients(ctx context.Context, e *models.Edit, oneOff int64, ids []int6
 	for i, id := range ids {
 		c, ok := found[id]
 		if !ok {
-			return notFound(engine.Words(e.State.Business.Kind).Client.One, id)
+			return namedBy("clientIds", notFound(engine.Words(e.State.Business.Kind).Client.One, id))
 		}
 		if slices.Contains(ids[:i], id) {
 			return badInput("clientIds", "The %s %s is listed twice; name each once", engine.Words(e.State.Business.Kind).Client.One, c.Name)

@@ -376,7 +376,14 @@ func (r *oneOffResolver) Note(ctx context.Context, obj *engine.OneOff) (*string,
 // Clients is the resolver for the clients field.
 func (r *oneOffResolver) Clients(ctx context.Context, obj *engine.OneOff) ([]engine.Client, error) {
 	clients, err := loadersFrom(ctx).oneOffAttendees.Load(ctx, obj.ID)
-	return ownOnly(ctx, clients, clientID), err
+	if err != nil {
+		return nil, err
+	}
+	class, err := r.class(ctx, obj.ClassID)
+	if err != nil {
+		return nil, err
+	}
+	return seenIn(ctx, class.Staff, clients, clientID), nil
 }
 
 // Series is the resolver for the series field.
@@ -436,7 +443,7 @@ func (r *queryResolver) Plans(ctx context.Context, seriesID *int64) ([]engine.Pl
 		return nonNil(sn.State.Plans), nil
 	}
 	if _, err := r.seriesByID(ctx, *seriesID); err != nil {
-		return nil, err
+		return nil, namedBy("seriesId", err)
 	}
 	return nonNil(plansOf(sn.State, *seriesID)), nil
 }
@@ -635,18 +642,7 @@ func (r *sessionResolver) Bookings(ctx context.Context, obj *model.Session) ([]m
 	if err != nil {
 		return nil, err
 	}
-	staff := make([]int64, len(obj.Staff))
-	for i, s := range obj.Staff {
-		staff[i] = s.ID
-	}
-	sees := seesBookings(ctx, staff)
-	out := []models.SessionBooking{}
-	for i := range bs {
-		if sees(&bs[i]) {
-			out = append(out, bs[i])
-		}
-	}
-	return out, nil
+	return seenIn(ctx, obj.Staff, bs, bookerID), nil
 }
 
 // Room is the resolver for the room field.

@@ -86,6 +86,10 @@ func sessionWhere(q *bun.SelectQuery, s *engine.Session) *bun.SelectQuery {
 // get the same last place.
 func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, waitlist bool, now time.Time) (*SessionBooking, error) {
 	w := e.words()
+	c, err := e.Client(ctx, client) // an unknown client is NOT_FOUND before anything else
+	if err != nil {
+		return nil, err
+	}
 	loc := e.State.Business.Location
 	start, _ := s.Instants(loc)
 	switch {
@@ -93,10 +97,6 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 		return nil, engine.Errorf(engine.Invalid, "ref", "This %s is cancelled and cannot be booked", w.Class.One)
 	case !start.After(now):
 		return nil, engine.Errorf(engine.Invalid, "ref", "This %s has already started", w.Class.One)
-	}
-	c, err := e.Client(ctx, client)
-	if err != nil {
-		return nil, err
 	}
 	n, err := e.places(ctx, &s, client)
 	if err != nil {

@@ -376,6 +376,19 @@ func WebhookAttemptsByID(ctx context.Context, db bun.IDB, business int64, ids []
 	return rows, nil
 }
 
+// endpointArg reports an unknown endpoint under the argument that named
+// it, endpointId (WebhookEndpointByID says id, as for the endpoint's own
+// mutations).
+func endpointArg(err error) error {
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code == engine.NotFound {
+		named := *e
+		named.Field = "endpointId"
+		return &named
+	}
+	return err
+}
+
 // WebhookEventByUID reads one event of a business by its id ("evt_…").
 func WebhookEventByUID(ctx context.Context, db bun.IDB, business int64, uid string) (*WebhookEvent, error) {
 	ev := new(WebhookEvent)
@@ -400,7 +413,7 @@ func (s *Store) RedeliverWebhook(ctx context.Context, business int64, uid string
 		if endpoint != 0 {
 			w, err := WebhookEndpointByID(ctx, tx, business, endpoint)
 			if err != nil {
-				return err
+				return endpointArg(err)
 			}
 			if !slices.Contains(w.EventTypes(), ev.Type) {
 				return engine.Errorf(engine.Invalid, "endpointId", "Endpoint %d does not ask for %s events", endpoint, ev.Type)
@@ -421,7 +434,7 @@ func (s *Store) ReplayWebhooks(ctx context.Context, business, endpoint int64, si
 	err := s.webhookWrite(ctx, business, dryRun, func(tx bun.Tx) error {
 		w, err := WebhookEndpointByID(ctx, tx, business, endpoint)
 		if err != nil {
-			return err
+			return endpointArg(err)
 		}
 		var ids []int64
 		if err := tx.NewSelect().Model((*WebhookEvent)(nil)).Column("id").Where("business_id = ?", business).

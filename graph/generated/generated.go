@@ -4643,9 +4643,9 @@ enum Role {
   MANAGER
   "Day changes, one-offs, clients, subscriptions and bookings; reads everything else."
   FRONT_DESK
-  "Reads; tied to a staff member (staffId), sees who is booked into that member's sessions."
+  "Reads the schedule and clients; tied to a staff member (staffId), sees who is booked into that member's sessions (see Booking)."
   STAFF
-  "Reads the schedule and clients."
+  "Reads the schedule and clients, but not who is booked into sessions (see Booking)."
   READ_ONLY
   "Reads the schedule, and books and cancels for its one client (clientId), who sees no other."
   CLIENT
@@ -4868,7 +4868,18 @@ type Subscription {
   endDate: Date
 }
 
-"A client's place in one session, with what the session was when booked."
+"""
+A client's place in one session, with what the session was when booked.
+
+Who sees a booking is one rule, wherever it is reached (bookings, booking,
+Session.bookings, the booking payloads' booking and promoted), and the same
+rule says who sees a one-off's clients (OneOff.clients): OWNER, MANAGER and
+FRONT_DESK see every one; a token tied to a staff member (STAFF with staffId)
+sees those of the sessions the member leads, as the sessions now are; a CLIENT
+token sees its own client's; READ_ONLY, and a STAFF token tied to no one, see
+none. How many are booked (Session.booked, waitlist, placesLeft) every role
+sees: a client may learn that a place went to someone, never to whom.
+"""
 type Booking {
   "The booking's id."
   id: ID!
@@ -5024,7 +5035,7 @@ type BookingConnection {
   nodes: [Booking!]!
   "Where the page stands in the whole list."
   pageInfo: PageInfo!
-  "How many bookings the whole list holds (every page), of those the caller may see."
+  "How many bookings the whole list holds (every page): those the caller may see (see Booking), none for READ_ONLY."
   totalCount: Int!
 }
 
@@ -5090,7 +5101,7 @@ type BookingPayload implements Write {
   clashes: [Clash!]!
   "The booking as saved (as it would be, for a dry run)."
   booking: Booking!
-  "Bookings moved from the wait list to a place by this write."
+  "Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token."
   promoted: [Booking!]!
 }
 
@@ -5331,12 +5342,14 @@ extend type Query {
   ): RoomBooking
   """
   Bookings of sessions from..to, by the session's start then id, a page at a
-  time: of one client or every client. Every role may call it; a CLIENT token
-  sees only its own (naming another client: FORBIDDEN). BAD_USER_INPUT for an
-  empty or inverted range or more than 400 days.
+  time: of one client or every client, of those the caller may see (see
+  Booking): all for OWNER, MANAGER and FRONT_DESK, those of its member's
+  sessions for a STAFF token, its own for a CLIENT token (naming another
+  client: FORBIDDEN), none for READ_ONLY. BAD_USER_INPUT for an empty or
+  inverted range or more than 400 days.
   """
   bookings(
-    "Only this client's; left out: every client's (a CLIENT token: its own)."
+    "Only this client's; left out: every client's the caller may see (a CLIENT token: its own)."
     clientId: ID
     "The first date of the sessions, in the business's time zone."
     from: Date!
@@ -5347,7 +5360,7 @@ extend type Query {
     "The cursor after which the page starts; left out: from the beginning."
     after: String
   ): BookingConnection
-  "One booking by id. NOT_FOUND for an unknown id, and for another client's booking from a CLIENT token."
+  "One booking by id. NOT_FOUND for an unknown id, and for one the caller may not see (see Booking), as for an unknown id."
   booking(
     "The booking's id."
     id: ID!
@@ -5378,7 +5391,7 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Subscribes a client to a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client; BAD_USER_INPUT for an unknown series or plan, or dates out of order."
+  "Subscribes a client to a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client, series or plan; BAD_USER_INPUT for a plan of another series, or dates out of order."
   createSubscription(
     "The new subscription."
     input: CreateSubscriptionInput!
@@ -5622,8 +5635,10 @@ type PageInfo {
 What every write returns besides its object. Every mutation takes dryRun and answers an XPayload implementing Write.
 
 Errors come in the response's errors with extensions.code: UNAUTHENTICATED, FORBIDDEN (the token's role does not allow it),
-BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have), CLASH (the write would add
-clashes, listed in extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
+BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have, unknown or another
+business's, wherever the arguments name it; extensions.field names the argument or input field that held it, ref for a
+session named by ref, plans for a plan of a series' plans), CLASH (the write would add clashes, listed in
+extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
 
 The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
 empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
@@ -6149,7 +6164,7 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Add a class. OWNER and MANAGER; BAD_USER_INPUT for an unknown activity or staff member, or a class that exists already."
+  "Add a class. OWNER and MANAGER; NOT_FOUND for an unknown activity or staff member; BAD_USER_INPUT for a class that exists already."
   createClass(
     "The new class."
     input: CreateClassInput!
@@ -6172,7 +6187,7 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Add a class time. OWNER and MANAGER; BAD_USER_INPUT for an unknown room, an end not after the start, values out of range."
+  "Add a class time. OWNER and MANAGER; NOT_FOUND for an unknown room; BAD_USER_INPUT for an end not after the start, values out of range."
   createClassTime(
     "The new class time."
     input: CreateClassTimeInput!
@@ -6221,8 +6236,9 @@ type Live {
 `, BuiltIn: false},
 	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
 #
-# Who may do what here: every signed-in token may read (clients see only their
-# own bookings, subscriptions and one-off places); day changes and one-offs
+# Who may do what here: every signed-in token may read (who is booked into a
+# session follows the rule of Booking; clients see only their own bookings,
+# subscriptions and one-off places); day changes and one-offs
 # need the owner, a manager or the front desk; series, plans and closures the
 # owner or a manager. Others get FORBIDDEN, no token UNAUTHENTICATED.
 #
@@ -6325,7 +6341,7 @@ type OneOff {
   cancelled: Boolean!
   "A note for clients (the reason when cancelled); null for none."
   note: String
-  "Clients booked into it when it was made: everyone for staff roles, a client token only itself."
+  "Clients booked into it when it was made, those the caller may see (the rule of Booking): all for the front desk and above, the one-off's own staff; a CLIENT token only itself; none for READ_ONLY."
   clients: [Client!]!
 }
 
@@ -6402,7 +6418,7 @@ type Session {
   placesLeft: Int
   "Clients waiting for a place."
   waitlist: Int!
-  "Who is booked: everyone for the front desk and managers, the session's own staff, a client only themselves."
+  "Who is booked, those the caller may see (the rule of Booking): all for the front desk and above and for the session's own staff, a CLIENT token only its own, none for READ_ONLY."
   bookings: [Booking!]!
 }
 
@@ -6571,7 +6587,7 @@ A plan in a series' plans list. With an id, the existing plan of this series is 
 fields left out keep their values, as in UpdatePlanInput; without an id, a new plan is made and price is required.
 """
 input SeriesPlanInput {
-  "An existing plan of this series to keep and edit; NOT_FOUND when it is not one."
+  "An existing plan of this series to keep and edit; NOT_FOUND (extensions.field: plans) when it is not one."
   id: ID
   "Its name; null for none (the label is shown instead)."
   name: String @goField(omittable: true)

@@ -18,8 +18,10 @@ import (
 // What every write returns besides its object. Every mutation takes dryRun and answers an XPayload implementing Write.
 //
 // Errors come in the response's errors with extensions.code: UNAUTHENTICATED, FORBIDDEN (the token's role does not allow it),
-// BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have), CLASH (the write would add
-// clashes, listed in extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
+// BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have, unknown or another
+// business's, wherever the arguments name it; extensions.field names the argument or input field that held it, ref for a
+// session named by ref, plans for a plan of a series' plans), CLASH (the write would add clashes, listed in
+// extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
 //
 // The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
 // empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
@@ -156,7 +158,7 @@ type BookingConnection struct {
 	Nodes []models.SessionBooking `json:"nodes"`
 	// Where the page stands in the whole list.
 	PageInfo *PageInfo `json:"pageInfo"`
-	// How many bookings the whole list holds (every page), of those the caller may see.
+	// How many bookings the whole list holds (every page): those the caller may see (see Booking), none for READ_ONLY.
 	TotalCount int `json:"totalCount"`
 }
 
@@ -178,7 +180,7 @@ type BookingPayload struct {
 	Clashes []engine.Clash `json:"clashes"`
 	// The booking as saved (as it would be, for a dry run).
 	Booking *models.SessionBooking `json:"booking"`
-	// Bookings moved from the wait list to a place by this write.
+	// Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token.
 	Promoted []models.SessionBooking `json:"promoted"`
 }
 
@@ -967,7 +969,7 @@ func (this SeriesPayload) GetClashes() []engine.Clash {
 // A plan in a series' plans list. With an id, the existing plan of this series is edited in place (its subscribers stay) and
 // fields left out keep their values, as in UpdatePlanInput; without an id, a new plan is made and price is required.
 type SeriesPlanInput struct {
-	// An existing plan of this series to keep and edit; NOT_FOUND when it is not one.
+	// An existing plan of this series to keep and edit; NOT_FOUND (extensions.field: plans) when it is not one.
 	ID *int64 `json:"id,omitempty"`
 	// Its name; null for none (the label is shown instead).
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
