@@ -126,7 +126,7 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string) (
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(list, first, after, tokenKey)
+	p, err := pageOf(ctx, r.Resolver, "tokens", list, first, after, tokenKey)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (r *queryResolver) AppPasswords(ctx context.Context, first *int, after *str
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(list, first, after, appPasswordKey)
+	p, err := pageOf(ctx, r.Resolver, "appPasswords", list, first, after, appPasswordKey)
 	if err != nil {
 		return nil, err
 	}

@@ -306,7 +306,7 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, first *int,
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(ownOnly(ctx, clients, clientID), first, after, clientKey)
+	p, err := pageOf(ctx, r.Resolver, "clients", ownOnly(ctx, clients, clientID), first, after, clientKey)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +344,7 @@ func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seri
 	if clientID != nil && seriesID != nil {
 		subs = slices.DeleteFunc(slices.Clone(subs), func(s engine.Subscription) bool { return s.SeriesID != *seriesID })
 	}
-	p, err := pageOf(ownOnly(ctx, subs, subscriberID), first, after, subscriptionKey)
+	p, err := pageOf(ctx, r.Resolver, "subscriptions", ownOnly(ctx, subs, subscriberID), first, after, subscriptionKey)
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +447,7 @@ func (r *queryResolver) RoomBookings(ctx context.Context, roomID *int64, from *e
 			out = append(out, b)
 		}
 	}
-	p, err := pageOf(out, first, after, roomBookingKey)
+	p, err := pageOf(ctx, r.Resolver, "roomBookings", out, first, after, roomBookingKey)
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +485,7 @@ func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engi
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(bs, first, after, bookingKey)
+	p, err := pageOf(ctx, r.Resolver, "bookings", bs, first, after, bookingKey)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/modelstest"
 )
@@ -319,4 +321,109 @@ func TestConnectionCostFollowsThePage(t *testing.T) {
 	if c := cost(500); c <= c500 {
 		t.Errorf("21 clients cost %v, 20 cost %v", c, c500)
 	}
+}
+
+// connectionArgs are the arguments each Query connection needs besides
+// first and after; a connection missing here fails
+// TestEveryCursorIsChecked until it is added.
+var connectionArgs = map[string]string{
+	"tokens": "", "appPasswords": "", "clients": "", "subscriptions": "", "roomBookings": "",
+	"bookings": `from: "2026-12-01", to: "2027-01-01"`,
+}
+
+// TestEveryCursorIsChecked walks every connection of Query (found in the
+// schema): a cursor it gave out pages on, on this server and on another
+// one over the same database; a cursor it did not give out — made up,
+// another list's, another business's — is BAD_USER_INPUT naming after;
+// and no cursor shows a client's name or an id in the clear.
+func TestEveryCursorIsChecked(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		f.book(f.ref, "Orbit Analytics", false)
+		f.book(f.ref, "Bluefin Legal", false)
+		room := f.ids(f.tok, "rooms", "name")["Boardroom"]
+		for _, at := range []string{"2026-12-09", "2026-12-10"} {
+			f.ok(f.tok, `mutation($r: ID!, $d: Date!) { bookRoom(input: {roomId: $r, date: $d, start: "21:00", end: "22:00"}) { roomBooking { id } } }`,
+				map[string]any{"r": room, "d": at})
+		}
+		for _, login := range []string{"kiosk-one", "kiosk-two"} {
+			f.ok(f.tok, `mutation($l: String!) { createAppPassword(login: $l, role: READ_ONLY) { password } }`, map[string]any{"l": login})
+		}
+		a.token("meridian", models.FrontDesk)
+		other := a.business("elsewhere", engine.Office)
+		names := map[string]bool{}
+		for name := range f.clients {
+			names[strings.ToLower(name)] = true
+		}
+
+		// A second server on the same database, as behind a load balancer.
+		store := models.NewStore(a.db.DB, func() time.Time { return now })
+		h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler()
+		second := &api{t: t, db: a.db, store: store, handler: h, c: client.New(h)}
+
+		schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+		page := func(list string) string {
+			args := connectionArgs[list]
+			if args != "" {
+				args += ", "
+			}
+			return fmt.Sprintf(`query($after: String) { %s(%sfirst: 1, after: $after) { edges { cursor node { __typename } } pageInfo { hasNextPage endCursor } } }`, list, args)
+		}
+		cursorOf := map[string]string{}
+		var lists []string
+		for _, field := range schema.Query.Fields {
+			if !strings.HasSuffix(field.Type.Name(), "Connection") {
+				continue
+			}
+			list := field.Name
+			lists = append(lists, list)
+			if _, ok := connectionArgs[list]; !ok {
+				t.Errorf("the connection %s is not in connectionArgs", list)
+				continue
+			}
+			first := path(f.ok(f.tok, page(list), nil), list).(map[string]any)
+			if path(first, "pageInfo", "hasNextPage") != true {
+				t.Fatalf("%s: one page only: %v", list, first)
+			}
+			cursor := path(first, "pageInfo", "endCursor").(string)
+			cursorOf[list] = cursor
+			raw, _ := base64.RawURLEncoding.DecodeString(cursor)
+			for name := range names {
+				if strings.Contains(strings.ToLower(string(raw)), name) {
+					t.Errorf("%s: the cursor %q holds %q", list, cursor, name)
+				}
+			}
+			if strings.Contains(string(raw), "0000000") {
+				t.Errorf("%s: the cursor %q holds an id in the clear", list, cursor)
+			}
+			next := f.ok(f.tok, page(list), map[string]any{"after": cursor})
+			if again := second.ok(f.tok, page(list), map[string]any{"after": cursor}); fmt.Sprint(again) != fmt.Sprint(next) {
+				t.Errorf("%s: the second server pages to %v, the first to %v", list, again, next)
+			}
+			if path(next, list, "pageInfo", "endCursor") == cursor {
+				t.Errorf("%s: the next page ends where the first did", list)
+			}
+			for name, bad := range map[string]string{
+				"made up": "Zm9v", "not base64": "not a cursor!", "empty": "",
+				"base64 of an id": base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%020d", 1))),
+			} {
+				if e := f.fails(f.tok, "BAD_USER_INPUT", page(list), map[string]any{"after": bad}); e.Extensions["field"] != "after" {
+					t.Errorf("%s, a cursor %s: field %v", list, name, e.Extensions["field"])
+				}
+			}
+			if e := f.fails(other, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor}); e.Extensions["field"] != "after" {
+				t.Errorf("%s: another business's cursor: field %v", list, e.Extensions["field"])
+			}
+		}
+		if len(lists) < len(connectionArgs) {
+			t.Errorf("connections %v, want every one of %v", lists, connectionArgs)
+		}
+		for _, list := range lists {
+			for from, cursor := range cursorOf {
+				if from != list {
+					f.fails(f.tok, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor})
+				}
+			}
+		}
+	})
 }

@@ -2,7 +2,9 @@ package models
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -22,12 +24,21 @@ func CreateBusiness(ctx context.Context, db bun.IDB, slug string, settings engin
 	if err := engine.Validate(engine.State{Business: settings}); err != nil {
 		return nil, err
 	}
-	b := &Business{Slug: slug}
+	b := &Business{Slug: slug, CursorKey: randomKey()}
 	b.SetSettings(settings)
 	if _, err := db.NewInsert().Model(b).Returning("id").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("creating business %s: %w", slug, err)
 	}
 	return b, nil
+}
+
+// randomKey is a new secret of 256 bits, as hex.
+func randomKey() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	return hex.EncodeToString(b)
 }
 
 // BusinessBySlug finds a business by its slug.
