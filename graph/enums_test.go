@@ -178,3 +178,40 @@ func fmtJSON(v any) string {
 	}
 	return string(b)
 }
+
+// TestNumberVariablesAreNumbers: through the real schema, a variable that
+// holds the text "5" where an Int goes — an argument, a field of an inline
+// input, a field of an input variable — is BAD_USER_INPUT naming it, and
+// nothing is written; the number 5 is taken.
+func TestNumberVariablesAreNumbers(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		owner := a.business("numbers", engine.Gym)
+		before := a.dump(owner)
+		for _, c := range []struct {
+			query string
+			vars  func(v any) map[string]any
+			at    string
+		}{
+			{`mutation($c: Int) { createRoom(input: {name: "Annex", capacity: $c}) { room { capacity } } }`,
+				func(v any) map[string]any { return map[string]any{"c": v} }, "$c"},
+			{`mutation($in: CreateRoomInput!) { createRoom(input: $in) { room { capacity } } }`,
+				func(v any) map[string]any {
+					return map[string]any{"in": map[string]any{"name": "Annex", "capacity": v}}
+				}, "$in.capacity"},
+			{`query($f: Int) { clients(first: $f) { nodes { id } } }`,
+				func(v any) map[string]any { return map[string]any{"f": v} }, "$f"},
+		} {
+			e := a.fails(owner, "BAD_USER_INPUT", c.query, c.vars("5"))
+			if e.Extensions["field"] != c.at || !strings.Contains(e.Message, `The variable `+c.at+` holds the text "5"`) {
+				t.Errorf("%s: %v %q", firstLine(c.query), e.Extensions, e.Message)
+			}
+		}
+		if after := a.dump(owner); after != before {
+			t.Errorf("a refused number changed the business")
+		}
+		room := a.ok(owner, `mutation($c: Int) { createRoom(input: {name: "Annex", capacity: $c}) { room { capacity } } }`, map[string]any{"c": 5})
+		if got := path(room, "createRoom", "room", "capacity"); got != float64(5) {
+			t.Errorf("capacity 5: got %v", got)
+		}
+	})
+}
