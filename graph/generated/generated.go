@@ -5198,6 +5198,12 @@ input UpdateBusinessInput {
   weekStart: Weekday @goField(omittable: true)
 }
 
+"""
+What can be read. Every field answers for the business of the request's token (Authorization: Bearer <token>) and
+says which roles may ask; a field the token may not read, or that fails, answers null with its error (path,
+extensions.code) while the request's other fields still answer. Lists that grow with use are cursor connections
+(first, after; see PageInfo).
+"""
 type Query {
   "The business of the request's token. Any role."
   business: Business
@@ -5205,6 +5211,12 @@ type Query {
   vocabulary: Vocabulary
 }
 
+"""
+What can be written. Each mutation is one write of the business of the request's token, checked in full (clashes on
+every future date included) and kept all or nothing; a request's mutations run one after the other. Every mutation
+takes dryRun, which checks everything and keeps nothing, and answers a payload implementing Write: see Write for the
+error codes and for the update rule that every UpdateXInput follows.
+"""
 type Mutation {
   "Change the business's settings. OWNER and MANAGER; BAD_USER_INPUT for an unknown time zone or a null field."
   updateBusiness(
