@@ -95,9 +95,16 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 	s.Clients, s.Subscriptions = nil, nil
 	e.State = s
 	b := e.Business.ID
+	if len(clients) > 0 {
+		e.changedApart = true
+	}
 	e.AfterSave(func(ctx context.Context, id func(int64) int64) error {
-		if _, err := e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", b).Exec(ctx); err != nil {
+		res, err := e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", b).Exec(ctx)
+		if err != nil {
 			return fmt.Errorf("removing clients: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
+			e.changedApart = true
 		}
 		for _, c := range clients {
 			row := &Client{BusinessID: b, Name: c.Name, Email: c.Email, Phone: c.Phone}

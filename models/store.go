@@ -21,7 +21,8 @@ type Store struct {
 	DB  *DB
 	now func() time.Time
 	// OnWrite, when set, hears the outcome of every guarded write:
-	// "committed", "clash", "error" or "dry_run" (for metrics).
+	// "committed", "unchanged", "clash", "error" or "dry_run" (for
+	// metrics).
 	OnWrite func(outcome string)
 
 	budget *cache.Budget
@@ -528,7 +529,10 @@ type Edit struct {
 
 	next      int64
 	afterSave []func(ctx context.Context, id func(int64) int64) error
-	touched   []engine.Date // see Touch
+	// changedApart is set by the edits of the tables outside the
+	// schedule (clients, subscriptions, bookings) that change a row.
+	changedApart bool
+	touched      []engine.Date // see Touch
 }
 
 // AfterSave runs fn in the write's transaction once the schedule is saved;
@@ -580,8 +584,12 @@ func (e *ClashError) Error() string {
 
 func (e *ClashError) Unwrap() error { return &engine.Error{Code: engine.Conflict, Message: e.Error()} }
 
-// errDryRun rolls back a dry run once everything has been checked.
-var errDryRun = errors.New("dry run")
+// errDryRun rolls back a dry run once everything has been checked;
+// errUnchanged a write that turned out to change nothing.
+var (
+	errDryRun    = errors.New("dry run")
+	errUnchanged = errors.New("nothing changed")
+)
 
 // Write is the guarded write, the only path that writes a business: begin;
 // take the business's write lock (SELECT … FOR UPDATE on PostgreSQL; the
@@ -590,7 +598,8 @@ var errDryRun = errors.New("dry run")
 // and roll back with a *ClashError if any is new; bump the revision; commit.
 // Two processes on one database never interleave writes of one business. A
 // dry run does all of it and rolls back, so what it returns is exactly what
-// the write would do.
+// the write would do. A write that changes no row (an update to the values
+// a row has) rolls back too and keeps the revision, dry run or not.
 func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
 	leave, err := s.turn(ctx, businessID)
 	if err != nil {
@@ -634,7 +643,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		after := e.State
 		rev, now := b.Revision+1, s.now()
 		versions := before.Versions.clone()
-		ids, err := SaveState(ctx, tx, b, before.State, &after, rev, versions)
+		ids, saved, err := SaveState(ctx, tx, b, before.State, &after, rev, versions)
 		if err != nil {
 			return err
 		}
@@ -653,6 +662,12 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			}); err != nil {
 				return err
 			}
+		}
+		if !saved && !e.changedApart {
+			// A write that changes nothing keeps the revision: caches,
+			// sync tokens and listeners have nothing to hear.
+			res = &Result{DryRun: dryRun, Revision: b.Revision, After: before, ids: ids}
+			return errUnchanged
 		}
 		// Under the lock the row still holds b.Revision, so this sets rev;
 		// counting up in SQL keeps the unlocked test build from tripping
@@ -712,6 +727,10 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	}
 	if errors.Is(err, errDryRun) {
 		s.wrote("dry_run")
+		return res, nil
+	}
+	if errors.Is(err, errUnchanged) {
+		s.wrote("unchanged")
 		return res, nil
 	}
 	if err != nil {

@@ -5080,7 +5080,7 @@ type Business {
   timeZone: String!
   "The first day of the business's week, SUNDAY or MONDAY: where week views begin and series anchor and end."
   weekStart: Weekday!
-  "Grows with every committed write; a front end can compare it to know whether its data is current."
+  "Grows by one with every committed write that changes something (a write that changes nothing keeps it); a front end can compare it to know whether its data is current."
   revision: Int!
   "True on a playground server: this business is the visitor's private, in-memory copy of a demo, dropped when idle."
   playground: Boolean!
@@ -5154,7 +5154,7 @@ room, a time) is refused with BAD_USER_INPUT naming the field.
 interface Write {
   "True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept."
   dryRun: Boolean!
-  "The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets)."
+  "The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets)."
   revision: Int!
   "The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH)."
   clashes: [Clash!]!

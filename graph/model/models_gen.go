@@ -24,7 +24,7 @@ type Write interface {
 	IsWrite()
 	// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 	GetDryRun() bool
-	// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+	// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 	GetRevision() int
 	// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 	GetClashes() []engine.Clash
@@ -47,7 +47,7 @@ func (ActivityPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ActivityPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ActivityPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -101,7 +101,7 @@ func (AppPasswordPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this AppPasswordPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this AppPasswordPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -183,7 +183,7 @@ func (BookingPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this BookingPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this BookingPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -235,7 +235,7 @@ func (BusinessPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this BusinessPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this BusinessPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -275,7 +275,7 @@ func (CalendarImportPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this CalendarImportPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this CalendarImportPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -315,7 +315,7 @@ func (CapacityRulePayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this CapacityRulePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this CapacityRulePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -347,7 +347,7 @@ func (ClassPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClassPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClassPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -379,7 +379,7 @@ func (ClassTimePayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClassTimePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClassTimePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -431,7 +431,7 @@ func (ClientPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClientPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClientPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -463,7 +463,7 @@ func (ClosurePayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this ClosurePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClosurePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -671,7 +671,7 @@ func (DeletePayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this DeletePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this DeletePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -703,7 +703,7 @@ func (FeedPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this FeedPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this FeedPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -746,7 +746,7 @@ func (OneOffPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this OneOffPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this OneOffPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -790,7 +790,7 @@ func (PlanPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this PlanPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this PlanPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -849,7 +849,7 @@ func (RoomBookingPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this RoomBookingPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this RoomBookingPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -881,7 +881,7 @@ func (RoomPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this RoomPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this RoomPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -943,7 +943,7 @@ func (SeriesPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this SeriesPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SeriesPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1022,7 +1022,7 @@ func (SessionPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this SessionPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SessionPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1064,7 +1064,7 @@ func (StaffPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this StaffPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this StaffPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1116,7 +1116,7 @@ func (SubscriptionPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this SubscriptionPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SubscriptionPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1184,7 +1184,7 @@ func (TokenPayload) IsWrite() {}
 // True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
 func (this TokenPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this TokenPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
