@@ -58,6 +58,9 @@ func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, na
 	if err != nil {
 		return nil, err
 	}
+	if res.DryRun {
+		token.ID = r.Store.ProvisionalID() // the id the insert drew was rolled back with it
+	}
 	return &model.TokenPayload{DryRun: res.DryRun, Revision: int(res.Revision), Token: token, Secret: shown(res, secret)}, nil
 }
 
@@ -101,6 +104,9 @@ func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, 
 	})
 	if err != nil {
 		return nil, err
+	}
+	if res.DryRun {
+		app.ID = r.Store.ProvisionalID() // the id the insert drew was rolled back with it
 	}
 	return &model.AppPasswordPayload{DryRun: res.DryRun, Revision: int(res.Revision), AppPassword: app, Password: shown(res, password)}, nil
 }

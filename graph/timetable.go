@@ -458,9 +458,13 @@ func oneOffClients(ctx context.Context, e *models.Edit, oneOff int64, ids []int6
 	})
 	e.SetOneOffClients(oneOff, ids)
 	e.AfterSave(func(_ context.Context, id func(int64) int64) error {
+		key := id(oneOff)
+		if e.DryRun() {
+			key = oneOff // a dry run answers with the one-off's provisional id
+		}
 		if l := loadersFrom(ctx); l != nil {
-			l.oneOffAttendees.Clear(id(oneOff))
-			l.oneOffAttendees.Prime(id(oneOff), clients)
+			l.oneOffAttendees.Clear(key)
+			l.oneOffAttendees.Prime(key, clients)
 		}
 		return nil
 	})

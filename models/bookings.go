@@ -121,6 +121,7 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 		return nil, fmt.Errorf("storing a booking: %w", err)
 	}
 	e.changedApart = true
+	b.ID = e.invented(b.ID)
 	e.Touch(s.Date)
 	return b, nil
 }

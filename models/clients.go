@@ -116,6 +116,7 @@ func (e *Edit) SaveClient(ctx context.Context, c engine.Client) (engine.Client, 
 			return c, fmt.Errorf("adding a client: %w", err)
 		}
 		e.changedApart = true
+		row.ID = e.invented(row.ID)
 		return row.Engine(), nil
 	}
 	if was, err := e.Client(ctx, c.ID); err != nil {
@@ -214,6 +215,7 @@ func (e *Edit) SaveSubscription(ctx context.Context, sub engine.Subscription) (e
 			return sub, fmt.Errorf("adding a subscription: %w", err)
 		}
 		e.changedApart = true
+		row.ID = e.invented(row.ID)
 		return row.Engine(), nil
 	}
 	if was, err := e.Subscription(ctx, sub.ID); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -37,8 +38,9 @@ type Store struct {
 	logins   logins              // see AuthenticateCalendar
 	tokens   tokenCache          // see Authenticate
 
-	changes broadcaster // see Subscribe
-	yield   yielder     // see YieldWrites
+	changes broadcaster  // see Subscribe
+	yield   yielder      // see YieldWrites
+	drawn   atomic.Int64 // the temporary ids handed out (see ProvisionalID)
 
 	cold chan struct{} // see LimitColdLoads
 	// beforeLoad, when set, runs as a cold load takes its slot (tests).
@@ -512,6 +514,13 @@ func businessByID(ctx context.Context, db bun.IDB, id int64, forUpdate bool) (*B
 	return b, nil
 }
 
+// ProvisionalID returns an id for a row a dry run would make: negative, so
+// never a row's, and drawn from the store's one sequence, so no two rows
+// the server answers with until it restarts share one. A dry run's new
+// rows answer with these rather than the ids their inserts drew in the
+// transaction rolled back, which the next real rows will hold.
+func (s *Store) ProvisionalID() int64 { return -s.drawn.Add(1) }
+
 // Edit is what a write changes: a working copy of the schedule, and the
 // transaction for tables outside it (clients, subscriptions).
 type Edit struct {
@@ -527,7 +536,8 @@ type Edit struct {
 	// block a later write; a clash that differs from them is new.
 	AcceptClashes bool
 
-	next      int64
+	dryRun    bool
+	newID     func() int64
 	afterSave []func(ctx context.Context, id func(int64) int64) error
 	// changedApart is set by the edits of the tables outside the
 	// schedule (clients, subscriptions, bookings) that change a row.
@@ -542,11 +552,22 @@ func (e *Edit) AfterSave(fn func(ctx context.Context, id func(int64) int64) erro
 	e.afterSave = append(e.afterSave, fn)
 }
 
-// NewID returns a temporary id for a new row; the write replaces it with
-// the row's real id (Result.ID).
-func (e *Edit) NewID() int64 {
-	e.next--
-	return e.next
+// NewID returns a temporary id for a new row, negative; a write replaces
+// it with the row's real id (Result.ID), a dry run answers with it.
+func (e *Edit) NewID() int64 { return e.newID() }
+
+// DryRun reports whether the edit is a dry run's, which answers with the
+// temporary ids of its new rows.
+func (e *Edit) DryRun() bool { return e.dryRun }
+
+// invented is the id a row inserted outside the schedule (a client, a
+// subscription, a booking) answers with: its own, or in a dry run a
+// provisional one (see Store.ProvisionalID).
+func (e *Edit) invented(id int64) int64 {
+	if e.dryRun {
+		return e.newID()
+	}
+	return id
 }
 
 // Result is what a write did, or would do in a dry run.
@@ -628,7 +649,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 				return err
 			}
 		}
-		e := &Edit{State: before.State.Clone(), Before: before, Business: b, Tx: tx, Today: before.Today(s.now())}
+		e := &Edit{State: before.State.Clone(), Before: before, Business: b, Tx: tx, Today: before.Today(s.now()), dryRun: dryRun, newID: s.ProvisionalID}
 		if err := fn(e); err != nil {
 			return err
 		}
@@ -641,32 +662,41 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return err
 		}
 		after := e.State
+		var edited engine.State
+		if dryRun {
+			edited = e.State.Clone() // SaveState rewrites the temporary ids of e.State's rows
+		}
 		rev, now := b.Revision+1, s.now()
 		versions := before.Versions.clone()
-		ids, saved, err := SaveState(ctx, tx, b, before.State, &after, rev, versions)
+		ids, changed, err := SaveState(ctx, tx, b, before.State, &after, rev, versions)
 		if err != nil {
 			return err
 		}
-		step.Saved(after, func(id int64) int64 {
+		saved := func(id int64) int64 {
 			if v, ok := ids[id]; ok {
 				return v
 			}
 			return id
-		})
+		}
+		answered := ids // the ids the result answers with, by temporary id
+		if dryRun {
+			// The inserts made every check the database makes; the
+			// result answers with the edit's own, provisional ids.
+			canonical(&edited)
+			after, answered = edited, nil
+			step.Saved(after, func(id int64) int64 { return id })
+		} else {
+			step.Saved(after, saved)
+		}
 		for _, fn := range e.afterSave {
-			if err := fn(ctx, func(id int64) int64 {
-				if v, ok := ids[id]; ok {
-					return v
-				}
-				return id
-			}); err != nil {
+			if err := fn(ctx, saved); err != nil {
 				return err
 			}
 		}
-		if !saved && !e.changedApart {
+		if !changed && !e.changedApart {
 			// A write that changes nothing keeps the revision: caches,
 			// sync tokens and listeners have nothing to hear.
-			res = &Result{DryRun: dryRun, Revision: b.Revision, After: before, ids: ids}
+			res = &Result{DryRun: dryRun, Revision: b.Revision, After: before}
 			return errUnchanged
 		}
 		// Under the lock the row still holds b.Revision, so this sets rev;
@@ -693,7 +723,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
-		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids, Clashes: engine.NewClashes(was, is)}
+		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: answered, Clashes: engine.NewClashes(was, is)}
 		if e.AcceptClashes && len(res.Clashes) > 0 {
 			if sn.Accepted, err = accept(ctx, tx, b.ID, before.Accepted, res.Clashes); err != nil {
 				return err

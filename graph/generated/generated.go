@@ -5152,7 +5152,7 @@ empty (the fields that read as nullable: a label, a capacity, a colour); null on
 room, a time) is refused with BAD_USER_INPUT naming the field.
 """
 interface Write {
-  "True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept."
+  "True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers (\"-12\") that no row ever has and no two objects share, which any field taking an id refuses."
   dryRun: Boolean!
   "The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets)."
   revision: Int!
