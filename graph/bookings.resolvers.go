@@ -38,7 +38,11 @@ func (r *bookingResolver) Position(ctx context.Context, obj *models.SessionBooki
 
 // CreatedAt is the resolver for the createdAt field.
 func (r *bookingResolver) CreatedAt(ctx context.Context, obj *models.SessionBooking) (*time.Time, error) {
-	t := time.Unix(obj.CreatedUnix, 0).UTC()
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := time.Unix(obj.CreatedUnix, 0).In(sn.State.Business.Location)
 	return &t, nil
 }
 

@@ -4400,7 +4400,7 @@ type Booking {
   status: BookingStatus!
   "Place on the wait list (1 is next); null when not waiting."
   position: Int
-  "When the booking was made."
+  "When the booking was made (with the business's offset, as every DateTime)."
   createdAt: DateTime!
   "The session as it is now; null when it no longer happens (its series or one-off was removed)."
   session: Session
@@ -5031,7 +5031,7 @@ scalar Date
 "A wall-clock time of day, HH:MM on a 24-hour clock (00:00–24:00), in the business's time zone (Business.timeZone)."
 scalar LocalTime
 
-"An instant, RFC 3339 with its offset (2026-12-05T09:00:00+01:00)."
+"An instant, RFC 3339 with its offset (2026-12-05T09:00:00+01:00). Every instant the API answers carries the offset of the business's time zone at that instant; arguments may carry any offset."
 scalar DateTime
 
 "What a business is: it picks the words of the vocabulary (Query.vocabulary) and the demo loadDemo loads."
