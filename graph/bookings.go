@@ -86,30 +86,29 @@ func roomBookingKey(b *engine.RoomBooking) string {
 }
 
 // sessionNamed reads how a mutation names a session: by exactly one of its
-// id, its ref and a one-off's id.
-func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, error) {
-	// sessionId is a @sessionKey argument: its text, not the int64 gqlgen
-	// makes of an ID.
-	key, byKey := sessionKeyArg(ctx, "sessionId")
+// id, its ref and a one-off's id. It returns the argument that named it,
+// which the errors about the session name too.
+func sessionNamed(id *model.SessionID, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, string, error) {
 	given := 0
-	for _, p := range []bool{byKey, ref != nil, oneOffID != nil} {
+	for _, p := range []bool{id != nil, ref != nil, oneOffID != nil} {
 		if p {
 			given++
 		}
 	}
 	switch {
 	case given != 1:
-		return engine.SessionRef{}, 0, badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
-	case byKey:
-		return parseSessionKey(key, "sessionId")
+		return engine.SessionRef{}, 0, "", badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
+	case id != nil:
+		return id.Ref, id.OneOff, "sessionId", nil
 	case ref != nil:
-		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, nil
+		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, "ref", nil
 	}
-	return engine.SessionRef{}, *oneOffID, nil
+	return engine.SessionRef{}, *oneOffID, "oneOffId", nil
 }
 
 // bookable finds the session a booking names: a series session by its ref,
-// or a one-off (oneOff not 0).
+// or a one-off (oneOff not 0). Its errors name the field ref, as the
+// session's own errors do: namedBy puts the argument the client named it by.
 func bookable(tt *engine.Timetable, st *engine.State, ref engine.SessionRef, oneOff int64) (engine.Session, error) {
 	if oneOff == 0 {
 		s, ok := tt.Session(ref)
@@ -127,7 +126,7 @@ func bookable(tt *engine.Timetable, st *engine.State, ref engine.SessionRef, one
 			}
 		}
 	}
-	return engine.Session{}, notFound("one-off", oneOff)
+	return engine.Session{}, engine.Errorf(engine.NotFound, "ref", "There is no one-off with id %d", oneOff)
 }
 
 // bookedSession is how a booking names its session.

@@ -138,8 +138,8 @@ func (r *mutationResolver) DeleteSubscription(ctx context.Context, id int64, dry
 }
 
 // BookSession is the resolver for the bookSession field.
-func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
-	named, oneOff, err := sessionNamed(ctx, ref, oneOffID)
+func (r *mutationResolver) BookSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
+	named, oneOff, arg, err := sessionNamed(sessionID, ref, oneOffID)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, re
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, namedBy(err, arg)
 	}
 	return r.bookingPayload(res, b, nil), nil
 }

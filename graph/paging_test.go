@@ -181,7 +181,7 @@ func TestBookSessionByID(t *testing.T) {
 				id = path(s, "id").(string)
 			}
 		}
-		const byID = `mutation($id: ID, $ref: SessionRefInput, $o: ID, $c: ID!) { bookSession(sessionId: $id, ref: $ref, oneOffId: $o, clientId: $c) {
+		const byID = `mutation($id: SessionID, $ref: SessionRefInput, $o: ID, $c: ID!) { bookSession(sessionId: $id, ref: $ref, oneOffId: $o, clientId: $c) {
 			booking { status session { id } booked { date start end room activity staff label } } } }`
 		before := f.dump(f.tok)
 		for _, bad := range []map[string]any{{}, {"id": id, "ref": f.ref}, {"ref": f.ref, "o": "1"}, {"id": "s/2026-12-08/x/1"}, {"id": "o/0"}, {"id": "12"}} {

@@ -3,11 +3,10 @@ package graph
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
@@ -301,56 +300,10 @@ func editSeries(e *models.Edit, id int64, input model.UpdateSeriesInput, from *e
 	})
 }
 
-// A session's id (Session.id, engine.Session.Key) is text, while gqlgen
-// reads every ID argument as a row id (int64). An argument marked
-// @sessionKey is therefore checked by sessionKeyDirective instead, and its
-// resolver reads the text itself with sessionKeyArg; the Go parameter gqlgen
-// passes for it is always empty.
-
-// sessionKeyDirective refuses a @sessionKey argument that is not a session
-// id, before the field runs, and stands in the empty value for it.
-func sessionKeyDirective(ctx context.Context, obj any, _ graphql.Resolver) (any, error) {
-	name := *graphql.GetPathContext(ctx).Field
-	if raw := obj.(map[string]any)[name]; raw != nil {
-		key, ok := raw.(string)
-		if !ok {
-			return nil, badInput(name, "%s must be a session id written as text, such as s/2026-12-05/103/19", name)
-		}
-		if _, _, err := parseSessionKey(key, name); err != nil {
-			return nil, err
-		}
-	}
-	if arg := graphql.GetFieldContext(ctx).Field.Definition.Arguments.ForName(name); arg != nil && arg.Type.NonNull {
-		return int64(0), nil
-	}
-	return (*int64)(nil), nil
-}
-
-// sessionKeyArg returns the text of a @sessionKey argument of the field
-// being resolved, and false when it was left out or null.
-func sessionKeyArg(ctx context.Context, name string) (string, bool) {
-	fc := graphql.GetFieldContext(ctx)
-	key, ok := fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)[name].(string)
-	return key, ok
-}
-
-// parseSessionKey is engine.ParseSessionKey with its error on the API's
-// argument.
-func parseSessionKey(key, field string) (engine.SessionRef, int64, error) {
-	ref, oneOff, err := engine.ParseSessionKey(key)
-	if e, ok := err.(*engine.Error); ok {
-		e.Field = field
-	}
-	return ref, oneOff, err
-}
-
 // sessionByKey answers session(id): the session wherever a change has put
 // it, or the one-off's.
-func (r *Resolver) sessionByKey(ctx context.Context, key string) (*model.Session, error) {
-	ref, oneOff, err := parseSessionKey(key, "id")
-	if err != nil {
-		return nil, err
-	}
+func (r *Resolver) sessionByKey(ctx context.Context, id model.SessionID) (*model.Session, error) {
+	ref, oneOff := id.Ref, id.OneOff
 	v, err := r.views(ctx)
 	if err != nil {
 		return nil, err
@@ -383,37 +336,41 @@ func noSession(w engine.Vocabulary, ref engine.SessionRef, field string) error {
 
 // sessionRef finds the series session a mutation names by exactly one of
 // its sessionId and ref arguments, checked against the snapshot: the
-// session must happen (before any change) on that date.
-func (r *Resolver) sessionRef(ctx context.Context, in *model.SessionRefInput) (engine.SessionRef, error) {
-	key, byID := sessionKeyArg(ctx, "sessionId")
+// session must happen (before any change) on that date. It returns the
+// argument that named it, which the errors about it name too.
+func (r *Resolver) sessionRef(ctx context.Context, id *model.SessionID, in *model.SessionRefInput) (engine.SessionRef, string, error) {
 	var ref engine.SessionRef
 	field := "ref"
 	switch {
-	case byID && in != nil:
-		return ref, badInput("sessionId", "Name the session by sessionId or by ref, not both")
-	case !byID && in == nil:
-		return ref, badInput("sessionId", "Name the session: give its sessionId or its ref")
+	case id != nil && in != nil:
+		return ref, "", badInput("sessionId", "Name the session by sessionId or by ref, not both")
+	case id == nil && in == nil:
+		return ref, "", badInput("sessionId", "Name the session: give its sessionId or its ref")
 	case in != nil:
 		ref = engine.SessionRef{Date: in.Date, ClassTimeID: in.ClassTimeID, ClassID: in.ClassID}
+	case id.OneOff != 0:
+		return ref, "", badInput("sessionId", "%s is a one-off: change it with updateOneOff, cancel it with cancelOneOff", id)
 	default:
-		var oneOff int64
-		var err error
-		if ref, oneOff, err = parseSessionKey(key, "sessionId"); err != nil {
-			return ref, err
-		}
-		if oneOff != 0 {
-			return ref, badInput("sessionId", "%s is a one-off: change it with updateOneOff, cancel it with cancelOneOff", key)
-		}
-		field = "sessionId"
+		ref, field = id.Ref, "sessionId"
 	}
 	tt, err := r.tt(ctx)
 	if err != nil {
-		return ref, err
+		return ref, field, err
 	}
 	if _, ok := tt.Session(ref); !ok {
-		return ref, noSession(r.words(ctx), ref, field)
+		return ref, field, noSession(r.words(ctx), ref, field)
 	}
-	return ref, nil
+	return ref, field, nil
+}
+
+// namedBy makes an error about a session name the argument the client
+// named it by: the engine and models say "ref" for a session whichever
+// way it was named.
+func namedBy(err error, arg string) error {
+	if e := (*engine.Error)(nil); arg != "ref" && errors.As(err, &e) && e.Field == "ref" {
+		e.Field = arg
+	}
+	return err
 }
 
 // setChange merges a patch into the change of a session and stores the
@@ -489,17 +446,17 @@ func (r *Resolver) oneOffPayload(ctx context.Context, res *models.Result, id int
 
 // changeSession writes a change of one session, named by its sessionId or
 // its ref, and answers with the session as it then is.
-func (r *Resolver) changeSession(ctx context.Context, in *model.SessionRefInput, dryRun *bool, fn func(*models.Edit, engine.SessionRef) error) (*model.SessionPayload, error) {
+func (r *Resolver) changeSession(ctx context.Context, id *model.SessionID, in *model.SessionRefInput, dryRun *bool, fn func(*models.Edit, engine.SessionRef) error) (*model.SessionPayload, error) {
 	if err := can(ctx, models.EditDays); err != nil {
 		return nil, err
 	}
-	ref, err := r.sessionRef(ctx, in)
+	ref, named, err := r.sessionRef(ctx, id, in)
 	if err != nil {
 		return nil, err
 	}
 	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) error { return fn(e, ref) })
 	if err != nil {
-		return nil, err
+		return nil, namedBy(err, named)
 	}
 	s, ok := res.After.Timetable.Session(ref)
 	if !ok {

@@ -209,28 +209,26 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 }
 
 // ChangeSession is the resolver for the changeSession field.
-func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
-	// sessionID is always empty: changeSession reads the argument's text
-	// (see sessionKeyDirective), as cancelSession and restoreSession do.
+func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
-	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error { return setChange(e, ref, patch) })
+	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error { return setChange(e, ref, patch) })
 }
 
 // CancelSession is the resolver for the cancelSession field.
-func (r *mutationResolver) CancelSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error) {
+func (r *mutationResolver) CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error) {
 	yes := true
 	if note == nil {
 		note = new(string)
 	}
-	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
+	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
 		return setChange(e, ref, engine.ChangePatch{Cancelled: &yes, Note: note})
 	})
 }
 
 // RestoreSession is the resolver for the restoreSession field.
-func (r *mutationResolver) RestoreSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error) {
-	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
+func (r *mutationResolver) RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error) {
+	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
 		e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == ref })
 		return nil
 	})
@@ -481,9 +479,8 @@ func (r *queryResolver) Closure(ctx context.Context, id int64) (*engine.Closure,
 }
 
 // Session is the resolver for the session field.
-func (r *queryResolver) Session(ctx context.Context, id int64) (*model.Session, error) {
-	key, _ := sessionKeyArg(ctx, "id") // id is always 0: the argument is text (sessionKeyDirective)
-	return r.sessionByKey(ctx, key)
+func (r *queryResolver) Session(ctx context.Context, id model.SessionID) (*model.Session, error) {
+	return r.sessionByKey(ctx, id)
 }
 
 // Day is the resolver for the day field.

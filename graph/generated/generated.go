@@ -5,7 +5,6 @@ package generated
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -58,7 +57,6 @@ type ResolverRoot interface {
 }
 
 type DirectiveRoot struct {
-	SessionKey func(ctx context.Context, obj any, next graphql.Resolver) (res any, err error)
 }
 
 type ComplexityRoot struct {
@@ -326,12 +324,12 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		BookRoom             func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
-		BookSession          func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
+		BookSession          func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking        func(childComplexity int, id int64, dryRun *bool) int
 		CancelOneOff         func(childComplexity int, id int64, note *string, dryRun *bool) int
 		CancelRoomBooking    func(childComplexity int, id int64, dryRun *bool) int
-		CancelSession        func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) int
-		ChangeSession        func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
+		CancelSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, note *string, dryRun *bool) int
+		ChangeSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
 		ClearData            func(childComplexity int, dryRun *bool) int
 		CreateActivity       func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
 		CreateAppPassword    func(childComplexity int, login string, role models.Role, staffID *int64, dryRun *bool) int
@@ -363,7 +361,7 @@ type ComplexityRoot struct {
 		LoadDemo             func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance       func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
 		ReplaceSeriesFrom    func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
-		RestoreSession       func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) int
+		RestoreSession       func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) int
 		RevokeAppPassword    func(childComplexity int, id int64, dryRun *bool) int
 		RevokeToken          func(childComplexity int, id int64, dryRun *bool) int
 		RotateFeedToken      func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
@@ -462,7 +460,7 @@ type ComplexityRoot struct {
 		RoomBookings   func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
 		Rooms          func(childComplexity int) int
 		Series         func(childComplexity int, id int64) int
-		Session        func(childComplexity int, id int64) int
+		Session        func(childComplexity int, id model.SessionID) int
 		Sessions       func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
 		Staff          func(childComplexity int) int
 		StaffMember    func(childComplexity int, id int64) int
@@ -775,7 +773,7 @@ type MutationResolver interface {
 	CreateSubscription(ctx context.Context, input model.CreateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
 	UpdateSubscription(ctx context.Context, id int64, input model.UpdateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
 	DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
+	BookSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
 	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
 	MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error)
 	BookRoom(ctx context.Context, input model.BookRoomInput, dryRun *bool) (*model.RoomBookingPayload, error)
@@ -808,9 +806,9 @@ type MutationResolver interface {
 	CreatePlan(ctx context.Context, input model.CreatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	UpdatePlan(ctx context.Context, id int64, input model.UpdatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	DeletePlan(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	ChangeSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
-	CancelSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error)
-	RestoreSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
+	ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
+	CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error)
+	RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
 	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
 	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
 	CancelOneOff(ctx context.Context, id int64, note *string, dryRun *bool) (*model.OneOffPayload, error)
@@ -876,7 +874,7 @@ type QueryResolver interface {
 	OneOff(ctx context.Context, id int64) (*engine.OneOff, error)
 	Closures(ctx context.Context) ([]engine.Closure, error)
 	Closure(ctx context.Context, id int64) (*engine.Closure, error)
-	Session(ctx context.Context, id int64) (*model.Session, error)
+	Session(ctx context.Context, id model.SessionID) (*model.Session, error)
 	Day(ctx context.Context, date engine.Date) (*model.Day, error)
 	Days(ctx context.Context, from engine.Date, to engine.Date, filter *model.SessionFilter) ([]model.Day, error)
 	Sessions(ctx context.Context, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) ([]model.Session, error)
@@ -1964,7 +1962,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
 	case "Mutation.cancelBooking":
 		if e.ComplexityRoot.Mutation.CancelBooking == nil {
 			break
@@ -2008,7 +2006,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["note"].(*string), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["note"].(*string), args["dryRun"].(*bool)), true
 	case "Mutation.changeSession":
 		if e.ComplexityRoot.Mutation.ChangeSession == nil {
 			break
@@ -2019,7 +2017,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
 	case "Mutation.clearData":
 		if e.ComplexityRoot.Mutation.ClearData == nil {
 			break
@@ -2371,7 +2369,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool)), true
 	case "Mutation.revokeAppPassword":
 		if e.ComplexityRoot.Mutation.RevokeAppPassword == nil {
 			break
@@ -3069,7 +3067,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Session(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Query.Session(childComplexity, args["id"].(model.SessionID)), true
 	case "Query.sessions":
 		if e.ComplexityRoot.Query.Sessions == nil {
 			break
@@ -4935,7 +4933,7 @@ extend type Mutation {
   """
   bookSession(
     "The session, by its Session.id (s/DATE/CLASSTIME/CLASS, or o/ONEOFF for a one-off)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "A session of a series, by its original date, class time and class."
     ref: SessionRefInput
     "A one-off, by its id."
@@ -5764,10 +5762,12 @@ type Live {
 # RFC 3339 with the business's offset.
 
 """
-Execution only: the argument holds a session's id (Session.id, ` + "`" + `s/DATE/CLASSTIME/CLASS` + "`" + ` or ` + "`" + `o/ONEOFF` + "`" + `)
-and is read as that text, not as a row id. A malformed one is refused with BAD_USER_INPUT before anything runs.
+A session's id, written as text like an ID: s/ORIGINAL-DATE/CLASSTIME/CLASS for a series session (the date it normally
+falls on, even when moved: s/2026-12-05/103/19), o/ONEOFF for a one-off (o/42). Session.id gives it; session(id) and the
+sessionId of changeSession, cancelSession, restoreSession and bookSession take it. Any other text is BAD_USER_INPUT naming
+the argument, before anything runs.
 """
-directive @sessionKey on ARGUMENT_DEFINITION
+scalar SessionID
 
 "Which kind of double booking a clash is."
 enum ClashKind {
@@ -5890,9 +5890,10 @@ type Day {
 type Session {
   """
   Stable across edits: s/ORIGINAL-DATE/CLASSTIME/CLASS for a series session (the date it normally falls on, even when
-  moved), o/ONEOFF for a one-off. Pass it as session(id), or as sessionId to changeSession, cancelSession and restoreSession.
+  moved), o/ONEOFF for a one-off. Pass it as session(id), or as sessionId to changeSession, cancelSession, restoreSession
+  and bookSession.
   """
-  id: ID!
+  id: SessionID!
   "The date it happens (after any move), in the business's time zone."
   date: Date!
   "When it starts: wall-clock time in the business's time zone."
@@ -6325,7 +6326,7 @@ extend type Query {
   """
   session(
     "A Session.id: s/DATE/CLASSTIME/CLASS or o/ONEOFF."
-    id: ID! @sessionKey
+    id: SessionID!
   ): Session
   "The sessions of one date. Any signed-in token."
   day(
@@ -6442,7 +6443,7 @@ extend type Mutation {
   """
   changeSession(
     "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "The session by its original date, class time and class (Session.ref)."
     ref: SessionRefInput
     "What changes."
@@ -6453,7 +6454,7 @@ extend type Mutation {
   "Cancels one series session on its date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND."
   cancelSession(
     "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "The session by its original date, class time and class (Session.ref)."
     ref: SessionRefInput
     "Why, shown to clients."
@@ -6464,7 +6465,7 @@ extend type Mutation {
   "Undo every change of the session on that date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND, CLASH."
   restoreSession(
     "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "The session by its original date, class time and class (Session.ref)."
     ref: SessionRefInput
     "Check and report without saving (see Write.dryRun)."
@@ -7722,8 +7723,10 @@ func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, ra
 func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_bookSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -7769,49 +7772,6 @@ func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context,
 	}
 	args["dryRun"] = arg5
 	return args, nil
-}
-
-func (ec *executionContext) field_Mutation_bookSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Mutation_cancelBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -7891,8 +7851,10 @@ func (ec *executionContext) field_Mutation_cancelRoomBooking_args(ctx context.Co
 func (ec *executionContext) field_Mutation_cancelSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_cancelSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -7924,54 +7886,13 @@ func (ec *executionContext) field_Mutation_cancelSession_args(ctx context.Contex
 	return args, nil
 }
 
-func (ec *executionContext) field_Mutation_cancelSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
-}
-
 func (ec *executionContext) field_Mutation_changeSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_changeSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -8001,49 +7922,6 @@ func (ec *executionContext) field_Mutation_changeSession_args(ctx context.Contex
 	}
 	args["dryRun"] = arg3
 	return args, nil
-}
-
-func (ec *executionContext) field_Mutation_changeSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Mutation_clearData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -8819,8 +8697,10 @@ func (ec *executionContext) field_Mutation_replaceSeriesFrom_args(ctx context.Co
 func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_restoreSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -8842,49 +8722,6 @@ func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Conte
 	}
 	args["dryRun"] = arg2
 	return args, nil
-}
-
-func (ec *executionContext) field_Mutation_restoreSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Mutation_revokeAppPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9832,53 +9669,15 @@ func (ec *executionContext) field_Query_series_args(ctx context.Context, rawArgs
 func (ec *executionContext) field_Query_session_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Query_session_argsID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (model.SessionID, error) {
+			return ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
 	args["id"] = arg0
 	return args, nil
-}
-
-func (ec *executionContext) field_Query_session_argsID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (int64, error) {
-	if _, ok := rawArgs["id"]; !ok {
-		var zeroVal int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["id"]
-		if !ok {
-			var zeroVal int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalNID2int64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(int64); ok {
-		return data, nil
-	} else {
-		var zeroVal int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -14845,7 +14644,7 @@ func (ec *executionContext) _Mutation_bookSession(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
@@ -16297,7 +16096,7 @@ func (ec *executionContext) _Mutation_changeSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -16341,7 +16140,7 @@ func (ec *executionContext) _Mutation_cancelSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -16385,7 +16184,7 @@ func (ec *executionContext) _Mutation_restoreSession(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -19012,7 +18811,7 @@ func (ec *executionContext) _Query_session(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Session(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Query().Session(ctx, fc.Args["id"].(model.SessionID))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
@@ -20684,14 +20483,14 @@ func (ec *executionContext) _Session_id(ctx context.Context, field graphql.Colle
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
+			return ec.marshalNSessionID2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Session_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, "ID")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "SessionID")
 }
 
 func (ec *executionContext) _Session_date(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -31623,20 +31422,6 @@ func (ec *executionContext) marshalNID2int64(ctx context.Context, sel ast.Select
 	return res
 }
 
-func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalID(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalID(v)
-	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
-	}
-	return res
-}
-
 func (ec *executionContext) unmarshalNID2ᚕint64ᚄ(ctx context.Context, v any) ([]int64, error) {
 	vSlice := graphql.CoerceList(v)
 	var err error
@@ -31967,6 +31752,34 @@ func (ec *executionContext) marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋschedul
 func (ec *executionContext) unmarshalNSessionChangeInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionChangeInput(ctx context.Context, v any) (model.SessionChangeInput, error) {
 	res, err := ec.unmarshalInputSessionChangeInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, v any) (model.SessionID, error) {
+	res, err := model.UnmarshalSessionID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, sel ast.SelectionSet, v model.SessionID) graphql.Marshaler {
+	_ = sel
+	res := model.MarshalSessionID(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNSessionID2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
@@ -33163,6 +32976,24 @@ func (ec *executionContext) unmarshalOSessionFilter2ᚖgithubᚗcomᚋkoredyne�
 	}
 	res, err := ec.unmarshalInputSessionFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, v any) (*model.SessionID, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := model.UnmarshalSessionID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, sel ast.SelectionSet, v *model.SessionID) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := model.MarshalSessionID(*v)
+	return res
 }
 
 func (ec *executionContext) marshalOSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx context.Context, sel ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
