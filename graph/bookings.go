@@ -182,9 +182,14 @@ func (r *Resolver) bookingPayload(res *models.Result, b *models.SessionBooking, 
 	return out
 }
 
-// updateCapacityRule applies an UpdateCapacityRuleInput (see keep).
+// updateCapacityRule applies an UpdateCapacityRuleInput (see keep): the
+// weekdays are a list, which [] empties (for an override) and null cannot.
 func updateCapacityRule(dst *engine.CapacityRule, in model.UpdateCapacityRuleInput) error {
-	if days, set := in.Weekdays.ValueOK(); set {
+	days, set, err := givenList(in.Weekdays, "weekdays")
+	if err != nil {
+		return err
+	}
+	if set {
 		dst.Weekdays = slices.Clone(days)
 	}
 	clearable(&dst.From, in.From)

@@ -75,6 +75,16 @@ func (r *capacityRuleResolver) Room(ctx context.Context, obj *engine.CapacityRul
 	return r.room(ctx, obj.RoomID)
 }
 
+// From is the resolver for the from field.
+func (r *capacityRuleResolver) From(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error) {
+	return optDate(obj.From), nil
+}
+
+// To is the resolver for the to field.
+func (r *capacityRuleResolver) To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error) {
+	return optDate(obj.To), nil
+}
+
 // Email is the resolver for the email field.
 func (r *clientResolver) Email(ctx context.Context, obj *engine.Client) (*string, error) {
 	return optString(obj.Email), nil
@@ -268,8 +278,12 @@ func (r *mutationResolver) CancelRoomBooking(ctx context.Context, id int64, dryR
 
 // CreateCapacityRule is the resolver for the createCapacityRule field.
 func (r *mutationResolver) CreateCapacityRule(ctx context.Context, input model.CreateCapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
+	var weekdays graphql.Omittable[[]time.Weekday] // left out unless given: null is no list
+	if input.Weekdays != nil {
+		weekdays = graphql.OmittableOf(input.Weekdays)
+	}
 	return r.UpdateCapacityRule(ctx, 0, model.UpdateCapacityRuleInput{RoomID: graphql.OmittableOf(&input.RoomID),
-		Weekdays: graphql.OmittableOf(input.Weekdays), From: graphql.OmittableOf(input.From), To: graphql.OmittableOf(input.To),
+		Weekdays: weekdays, From: graphql.OmittableOf(input.From), To: graphql.OmittableOf(input.To),
 		Start: graphql.OmittableOf(&input.Start), End: graphql.OmittableOf(&input.End), Units: graphql.OmittableOf(&input.Units)}, dryRun)
 }
 

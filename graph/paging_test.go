@@ -265,11 +265,11 @@ func TestBookingsUpdateRule(t *testing.T) {
 			t.Errorf("startDate null: %v", e.Extensions)
 		}
 
-		// A weekly capacity rule becomes an override: weekdays cleared, dates given.
+		// A weekly capacity rule becomes an override: weekdays emptied, dates given.
 		room := created(a, tok, `mutation { createRoom(input: {name: "Annex"}) { room { id } } }`, "createRoom", "room")
 		rule := created(a, tok, `mutation($r: ID!) { createCapacityRule(input: {roomId: $r, weekdays: [SUNDAY], start: "00:00", end: "24:00", units: 1}) { capacityRule { id } } }`,
 			"createCapacityRule", "capacityRule", map[string]any{"r": room})
-		r := path(a.ok(tok, `mutation($id: ID!) { updateCapacityRule(id: $id, input: {weekdays: null, from: "2027-01-03", to: "2027-01-03"}) { capacityRule { weekdays from to units } } }`,
+		r := path(a.ok(tok, `mutation($id: ID!) { updateCapacityRule(id: $id, input: {weekdays: [], from: "2027-01-03", to: "2027-01-03"}) { capacityRule { weekdays from to units } } }`,
 			map[string]any{"id": rule}), "updateCapacityRule", "capacityRule")
 		if len(path(r, "weekdays").([]any)) != 0 || path(r, "from") != "2027-01-03" || path(r, "units") != float64(1) {
 			t.Errorf("rule as an override: %v", r)

@@ -723,6 +723,9 @@ type BusinessResolver interface {
 }
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
+
+	From(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
+	To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
 }
 type ClashResolver interface {
 	FirstDate(ctx context.Context, obj *engine.Clash) (engine.Date, error)
@@ -4675,14 +4678,15 @@ input CreateCapacityRuleInput {
 }
 
 """
-Changes to a capacity rule. A field left out keeps its value; weekdays, from
-and to set to null are cleared (to turn a weekly rule into an override, clear
-weekdays and give from and to); null on any other field is BAD_USER_INPUT.
+Changes to a capacity rule. A field left out keeps its value; from and to set
+to null are cleared, and weekdays set to [] (to turn a weekly rule into an
+override, give weekdays: [] with from and to); null on any other field, the
+weekdays too, is BAD_USER_INPUT.
 """
 input UpdateCapacityRuleInput {
   "The room the rule is about."
   roomId: ID @goField(omittable: true)
-  "The days of the week of a weekly rule; null clears them."
+  "The days of the week of a weekly rule; [] clears them (null is BAD_USER_INPUT, as for every list)."
   weekdays: [Weekday!] @goField(omittable: true)
   "The first date of an override; null clears it."
   from: Date @goField(omittable: true)
@@ -4735,8 +4739,8 @@ input CreateSubscriptionInput {
 
 """
 Changes to a subscription. A field left out keeps its value; planId and
-endDate set to null are cleared (no plan; no end); null on any other field is
-BAD_USER_INPUT.
+endDate set to null are cleared (no plan; no end, or through a plan its
+months); null on any other field is BAD_USER_INPUT.
 """
 input UpdateSubscriptionInput {
   "Who is subscribed."
@@ -4747,7 +4751,7 @@ input UpdateSubscriptionInput {
   planId: ID @goField(omittable: true)
   "The first date the subscription holds."
   startDate: Date @goField(omittable: true)
-  "The last date, inclusive; null: no end."
+  "The last date, inclusive; null: no end, or through a plan the plan's months from the start (as when it is made)."
   endDate: Date @goField(omittable: true)
 }
 
@@ -5145,9 +5149,10 @@ Errors come in the response's errors with extensions.code: UNAUTHENTICATED, FORB
 BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have), CLASH (the write would add
 clashes, listed in extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
 
-The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
-empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
-room, a time) is refused with BAD_USER_INPUT naming the field.
+The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it reads
+as nullable on its object (a label, a class time's capacity, a colour); null on any other field — one that reads non-null
+(a name, a room, a time, a room's capacity) and every list, which [] empties where it can be empty — is refused with
+BAD_USER_INPUT naming the field. A count that must be at least 1 refuses 0 rather than reading it as a default.
 """
 interface Write {
   "True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers (\"-12\") that no row ever has and no two objects share, which any field taking an id refuses."
@@ -5465,15 +5470,15 @@ type ClassTimePayload implements Write {
 input CreateRoomInput {
   "The room's name, unique in the business."
   name: String!
-  "How many units the room has, 1 to 10000; 1 when left out."
+  "How many units the room has, 1 to 10000; 1 when left out or null (0: BAD_USER_INPUT)."
   capacity: Int
 }
 
-"Changes to a room; follows the update rule (see Write). Neither field can be cleared."
+"Changes to a room; follows the update rule (see Write). Neither field can be cleared: null on either is BAD_USER_INPUT."
 input UpdateRoomInput {
   "The room's name, unique in the business."
   name: String @goField(omittable: true)
-  "How many units the room has, 1 to 10000."
+  "How many units the room has, 1 to 10000 (0 or null: BAD_USER_INPUT)."
   capacity: Int @goField(omittable: true)
 }
 
@@ -12020,18 +12025,18 @@ func (ec *executionContext) _CapacityRule_from(ctx context.Context, field graphq
 			return ec.fieldContext_CapacityRule_from(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.From, nil
+			return ec.Resolvers.CapacityRule().From(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
-			return ec.marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_CapacityRule_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Date")
+	return graphql.NewScalarFieldContext("CapacityRule", field, true, true, "Date")
 }
 
 func (ec *executionContext) _CapacityRule_to(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
@@ -12043,18 +12048,18 @@ func (ec *executionContext) _CapacityRule_to(ctx context.Context, field graphql.
 			return ec.fieldContext_CapacityRule_to(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.To, nil
+			return ec.Resolvers.CapacityRule().To(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
-			return ec.marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_CapacityRule_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Date")
+	return graphql.NewScalarFieldContext("CapacityRule", field, true, true, "Date")
 }
 
 func (ec *executionContext) _CapacityRule_start(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
@@ -27095,15 +27100,17 @@ func (ec *executionContext) _CapacityRule(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "from":
-			out.Values[i] = ec._CapacityRule_from(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapacityRule_from(ctx, field, obj)
+				})
 		case "to":
-			out.Values[i] = ec._CapacityRule_to(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapacityRule_to(ctx, field, obj)
+				})
 		case "start":
 			out.Values[i] = ec._CapacityRule_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32596,18 +32603,6 @@ func (ec *executionContext) unmarshalOCreateClassTimeInput2ᚖgithubᚗcomᚋkor
 	}
 	res, err := ec.unmarshalInputCreateClassTimeInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) unmarshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (engine.Date, error) {
-	res, err := model.UnmarshalDate(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, sel ast.SelectionSet, v engine.Date) graphql.Marshaler {
-	_ = sel
-	_ = ctx
-	res := model.MarshalDate(v)
-	return res
 }
 
 func (ec *executionContext) unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (*engine.Date, error) {

@@ -17,9 +17,10 @@ import (
 // BAD_USER_INPUT (extensions.field names the input), NOT_FOUND (an id the business does not have), CLASH (the write would add
 // clashes, listed in extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
 //
-// The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
-// empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
-// room, a time) is refused with BAD_USER_INPUT naming the field.
+// The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it reads
+// as nullable on its object (a label, a class time's capacity, a colour); null on any other field — one that reads non-null
+// (a name, a room, a time, a room's capacity) and every list, which [] empties where it can be empty — is refused with
+// BAD_USER_INPUT naming the field. A count that must be at least 1 refuses 0 rather than reading it as a default.
 type Write interface {
 	IsWrite()
 	// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
@@ -606,7 +607,7 @@ type CreatePlanInput struct {
 type CreateRoomInput struct {
 	// The room's name, unique in the business.
 	Name string `json:"name"`
-	// How many units the room has, 1 to 10000; 1 when left out.
+	// How many units the room has, 1 to 10000; 1 when left out or null (0: BAD_USER_INPUT).
 	Capacity *int `json:"capacity,omitempty"`
 }
 
@@ -1221,13 +1222,14 @@ type UpdateBusinessInput struct {
 	WeekStart graphql.Omittable[*time.Weekday] `json:"weekStart,omitempty"`
 }
 
-// Changes to a capacity rule. A field left out keeps its value; weekdays, from
-// and to set to null are cleared (to turn a weekly rule into an override, clear
-// weekdays and give from and to); null on any other field is BAD_USER_INPUT.
+// Changes to a capacity rule. A field left out keeps its value; from and to set
+// to null are cleared, and weekdays set to [] (to turn a weekly rule into an
+// override, give weekdays: [] with from and to); null on any other field, the
+// weekdays too, is BAD_USER_INPUT.
 type UpdateCapacityRuleInput struct {
 	// The room the rule is about.
 	RoomID graphql.Omittable[*int64] `json:"roomId,omitempty"`
-	// The days of the week of a weekly rule; null clears them.
+	// The days of the week of a weekly rule; [] clears them (null is BAD_USER_INPUT, as for every list).
 	Weekdays graphql.Omittable[[]time.Weekday] `json:"weekdays,omitempty"`
 	// The first date of an override; null clears it.
 	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
@@ -1327,11 +1329,11 @@ type UpdatePlanInput struct {
 	Price graphql.Omittable[*string] `json:"price,omitempty"`
 }
 
-// Changes to a room; follows the update rule (see Write). Neither field can be cleared.
+// Changes to a room; follows the update rule (see Write). Neither field can be cleared: null on either is BAD_USER_INPUT.
 type UpdateRoomInput struct {
 	// The room's name, unique in the business.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
-	// How many units the room has, 1 to 10000.
+	// How many units the room has, 1 to 10000 (0 or null: BAD_USER_INPUT).
 	Capacity graphql.Omittable[*int] `json:"capacity,omitempty"`
 }
 
@@ -1359,8 +1361,8 @@ type UpdateStaffInput struct {
 }
 
 // Changes to a subscription. A field left out keeps its value; planId and
-// endDate set to null are cleared (no plan; no end); null on any other field is
-// BAD_USER_INPUT.
+// endDate set to null are cleared (no plan; no end, or through a plan its
+// months); null on any other field is BAD_USER_INPUT.
 type UpdateSubscriptionInput struct {
 	// Who is subscribed.
 	ClientID graphql.Omittable[*int64] `json:"clientId,omitempty"`
@@ -1370,6 +1372,6 @@ type UpdateSubscriptionInput struct {
 	PlanID graphql.Omittable[*int64] `json:"planId,omitempty"`
 	// The first date the subscription holds.
 	StartDate graphql.Omittable[*engine.Date] `json:"startDate,omitempty"`
-	// The last date, inclusive; null: no end.
+	// The last date, inclusive; null: no end, or through a plan the plan's months from the start (as when it is made).
 	EndDate graphql.Omittable[*engine.Date] `json:"endDate,omitempty"`
 }
