@@ -77,7 +77,7 @@ func subscriberID(sub *engine.Subscription) int64 { return sub.ClientID }
 // bookings by the session's start, then id; room bookings by date, start,
 // then id.
 func clientKey(c *engine.Client) string { return strings.ToLower(c.Name) + "\x00" + idKey(c.ID) }
-func subscriptionKey(s *engine.Subscription) string {
+func membershipKey(s *engine.Subscription) string {
 	return seqKey(int64(s.Start), s.ID)
 }
 func bookingKey(b *models.SessionBooking) string { return seqKey(b.StartsUnix, b.ID) }
@@ -255,7 +255,7 @@ func roomHas(e *models.Edit, b engine.RoomBooking) error {
 }
 
 // updateSubscription applies an UpdateSubscriptionInput (see keep).
-func updateSubscription(dst *engine.Subscription, in model.UpdateSubscriptionInput) error {
+func updateMembership(dst *engine.Subscription, in model.UpdateMembershipInput) error {
 	clearable(&dst.PlanID, in.PlanID)
 	clearable(&dst.End, in.EndDate)
 	return cmp.Or(keep(&dst.ClientID, in.ClientID, "clientId"), keep(&dst.SeriesID, in.SeriesID, "seriesId"),

@@ -130,7 +130,7 @@ func TestCachedAnswersAreNeverStale(t *testing.T) {
 				if rng.IntN(10) == 0 {
 					h = other
 				}
-				q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "n") { revision } }`
+				q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, reason: "n") { revision } }`
 				if rng.IntN(2) == 0 {
 					q = `mutation($ref: SessionRefInput!) { restoreSession(ref: $ref) { revision } }`
 				}

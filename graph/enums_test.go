@@ -44,8 +44,8 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 				{`mutation($v: Weekday) { updateBusiness(input: {weekStart: $v}) { business { weekStart } } }`, only("v"), "$v"},
 			},
 			"Role": {
-				{`mutation($v: Role!) { createToken(role: $v, name: "strict") { secret } }`, only("v"), "$v"},
-				{`mutation($v: Role!) { createAppPassword(login: "strict", role: $v) { password } }`, only("v"), "$v"},
+				{`mutation($v: Role!) { createToken(input: {role: $v, name: "strict"}) { secret } }`, only("v"), "$v"},
+				{`mutation($v: Role!) { createAppPassword(input: {login: "strict", role: $v}) { password } }`, only("v"), "$v"},
 			},
 			"BusinessKind": {
 				{`mutation($v: BusinessKind!) { loadDemo(kind: $v) { business { kind } } }`, only("v"), "$v"},
@@ -126,7 +126,7 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 			t.Errorf("weekday: got %v", got)
 		}
 		client := rows(a.ok(owner, `{ clients { nodes { id } } }`, nil), "clients")[0].(map[string]any)["id"]
-		tok := a.ok(owner, `mutation($v: Role!, $c: ID) { createToken(role: $v, clientId: $c) { token { role } } }`, map[string]any{"v": "CLIENT", "c": client})
+		tok := a.ok(owner, `mutation($v: Role!, $c: ID) { createToken(input: {role: $v, clientId: $c}) { token { role } } }`, map[string]any{"v": "CLIENT", "c": client})
 		if got := path(tok, "createToken", "token", "role"); got != "CLIENT" {
 			t.Errorf("role: got %v", got)
 		}
@@ -145,26 +145,26 @@ func TestRolesGrantedUpToOwn(t *testing.T) {
 		}
 		before := logins()
 
-		e := a.fails(manager, "FORBIDDEN", `mutation { createAppPassword(login: "boss", role: OWNER) { password } }`, nil)
+		e := a.fails(manager, "FORBIDDEN", `mutation { createAppPassword(input: {login: "boss", role: OWNER}) { password } }`, nil)
 		if !strings.Contains(e.Message, "A manager cannot give the owner role") {
 			t.Errorf("message: %q", e.Message)
 		}
 		plainWords(t, e.Message)
-		a.fails(manager, "FORBIDDEN", `mutation($r: Role!) { createAppPassword(login: "boss", role: $r) { password } }`, map[string]any{"r": "OWNER"})
-		a.fails(manager, "FORBIDDEN", `mutation { createToken(role: OWNER, name: "boss") { secret } }`, nil)
-		a.fails(desk, "FORBIDDEN", `mutation { createAppPassword(login: "desk", role: FRONT_DESK) { password } }`, nil)
+		a.fails(manager, "FORBIDDEN", `mutation($r: Role!) { createAppPassword(input: {login: "boss", role: $r}) { password } }`, map[string]any{"r": "OWNER"})
+		a.fails(manager, "FORBIDDEN", `mutation { createToken(input: {role: OWNER, name: "boss"}) { secret } }`, nil)
+		a.fails(desk, "FORBIDDEN", `mutation { createAppPassword(input: {login: "desk", role: FRONT_DESK}) { password } }`, nil)
 		if after := logins(); after != before {
 			t.Errorf("a refused grant made a login:\n%s\n%s", before, after)
 		}
 
 		for _, role := range []string{"MANAGER", "FRONT_DESK", "READ_ONLY"} {
-			made := a.ok(manager, `mutation($r: Role!, $l: String!) { createAppPassword(login: $l, role: $r) { appPassword { role } } }`,
+			made := a.ok(manager, `mutation($r: Role!, $l: String!) { createAppPassword(input: {login: $l, role: $r}) { appPassword { role } } }`,
 				map[string]any{"r": role, "l": "by-manager-" + strings.ReplaceAll(strings.ToLower(role), "_", "-")})
 			if got := path(made, "createAppPassword", "appPassword", "role"); got != role {
 				t.Errorf("a manager's %s login: got %v", role, got)
 			}
 		}
-		made := a.ok(owner, `mutation { createAppPassword(login: "boss", role: OWNER) { appPassword { role } } createToken(role: OWNER, name: "boss") { token { role } } }`, nil)
+		made := a.ok(owner, `mutation { createAppPassword(input: {login: "boss", role: OWNER}) { appPassword { role } } createToken(input: {role: OWNER, name: "boss"}) { token { role } } }`, nil)
 		if path(made, "createAppPassword", "appPassword", "role") != "OWNER" || path(made, "createToken", "token", "role") != "OWNER" {
 			t.Errorf("an owner's grants: %v", made)
 		}

@@ -101,7 +101,7 @@ func TestPlainAnswersAreGqlgens(t *testing.T) {
 			}
 			for i := range 12 {
 				id := got.Data.Sessions[rng.IntN(len(got.Data.Sessions))].ID
-				q := `mutation($id: SessionID!, $note: String!) { cancelSession(sessionId: $id, note: $note) { revision } }`
+				q := `mutation($id: SessionID!, $note: String!) { cancelSession(sessionId: $id, reason: $note) { revision } }`
 				if i%2 == 1 {
 					q = `mutation($id: SessionID!, $note: String!) { changeSession(sessionId: $id, change: {note: $note}) { revision } }`
 				}

@@ -363,12 +363,36 @@ func (r *Resolver) sessionRef(ctx context.Context, id *model.SessionID, in *mode
 	return ref, field, nil
 }
 
+// cancelReason is the reason a cancellation gives: reason, or note, the
+// name it had before (deprecated), but not both.
+func cancelReason(reason, note *string) (string, error) {
+	if reason != nil && note != nil {
+		return "", badInput("reason", "Give the reason once, as reason (note is its old name)")
+	}
+	if reason == nil {
+		reason = note
+	}
+	return deref(reason), nil
+}
+
 // namedBy makes an error about a session name the argument the client
 // named it by: the engine and models say "ref" for a session whichever
 // way it was named.
-func namedBy(err error, arg string) error {
-	if e := (*engine.Error)(nil); arg != "ref" && errors.As(err, &e) && e.Field == "ref" {
-		e.Field = arg
+func namedBy(err error, arg string) error { return renamed(err, "ref", arg) }
+
+// renamed makes an error that names the field from name the field to
+// instead: the argument the client sent, where the engine knows the value
+// by another name.
+func renamed(err error, from, to string) error {
+	if e := (*engine.Error)(nil); errors.As(err, &e) && e.Field == from {
+		e.Field = to
+	}
+	if v := (*engine.ValidationError)(nil); errors.As(err, &v) {
+		for i := range v.Problems {
+			if v.Problems[i].Field == from {
+				v.Problems[i].Field = to
+			}
+		}
 	}
 	return err
 }

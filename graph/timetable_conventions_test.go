@@ -69,7 +69,7 @@ func TestSessionByID(t *testing.T) {
 			if got := schedule(a, tok); got != afterID {
 				t.Errorf("the business after a change by ref differs from one by id:\ngot  %s\nwant %s", got, afterID)
 			}
-			data := a.ok(tok, `mutation($id: SessionID) { cancelSession(sessionId: $id, note: "Snow") { session { id cancelled cancelReason } } }`, map[string]any{"id": id})
+			data := a.ok(tok, `mutation($id: SessionID) { cancelSession(sessionId: $id, reason: "Snow") { session { id cancelled cancelReason } } }`, map[string]any{"id": id})
 			if path(data, "cancelSession", "session", "cancelled") != true || path(data, "cancelSession", "session", "cancelReason") != "Snow" {
 				t.Errorf("cancelSession by id: %v", data)
 			}

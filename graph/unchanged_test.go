@@ -18,7 +18,7 @@ func TestUnchangedWritesKeepTheRevision(t *testing.T) {
 		}
 		room := rows(f.ok(f.tok, `{ rooms { id name capacity } }`, nil), "rooms")[0].(map[string]any)
 		ct := path(f.ok(f.tok, `query($id: ID!) { classTime(id: $id) { start end label } }`, map[string]any{"id": f.ref["classTimeId"]}), "classTime").(map[string]any)
-		sub := subscriptionOf(f.api, f.tok, "Bluefin Legal", "Daily standup")
+		sub := membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup")
 		oneOff := created(f.api, f.tok, `mutation($c: ID!, $r: ID!, $o: ID!) { createOneOff(input: {classId: $c, roomId: $r, date: "2026-12-09", start: "16:00", end: "17:00", clientIds: [$o]}) { oneOff { id } } }`,
 			"createOneOff", "oneOff", map[string]any{"c": f.ref["classId"], "r": room["id"], "o": f.clients["Orbit Analytics"]})
 		business := path(f.ok(f.tok, `{ business { name } }`, nil), "business", "name")
@@ -36,7 +36,7 @@ func TestUnchangedWritesKeepTheRevision(t *testing.T) {
 				map[string]any{"id": f.ref["classTimeId"], "s": ct["start"], "e": ct["end"], "l": ct["label"]}},
 			"a client's own name": {"updateClient", `mutation($id: ID!, $dry: Boolean) { updateClient(id: $id, input: {name: "Bluefin Legal"}, dryRun: $dry) { revision } }`,
 				map[string]any{"id": f.clients["Bluefin Legal"]}},
-			"a subscription's own start": {"updateSubscription", `mutation($id: ID!, $dry: Boolean) { updateSubscription(id: $id, input: {startDate: "2026-11-01"}, dryRun: $dry) { revision } }`,
+			"a membership's own start": {"updateMembership", `mutation($id: ID!, $dry: Boolean) { updateMembership(id: $id, input: {startDate: "2026-11-01"}, dryRun: $dry) { revision } }`,
 				map[string]any{"id": sub}},
 			"the business's own name": {"updateBusiness", `mutation($n: String, $dry: Boolean) { updateBusiness(input: {name: $n}, dryRun: $dry) { revision } }`,
 				map[string]any{"n": business}},

@@ -45,7 +45,7 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 			"updateRoom": room, "updateStaff": rows(f.ok(f.tok, `{ staff { id } }`, nil), "staff")[0].(map[string]any)["id"],
 			"updateActivity": activity, "updateClass": f.ref["classId"], "updateClassTime": ct, "updateSeries": series,
 			"updatePlan": plan, "updateOneOff": oneOff, "updateClient": f.clients["Bluefin Legal"],
-			"updateSubscription": subscriptionOf(f.api, f.tok, "Bluefin Legal", "Daily standup"), "updateCapacityRule": rule,
+			"updateMembership": membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup"), "updateCapacityRule": rule,
 		}
 		before := f.dump(f.tok)
 
@@ -63,10 +63,18 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 			}
 			inputs++
 			var m *ast.FieldDefinition
+			deprecated := false // taken only by a mutation that answers as another does
 			for _, field := range schema.Mutation.Fields {
-				if arg := field.Arguments.ForName("input"); arg != nil && named(arg.Type) == in.Name && field.Directives.ForName("deprecated") == nil {
-					m = field
+				if arg := field.Arguments.ForName("input"); arg != nil && named(arg.Type) == in.Name {
+					if field.Directives.ForName("deprecated") == nil {
+						m = field
+					} else {
+						deprecated = true
+					}
 				}
+			}
+			if m == nil && deprecated {
+				continue
 			}
 			if m == nil {
 				t.Errorf("%s: no mutation takes it", in.Name)

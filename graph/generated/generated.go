@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	Client() ClientResolver
 	Closure() ClosureResolver
 	Live() LiveResolver
+	Membership() MembershipResolver
 	Mutation() MutationResolver
 	OneOff() OneOffResolver
 	Plan() PlanResolver
@@ -53,7 +54,6 @@ type ResolverRoot interface {
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
-	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -259,6 +259,7 @@ type ComplexityRoot struct {
 	Client struct {
 		Email         func(childComplexity int) int
 		ID            func(childComplexity int) int
+		Memberships   func(childComplexity int) int
 		Name          func(childComplexity int) int
 		Phone         func(childComplexity int) int
 		Subscriptions func(childComplexity int) int
@@ -322,35 +323,66 @@ type ComplexityRoot struct {
 		ScheduleChanged func(childComplexity int) int
 	}
 
+	Membership struct {
+		Client    func(childComplexity int) int
+		EndDate   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Plan      func(childComplexity int) int
+		Series    func(childComplexity int) int
+		StartDate func(childComplexity int) int
+	}
+
+	MembershipConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MembershipEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	MembershipPayload struct {
+		Clashes      func(childComplexity int) int
+		DryRun       func(childComplexity int) int
+		Membership   func(childComplexity int) int
+		Revision     func(childComplexity int) int
+		Subscription func(childComplexity int) int
+	}
+
 	Mutation struct {
 		BookRoom             func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
 		BookSession          func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking        func(childComplexity int, id int64, dryRun *bool) int
-		CancelOneOff         func(childComplexity int, id int64, note *string, dryRun *bool) int
+		CancelOneOff         func(childComplexity int, id int64, reason *string, note *string, dryRun *bool) int
 		CancelRoomBooking    func(childComplexity int, id int64, dryRun *bool) int
-		CancelSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, note *string, dryRun *bool) int
+		CancelSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) int
 		ChangeSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
 		ClearData            func(childComplexity int, dryRun *bool) int
 		CreateActivity       func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
-		CreateAppPassword    func(childComplexity int, login string, role models.Role, staffID *int64, dryRun *bool) int
+		CreateAppPassword    func(childComplexity int, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) int
 		CreateCapacityRule   func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
 		CreateClass          func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
 		CreateClassTime      func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
 		CreateClient         func(childComplexity int, input model.CreateClientInput, dryRun *bool) int
 		CreateClosure        func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
+		CreateMembership     func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
 		CreateOneOff         func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
 		CreatePlan           func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
 		CreateRoom           func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
 		CreateSeries         func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
 		CreateStaff          func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
-		CreateSubscription   func(childComplexity int, input model.CreateSubscriptionInput, dryRun *bool) int
-		CreateToken          func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
+		CreateSubscription   func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
+		CreateToken          func(childComplexity int, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
 		DeleteActivity       func(childComplexity int, id int64, dryRun *bool) int
 		DeleteCapacityRule   func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClass          func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClassTime      func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClient         func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClosure        func(childComplexity int, id int64, dryRun *bool) int
+		DeleteMembership     func(childComplexity int, id int64, dryRun *bool) int
 		DeleteOneOff         func(childComplexity int, id int64, dryRun *bool) int
 		DeletePlan           func(childComplexity int, id int64, dryRun *bool) int
 		DeleteRoom           func(childComplexity int, id int64, dryRun *bool) int
@@ -372,12 +404,13 @@ type ComplexityRoot struct {
 		UpdateClass          func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool) int
 		UpdateClassTime      func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool) int
 		UpdateClient         func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
+		UpdateMembership     func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
 		UpdateOneOff         func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
 		UpdatePlan           func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
 		UpdateRoom           func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
 		UpdateSeries         func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
 		UpdateStaff          func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
-		UpdateSubscription   func(childComplexity int, id int64, input model.UpdateSubscriptionInput, dryRun *bool) int
+		UpdateSubscription   func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
 	}
 
 	OneOff struct {
@@ -451,6 +484,8 @@ type ComplexityRoot struct {
 		Closures       func(childComplexity int) int
 		Day            func(childComplexity int, date engine.Date) int
 		Days           func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		Membership     func(childComplexity int, id int64) int
+		Memberships    func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		OneOff         func(childComplexity int, id int64) int
 		OneOffs        func(childComplexity int, from *engine.Date, to *engine.Date) int
 		Plan           func(childComplexity int, id int64) int
@@ -529,6 +564,7 @@ type ComplexityRoot struct {
 		EndDate       func(childComplexity int) int
 		Entries       func(childComplexity int) int
 		ID            func(childComplexity int) int
+		Memberships   func(childComplexity int) int
 		Name          func(childComplexity int) int
 		Plans         func(childComplexity int) int
 		Subscriptions func(childComplexity int) int
@@ -574,6 +610,7 @@ type ComplexityRoot struct {
 		OneOff       func(childComplexity int) int
 		Origin       func(childComplexity int) int
 		PlacesLeft   func(childComplexity int) int
+		PlacesTaken  func(childComplexity int) int
 		Ref          func(childComplexity int) int
 		Room         func(childComplexity int) int
 		Series       func(childComplexity int) int
@@ -616,34 +653,6 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Staff    func(childComplexity int) int
-	}
-
-	Subscription struct {
-		Client    func(childComplexity int) int
-		EndDate   func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Plan      func(childComplexity int) int
-		Series    func(childComplexity int) int
-		StartDate func(childComplexity int) int
-	}
-
-	SubscriptionConnection struct {
-		Edges      func(childComplexity int) int
-		Nodes      func(childComplexity int) int
-		PageInfo   func(childComplexity int) int
-		TotalCount func(childComplexity int) int
-	}
-
-	SubscriptionEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
-	}
-
-	SubscriptionPayload struct {
-		Clashes      func(childComplexity int) int
-		DryRun       func(childComplexity int) int
-		Revision     func(childComplexity int) int
-		Subscription func(childComplexity int) int
 	}
 
 	TimelineStretch struct {
@@ -752,6 +761,7 @@ type ClassTimeResolver interface {
 type ClientResolver interface {
 	Email(ctx context.Context, obj *engine.Client) (*string, error)
 	Phone(ctx context.Context, obj *engine.Client) (*string, error)
+	Memberships(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 	Subscriptions(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 }
 type ClosureResolver interface {
@@ -762,19 +772,29 @@ type ClosureResolver interface {
 type LiveResolver interface {
 	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
+type MembershipResolver interface {
+	Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error)
+	Series(ctx context.Context, obj *engine.Subscription) (*engine.Series, error)
+	Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error)
+	StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error)
+	EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error)
+}
 type MutationResolver interface {
 	UpdateBusiness(ctx context.Context, input model.UpdateBusinessInput, dryRun *bool) (*model.BusinessPayload, error)
 	LoadDemo(ctx context.Context, kind engine.Kind, dryRun *bool) (*model.BusinessPayload, error)
 	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
-	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error)
+	CreateToken(ctx context.Context, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error)
 	RevokeToken(ctx context.Context, id int64, dryRun *bool) (*model.TokenPayload, error)
-	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error)
+	CreateAppPassword(ctx context.Context, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error)
 	RevokeAppPassword(ctx context.Context, id int64, dryRun *bool) (*model.AppPasswordPayload, error)
 	CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateSubscription(ctx context.Context, input model.CreateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
-	UpdateSubscription(ctx context.Context, id int64, input model.UpdateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
+	CreateMembership(ctx context.Context, input model.CreateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
+	UpdateMembership(ctx context.Context, id int64, input model.UpdateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
+	DeleteMembership(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	CreateSubscription(ctx context.Context, input model.CreateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
+	UpdateSubscription(ctx context.Context, id int64, input model.UpdateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
 	DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	BookSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
 	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
@@ -810,11 +830,11 @@ type MutationResolver interface {
 	UpdatePlan(ctx context.Context, id int64, input model.UpdatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	DeletePlan(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
-	CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error)
+	CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) (*model.SessionPayload, error)
 	RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
 	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
 	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
-	CancelOneOff(ctx context.Context, id int64, note *string, dryRun *bool) (*model.OneOffPayload, error)
+	CancelOneOff(ctx context.Context, id int64, reason *string, note *string, dryRun *bool) (*model.OneOffPayload, error)
 	DeleteOneOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClosure(ctx context.Context, input model.CreateClosureInput, dryRun *bool) (*model.ClosurePayload, error)
 	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -848,7 +868,9 @@ type QueryResolver interface {
 	AppPassword(ctx context.Context, id int64) (*models.AppPassword, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
-	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.SubscriptionConnection, error)
+	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
+	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
+	Membership(ctx context.Context, id int64) (*engine.Subscription, error)
 	Subscription(ctx context.Context, id int64) (*engine.Subscription, error)
 	Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error)
 	Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error)
@@ -899,6 +921,7 @@ type SeriesResolver interface {
 	CycleWeeks(ctx context.Context, obj *engine.Series) (int, error)
 	Entries(ctx context.Context, obj *engine.Series) ([]engine.Entry, error)
 	Plans(ctx context.Context, obj *engine.Series) ([]engine.Plan, error)
+	Memberships(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error)
 	Subscriptions(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error)
 }
 type SeriesEntryResolver interface {
@@ -907,6 +930,7 @@ type SeriesEntryResolver interface {
 	Class(ctx context.Context, obj *engine.Entry) (*model.Class, error)
 }
 type SessionResolver interface {
+	PlacesTaken(ctx context.Context, obj *model.Session) (int, error)
 	Booked(ctx context.Context, obj *model.Session) (int, error)
 	PlacesLeft(ctx context.Context, obj *model.Session) (*int, error)
 	Waitlist(ctx context.Context, obj *model.Session) (int, error)
@@ -923,13 +947,6 @@ type SessionRefResolver interface {
 }
 type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
-}
-type SubscriptionResolver interface {
-	Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error)
-	Series(ctx context.Context, obj *engine.Subscription) (*engine.Series, error)
-	Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error)
-	StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error)
-	EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1730,6 +1747,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Client.ID(childComplexity), true
+	case "Client.memberships":
+		if e.ComplexityRoot.Client.Memberships == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Client.Memberships(childComplexity), true
 	case "Client.name":
 		if e.ComplexityRoot.Client.Name == nil {
 			break
@@ -1944,6 +1967,112 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Live.ScheduleChanged(childComplexity), true
 
+	case "Membership.client":
+		if e.ComplexityRoot.Membership.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.Client(childComplexity), true
+	case "Membership.endDate":
+		if e.ComplexityRoot.Membership.EndDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.EndDate(childComplexity), true
+	case "Membership.id":
+		if e.ComplexityRoot.Membership.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.ID(childComplexity), true
+	case "Membership.plan":
+		if e.ComplexityRoot.Membership.Plan == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.Plan(childComplexity), true
+	case "Membership.series":
+		if e.ComplexityRoot.Membership.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.Series(childComplexity), true
+	case "Membership.startDate":
+		if e.ComplexityRoot.Membership.StartDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.StartDate(childComplexity), true
+
+	case "MembershipConnection.edges":
+		if e.ComplexityRoot.MembershipConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.Edges(childComplexity), true
+	case "MembershipConnection.nodes":
+		if e.ComplexityRoot.MembershipConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.Nodes(childComplexity), true
+	case "MembershipConnection.pageInfo":
+		if e.ComplexityRoot.MembershipConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.PageInfo(childComplexity), true
+	case "MembershipConnection.totalCount":
+		if e.ComplexityRoot.MembershipConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.TotalCount(childComplexity), true
+
+	case "MembershipEdge.cursor":
+		if e.ComplexityRoot.MembershipEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipEdge.Cursor(childComplexity), true
+	case "MembershipEdge.node":
+		if e.ComplexityRoot.MembershipEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipEdge.Node(childComplexity), true
+
+	case "MembershipPayload.clashes":
+		if e.ComplexityRoot.MembershipPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Clashes(childComplexity), true
+	case "MembershipPayload.dryRun":
+		if e.ComplexityRoot.MembershipPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.DryRun(childComplexity), true
+	case "MembershipPayload.membership":
+		if e.ComplexityRoot.MembershipPayload.Membership == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Membership(childComplexity), true
+	case "MembershipPayload.revision":
+		if e.ComplexityRoot.MembershipPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Revision(childComplexity), true
+	case "MembershipPayload.subscription":
+		if e.ComplexityRoot.MembershipPayload.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Subscription(childComplexity), true
+
 	case "Mutation.bookRoom":
 		if e.ComplexityRoot.Mutation.BookRoom == nil {
 			break
@@ -1987,7 +2116,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CancelOneOff(childComplexity, args["id"].(int64), args["note"].(*string), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CancelOneOff(childComplexity, args["id"].(int64), args["reason"].(*string), args["note"].(*string), args["dryRun"].(*bool)), true
 	case "Mutation.cancelRoomBooking":
 		if e.ComplexityRoot.Mutation.CancelRoomBooking == nil {
 			break
@@ -2009,7 +2138,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["note"].(*string), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["reason"].(*string), args["note"].(*string), args["dryRun"].(*bool)), true
 	case "Mutation.changeSession":
 		if e.ComplexityRoot.Mutation.ChangeSession == nil {
 			break
@@ -2053,7 +2182,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["login"].(string), args["role"].(models.Role), args["staffId"].(*int64), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["input"].(*model.CreateAppPasswordInput), args["login"].(*string), args["role"].(*models.Role), args["staffId"].(*int64), args["dryRun"].(*bool)), true
 	case "Mutation.createCapacityRule":
 		if e.ComplexityRoot.Mutation.CreateCapacityRule == nil {
 			break
@@ -2109,6 +2238,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateClosure(childComplexity, args["input"].(model.CreateClosureInput), args["dryRun"].(*bool)), true
+	case "Mutation.createMembership":
+		if e.ComplexityRoot.Mutation.CreateMembership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createMembership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateMembership(childComplexity, args["input"].(model.CreateMembershipInput), args["dryRun"].(*bool)), true
 	case "Mutation.createOneOff":
 		if e.ComplexityRoot.Mutation.CreateOneOff == nil {
 			break
@@ -2174,7 +2314,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.CreateSubscriptionInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.CreateMembershipInput), args["dryRun"].(*bool)), true
 	case "Mutation.createToken":
 		if e.ComplexityRoot.Mutation.CreateToken == nil {
 			break
@@ -2185,7 +2325,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["role"].(models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["input"].(*model.CreateTokenInput), args["role"].(*models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64), args["dryRun"].(*bool)), true
 	case "Mutation.deleteActivity":
 		if e.ComplexityRoot.Mutation.DeleteActivity == nil {
 			break
@@ -2252,6 +2392,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteClosure(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteMembership":
+		if e.ComplexityRoot.Mutation.DeleteMembership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteMembership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteMembership(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.deleteOneOff":
 		if e.ComplexityRoot.Mutation.DeleteOneOff == nil {
 			break
@@ -2483,6 +2634,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateClient(childComplexity, args["id"].(int64), args["input"].(model.UpdateClientInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateMembership":
+		if e.ComplexityRoot.Mutation.UpdateMembership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMembership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMembership(childComplexity, args["id"].(int64), args["input"].(model.UpdateMembershipInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateOneOff":
 		if e.ComplexityRoot.Mutation.UpdateOneOff == nil {
 			break
@@ -2548,7 +2710,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateSubscriptionInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateMembershipInput), args["dryRun"].(*bool)), true
 
 	case "OneOff.bufferMinutes":
 		if e.ComplexityRoot.OneOff.BufferMinutes == nil {
@@ -2966,6 +3128,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Days(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["filter"].(*model.SessionFilter)), true
 
+	case "Query.membership":
+		if e.ComplexityRoot.Query.Membership == nil {
+			break
+		}
+
+		args, err := ec.field_Query_membership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Membership(childComplexity, args["id"].(int64)), true
+	case "Query.memberships":
+		if e.ComplexityRoot.Query.Memberships == nil {
+			break
+		}
+
+		args, err := ec.field_Query_memberships_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Memberships(childComplexity, args["clientId"].(*int64), args["seriesId"].(*int64), args["first"].(*int), args["after"].(*string)), true
 	case "Query.oneOff":
 		if e.ComplexityRoot.Query.OneOff == nil {
 			break
@@ -3378,6 +3562,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Series.ID(childComplexity), true
+	case "Series.memberships":
+		if e.ComplexityRoot.Series.Memberships == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Series.Memberships(childComplexity), true
 	case "Series.name":
 		if e.ComplexityRoot.Series.Name == nil {
 			break
@@ -3580,6 +3770,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.PlacesLeft(childComplexity), true
+	case "Session.placesTaken":
+		if e.ComplexityRoot.Session.PlacesTaken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.PlacesTaken(childComplexity), true
 	case "Session.ref":
 		if e.ComplexityRoot.Session.Ref == nil {
 			break
@@ -3747,106 +3943,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StaffPayload.Staff(childComplexity), true
-
-	case "Subscription.client":
-		if e.ComplexityRoot.Subscription.Client == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.Client(childComplexity), true
-	case "Subscription.endDate":
-		if e.ComplexityRoot.Subscription.EndDate == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.EndDate(childComplexity), true
-	case "Subscription.id":
-		if e.ComplexityRoot.Subscription.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.ID(childComplexity), true
-	case "Subscription.plan":
-		if e.ComplexityRoot.Subscription.Plan == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.Plan(childComplexity), true
-	case "Subscription.series":
-		if e.ComplexityRoot.Subscription.Series == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.Series(childComplexity), true
-	case "Subscription.startDate":
-		if e.ComplexityRoot.Subscription.StartDate == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.StartDate(childComplexity), true
-
-	case "SubscriptionConnection.edges":
-		if e.ComplexityRoot.SubscriptionConnection.Edges == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.Edges(childComplexity), true
-	case "SubscriptionConnection.nodes":
-		if e.ComplexityRoot.SubscriptionConnection.Nodes == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.Nodes(childComplexity), true
-	case "SubscriptionConnection.pageInfo":
-		if e.ComplexityRoot.SubscriptionConnection.PageInfo == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.PageInfo(childComplexity), true
-	case "SubscriptionConnection.totalCount":
-		if e.ComplexityRoot.SubscriptionConnection.TotalCount == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.TotalCount(childComplexity), true
-
-	case "SubscriptionEdge.cursor":
-		if e.ComplexityRoot.SubscriptionEdge.Cursor == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionEdge.Cursor(childComplexity), true
-	case "SubscriptionEdge.node":
-		if e.ComplexityRoot.SubscriptionEdge.Node == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionEdge.Node(childComplexity), true
-
-	case "SubscriptionPayload.clashes":
-		if e.ComplexityRoot.SubscriptionPayload.Clashes == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.Clashes(childComplexity), true
-	case "SubscriptionPayload.dryRun":
-		if e.ComplexityRoot.SubscriptionPayload.DryRun == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.DryRun(childComplexity), true
-	case "SubscriptionPayload.revision":
-		if e.ComplexityRoot.SubscriptionPayload.Revision == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.Revision(childComplexity), true
-	case "SubscriptionPayload.subscription":
-		if e.ComplexityRoot.SubscriptionPayload.Subscription == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.Subscription(childComplexity), true
 
 	case "TimelineStretch.capacity":
 		if e.ComplexityRoot.TimelineStretch.Capacity == nil {
@@ -4035,17 +4131,20 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BookRoomInput", ec.unmarshalInputBookRoomInput),
 			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
 			graphql.NewInputUnmarshaler("CreateActivityInput", ec.unmarshalInputCreateActivityInput),
+			graphql.NewInputUnmarshaler("CreateAppPasswordInput", ec.unmarshalInputCreateAppPasswordInput),
 			graphql.NewInputUnmarshaler("CreateCapacityRuleInput", ec.unmarshalInputCreateCapacityRuleInput),
 			graphql.NewInputUnmarshaler("CreateClassInput", ec.unmarshalInputCreateClassInput),
 			graphql.NewInputUnmarshaler("CreateClassTimeInput", ec.unmarshalInputCreateClassTimeInput),
 			graphql.NewInputUnmarshaler("CreateClientInput", ec.unmarshalInputCreateClientInput),
 			graphql.NewInputUnmarshaler("CreateClosureInput", ec.unmarshalInputCreateClosureInput),
+			graphql.NewInputUnmarshaler("CreateMembershipInput", ec.unmarshalInputCreateMembershipInput),
 			graphql.NewInputUnmarshaler("CreateOneOffInput", ec.unmarshalInputCreateOneOffInput),
 			graphql.NewInputUnmarshaler("CreatePlanInput", ec.unmarshalInputCreatePlanInput),
 			graphql.NewInputUnmarshaler("CreateRoomInput", ec.unmarshalInputCreateRoomInput),
 			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
 			graphql.NewInputUnmarshaler("CreateStaffInput", ec.unmarshalInputCreateStaffInput),
 			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
+			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
@@ -4057,6 +4156,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateClassInput", ec.unmarshalInputUpdateClassInput),
 			graphql.NewInputUnmarshaler("UpdateClassTimeInput", ec.unmarshalInputUpdateClassTimeInput),
 			graphql.NewInputUnmarshaler("UpdateClientInput", ec.unmarshalInputUpdateClientInput),
+			graphql.NewInputUnmarshaler("UpdateMembershipInput", ec.unmarshalInputUpdateMembershipInput),
 			graphql.NewInputUnmarshaler("UpdateOneOffInput", ec.unmarshalInputUpdateOneOffInput),
 			graphql.NewInputUnmarshaler("UpdatePlanInput", ec.unmarshalInputUpdatePlanInput),
 			graphql.NewInputUnmarshaler("UpdateRoomInput", ec.unmarshalInputUpdateRoomInput),
@@ -4164,7 +4264,7 @@ enum Role {
   OWNER
   "Everything but API tokens: the business, the catalog, the timetable, clients, CalDAV logins and feed URLs."
   MANAGER
-  "Day changes, one-offs, clients, subscriptions and bookings; reads everything else."
+  "Day changes, one-offs, clients, memberships and bookings; reads everything else."
   FRONT_DESK
   "Reads; tied to a staff member (staffId), sees who is booked into that member's sessions."
   STAFF
@@ -4291,17 +4391,45 @@ extend type Query {
   ): AppPassword
 }
 
+"A new API token."
+input CreateTokenInput {
+  "What the token may do."
+  role: Role!
+  "A name to tell tokens apart; empty when left out."
+  name: String
+  "The client a CLIENT token books for (required with CLIENT)."
+  clientId: ID
+  "The staff member a STAFF token acts for: it sees who is booked into that member's sessions."
+  staffId: ID
+}
+
+"A new CalDAV login."
+input CreateAppPasswordInput {
+  "The user name: letters, digits and dashes, unique on the server."
+  login: String!
+  "What the login may do."
+  role: Role!
+  "The staff member the login is tied to."
+  staffId: ID
+}
+
 extend type Mutation {
-  "A new API token; its secret is in the payload this once. OWNER only; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for a CLIENT token without clientId or a name too long; NOT_FOUND for an unknown client or staff member."
+  """
+  A new API token; its secret is in the payload this once. Give input (the loose arguments beside it are deprecated:
+  give input or them, not both). OWNER only; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for a CLIENT token
+  without clientId or a name too long; NOT_FOUND for an unknown client or staff member.
+  """
   createToken(
-    "What the token may do."
-    role: Role!
-    "A name to tell tokens apart; empty when left out."
-    name: String
-    "The client a CLIENT token books for (required with CLIENT)."
-    clientId: ID
-    "The staff member a STAFF token acts for: it sees who is booked into that member's sessions."
-    staffId: ID
+    "The token to make; required from the next release, when the loose arguments go."
+    input: CreateTokenInput
+    "What the token may do (deprecated: give input)."
+    role: Role @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
+    "A name to tell tokens apart (deprecated: give input)."
+    name: String @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
+    "The client a CLIENT token books for (deprecated: give input)."
+    clientId: ID @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
+    "The staff member a STAFF token acts for (deprecated: give input)."
+    staffId: ID @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): TokenPayload
@@ -4312,14 +4440,21 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): TokenPayload
-  "A CalDAV login; its password is in the payload this once. Tied to a staff member with the STAFF role it shows only that member's calendar. OWNER and MANAGER; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for an unusable or taken login; NOT_FOUND for an unknown staff member."
+  """
+  A CalDAV login; its password is in the payload this once. Tied to a staff member with the STAFF role it shows only
+  that member's calendar. Give input (the loose arguments beside it are deprecated: give input or them, not both).
+  OWNER and MANAGER; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for an unusable or taken login; NOT_FOUND
+  for an unknown staff member.
+  """
   createAppPassword(
-    "The user name: letters, digits and dashes, unique on the server."
-    login: String!
-    "What the login may do."
-    role: Role!
-    "The staff member the login is tied to."
-    staffId: ID
+    "The login to make; required from the next release, when the loose arguments go."
+    input: CreateAppPasswordInput
+    "The user name (deprecated: give input)."
+    login: String @deprecated(reason: "Give input: {login, role, staffId}, as every create mutation takes.")
+    "What the login may do (deprecated: give input)."
+    role: Role @deprecated(reason: "Give input: {login, role, staffId}, as every create mutation takes.")
+    "The staff member the login is tied to (deprecated: give input)."
+    staffId: ID @deprecated(reason: "Give input: {login, role, staffId}, as every create mutation takes.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): AppPasswordPayload
@@ -4332,7 +4467,7 @@ extend type Mutation {
   ): AppPasswordPayload
 }
 `, BuiltIn: false},
-	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, subscriptions, bookings, room bookings, capacity and availability.
+	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
 
 "Where a booking stands."
 enum BookingStatus {
@@ -4371,23 +4506,29 @@ type Client {
   email: String
   "The phone number; null when none is known."
   phone: String
-  "The client's subscriptions, by start date then id."
-  subscriptions: [Subscription!]!
+  "The client's memberships, by start date then id."
+  memberships: [Membership!]!
+  "The client's memberships (renamed memberships; this name goes in the next release)."
+  subscriptions: [Membership!]! @deprecated(reason: "Use memberships: the type Subscription is now Membership.")
 }
 
-"A client's place on a series: the sessions of the series from startDate to endDate, optionally through a plan that limits how many a month."
-type Subscription {
-  "The subscription's id."
+"""
+A client's place on a series: the sessions of the series from startDate to endDate, optionally through a plan that
+limits how many a month. It was named Subscription until GraphQL clients (urql's graphcache, Apollo's cache) took it
+for the root of subscription operations, which answered data: null.
+"""
+type Membership {
+  "The membership's id."
   id: ID!
-  "Who is subscribed."
+  "Who is a member."
   client: Client!
-  "The series subscribed to."
+  "The series it is a place on."
   series: Series!
   "The plan that limits the sessions a month; null: on the series without a plan (no limit)."
   plan: Plan
-  "The first date (in the business's time zone) the subscription holds."
+  "The first date (in the business's time zone) the membership holds."
   startDate: Date!
-  "The last date the subscription holds, inclusive; null when it runs on with no end."
+  "The last date the membership holds, inclusive; null when it runs on with no end."
   endDate: Date
 }
 
@@ -4519,24 +4660,24 @@ type ClientEdge {
   node: Client!
 }
 
-"A page of subscriptions, by start date then id."
-type SubscriptionConnection {
-  "The page's subscriptions with their cursors."
-  edges: [SubscriptionEdge!]!
-  "The page's subscriptions."
-  nodes: [Subscription!]!
+"A page of memberships, by start date then id."
+type MembershipConnection {
+  "The page's memberships with their cursors."
+  edges: [MembershipEdge!]!
+  "The page's memberships."
+  nodes: [Membership!]!
   "Where the page stands in the whole list."
   pageInfo: PageInfo!
-  "How many subscriptions the whole list holds (every page), of those the caller may see."
+  "How many memberships the whole list holds (every page), of those the caller may see."
   totalCount: Int!
 }
 
-"A subscription and its place in the list."
-type SubscriptionEdge {
-  "Pass as after to get the subscriptions that follow this one."
+"A membership and its place in the list."
+type MembershipEdge {
+  "Pass as after to get the memberships that follow this one."
   cursor: String!
-  "The subscription."
-  node: Subscription!
+  "The membership."
+  node: Membership!
 }
 
 "A page of bookings, by the session's start then id."
@@ -4591,16 +4732,18 @@ type ClientPayload implements Write {
   client: Client!
 }
 
-"What createSubscription and updateSubscription return."
-type SubscriptionPayload implements Write {
+"What createMembership and updateMembership return."
+type MembershipPayload implements Write {
   "True when nothing was saved (see Write.dryRun)."
   dryRun: Boolean!
   "The business's revision after the write (unchanged for a dry run)."
   revision: Int!
-  "Always empty: subscriptions take no time in the schedule."
+  "Always empty: memberships take no time in the schedule."
   clashes: [Clash!]!
-  "The subscription as saved (as it would be, for a dry run)."
-  subscription: Subscription!
+  "The membership as saved (as it would be, for a dry run)."
+  membership: Membership!
+  "The membership as saved (renamed membership; this name goes in the next release)."
+  subscription: Membership! @deprecated(reason: "Use membership.")
 }
 
 "What bookSession, cancelBooking and markAttendance return."
@@ -4723,35 +4866,69 @@ input UpdateClientInput {
   phone: String @goField(omittable: true)
 }
 
-"A new subscription."
-input CreateSubscriptionInput {
-  "Who subscribes."
+"A new membership."
+input CreateMembershipInput {
+  "Who becomes a member."
   clientId: ID!
-  "The series subscribed to."
+  "The series it is a place on."
   seriesId: ID!
   "A plan of the series that limits the sessions a month; left out: no plan, no limit."
   planId: ID
-  "The first date the subscription holds, in the business's time zone."
+  "The first date the membership holds, in the business's time zone."
   startDate: Date!
   "The last date, inclusive; left out: open, or for the plan's months when there is a plan."
   endDate: Date
 }
 
 """
-Changes to a subscription. A field left out keeps its value; planId and
+Changes to a membership. A field left out keeps its value; planId and
 endDate set to null are cleared (no plan; no end, or through a plan its
 months); null on any other field is BAD_USER_INPUT.
 """
-input UpdateSubscriptionInput {
-  "Who is subscribed."
+input UpdateMembershipInput {
+  "Who is a member."
   clientId: ID @goField(omittable: true)
-  "The series subscribed to."
+  "The series it is a place on."
   seriesId: ID @goField(omittable: true)
   "A plan of the series; null: no plan."
   planId: ID @goField(omittable: true)
-  "The first date the subscription holds."
+  "The first date the membership holds."
   startDate: Date @goField(omittable: true)
   "The last date, inclusive; null: no end, or through a plan the plan's months from the start (as when it is made)."
+  endDate: Date @goField(omittable: true)
+}
+
+"""
+The input of createSubscription, which is deprecated: the same fields as CreateMembershipInput, kept for one release so
+that operations declaring it still validate (an input type cannot be deprecated, nor aliased). Use CreateMembershipInput.
+"""
+input CreateSubscriptionInput {
+  "See CreateMembershipInput.clientId."
+  clientId: ID!
+  "See CreateMembershipInput.seriesId."
+  seriesId: ID!
+  "See CreateMembershipInput.planId."
+  planId: ID
+  "See CreateMembershipInput.startDate."
+  startDate: Date!
+  "See CreateMembershipInput.endDate."
+  endDate: Date
+}
+
+"""
+The input of updateSubscription, which is deprecated: the same fields as UpdateMembershipInput, kept for one release so
+that operations declaring it still validate. Use UpdateMembershipInput.
+"""
+input UpdateSubscriptionInput {
+  "See UpdateMembershipInput.clientId."
+  clientId: ID @goField(omittable: true)
+  "See UpdateMembershipInput.seriesId."
+  seriesId: ID @goField(omittable: true)
+  "See UpdateMembershipInput.planId."
+  planId: ID @goField(omittable: true)
+  "See UpdateMembershipInput.startDate."
+  startDate: Date @goField(omittable: true)
+  "See UpdateMembershipInput.endDate."
   endDate: Date @goField(omittable: true)
 }
 
@@ -4776,25 +4953,41 @@ extend type Query {
     id: ID!
   ): Client
   """
-  Subscriptions, by start date then id, a page at a time: of a client, of a
+  Memberships, by start date then id, a page at a time: of a client, of a
   series, of both or every one. Every role may call it; a CLIENT token sees
   only its own.
   """
-  subscriptions(
+  memberships(
     "Only this client's; left out: every client's."
     clientId: ID
-    "Only subscriptions to this series; left out: every series."
+    "Only memberships of this series; left out: every series."
     seriesId: ID
     "How many to return, 0 to 500; left out: 50."
     first: Int
     "The cursor after which the page starts; left out: from the beginning."
     after: String
-  ): SubscriptionConnection
-  "One subscription by id. NOT_FOUND for an unknown id, and for another client's subscription from a CLIENT token."
-  subscription(
-    "The subscription's id."
+  ): MembershipConnection
+  "Memberships (renamed memberships; this name goes in the next release)."
+  subscriptions(
+    "Only this client's; left out: every client's."
+    clientId: ID
+    "Only memberships of this series; left out: every series."
+    seriesId: ID
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): MembershipConnection @deprecated(reason: "Use memberships: the type Subscription is now Membership.")
+  "One membership by id. NOT_FOUND for an unknown id, and for another client's membership from a CLIENT token."
+  membership(
+    "The membership's id."
     id: ID!
-  ): Subscription
+  ): Membership
+  "One membership by id (renamed membership; this name goes in the next release)."
+  subscription(
+    "The membership's id."
+    id: ID!
+  ): Membership @deprecated(reason: "Use membership.")
   """
   Every maximal window from..to in which units of the room stay free for
   minutes (exact to the second). Every role may call it. BAD_USER_INPUT for
@@ -4895,36 +5088,59 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): ClientPayload
-  "Removes a client. OWNER, MANAGER and FRONT_DESK. NOT_FOUND; IN_USE while the client has subscriptions or one-offs."
+  "Removes a client. OWNER, MANAGER and FRONT_DESK. NOT_FOUND; IN_USE while the client has memberships or one-offs."
   deleteClient(
     "The client's id."
     id: ID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Subscribes a client to a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client; BAD_USER_INPUT for an unknown series or plan, or dates out of order."
+  "Makes a client a member of a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client; BAD_USER_INPUT for an unknown series or plan, or dates out of order."
+  createMembership(
+    "The new membership."
+    input: CreateMembershipInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): MembershipPayload
+  "Changes a membership (see UpdateMembershipInput for what null does). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
+  updateMembership(
+    "The membership's id."
+    id: ID!
+    "The changes."
+    input: UpdateMembershipInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): MembershipPayload
+  "Removes a membership. OWNER, MANAGER and FRONT_DESK. NOT_FOUND."
+  deleteMembership(
+    "The membership's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Deprecated: use createMembership (this name goes in the next release). OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client; BAD_USER_INPUT for an unknown series or plan, or dates out of order."
   createSubscription(
-    "The new subscription."
+    "The new membership."
     input: CreateSubscriptionInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
-  ): SubscriptionPayload
-  "Changes a subscription (see UpdateSubscriptionInput for what null does). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
+  ): MembershipPayload @deprecated(reason: "Use createMembership.")
+  "Deprecated: use updateMembership (this name goes in the next release). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
   updateSubscription(
-    "The subscription's id."
+    "The membership's id."
     id: ID!
     "The changes."
     input: UpdateSubscriptionInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
-  ): SubscriptionPayload
-  "Removes a subscription. OWNER, MANAGER and FRONT_DESK. NOT_FOUND."
+  ): MembershipPayload @deprecated(reason: "Use updateMembership.")
+  "Deprecated: use deleteMembership (this name goes in the next release). OWNER, MANAGER and FRONT_DESK. NOT_FOUND."
   deleteSubscription(
-    "The subscription's id."
+    "The membership's id."
     id: ID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
-  ): DeletePayload
+  ): DeletePayload @deprecated(reason: "Use deleteMembership.")
   """
   A place in a session for a client; with waitlist, a place on the wait list
   when it is full. Name the session by exactly one of sessionId, ref or
@@ -4933,7 +5149,7 @@ extend type Mutation {
   CAPACITY_FULL (no place left; extensions placesLeft, capacity), PLAN_LIMIT
   (the client's plan has no sessions left that month), NOT_FOUND (no such
   session or client), BAD_USER_INPUT (cancelled or started session, already
-  booked, no subscription), FORBIDDEN.
+  booked, no membership), FORBIDDEN.
   """
   bookSession(
     "The session, by its Session.id (s/DATE/CLASSTIME/CLASS, or o/ONEOFF for a one-off)."
@@ -5745,7 +5961,7 @@ type ScheduleChange {
   to: Date
 }
 
-"The root of subscriptions (Subscription is a client's place on a plan)."
+"The root of subscription operations: what a front end can listen to."
 type Live {
   """
   Sent after every write that commits to the token's business, whichever server made it (servers on one PostgreSQL hear each other).
@@ -5758,7 +5974,7 @@ type Live {
 	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
 #
 # Who may do what here: every signed-in token may read (clients see only their
-# own bookings, subscriptions and one-off places); day changes and one-offs
+# own bookings, memberships and one-off places); day changes and one-offs
 # need the owner, a manager or the front desk; series, plans and closures the
 # owner or a manager. Others get FORBIDDEN, no token UNAUTHENTICATED.
 #
@@ -5801,8 +6017,10 @@ type Series {
   entries: [SeriesEntry!]!
   "How it is sold."
   plans: [Plan!]!
-  "Who is subscribed: everyone for staff roles, a client token only its own."
-  subscriptions: [Subscription!]!
+  "Its members: everyone for staff roles, a client token only its own."
+  memberships: [Membership!]!
+  "Its members (renamed memberships; this name goes in the next release)."
+  subscriptions: [Membership!]! @deprecated(reason: "Use memberships: the type Subscription is now Membership.")
 }
 
 "One class of a series: a class in a class time, in one week of the rotation."
@@ -5936,7 +6154,9 @@ type Session {
   "The note of its day change or one-off; null for none."
   note: String
   "Places taken (booked, attended, no-show)."
-  booked: Int!
+  placesTaken: Int!
+  "Places taken (renamed placesTaken, beside placesLeft: Booking.booked is the session as booked; this name goes in the next release)."
+  booked: Int! @deprecated(reason: "Use placesTaken.")
   "Places left; null when the session has no limit."
   placesLeft: Int
   "Clients waiting for a place."
@@ -6462,8 +6682,10 @@ extend type Mutation {
     sessionId: SessionID
     "The session by its original date, class time and class (Session.ref)."
     ref: SessionRefInput
-    "Why, shown to clients."
-    note: String
+    "Why, shown to clients: the session's cancelReason (and the note of its day change)."
+    reason: String
+    "Why (renamed reason, as Session.cancelReason reads it; this name goes in the next release). Give reason or note, not both."
+    note: String @deprecated(reason: "Use reason.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): SessionPayload
@@ -6496,8 +6718,10 @@ extend type Mutation {
   cancelOneOff(
     "The one-off."
     id: ID!
-    "Why, shown to clients."
-    note: String
+    "Why, shown to clients: its session's cancelReason (and the one-off's note)."
+    reason: String
+    "Why (renamed reason, as Session.cancelReason reads it; this name goes in the next release). Give reason or note, not both."
+    note: String @deprecated(reason: "Use reason.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): OneOffPayload
@@ -6933,6 +7157,8 @@ func (ec *executionContext) childFields_Client(ctx context.Context, field graphq
 		return ec.fieldContext_Client_email(ctx, field)
 	case "phone":
 		return ec.fieldContext_Client_phone(ctx, field)
+	case "memberships":
+		return ec.fieldContext_Client_memberships(ctx, field)
 	case "subscriptions":
 		return ec.fieldContext_Client_subscriptions(ctx, field)
 	}
@@ -7045,6 +7271,64 @@ func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field g
 		return ec.fieldContext_FeedPayload_url(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeedPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Membership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Membership_id(ctx, field)
+	case "client":
+		return ec.fieldContext_Membership_client(ctx, field)
+	case "series":
+		return ec.fieldContext_Membership_series(ctx, field)
+	case "plan":
+		return ec.fieldContext_Membership_plan(ctx, field)
+	case "startDate":
+		return ec.fieldContext_Membership_startDate(ctx, field)
+	case "endDate":
+		return ec.fieldContext_Membership_endDate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Membership", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MembershipConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_MembershipConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MembershipConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_MembershipEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_MembershipEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_MembershipPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_MembershipPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_MembershipPayload_clashes(ctx, field)
+	case "membership":
+		return ec.fieldContext_MembershipPayload_membership(ctx, field)
+	case "subscription":
+		return ec.fieldContext_MembershipPayload_subscription(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_OneOff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7259,6 +7543,8 @@ func (ec *executionContext) childFields_Series(ctx context.Context, field graphq
 		return ec.fieldContext_Series_entries(ctx, field)
 	case "plans":
 		return ec.fieldContext_Series_plans(ctx, field)
+	case "memberships":
+		return ec.fieldContext_Series_memberships(ctx, field)
 	case "subscriptions":
 		return ec.fieldContext_Series_subscriptions(ctx, field)
 	}
@@ -7351,6 +7637,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_origin(ctx, field)
 	case "note":
 		return ec.fieldContext_Session_note(ctx, field)
+	case "placesTaken":
+		return ec.fieldContext_Session_placesTaken(ctx, field)
 	case "booked":
 		return ec.fieldContext_Session_booked(ctx, field)
 	case "placesLeft":
@@ -7431,62 +7719,6 @@ func (ec *executionContext) childFields_StaffPayload(ctx context.Context, field 
 		return ec.fieldContext_StaffPayload_staff(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StaffPayload", field.Name)
-}
-
-func (ec *executionContext) childFields_Subscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "id":
-		return ec.fieldContext_Subscription_id(ctx, field)
-	case "client":
-		return ec.fieldContext_Subscription_client(ctx, field)
-	case "series":
-		return ec.fieldContext_Subscription_series(ctx, field)
-	case "plan":
-		return ec.fieldContext_Subscription_plan(ctx, field)
-	case "startDate":
-		return ec.fieldContext_Subscription_startDate(ctx, field)
-	case "endDate":
-		return ec.fieldContext_Subscription_endDate(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type Subscription", field.Name)
-}
-
-func (ec *executionContext) childFields_SubscriptionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "edges":
-		return ec.fieldContext_SubscriptionConnection_edges(ctx, field)
-	case "nodes":
-		return ec.fieldContext_SubscriptionConnection_nodes(ctx, field)
-	case "pageInfo":
-		return ec.fieldContext_SubscriptionConnection_pageInfo(ctx, field)
-	case "totalCount":
-		return ec.fieldContext_SubscriptionConnection_totalCount(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type SubscriptionConnection", field.Name)
-}
-
-func (ec *executionContext) childFields_SubscriptionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "cursor":
-		return ec.fieldContext_SubscriptionEdge_cursor(ctx, field)
-	case "node":
-		return ec.fieldContext_SubscriptionEdge_node(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type SubscriptionEdge", field.Name)
-}
-
-func (ec *executionContext) childFields_SubscriptionPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "dryRun":
-		return ec.fieldContext_SubscriptionPayload_dryRun(ctx, field)
-	case "revision":
-		return ec.fieldContext_SubscriptionPayload_revision(ctx, field)
-	case "clashes":
-		return ec.fieldContext_SubscriptionPayload_clashes(ctx, field)
-	case "subscription":
-		return ec.fieldContext_SubscriptionPayload_subscription(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type SubscriptionPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_TimelineStretch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7812,22 +8044,30 @@ func (ec *executionContext) field_Mutation_cancelOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["id"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["note"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["note"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg2
+	args["dryRun"] = arg3
 	return args, nil
 }
 
@@ -7872,22 +8112,30 @@ func (ec *executionContext) field_Mutation_cancelSession_args(ctx context.Contex
 		return nil, err
 	}
 	args["ref"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["note"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["reason"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["note"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg3
+	args["dryRun"] = arg4
 	return args, nil
 }
 
@@ -7968,38 +8216,46 @@ func (ec *executionContext) field_Mutation_createActivity_args(ctx context.Conte
 func (ec *executionContext) field_Mutation_createAppPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "login",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.CreateAppPasswordInput, error) {
+			return ec.unmarshalOCreateAppPasswordInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateAppPasswordInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["login"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "role",
-		func(ctx context.Context, v any) (models.Role, error) {
-			return ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "login",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["role"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+	args["login"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "role",
+		func(ctx context.Context, v any) (*models.Role, error) {
+			return ec.unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["role"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["staffId"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["staffId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg3
+	args["dryRun"] = arg4
 	return args, nil
 }
 
@@ -8097,6 +8353,28 @@ func (ec *executionContext) field_Mutation_createClosure_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateClosureInput, error) {
 			return ec.unmarshalNCreateClosureInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClosureInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateMembershipInput, error) {
+			return ec.unmarshalNCreateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8227,8 +8505,8 @@ func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.C
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.CreateSubscriptionInput, error) {
-			return ec.unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSubscriptionInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateMembershipInput, error) {
+			return ec.unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -8248,46 +8526,54 @@ func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.C
 func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "role",
-		func(ctx context.Context, v any) (models.Role, error) {
-			return ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.CreateTokenInput, error) {
+			return ec.unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTokenInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["role"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "role",
+		func(ctx context.Context, v any) (*models.Role, error) {
+			return ec.unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["role"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "name",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["name"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+	args["name"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["clientId"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+	args["clientId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["staffId"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["staffId"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg4
+	args["dryRun"] = arg5
 	return args, nil
 }
 
@@ -8402,6 +8688,28 @@ func (ec *executionContext) field_Mutation_deleteClient_args(ctx context.Context
 }
 
 func (ec *executionContext) field_Mutation_deleteClosure_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8981,6 +9289,36 @@ func (ec *executionContext) field_Mutation_updateClient_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
+			return ec.unmarshalNUpdateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateOneOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9159,8 +9497,8 @@ func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.C
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.UpdateSubscriptionInput, error) {
-			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSubscriptionInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
+			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9516,6 +9854,58 @@ func (ec *executionContext) field_Query_days_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["filter"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_membership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_memberships_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "seriesId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["seriesId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -13205,6 +13595,38 @@ func (ec *executionContext) fieldContext_Client_phone(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Client", field, true, true, "String")
 }
 
+func (ec *executionContext) _Client_memberships(ctx context.Context, field graphql.CollectedField, obj *engine.Client) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Client_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Client().Memberships(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Client_memberships(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Client",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Client_subscriptions(ctx context.Context, field graphql.CollectedField, obj *engine.Client) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13218,7 +13640,7 @@ func (ec *executionContext) _Client_subscriptions(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13231,7 +13653,7 @@ func (ec *executionContext) fieldContext_Client_subscriptions(_ context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
+			return ec.childFields_Membership(ctx, field)
 		},
 	}
 	return fc, nil
@@ -14067,6 +14489,487 @@ func (ec *executionContext) fieldContext_Live_scheduleChanged(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Membership_id(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Membership", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Membership_client(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().Client(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Membership",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Membership_series(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().Series(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Series) graphql.Marshaler {
+			return ec.marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Membership",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Membership_plan(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_plan(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().Plan(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Plan) graphql.Marshaler {
+			return ec.marshalOPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_plan(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Membership",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Plan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Membership_startDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_startDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().StartDate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Membership", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Membership_endDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_endDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().EndDate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Membership", field, true, true, "Date")
+}
+
+func (ec *executionContext) _MembershipConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.MembershipEdge) graphql.Marshaler {
+			return ec.marshalNMembershipEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MembershipEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _MembershipEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _MembershipPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MembershipPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_membership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Membership, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_membership(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_subscription(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_subscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subscription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_updateBusiness(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14209,7 +15112,7 @@ func (ec *executionContext) _Mutation_createToken(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["input"].(*model.CreateTokenInput), fc.Args["role"].(*models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
@@ -14297,7 +15200,7 @@ func (ec *executionContext) _Mutation_createAppPassword(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["login"].(string), fc.Args["role"].(models.Role), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["input"].(*model.CreateAppPasswordInput), fc.Args["login"].(*string), fc.Args["role"].(*models.Role), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
@@ -14507,6 +15410,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteClient(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createMembership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createMembership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateMembership(ctx, fc.Args["input"].(model.CreateMembershipInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createMembership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createMembership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateMembership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateMembership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateMembership(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateMembershipInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateMembership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateMembership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteMembership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteMembership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteMembership(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteMembership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteMembership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14517,11 +15552,11 @@ func (ec *executionContext) _Mutation_createSubscription(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.CreateSubscriptionInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.CreateMembershipInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
 		},
 		true,
 		false,
@@ -14534,7 +15569,7 @@ func (ec *executionContext) fieldContext_Mutation_createSubscription(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionPayload(ctx, field)
+			return ec.childFields_MembershipPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -14561,11 +15596,11 @@ func (ec *executionContext) _Mutation_updateSubscription(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSubscriptionInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateMembershipInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
 		},
 		true,
 		false,
@@ -14578,7 +15613,7 @@ func (ec *executionContext) fieldContext_Mutation_updateSubscription(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionPayload(ctx, field)
+			return ec.childFields_MembershipPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -16145,7 +17180,7 @@ func (ec *executionContext) _Mutation_cancelSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["reason"].(*string), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -16321,7 +17356,7 @@ func (ec *executionContext) _Mutation_cancelOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelOneOff(ctx, fc.Args["id"].(int64), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CancelOneOff(ctx, fc.Args["id"].(int64), fc.Args["reason"].(*string), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
@@ -17623,6 +18658,50 @@ func (ec *executionContext) fieldContext_Query_client(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_memberships(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Memberships(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipConnection) graphql.Marshaler {
+			return ec.marshalOMembershipConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_memberships(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_memberships_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_subscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17636,8 +18715,8 @@ func (ec *executionContext) _Query_subscriptions(ctx context.Context, field grap
 			return ec.Resolvers.Query().Subscriptions(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionConnection) graphql.Marshaler {
-			return ec.marshalOSubscriptionConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipConnection) graphql.Marshaler {
+			return ec.marshalOMembershipConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipConnection(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17650,7 +18729,7 @@ func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionConnection(ctx, field)
+			return ec.childFields_MembershipConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -17661,6 +18740,50 @@ func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_subscriptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_membership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_membership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Membership(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalOMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_membership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_membership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17681,7 +18804,7 @@ func (ec *executionContext) _Query_subscription(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-			return ec.marshalOSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+			return ec.marshalOMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
 		},
 		true,
 		false,
@@ -17694,7 +18817,7 @@ func (ec *executionContext) fieldContext_Query_subscription(ctx context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
+			return ec.childFields_Membership(ctx, field)
 		},
 	}
 	defer func() {
@@ -20049,6 +21172,38 @@ func (ec *executionContext) fieldContext_Series_plans(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Series_memberships(ctx context.Context, field graphql.CollectedField, obj *engine.Series) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Series_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Series().Memberships(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Series_memberships(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Series",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Series_subscriptions(ctx context.Context, field graphql.CollectedField, obj *engine.Series) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20062,7 +21217,7 @@ func (ec *executionContext) _Series_subscriptions(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -20075,7 +21230,7 @@ func (ec *executionContext) fieldContext_Series_subscriptions(_ context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
+			return ec.childFields_Membership(ctx, field)
 		},
 	}
 	return fc, nil
@@ -20975,6 +22130,29 @@ func (ec *executionContext) fieldContext_Session_note(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Session", field, false, false, "String")
 }
 
+func (ec *executionContext) _Session_placesTaken(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_placesTaken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().PlacesTaken(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_placesTaken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, true, true, "Int")
+}
+
 func (ec *executionContext) _Session_booked(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21612,455 +22790,6 @@ func (ec *executionContext) fieldContext_StaffPayload_staff(_ context.Context, f
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Staff(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_id(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNID2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subscription", field, false, false, "ID")
-}
-
-func (ec *executionContext) _Subscription_client(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_client(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Client(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
-			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Subscription",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Client(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_series(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_series(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Series(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Series) graphql.Marshaler {
-			return ec.marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Subscription",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Series(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_plan(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_plan(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Plan(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Plan) graphql.Marshaler {
-			return ec.marshalOPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_plan(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Subscription",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Plan(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_startDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_startDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().StartDate(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
-			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subscription", field, true, true, "Date")
-}
-
-func (ec *executionContext) _Subscription_endDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_endDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().EndDate(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
-			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subscription", field, true, true, "Date")
-}
-
-func (ec *executionContext) _SubscriptionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_edges(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Edges, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.SubscriptionEdge) graphql.Marshaler {
-			return ec.marshalNSubscriptionEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdgeᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionEdge(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_nodes(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Nodes, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_pageInfo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PageInfo, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
-			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_PageInfo(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionConnection", field, false, false, "Int")
-}
-
-func (ec *executionContext) _SubscriptionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionEdge", field, false, false, "String")
-}
-
-func (ec *executionContext) _SubscriptionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionEdge_node(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Node, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionEdge",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_dryRun(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DryRun, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionPayload", field, false, false, "Boolean")
-}
-
-func (ec *executionContext) _SubscriptionPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionPayload", field, false, false, "Int")
-}
-
-func (ec *executionContext) _SubscriptionPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_clashes(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Clashes, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
-			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionPayload",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Clash(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionPayload_subscription(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_subscription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Subscription, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionPayload",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
 		},
 	}
 	return fc, nil
@@ -24073,6 +24802,62 @@ func UnmarshalCreateActivityInput(ctx context.Context, raw any) (model.CreateAct
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateAppPasswordInput(ctx context.Context, obj any) (model.CreateAppPasswordInput, error) {
+	var it model.CreateAppPasswordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"login", "role", "staffId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "login":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("login"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Login = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateAppPasswordInput unmarshals raw into the CreateAppPasswordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateAppPasswordInput(ctx context.Context, raw any) (model.CreateAppPasswordInput, error) {
+	var out model.CreateAppPasswordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateAppPasswordInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateCapacityRuleInput(ctx context.Context, obj any) (model.CreateCapacityRuleInput, error) {
 	var it model.CreateCapacityRuleInput
 	if obj == nil {
@@ -24437,6 +25222,76 @@ func UnmarshalCreateClosureInput(ctx context.Context, raw any) (model.CreateClos
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateMembershipInput(ctx context.Context, obj any) (model.CreateMembershipInput, error) {
+	var it model.CreateMembershipInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "seriesId", "planId", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "seriesId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesID = data
+		case "planId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("planId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlanID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateMembershipInput unmarshals raw into the CreateMembershipInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateMembershipInput(ctx context.Context, raw any) (model.CreateMembershipInput, error) {
+	var out model.CreateMembershipInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateMembershipInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateOneOffInput(ctx context.Context, obj any) (model.CreateOneOffInput, error) {
 	var it model.CreateOneOffInput
 	if obj == nil {
@@ -24794,8 +25649,8 @@ func UnmarshalCreateStaffInput(ctx context.Context, raw any) (model.CreateStaffI
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateSubscriptionInput, error) {
-	var it model.CreateSubscriptionInput
+func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateMembershipInput, error) {
+	var it model.CreateMembershipInput
 	if obj == nil {
 		return it, nil
 	}
@@ -24858,9 +25713,72 @@ func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Co
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateSubscriptionInput, error) {
-	var out model.CreateSubscriptionInput
+func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateMembershipInput, error) {
+	var out model.CreateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSubscriptionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateTokenInput(ctx context.Context, obj any) (model.CreateTokenInput, error) {
+	var it model.CreateTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"role", "name", "clientId", "staffId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateTokenInput unmarshals raw into the CreateTokenInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateTokenInput(ctx context.Context, raw any) (model.CreateTokenInput, error) {
+	var out model.CreateTokenInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTokenInput", raw, &out)
 	return out, err
 }
 
@@ -25627,6 +26545,76 @@ func UnmarshalUpdateClientInput(ctx context.Context, raw any) (model.UpdateClien
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateMembershipInput(ctx context.Context, obj any) (model.UpdateMembershipInput, error) {
+	var it model.UpdateMembershipInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "seriesId", "planId", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = graphql.OmittableOf(data)
+		case "seriesId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesID = graphql.OmittableOf(data)
+		case "planId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("planId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlanID = graphql.OmittableOf(data)
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = graphql.OmittableOf(data)
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateMembershipInput unmarshals raw into the UpdateMembershipInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateMembershipInput(ctx context.Context, raw any) (model.UpdateMembershipInput, error) {
+	var out model.UpdateMembershipInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateMembershipInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateOneOffInput(ctx context.Context, obj any) (model.UpdateOneOffInput, error) {
 	var it model.UpdateOneOffInput
 	if obj == nil {
@@ -25984,8 +26972,8 @@ func UnmarshalUpdateStaffInput(ctx context.Context, raw any) (model.UpdateStaffI
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateSubscriptionInput, error) {
-	var it model.UpdateSubscriptionInput
+func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateMembershipInput, error) {
+	var it model.UpdateMembershipInput
 	if obj == nil {
 		return it, nil
 	}
@@ -26048,8 +27036,8 @@ func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Co
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.UpdateSubscriptionInput, error) {
-	var out model.UpdateSubscriptionInput
+func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.UpdateMembershipInput, error) {
+	var out model.UpdateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSubscriptionInput", raw, &out)
 	return out, err
 }
@@ -26069,13 +27057,6 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._TokenPayload(ctx, sel, obj)
-	case model.SubscriptionPayload:
-		return ec._SubscriptionPayload(ctx, sel, &obj)
-	case *model.SubscriptionPayload:
-		if obj == nil {
-			return graphql.Null
-		}
-		return ec._SubscriptionPayload(ctx, sel, obj)
 	case model.StaffPayload:
 		return ec._StaffPayload(ctx, sel, &obj)
 	case *model.StaffPayload:
@@ -26125,6 +27106,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._OneOffPayload(ctx, sel, obj)
+	case model.MembershipPayload:
+		return ec._MembershipPayload(ctx, sel, &obj)
+	case *model.MembershipPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MembershipPayload(ctx, sel, obj)
 	case model.FeedPayload:
 		return ec._FeedPayload(ctx, sel, &obj)
 	case *model.FeedPayload:
@@ -27577,6 +28565,12 @@ func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Client_phone(ctx, field, obj)
 				})
+		case "memberships":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Client_memberships(ctx, field, obj)
+				})
 		case "subscriptions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -27997,6 +28991,208 @@ func (ec *executionContext) _Live(ctx context.Context, sel ast.SelectionSet) fun
 	}
 }
 
+var membershipImplementors = []string{"Membership"}
+
+func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSet, obj *engine.Subscription) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Membership")
+		case "id":
+			out.Values[i] = ec._Membership_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_client(ctx, field, obj)
+				})
+		case "series":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_series(ctx, field, obj)
+				})
+		case "plan":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_plan(ctx, field, obj)
+				})
+		case "startDate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_startDate(ctx, field, obj)
+				})
+		case "endDate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_endDate(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var membershipConnectionImplementors = []string{"MembershipConnection"}
+
+func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipConnection")
+		case "edges":
+			out.Values[i] = ec._MembershipConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._MembershipConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MembershipConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MembershipConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var membershipEdgeImplementors = []string{"MembershipEdge"}
+
+func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipEdge")
+		case "cursor":
+			out.Values[i] = ec._MembershipEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._MembershipEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var membershipPayloadImplementors = []string{"MembershipPayload", "Write"}
+
+func (ec *executionContext) _MembershipPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipPayload")
+		case "dryRun":
+			out.Values[i] = ec._MembershipPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._MembershipPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._MembershipPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "membership":
+			out.Values[i] = ec._MembershipPayload_membership(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subscription":
+			out.Values[i] = ec._MembershipPayload_subscription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -28082,6 +29278,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteClient":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClient(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createMembership":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createMembership(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateMembership":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateMembership(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteMembership":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteMembership(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
@@ -28798,11 +30015,23 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_client(ctx, field)
 				})
+		case "memberships":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_memberships(ctx, field)
+				})
 		case "subscriptions":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_subscriptions(ctx, field)
+				})
+		case "membership":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_membership(ctx, field)
 				})
 		case "subscription":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -29435,6 +30664,12 @@ func (ec *executionContext) _Series(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Series_plans(ctx, field, obj)
 				})
+		case "memberships":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Series_memberships(ctx, field, obj)
+				})
 		case "subscriptions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -29721,6 +30956,12 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "placesTaken":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_placesTaken(ctx, field, obj)
+				})
 		case "booked":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -29988,203 +31229,6 @@ func (ec *executionContext) _StaffPayload(ctx context.Context, sel ast.Selection
 			}
 		case "staff":
 			out.Values[i] = ec._StaffPayload_staff(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionImplementors = []string{"Subscription"}
-
-func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet, obj *engine.Subscription) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("Subscription")
-		case "id":
-			out.Values[i] = ec._Subscription_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "client":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_client(ctx, field, obj)
-				})
-		case "series":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_series(ctx, field, obj)
-				})
-		case "plan":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_plan(ctx, field, obj)
-				})
-		case "startDate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_startDate(ctx, field, obj)
-				})
-		case "endDate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_endDate(ctx, field, obj)
-				})
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionConnectionImplementors = []string{"SubscriptionConnection"}
-
-func (ec *executionContext) _SubscriptionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionConnectionImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubscriptionConnection")
-		case "edges":
-			out.Values[i] = ec._SubscriptionConnection_edges(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "nodes":
-			out.Values[i] = ec._SubscriptionConnection_nodes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "pageInfo":
-			out.Values[i] = ec._SubscriptionConnection_pageInfo(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "totalCount":
-			out.Values[i] = ec._SubscriptionConnection_totalCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionEdgeImplementors = []string{"SubscriptionEdge"}
-
-func (ec *executionContext) _SubscriptionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionEdgeImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubscriptionEdge")
-		case "cursor":
-			out.Values[i] = ec._SubscriptionEdge_cursor(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "node":
-			out.Values[i] = ec._SubscriptionEdge_node(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionPayloadImplementors = []string{"SubscriptionPayload", "Write"}
-
-func (ec *executionContext) _SubscriptionPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionPayloadImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubscriptionPayload")
-		case "dryRun":
-			out.Values[i] = ec._SubscriptionPayload_dryRun(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "revision":
-			out.Values[i] = ec._SubscriptionPayload_revision(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "clashes":
-			out.Values[i] = ec._SubscriptionPayload_clashes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "subscription":
-			out.Values[i] = ec._SubscriptionPayload_subscription(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31335,6 +32379,11 @@ func (ec *executionContext) unmarshalNCreateClosureInput2githubᚗcomᚋkoredyne
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx context.Context, v any) (model.CreateMembershipInput, error) {
+	res, err := ec.unmarshalInputCreateMembershipInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateOneOffInput(ctx context.Context, v any) (model.CreateOneOffInput, error) {
 	res, err := ec.unmarshalInputCreateOneOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -31360,7 +32409,7 @@ func (ec *executionContext) unmarshalNCreateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSubscriptionInput(ctx context.Context, v any) (model.CreateSubscriptionInput, error) {
+func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx context.Context, v any) (model.CreateMembershipInput, error) {
 	res, err := ec.unmarshalInputCreateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -31498,6 +32547,54 @@ func (ec *executionContext) marshalNLocalTime2githubᚗcomᚋkoredyneᚋschedule
 		graphql.AddInvalidNullFromMarshaler(ctx, "LocalTime!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNMembership2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v engine.Subscription) graphql.Marshaler {
+	return ec._Membership(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMembership2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Membership!")
+		return graphql.Null
+	}
+	return ec._Membership(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMembershipEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdge(ctx context.Context, sel ast.SelectionSet, v model.MembershipEdge) graphql.Marshaler {
+	return ec._MembershipEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMembershipEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.MembershipEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMembershipEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNOneOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOff(ctx context.Context, sel ast.SelectionSet, v engine.OneOff) graphql.Marshaler {
@@ -31880,54 +32977,6 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
-func (ec *executionContext) marshalNSubscription2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v engine.Subscription) graphql.Marshaler {
-	return ec._Subscription(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNSubscription2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Subscription!")
-		return graphql.Null
-	}
-	return ec._Subscription(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNSubscriptionEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdge(ctx context.Context, sel ast.SelectionSet, v model.SubscriptionEdge) graphql.Marshaler {
-	return ec._SubscriptionEdge(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNSubscriptionEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SubscriptionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNSubscriptionEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdge(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx context.Context, sel ast.SelectionSet, v model.TimelineStretch) graphql.Marshaler {
 	return ec._TimelineStretch(ctx, sel, &v)
 }
@@ -32010,6 +33059,11 @@ func (ec *executionContext) unmarshalNUpdateClientInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
+	res, err := ec.unmarshalInputUpdateMembershipInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateOneOffInput(ctx context.Context, v any) (model.UpdateOneOffInput, error) {
 	res, err := ec.unmarshalInputUpdateOneOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -32035,7 +33089,7 @@ func (ec *executionContext) unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSubscriptionInput(ctx context.Context, v any) (model.UpdateSubscriptionInput, error) {
+func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
 	res, err := ec.unmarshalInputUpdateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -32589,6 +33643,14 @@ func (ec *executionContext) marshalOClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋ
 	return ec._ClosurePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOCreateAppPasswordInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateAppPasswordInput(ctx context.Context, v any) (*model.CreateAppPasswordInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateAppPasswordInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOCreateClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx context.Context, v any) (*model.CreateClassInput, error) {
 	if v == nil {
 		return nil, nil
@@ -32602,6 +33664,14 @@ func (ec *executionContext) unmarshalOCreateClassTimeInput2ᚖgithubᚗcomᚋkor
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputCreateClassTimeInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTokenInput(ctx context.Context, v any) (*model.CreateTokenInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateTokenInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -32752,6 +33822,27 @@ func (ec *executionContext) marshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋsched
 	return res
 }
 
+func (ec *executionContext) marshalOMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Membership(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMembershipConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipConnection(ctx context.Context, sel ast.SelectionSet, v *model.MembershipConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MembershipConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx context.Context, sel ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MembershipPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOOneOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOffᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.OneOff) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -32817,6 +33908,44 @@ func (ec *executionContext) marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋsch
 	}
 	return ec._PlanPayload(ctx, sel, v)
 }
+
+func (ec *executionContext) unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (*models.Role, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, sel ast.SelectionSet, v *models.Role) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole[*v])
+	return res
+}
+
+var (
+	unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole = map[string]models.Role{
+		"OWNER":      models.Owner,
+		"MANAGER":    models.Manager,
+		"FRONT_DESK": models.FrontDesk,
+		"STAFF":      models.StaffRole,
+		"READ_ONLY":  models.ReadOnly,
+		"CLIENT":     models.ClientRole,
+	}
+	marshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole = map[models.Role]string{
+		models.Owner:      "OWNER",
+		models.Manager:    "MANAGER",
+		models.FrontDesk:  "FRONT_DESK",
+		models.StaffRole:  "STAFF",
+		models.ReadOnly:   "READ_ONLY",
+		models.ClientRole: "CLIENT",
+	}
+)
 
 func (ec *executionContext) marshalORoom2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Room) graphql.Marshaler {
 	if v == nil {
@@ -33069,27 +34198,6 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
-}
-
-func (ec *executionContext) marshalOSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._Subscription(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalOSubscriptionConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionConnection(ctx context.Context, sel ast.SelectionSet, v *model.SubscriptionConnection) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._SubscriptionConnection(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx context.Context, sel ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._SubscriptionPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {

@@ -487,6 +487,16 @@ type CreateActivityInput struct {
 	Color *string `json:"color,omitempty"`
 }
 
+// A new CalDAV login.
+type CreateAppPasswordInput struct {
+	// The user name: letters, digits and dashes, unique on the server.
+	Login string `json:"login"`
+	// What the login may do.
+	Role models.Role `json:"role"`
+	// The staff member the login is tied to.
+	StaffID *int64 `json:"staffId,omitempty"`
+}
+
 // A new capacity rule: weekly (weekdays) or an override (from and to), not both.
 type CreateCapacityRuleInput struct {
 	// The room the rule is about.
@@ -561,6 +571,20 @@ type CreateClosureInput struct {
 	PausesRotation *bool `json:"pausesRotation,omitempty"`
 }
 
+// A new membership.
+type CreateMembershipInput struct {
+	// Who becomes a member.
+	ClientID int64 `json:"clientId"`
+	// The series it is a place on.
+	SeriesID int64 `json:"seriesId"`
+	// A plan of the series that limits the sessions a month; left out: no plan, no limit.
+	PlanID *int64 `json:"planId,omitempty"`
+	// The first date the membership holds, in the business's time zone.
+	StartDate engine.Date `json:"startDate"`
+	// The last date, inclusive; left out: open, or for the plan's months when there is a plan.
+	EndDate *engine.Date `json:"endDate,omitempty"`
+}
+
 // A new one-off. Give exactly one of classId and class, else BAD_USER_INPUT.
 type CreateOneOffInput struct {
 	// An existing class.
@@ -633,18 +657,16 @@ type CreateStaffInput struct {
 	Name string `json:"name"`
 }
 
-// A new subscription.
-type CreateSubscriptionInput struct {
-	// Who subscribes.
-	ClientID int64 `json:"clientId"`
-	// The series subscribed to.
-	SeriesID int64 `json:"seriesId"`
-	// A plan of the series that limits the sessions a month; left out: no plan, no limit.
-	PlanID *int64 `json:"planId,omitempty"`
-	// The first date the subscription holds, in the business's time zone.
-	StartDate engine.Date `json:"startDate"`
-	// The last date, inclusive; left out: open, or for the plan's months when there is a plan.
-	EndDate *engine.Date `json:"endDate,omitempty"`
+// A new API token.
+type CreateTokenInput struct {
+	// What the token may do.
+	Role models.Role `json:"role"`
+	// A name to tell tokens apart; empty when left out.
+	Name *string `json:"name,omitempty"`
+	// The client a CLIENT token books for (required with CLIENT).
+	ClientID *int64 `json:"clientId,omitempty"`
+	// The staff member a STAFF token acts for: it sees who is booked into that member's sessions.
+	StaffID *int64 `json:"staffId,omitempty"`
 }
 
 // One date of the timetable and its sessions.
@@ -719,8 +741,62 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-// The root of subscriptions (Subscription is a client's place on a plan).
+// The root of subscription operations: what a front end can listen to.
 type Live struct {
+}
+
+// A page of memberships, by start date then id.
+type MembershipConnection struct {
+	// The page's memberships with their cursors.
+	Edges []MembershipEdge `json:"edges"`
+	// The page's memberships.
+	Nodes []engine.Subscription `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many memberships the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
+}
+
+// A membership and its place in the list.
+type MembershipEdge struct {
+	// Pass as after to get the memberships that follow this one.
+	Cursor string `json:"cursor"`
+	// The membership.
+	Node *engine.Subscription `json:"node"`
+}
+
+// What createMembership and updateMembership return.
+type MembershipPayload struct {
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: memberships take no time in the schedule.
+	Clashes []engine.Clash `json:"clashes"`
+	// The membership as saved (as it would be, for a dry run).
+	Membership *engine.Subscription `json:"membership"`
+	// The membership as saved (renamed membership; this name goes in the next release).
+	Subscription *engine.Subscription `json:"subscription"`
+}
+
+func (MembershipPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this MembershipPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this MembershipPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this MembershipPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
 }
 
 // What can be written. Each mutation is one write of the business of the request's token, checked in full (clashes on
@@ -1080,58 +1156,6 @@ func (this StaffPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-// A page of subscriptions, by start date then id.
-type SubscriptionConnection struct {
-	// The page's subscriptions with their cursors.
-	Edges []SubscriptionEdge `json:"edges"`
-	// The page's subscriptions.
-	Nodes []engine.Subscription `json:"nodes"`
-	// Where the page stands in the whole list.
-	PageInfo *PageInfo `json:"pageInfo"`
-	// How many subscriptions the whole list holds (every page), of those the caller may see.
-	TotalCount int `json:"totalCount"`
-}
-
-// A subscription and its place in the list.
-type SubscriptionEdge struct {
-	// Pass as after to get the subscriptions that follow this one.
-	Cursor string `json:"cursor"`
-	// The subscription.
-	Node *engine.Subscription `json:"node"`
-}
-
-// What createSubscription and updateSubscription return.
-type SubscriptionPayload struct {
-	// True when nothing was saved (see Write.dryRun).
-	DryRun bool `json:"dryRun"`
-	// The business's revision after the write (unchanged for a dry run).
-	Revision int `json:"revision"`
-	// Always empty: subscriptions take no time in the schedule.
-	Clashes []engine.Clash `json:"clashes"`
-	// The subscription as saved (as it would be, for a dry run).
-	Subscription *engine.Subscription `json:"subscription"`
-}
-
-func (SubscriptionPayload) IsWrite() {}
-
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
-func (this SubscriptionPayload) GetDryRun() bool { return this.DryRun }
-
-// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
-func (this SubscriptionPayload) GetRevision() int { return this.Revision }
-
-// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
-func (this SubscriptionPayload) GetClashes() []engine.Clash {
-	if this.Clashes == nil {
-		return nil
-	}
-	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
-	for _, concrete := range this.Clashes {
-		interfaceSlice = append(interfaceSlice, concrete)
-	}
-	return interfaceSlice
-}
-
 // A stretch of a room's day over which nothing changes.
 type TimelineStretch struct {
 	// Where the stretch starts.
@@ -1286,6 +1310,22 @@ type UpdateClientInput struct {
 	Phone graphql.Omittable[*string] `json:"phone,omitempty"`
 }
 
+// Changes to a membership. A field left out keeps its value; planId and
+// endDate set to null are cleared (no plan; no end, or through a plan its
+// months); null on any other field is BAD_USER_INPUT.
+type UpdateMembershipInput struct {
+	// Who is a member.
+	ClientID graphql.Omittable[*int64] `json:"clientId,omitempty"`
+	// The series it is a place on.
+	SeriesID graphql.Omittable[*int64] `json:"seriesId,omitempty"`
+	// A plan of the series; null: no plan.
+	PlanID graphql.Omittable[*int64] `json:"planId,omitempty"`
+	// The first date the membership holds.
+	StartDate graphql.Omittable[*engine.Date] `json:"startDate,omitempty"`
+	// The last date, inclusive; null: no end, or through a plan the plan's months from the start (as when it is made).
+	EndDate graphql.Omittable[*engine.Date] `json:"endDate,omitempty"`
+}
+
 // A change of a one-off. A field left out keeps its value; label, capacity, units and note set to null clear (no label, no
 // limit, all of the room, no note); null on any other field is BAD_USER_INPUT naming it. Give at most one of classId and class.
 type UpdateOneOffInput struct {
@@ -1358,20 +1398,4 @@ type UpdateSeriesInput struct {
 type UpdateStaffInput struct {
 	// The staff member's name.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
-}
-
-// Changes to a subscription. A field left out keeps its value; planId and
-// endDate set to null are cleared (no plan; no end, or through a plan its
-// months); null on any other field is BAD_USER_INPUT.
-type UpdateSubscriptionInput struct {
-	// Who is subscribed.
-	ClientID graphql.Omittable[*int64] `json:"clientId,omitempty"`
-	// The series subscribed to.
-	SeriesID graphql.Omittable[*int64] `json:"seriesId,omitempty"`
-	// A plan of the series; null: no plan.
-	PlanID graphql.Omittable[*int64] `json:"planId,omitempty"`
-	// The first date the subscription holds.
-	StartDate graphql.Omittable[*engine.Date] `json:"startDate,omitempty"`
-	// The last date, inclusive; null: no end, or through a plan the plan's months from the start (as when it is made).
-	EndDate graphql.Omittable[*engine.Date] `json:"endDate,omitempty"`
 }
