@@ -380,19 +380,23 @@ func cancelReason(reason, note *string) (string, error) {
 // way it was named.
 func namedBy(err error, arg string) error { return renamed(err, "ref", arg) }
 
-// renamed makes an error that names the field from name the field to
-// instead: the argument the client sent, where the engine knows the value
-// by another name.
+// renamed is an error that names the field from as the field to instead:
+// the argument the client sent, where the engine knows the value by
+// another name. The error itself is left as it is (it may be shared).
 func renamed(err error, from, to string) error {
 	if e := (*engine.Error)(nil); errors.As(err, &e) && e.Field == from {
-		e.Field = to
+		c := *e
+		c.Field = to
+		return &c
 	}
-	if v := (*engine.ValidationError)(nil); errors.As(err, &v) {
-		for i := range v.Problems {
-			if v.Problems[i].Field == from {
-				v.Problems[i].Field = to
+	if v := (*engine.ValidationError)(nil); errors.As(err, &v) && slices.ContainsFunc(v.Problems, func(p engine.Problem) bool { return p.Field == from }) {
+		c := &engine.ValidationError{Problems: slices.Clone(v.Problems)}
+		for i := range c.Problems {
+			if c.Problems[i].Field == from {
+				c.Problems[i].Field = to
 			}
 		}
+		return c
 	}
 	return err
 }
