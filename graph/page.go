@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"hash"
 	"sort"
 
 	"github.com/koredyne/schedule/graph/model"
@@ -36,10 +37,11 @@ const (
 	tagSize = 16
 )
 
-// cursors seals and opens the cursors of one list of one business.
+// cursors seals and opens the cursors of one list of one business, for
+// one request (it is not safe for concurrent use).
 type cursors struct {
 	list  string
-	mac   []byte       // the PRF's key
+	mac   hash.Hash    // the PRF, keyed; Reset keeps the key
 	block cipher.Block // AES-256, the cipher's key
 }
 
@@ -54,15 +56,15 @@ func newCursors(secret, list string) (cursors, error) {
 	if err != nil {
 		return cursors{}, fmt.Errorf("deriving the cursor keys: %w", err)
 	}
-	return cursors{list: list, mac: k[:32], block: block}, nil
+	return cursors{list: list, mac: hmac.New(sha256.New, k[:32]), block: block}, nil
 }
 
 func (c cursors) tag(key []byte) []byte {
-	m := hmac.New(sha256.New, c.mac)
-	m.Write([]byte(c.list))
-	m.Write([]byte{0})
-	m.Write(key)
-	return m.Sum(nil)[:tagSize]
+	c.mac.Reset()
+	c.mac.Write([]byte(c.list))
+	c.mac.Write([]byte{0})
+	c.mac.Write(key)
+	return c.mac.Sum(nil)[:tagSize]
 }
 
 // seal returns the cursor of a row's sort key.

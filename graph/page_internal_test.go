@@ -98,3 +98,22 @@ func TestCursorsAreSealed(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSealPage measures the cursors of a full page of clients (500).
+func BenchmarkSealPage(b *testing.B) {
+	rows := make([]int64, maxPage)
+	for i := range rows {
+		rows[i] = int64(i + 1)
+	}
+	key := func(id *int64) string { return "a client's name, in lower case\x00" + idKey(*id) }
+	n := maxPage
+	for b.Loop() {
+		c, err := newCursors("a business's secret", "clients")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, _, err := paginate(c, rows, &n, nil, key); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
