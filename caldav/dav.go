@@ -147,30 +147,71 @@ func (h *Handler) remember(r *http.Request, user models.CalendarUser, c calendar
 	return nil
 }
 
-// propfind answers PROPFIND on the home, a calendar or an event.
-func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer, user models.CalendarUser, t target, c calendar) error {
+// readPropfind reads a PROPFIND's body (empty: allprop, RFC 4918 §9.1)
+// and whether it asks for the members too (Depth: 1).
+func readPropfind(r *http.Request) (req *propfindReq, depth1 bool, err error) {
 	if err := checkDepth(r); err != nil {
-		return err
+		return nil, false, err
 	}
-	var req propfindReq
+	req = &propfindReq{}
 	body, _ := io.ReadAll(r.Body) // already read whole by ServeHTTP
 	if len(bytes.TrimSpace(body)) > 0 {
-		if err := xml.Unmarshal(body, &req); err != nil {
-			return fail(http.StatusBadRequest, "the request body is not well-formed XML: %v", err)
+		if err := xml.Unmarshal(body, req); err != nil {
+			return nil, false, fail(http.StatusBadRequest, "the request body is not well-formed XML: %v", err)
 		}
 	}
-	depth1 := r.Header.Get("Depth") == "1"
+	return req, r.Header.Get("Depth") == "1", nil
+}
+
+// propfindRoot answers PROPFIND on the root, where discovery starts (RFC
+// 6764 §6): a collection naming the signed-in login's principal
+// (current-user-principal, RFC 5397); Depth 1 adds that principal, the one
+// member of the root this login may see. Only Depth 1 needs the schedule.
+func (h *Handler) propfindRoot(w http.ResponseWriter, r *http.Request, user models.CalendarUser) error {
+	req, depth1, err := readPropfind(r)
+	if err != nil {
+		return err
+	}
+	principal := principalPath(user)
+	have := map[xml.Name]func() string{
+		dav("resourcetype"):           func() string { return "<D:collection/>" },
+		dav("current-user-principal"): func() string { return hrefXML(principal) },
+	}
+	out := []response{answer(Path, lazily(have), []xml.Name{dav("resourcetype"), dav("current-user-principal")}, req, nil)}
+	if depth1 {
+		rd, err := h.renderer(r.Context(), user.BusinessID, user.Revision)
+		if err != nil {
+			return err
+		}
+		out = append(out, h.principalResponse(rd, user, req))
+	}
+	h.writeMultistatus(w, r, out, "")
+	return nil
+}
+
+// propfind answers PROPFIND on the principal, the home, a calendar or an
+// event.
+func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer, user models.CalendarUser, t target, c calendar) error {
+	req, depth1, err := readPropfind(r)
+	if err != nil {
+		return err
+	}
 	var out []response
 	switch t.kind {
+	case kindPrincipal:
+		out = append(out, h.principalResponse(rd, user, req))
+		if depth1 {
+			out = append(out, h.homeResponse(rd, user, req))
+		}
 	case kindHome:
-		out = append(out, h.homeResponse(rd, user, &req))
+		out = append(out, h.homeResponse(rd, user, req))
 		if depth1 {
 			cals := calendars(rd.sn, user)
 			if req.asks(dav("sync-token"), cs("getctag")) {
 				h.collect(rd, cals...) // every calendar's listing in one pass
 			}
 			for _, c := range cals {
-				resp, err := h.calendarResponse(r, rd, user, c, &req)
+				resp, err := h.calendarResponse(r, rd, user, c, req)
 				if err != nil {
 					return err
 				}
@@ -178,7 +219,7 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 			}
 		}
 	case kindCalendar:
-		resp, err := h.calendarResponse(r, rd, user, c, &req)
+		resp, err := h.calendarResponse(r, rd, user, c, req)
 		if err != nil {
 			return err
 		}
@@ -195,7 +236,7 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 		}
 		out = append(out, objectResponse(rd, calendarPath(user, c.id), rd.event(&s), req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
 	}
-	writeMultistatus(w, out, "")
+	h.writeMultistatus(w, r, out, "")
 	return nil
 }
 
@@ -246,6 +287,44 @@ func lazily(have map[xml.Name]func() string) func(xml.Name) (string, bool) {
 }
 
 const readOnlyPrivileges = "<D:privilege><D:read/></D:privilege><D:privilege><D:read-current-user-privilege-set/></D:privilege>"
+
+// principalResponse answers for a login's principal (RFC 3744 §2, RFC
+// 4791 §6.2): where its calendars are, and what a calendar app shows of
+// the account, as Radicale's principals do. Its name is the staff
+// member's the login is tied to, else the business's. Its
+// calendar-user-address-set is empty: logins are names, not addresses
+// (RFC 6638 §2.4.1 allows none), and the gateway schedules no one. No
+// report is answered on it, so its supported-report-set (RFC 3253 §3.1.5)
+// is empty too, which tells a client not to try the principal searches.
+func (h *Handler) principalResponse(rd *renderer, user models.CalendarUser, req *propfindReq) response {
+	principal := principalPath(user)
+	have := map[xml.Name]func() string{
+		dav("resourcetype"):               func() string { return "<D:collection/><D:principal/>" },
+		dav("displayname"):                func() string { return escape(principalName(rd, user)) },
+		dav("principal-URL"):              func() string { return hrefXML(principal) },
+		dav("current-user-principal"):     func() string { return hrefXML(principal) },
+		cal("calendar-home-set"):          func() string { return hrefXML(homePath(user)) },
+		cal("calendar-user-address-set"):  func() string { return "" },
+		dav("supported-report-set"):       func() string { return "" },
+		dav("current-user-privilege-set"): func() string { return readOnlyPrivileges },
+	}
+	order := []xml.Name{dav("resourcetype"), dav("displayname"), dav("principal-URL"), dav("current-user-principal"),
+		cal("calendar-home-set"), cal("calendar-user-address-set"), dav("supported-report-set"), dav("current-user-privilege-set")}
+	return answer(principal, lazily(have), order, req, nil)
+}
+
+// principalName is a login's name: the staff member's it is tied to, else
+// the business's.
+func principalName(rd *renderer, user models.CalendarUser) string {
+	if user.StaffID != 0 {
+		for _, p := range rd.sn.State.Staff {
+			if p.ID == user.StaffID {
+				return p.Name
+			}
+		}
+	}
+	return rd.sn.State.Business.Name
+}
 
 func (h *Handler) homeResponse(rd *renderer, user models.CalendarUser, req *propfindReq) response {
 	principal := principalPath(user)
@@ -396,13 +475,19 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 			}
 		}
 		if key == "" {
-			writeMultistatus(w, out, "")
+			h.writeMultistatus(w, r, out, "")
 			return nil
 		}
-		gzipped, keep := gzipMultistatus(out)
-		if keep {
-			rd.keepAnswer(key, &keptAnswer{gzipped: gzipped, work: work})
+		b := buffers.Get().(*bytes.Buffer)
+		defer release(b)
+		multistatus(b, out, "")
+		h.wrote(r.Context(), b.Len())
+		if b.Len() > maxKeptPlain {
+			sendMultistatus(w, b.Bytes())
+			return nil
 		}
+		gzipped := gzipKept(b.Bytes())
+		rd.keepAnswer(key, &keptAnswer{gzipped: gzipped, work: work + float64(b.Len())/bytesPerUnit})
 		writeGzipped(w, gzipped)
 		return nil
 	case cal("calendar-multiget"):
@@ -414,7 +499,6 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 		if err != nil {
 			return err
 		}
-		h.work(r.Context(), float64(len(m.Hrefs))/500)
 		out := make([]response, 0, len(m.Hrefs))
 		for _, href := range m.Hrefs {
 			p := href
@@ -428,7 +512,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 			}
 			out = append(out, objectResponse(rd, base, rd.event(&s), m.Prop, m.AllProp != nil, m.PropName != nil, x))
 		}
-		writeMultistatus(w, out, "")
+		h.writeMultistatus(w, r, out, "")
 		return nil
 	case dav("sync-collection"):
 		var s syncCollection
@@ -480,7 +564,7 @@ func (h *Handler) sync(w http.ResponseWriter, r *http.Request, rd *renderer, use
 	for _, name := range gone {
 		out = append(out, response{href: base + name, status: http.StatusNotFound})
 	}
-	writeMultistatus(w, out, col.token)
+	h.writeMultistatus(w, r, out, col.token)
 	return nil
 }
 
@@ -531,8 +615,11 @@ func (h *Handler) query(ctx context.Context, rd *renderer, c calendar, q *calend
 	return out, work, nil
 }
 
-// timeRange renders the events of a calendar in a time range; a missing
-// bound is the listing window's. A range the client chose costs a unit of
+// timeRange renders the events of a calendar in a time range. A missing
+// bound is open (RFC 4791 §9.9): it reaches the listing window's bound, or,
+// for a range wholly outside the window, as far as the window reaches on
+// that side (DAVx5 asks for "from 90 days ago" with no end, and must get
+// every event the window lists). A range the client chose costs a unit of
 // the rate limit per three months; the listing window (the server's
 // choice, as every sync client asks for it) costs nothing more. It
 // returns the units it told the Observer of.
@@ -545,16 +632,26 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 			if start, err = parseTime(tr.Start); err != nil {
 				return nil, 0, err
 			}
-			if tr.End == "" {
-				end = start.Add(time.Duration(7*h.Ahead) * 24 * time.Hour)
-			}
 		}
 		if tr.End != "" {
 			if end, err = parseTime(tr.End); err != nil {
 				return nil, 0, err
 			}
-			if tr.Start == "" {
-				start = end.Add(-time.Duration(7*h.Back) * 24 * time.Hour)
+		}
+		switch {
+		case tr.End == "" && !start.Before(end):
+			end = start.Add(time.Duration(7*h.Ahead) * 24 * time.Hour)
+		case tr.Start == "" && !start.Before(end):
+			start = end.Add(-time.Duration(7*h.Back) * 24 * time.Hour)
+		}
+		// An open range longer than a query may be is cut on the client's
+		// side, so it still holds the whole window (shorter than a query).
+		if most := MaxQueryDays * 24 * time.Hour; end.Sub(start) > most {
+			switch {
+			case tr.End == "":
+				start = end.Add(-most)
+			case tr.Start == "":
+				end = start.Add(most)
 			}
 		}
 	}

@@ -11,11 +11,18 @@
 // text made safe and their VTIMEZONE generated from Go's zone database by
 // the file format package icalendar, the same writers the export uses.
 //
-// emersion/go-webdav answers discovery (the root and the principal, with
-// current-user-principal and calendar-home-set) and matches prop filters.
-// What it does not answer — collection ctag and sync-token, sync-collection,
-// If-None-Match on GET, time ranges computed for any range, read-only
-// refusals — the gateway answers itself, writing the XML in xml.go.
+// The gateway answers WebDAV itself, from discovery (the root and the
+// principal, RFC 6764 and RFC 5397) to sync-collection, writing the XML in
+// xml.go: every multistatus with one Content-Type, the properties calendar
+// apps ask for (go-webdav's discovery answered few, and its answers lost
+// their Content-Type once compressed), ctag and sync-token, If-None-Match
+// on GET, time ranges computed for any range, read-only refusals.
+// emersion/go-webdav matches prop filters (RFC 4791 §9.7), and its client
+// is the first the tests walk the gateway with.
+//
+// Answers are compressed by the server around the gateway; what the
+// gateway keeps (feeds, calendar-query answers) it keeps gzipped, with
+// ETags of their own, and sends as they are.
 //
 // The gateway reads through Backend, which it declares (as go-webdav's
 // caldav.Backend): logins, feed tokens, snapshots and sync state.

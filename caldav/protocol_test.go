@@ -102,6 +102,28 @@ func TestDiscoveryAndQueries(t *testing.T) {
 			if n := strings.Count(feed, "BEGIN:VEVENT"); len(listed.Responses) != n {
 				t.Errorf("a query with no range lists %d events, the feed %d", len(listed.Responses), n)
 			}
+			// A range open at one end (RFC 4791 §9.9) reaches the window's
+			// other end: DAVx5 asks for the events from 90 days ago on, with
+			// no end, and gets every event the window lists (it starts 8
+			// weeks back), and so does a range open far on either side.
+			ninetyDaysAgo := now.AddDate(0, 0, -90).UTC().Format("20060102T150405Z")
+			for _, attrs := range []string{`start="` + ninetyDaysAgo + `"`, `start="20000101T000000Z"`, `end="21000101T000000Z"`} {
+				ms := decodeMultistatus(t, g.do("REPORT", home+"all/", `<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>
+				<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT"><C:time-range `+attrs+`/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>`))
+				got := map[string]bool{}
+				for _, r := range ms.Responses {
+					got[r.Href] = true
+				}
+				missing := 0
+				for _, r := range listed.Responses {
+					if !got[r.Href] {
+						missing++
+					}
+				}
+				if missing > 0 {
+					t.Errorf("a time range with only %s leaves out %d of the window's %d events", attrs, missing, len(listed.Responses))
+				}
+			}
 		})
 	}
 }
@@ -390,5 +412,166 @@ func TestAccess(t *testing.T) {
 	}
 	if resp := get(t, g.feed("all"), ""); resp.StatusCode != 200 {
 		t.Errorf("the new feed URL: %d", resp.StatusCode)
+	}
+}
+
+// applePrincipalProps is the PROPFIND Apple's calendar apps send a
+// principal: the 13 properties it asks for, as recorded against Radicale
+// and Apple's CalendarServer.
+const applePrincipalProps = `<?xml version="1.0" encoding="UTF-8"?>
+<A:propfind xmlns:A="DAV:">
+  <A:prop>
+    <B:calendar-home-set xmlns:B="urn:ietf:params:xml:ns:caldav"/>
+    <B:calendar-user-address-set xmlns:B="urn:ietf:params:xml:ns:caldav"/>
+    <A:current-user-principal/>
+    <A:displayname/>
+    <C:dropbox-home-URL xmlns:C="http://calendarserver.org/ns/"/>
+    <C:email-address-set xmlns:C="http://calendarserver.org/ns/"/>
+    <C:notification-URL xmlns:C="http://calendarserver.org/ns/"/>
+    <A:principal-collection-set/>
+    <A:principal-URL/>
+    <A:resource-id/>
+    <B:schedule-inbox-URL xmlns:B="urn:ietf:params:xml:ns:caldav"/>
+    <B:schedule-outbox-URL xmlns:B="urn:ietf:params:xml:ns:caldav"/>
+    <A:supported-report-set/>
+  </A:prop>
+</A:propfind>`
+
+// props is a multistatus read generically: for each href, the props found
+// (200) with their inner XML, and the names of those not found (404).
+type props struct {
+	found   map[string]string
+	missing []string
+}
+
+func readProps(t *testing.T, resp *http.Response) map[string]props {
+	t.Helper()
+	body := read(t, resp)
+	if resp.StatusCode != http.StatusMultiStatus || resp.Header.Get("Content-Type") != "application/xml; charset=utf-8" {
+		t.Fatalf("%s %s: %d, Content-Type %q: %s", resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	var ms struct {
+		Responses []struct {
+			Href     string `xml:"href"`
+			Propstat []struct {
+				Prop struct {
+					Props []struct {
+						XMLName xml.Name
+						Inner   string `xml:",innerxml"`
+					} `xml:",any"`
+				} `xml:"prop"`
+				Status string `xml:"status"`
+			} `xml:"propstat"`
+		} `xml:"response"`
+	}
+	if err := xml.Unmarshal([]byte(body), &ms); err != nil {
+		t.Fatalf("not a multistatus: %v\n%s", err, body)
+	}
+	out := map[string]props{}
+	for _, r := range ms.Responses {
+		p := props{found: map[string]string{}}
+		for _, ps := range r.Propstat {
+			for _, x := range ps.Prop.Props {
+				name := x.XMLName.Space + " " + x.XMLName.Local
+				switch ps.Status {
+				case "HTTP/1.1 200 OK":
+					p.found[name] = strings.TrimSpace(x.Inner)
+				case "HTTP/1.1 404 Not Found":
+					p.missing = append(p.missing, name)
+				default:
+					t.Errorf("%s: %s answered %s", r.Href, name, ps.Status)
+				}
+			}
+		}
+		out[r.Href] = p
+	}
+	return out
+}
+
+// hrefs reads the DAV:href elements of a prop's inner XML (which uses
+// the gateway's prefix, D, for DAV:).
+func hrefs(t *testing.T, inner string) []string {
+	t.Helper()
+	var v struct {
+		Hrefs []string `xml:"DAV: href"`
+	}
+	if err := xml.Unmarshal([]byte(`<x xmlns:D="DAV:">`+inner+"</x>"), &v); err != nil {
+		t.Fatalf("%q: %v", inner, err)
+	}
+	return v.Hrefs
+}
+
+// TestPrincipal asks the root and a login's principal what calendar apps
+// ask in discovery (RFC 6764, RFC 5397, RFC 3744 §4, RFC 4791 §6.2, RFC
+// 6638 §2.4.1): the root names the principal and lists it at Depth 1; the
+// principal answers Apple's thirteen properties with what the gateway has
+// (its name, its URL, its calendar home, no calendar-user addresses and no
+// reports) and 404 for the scheduling, sharing and Apple properties it does
+// not, and lists its calendar home at Depth 1.
+func TestPrincipal(t *testing.T) {
+	g := newGateway(t, modelstest.SQLite(t), "harbor", engine.Gym, 8, 52)
+	ctx := context.Background()
+	sn, _ := g.store.Snapshot(ctx, g.biz.ID, -1)
+	marco := sn.State.Staff[0]
+	password, _, err := models.CreateAppPassword(ctx, g.store.DB, g.biz.ID, "marco", marco.ID, models.StaffRole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		nsD, nsC = "DAV: ", "urn:ietf:params:xml:ns:caldav "
+	)
+	for _, c := range []struct {
+		login, password, name string
+	}{{"harbor", g.token, "Harbor Combat Club"}, {"marco", password, marco.Name}} {
+		t.Run(c.login, func(t *testing.T) {
+			do := func(method, path, depth, body string) map[string]props {
+				t.Helper()
+				req, _ := http.NewRequest(method, g.srv.URL+path, strings.NewReader(body))
+				req.SetBasicAuth(c.login, c.password)
+				req.Header.Set("Depth", depth)
+				req.Header.Set("Content-Type", "application/xml; charset=utf-8")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return readProps(t, resp)
+			}
+			principal, home := "/caldav/"+c.login+"/", "/caldav/"+c.login+"/calendars/"
+
+			root := do("PROPFIND", "/caldav/", "0", `<D:propfind xmlns:D="DAV:"><D:prop><D:current-user-principal/><D:resourcetype/></D:prop></D:propfind>`)
+			if got := hrefs(t, root["/caldav/"].found[nsD+"current-user-principal"]); len(root) != 1 || len(got) != 1 || got[0] != principal {
+				t.Errorf("the root: %+v, want /caldav/ naming %s", root, principal)
+			}
+			if root := do("PROPFIND", "/caldav/", "1", `<D:propfind xmlns:D="DAV:"><D:prop><D:displayname/></D:prop></D:propfind>`); len(root) != 2 || root[principal].found[nsD+"displayname"] != c.name {
+				t.Errorf("the root at Depth 1: %+v, want it and %s named %q", root, principal, c.name)
+			}
+
+			got := do("PROPFIND", principal, "0", applePrincipalProps)
+			p, ok := got[principal]
+			if len(got) != 1 || !ok {
+				t.Fatalf("the principal answered for %v", got)
+			}
+			if v := p.found[nsD+"displayname"]; v != c.name {
+				t.Errorf("displayname %q, want %q", v, c.name)
+			}
+			for prop, want := range map[string]string{nsD + "principal-URL": principal, nsD + "current-user-principal": principal, nsC + "calendar-home-set": home} {
+				if got := hrefs(t, p.found[prop]); len(got) != 1 || got[0] != want {
+					t.Errorf("%s: %v, want %s", prop, got, want)
+				}
+			}
+			for _, prop := range []string{nsC + "calendar-user-address-set", nsD + "supported-report-set"} {
+				if v, ok := p.found[prop]; !ok || v != "" {
+					t.Errorf("%s: %q (found %v), want an empty set", prop, v, ok)
+				}
+			}
+			if len(p.found) != 6 || len(p.missing) != 7 {
+				t.Errorf("found %v, missing %v; want 6 found and the 7 others missing", p.found, p.missing)
+			}
+
+			if got := do("PROPFIND", principal, "1", `<D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/></D:prop></D:propfind>`); len(got) != 2 ||
+				got[principal].found[nsD+"resourcetype"] != "<D:collection/><D:principal/>" || got[home].found[nsD+"resourcetype"] != "<D:collection/>" {
+				t.Errorf("the principal at Depth 1: %+v, want it and its calendar home", got)
+			}
+		})
 	}
 }

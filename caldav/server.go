@@ -2,7 +2,6 @@ package caldav
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,15 +12,9 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/emersion/go-ical"
-	"github.com/emersion/go-webdav"
-	webcaldav "github.com/emersion/go-webdav/caldav"
 
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
@@ -99,11 +92,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if (r.Method == "PROPFIND" || r.Method == "REPORT") && cache.AcceptsGzip(r) {
-		zw := &gzipWriter{ResponseWriter: w}
-		defer zw.close()
-		w = zw
-	}
 	if strings.HasPrefix(r.URL.Path, FeedPath) {
 		h.serveFeed(w, r)
 		return
@@ -206,8 +194,7 @@ func (h *Handler) parse(p string, user models.CalendarUser) (target, error) {
 	return target{}, fail(http.StatusNotFound, "not found")
 }
 
-// root is Path without its final slash, as go-webdav takes a prefix and
-// as path.Clean leaves the root.
+// root is Path without its final slash, as path.Clean leaves the root.
 var root = strings.TrimSuffix(Path, "/")
 
 func principalPath(user models.CalendarUser) string { return Path + user.Login + "/" }
@@ -237,12 +224,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	if r.Method == "PROPFIND" && (t.kind == kindRoot || t.kind == kindPrincipal) {
-		if err := checkDepth(r); err != nil {
-			return err
-		}
-		(&webcaldav.Handler{Backend: &discovery{h: h, user: user, w: w}, Prefix: root}).ServeHTTP(w, r)
-		return nil
+	if r.Method == "PROPFIND" && t.kind == kindRoot {
+		return h.propfindRoot(w, r, user)
 	}
 	rd, err := h.renderer(r.Context(), user.BusinessID, user.Revision)
 	if err != nil {
@@ -269,7 +252,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 			return fail(http.StatusNotFound, "no such event")
 		}
 		e := rd.event(&s)
-		serveBody(w, r, "text/calendar; charset=utf-8", &body{plain: []byte(rd.object(e).text()), etag: e.etag}, e.modified)
+		h.serveBody(w, r, "text/calendar; charset=utf-8", &body{plain: []byte(rd.object(e).text()), etag: e.etag}, e.modified)
 		return nil
 	case t.kind == kindCalendar:
 		h.serveCalendar(w, r, rd, cal)
@@ -300,13 +283,21 @@ type body struct {
 // client already has it (go-webdav ignores If-None-Match). A client that
 // takes gzip gets the gzipped bytes, a representation of their own with
 // an ETag of their own: the plain one with "-gzip" (RFC 9110 §8.8.3: a
-// strong ETag differs between content codings).
-func serveBody(w http.ResponseWriter, r *http.Request, contentType string, b *body, modified time.Time) {
+// strong ETag differs between content codings). A body not kept gzipped
+// (an event) is compressed here, so that its ETag is the one of the bytes
+// sent: the server's compression would give it a new ETag that no
+// If-None-Match here could match. The body costs a unit of the rate limit
+// per bytesPerUnit of its plain bytes, whichever coding it goes in.
+func (h *Handler) serveBody(w http.ResponseWriter, r *http.Request, contentType string, b *body, modified time.Time) {
+	gzipped := b.gzipped
+	if gzipped == nil && len(b.plain) >= cache.MinGzip && cache.AcceptsGzip(r) {
+		gzipped = cache.GzipFast(b.plain)
+	}
 	out, etag := b.plain, `"`+b.etag+`"`
-	if b.gzipped != nil {
-		w.Header().Add("Vary", "Accept-Encoding")
+	if gzipped != nil {
+		cache.VaryEncoding(w.Header())
 		if cache.AcceptsGzip(r) {
-			out, etag = b.gzipped, `"`+b.etag+`-gzip"`
+			out, etag = gzipped, `"`+b.etag+`-gzip"`
 			w.Header().Set("Content-Encoding", "gzip")
 		}
 	}
@@ -324,6 +315,7 @@ func serveBody(w http.ResponseWriter, r *http.Request, contentType string, b *bo
 	w.Header().Set("Content-Length", fmt.Sprint(len(out)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
+		h.wrote(r.Context(), len(b.plain))
 		w.Write(out)
 	}
 }
@@ -338,54 +330,6 @@ func matchesETag(header, etag string) bool {
 	}
 	return false
 }
-
-// gzipWriter compresses the multistatus answers of PROPFIND and REPORT
-// for a client that takes gzip, as they are written; other statuses (the
-// errors) go out as they are.
-type gzipWriter struct {
-	http.ResponseWriter
-	zw      *gzip.Writer
-	decided bool
-}
-
-func (g *gzipWriter) WriteHeader(status int) {
-	if !g.decided {
-		g.decided = true
-		h := g.Header()
-		if (status == http.StatusMultiStatus || status == http.StatusOK) && h.Get("Content-Encoding") == "" {
-			h.Del("Content-Length")
-			h.Set("Content-Encoding", "gzip")
-			h.Add("Vary", "Accept-Encoding")
-			g.zw = zippers.Get().(*gzip.Writer)
-			g.zw.Reset(g.ResponseWriter)
-		}
-	}
-	g.ResponseWriter.WriteHeader(status)
-}
-
-func (g *gzipWriter) Write(b []byte) (int, error) {
-	if !g.decided {
-		g.WriteHeader(http.StatusOK)
-	}
-	if g.zw != nil {
-		return g.zw.Write(b)
-	}
-	return g.ResponseWriter.Write(b)
-}
-
-func (g *gzipWriter) close() {
-	if g.zw != nil {
-		g.zw.Close()
-		zippers.Put(g.zw)
-		g.zw = nil
-	}
-}
-
-// zippers are gzip writers to reuse: each holds a few hundred KB of state.
-var zippers = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-	return zw
-}}
 
 // renderer returns the renderer of a business at a revision, keeping the
 // newest one so that events are rendered once per revision.
@@ -461,7 +405,7 @@ func (h *Handler) serveCalendar(w http.ResponseWriter, r *http.Request, rd *rend
 				etag = `"` + tag + `-gzip"`
 			}
 			if matchesETag(inm, etag) {
-				w.Header().Add("Vary", "Accept-Encoding")
+				cache.VaryEncoding(w.Header())
 				w.Header().Set("ETag", etag)
 				w.Header().Set("Cache-Control", "private, no-cache")
 				w.WriteHeader(http.StatusNotModified)
@@ -472,7 +416,7 @@ func (h *Handler) serveCalendar(w http.ResponseWriter, r *http.Request, rd *rend
 		b = &body{plain: plain, gzipped: cache.Gzip(plain), etag: tag}
 		b = keepFirst(rd.kept, rd.feeds, key, b, int64(len(b.plain)+len(b.gzipped)+128))
 	}
-	serveBody(w, r, "text/calendar; charset=utf-8", b, time.Time{})
+	h.serveBody(w, r, "text/calendar; charset=utf-8", b, time.Time{})
 }
 
 // serveFeed answers /ics/<token>.ics: the calendar the token opens, as one
@@ -512,70 +456,3 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename=%q`, url.PathEscape(cal.id)+".ics"))
 	h.serveCalendar(w, r, rd, cal)
 }
-
-// discovery is the go-webdav backend for what go-webdav answers itself: the
-// root and the principal (current-user-principal, calendar-home-set).
-type discovery struct {
-	h    *Handler
-	user models.CalendarUser
-	w    http.ResponseWriter // for Retry-After
-}
-
-var errReadOnly = webdav.NewHTTPError(http.StatusForbidden, errors.New("read-only"))
-
-func (d *discovery) CurrentUserPrincipal(ctx context.Context) (string, error) {
-	return principalPath(d.user), nil
-}
-
-func (d *discovery) CalendarHomeSetPath(ctx context.Context) (string, error) {
-	return homePath(d.user), nil
-}
-
-func (d *discovery) CreateCalendar(ctx context.Context, c *webcaldav.Calendar) error {
-	return errReadOnly
-}
-
-func (d *discovery) ListCalendars(ctx context.Context) ([]webcaldav.Calendar, error) {
-	rd, err := d.h.renderer(ctx, d.user.BusinessID, d.user.Revision)
-	if models.Unavailable(err) {
-		d.w.Header().Set("Retry-After", RetryAfter)
-		return nil, webdav.NewHTTPError(http.StatusServiceUnavailable, errors.New("the calendars cannot be reached just now"))
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []webcaldav.Calendar
-	for _, c := range calendars(rd.sn, d.user) {
-		out = append(out, webcaldav.Calendar{Path: calendarPath(d.user, c.id), Name: c.name, SupportedComponentSet: []string{"VEVENT"}, ReadOnly: true})
-	}
-	return out, nil
-}
-
-func (d *discovery) GetCalendar(ctx context.Context, p string) (*webcaldav.Calendar, error) {
-	cals, err := d.ListCalendars(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if i := slices.IndexFunc(cals, func(c webcaldav.Calendar) bool { return c.Path == p }); i >= 0 {
-		return &cals[i], nil
-	}
-	return nil, webdav.NewHTTPError(http.StatusNotFound, errors.New("no such calendar"))
-}
-
-func (d *discovery) GetCalendarObject(ctx context.Context, p string, req *webcaldav.CalendarCompRequest) (*webcaldav.CalendarObject, error) {
-	return nil, webdav.NewHTTPError(http.StatusNotFound, errors.New("not here"))
-}
-
-func (d *discovery) ListCalendarObjects(ctx context.Context, p string, req *webcaldav.CalendarCompRequest) ([]webcaldav.CalendarObject, error) {
-	return nil, nil
-}
-
-func (d *discovery) QueryCalendarObjects(ctx context.Context, p string, q *webcaldav.CalendarQuery) ([]webcaldav.CalendarObject, error) {
-	return nil, nil
-}
-
-func (d *discovery) PutCalendarObject(ctx context.Context, p string, c *ical.Calendar, opts *webcaldav.PutCalendarObjectOptions) (*webcaldav.CalendarObject, error) {
-	return nil, errReadOnly
-}
-
-func (d *discovery) DeleteCalendarObject(ctx context.Context, p string) error { return errReadOnly }

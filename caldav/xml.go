@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // The XML of WebDAV (RFC 4918), CalDAV (RFC 4791) and sync (RFC 6578) that
@@ -144,7 +146,7 @@ func writeError(w http.ResponseWriter, err error) {
 		http.Error(w, he.message, he.status)
 		return
 	}
-	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+	w.Header().Set("Content-Type", xmlType)
 	w.WriteHeader(he.status)
 	fmt.Fprintf(w, `<?xml version="1.0" encoding="utf-8"?>`+"\n"+`<D:error xmlns:D="DAV:" %s><%s/><D:responsedescription>%s</D:responsedescription></D:error>`,
 		nsAttr(he.condition.Space), qname(he.condition), escape(he.message))
@@ -187,44 +189,48 @@ type response struct {
 	missing []xml.Name
 }
 
+// xmlType is the Content-Type of every XML answer: multistatus and
+// DAV:error bodies alike.
+const xmlType = "application/xml; charset=utf-8"
+
 // writeMultistatus answers 207 with responses and, for a sync, the new token.
 // The body is built whole in a pooled buffer and sent with its length: a
 // month of calendar-data is half a megabyte, written once, not chunked.
-func writeMultistatus(w http.ResponseWriter, responses []response, syncToken string) {
+// It costs the request a unit of work per bytesPerUnit.
+func (h *Handler) writeMultistatus(w http.ResponseWriter, r *http.Request, responses []response, syncToken string) {
 	b := buffers.Get().(*bytes.Buffer)
 	defer release(b)
 	multistatus(b, responses, syncToken)
-	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
-	w.WriteHeader(http.StatusMultiStatus)
-	w.Write(b.Bytes())
+	h.wrote(r.Context(), b.Len())
+	sendMultistatus(w, b.Bytes())
 }
 
-// gzipMultistatus is the multistatus of responses, gzipped, and whether it
-// is worth keeping. Compressed once and sent many times, it is compressed
-// harder than an answer sent once: a month of the gym is 22 KB instead of
-// 33, and longer matches make it quicker for every client to inflate. An
-// answer larger than maxKeptPlain (months of a big calendar) is compressed
-// as fast as can be and not kept.
-func gzipMultistatus(responses []response) ([]byte, bool) {
-	b := buffers.Get().(*bytes.Buffer)
-	defer release(b)
-	multistatus(b, responses, "")
-	keep := b.Len() <= maxKeptPlain
-	pool := &zippers
-	if keep {
-		pool = &keptZippers
-	}
-	out := bytes.NewBuffer(make([]byte, 0, b.Len()/12))
-	zw := pool.Get().(*gzip.Writer)
+// sendMultistatus answers 207 with a multistatus body.
+func sendMultistatus(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", xmlType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusMultiStatus)
+	w.Write(body)
+}
+
+// gzipKept compresses a multistatus to be kept and sent again. Compressed
+// once and sent many times, it is compressed harder than an answer sent
+// once: a month of the gym is 22 KB instead of 33, and longer matches make
+// it quicker for every client to inflate.
+func gzipKept(plain []byte) []byte {
+	out := bytes.NewBuffer(make([]byte, 0, len(plain)/12))
+	zw := keptZippers.Get().(*gzip.Writer)
 	zw.Reset(out)
-	zw.Write(b.Bytes())
+	zw.Write(plain)
 	zw.Close()
-	pool.Put(zw)
-	return out.Bytes(), keep
+	zw.Reset(io.Discard) // not to hold out
+	keptZippers.Put(zw)
+	return out.Bytes()
 }
 
 // maxKeptPlain is the largest answer kept: a quarter of the whole gym.
+// Larger ones (months of a big calendar) are sent once, compressed by the
+// server on the way.
 const maxKeptPlain = 2 << 20
 
 // keptZippers are the gzip writers of answers that are kept.
@@ -234,12 +240,13 @@ var keptZippers = sync.Pool{New: func() any {
 }}
 
 // writeGzipped answers 207 with a multistatus gzipped already (the
-// gzipWriter passes it on as it is, its Content-Encoding being set).
+// server's compression passes it on as it is, its Content-Encoding being
+// set).
 func writeGzipped(w http.ResponseWriter, gzipped []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/xml; charset=utf-8")
+	h.Set("Content-Type", xmlType)
 	h.Set("Content-Encoding", "gzip")
-	h.Add("Vary", "Accept-Encoding")
+	cache.VaryEncoding(h)
 	h.Set("Content-Length", strconv.Itoa(len(gzipped)))
 	w.WriteHeader(http.StatusMultiStatus)
 	w.Write(gzipped)

@@ -198,7 +198,7 @@ func writeJSON(w http.ResponseWriter, req *http.Request, status int, body, zippe
 		h.Set("Content-Type", "application/json")
 	}
 	if zipped != nil {
-		h.Add("Vary", "Accept-Encoding")
+		cache.VaryEncoding(h)
 		if cache.AcceptsGzip(req) {
 			h.Set("Content-Encoding", "gzip")
 			body = zipped

@@ -92,6 +92,20 @@ func (c *Connections) Revoke(token int64) {
 	}
 }
 
+// Tokens lists the API tokens the open connections were opened with, each
+// once.
+func (c *Connections) Tokens() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int64
+	for conn := range c.open {
+		if conn.token != 0 && !slices.Contains(out, conn.token) {
+			out = append(out, conn.token)
+		}
+	}
+	return out
+}
+
 // Close ends every connection, refuses new ones, and waits until each has
 // said goodbye (a websocket's close handshake, an event stream's last
 // event) or ctx ends.

@@ -41,6 +41,7 @@ const (
 	bookingsPerClientDay = 2    // a client's bookings of one session (a cancelled one, then a new one)
 	clashesBound         = 100  // clashes of a report or a write
 	problemsBound        = 1000 // problems of one calendar import
+	eventTypesBound      = 50   // webhook event types (models/webhook registers them)
 )
 
 // costLimit refuses a query whose answer could hold more values than max
@@ -301,6 +302,8 @@ func fixedBound(parent, field string) (bound, bool) {
 		return bound{each: problemsBound, all: -1, oneToMany: true}, true
 	case field == "bookings" && parent == "Session", field == "promoted":
 		return bound{each: bookingsPerSession, all: -1, oneToMany: true}, true
+	case parent == "Query" && field == "webhookEventTypes", parent == "WebhookEndpoint" && field == "events":
+		return bound{each: eventTypesBound, all: -1, oneToMany: true}, true
 	case parent == "CapacityRule" && field == "weekdays":
 		return bound{each: 7, all: -1}, true
 	}

@@ -53,6 +53,9 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 					return map[string]any{"in": map[string]any{"kind": v}}
 				}, "$in.kind"},
 			},
+			"WebhookEndpointStatus": {
+				{`mutation($v: WebhookEndpointStatus) { updateWebhookEndpoint(id: "1", input: {status: $v}) { endpoint { status } } }`, only("v"), "$v"},
+			},
 			"AttendanceStatus": {
 				{`mutation($v: AttendanceStatus!) { markAttendance(id: "1", status: $v) { booking { id } } }`, only("v"), "$v"},
 			},

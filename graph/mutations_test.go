@@ -46,7 +46,10 @@ const roofTalks = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN
 	"DTSTAMP:20260101T000000Z\r\nDTSTART:20260904T160000\r\nDTEND:20260904T170000\r\nRRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR\r\n" +
 	"SUMMARY:Roof talk\r\nLOCATION:Roof Terrace\r\nORGANIZER;CN=Visiting Speaker:mailto:speaker@example.com\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
 
-var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rotateFeedToken": true, "rotateTimetableToken": true, "createAppPassword": true, "revokeAppPassword": true}
+var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rotateFeedToken": true, "rotateTimetableToken": true, "createAppPassword": true, "revokeAppPassword": true,
+	// Webhook endpoints, written outside the schedule too: TestWebhookEndpoints.
+	"createWebhookEndpoint": true, "updateWebhookEndpoint": true, "rotateWebhookSecret": true, "deleteWebhookEndpoint": true,
+	"redeliverWebhook": true, "replayWebhooks": true}
 
 // mutationCases holds every field of Mutation but the credentials ones, which
 // write outside the schedule, so that dump does not show them: createToken and

@@ -1,14 +1,17 @@
 package models
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
@@ -131,7 +134,7 @@ func ExportBackup(ctx context.Context, db *DB, b *Business) ([]byte, error) {
 func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now int64) (*Business, error) {
 	var in backupFile[map[string]json.RawMessage]
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, engine.Errorf(engine.Invalid, "file", "This is not a backup file: %v", err)
+		return nil, engine.Errorf(engine.Invalid, "file", "This is not a backup file: %s", jsonProblem(data, err))
 	}
 	switch {
 	case in.Format != BackupFormat:
@@ -239,6 +242,9 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 		if err := engine.Validate(st); err != nil {
 			return err
 		}
+		if err := restoredEvents(ctx, tx, b, st, time.Unix(now, 0)); err != nil {
+			return err
+		}
 		if newIDs {
 			// Every clash of a stored schedule was accepted when it was
 			// written: accept them again under their new keys.
@@ -255,4 +261,28 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 		return nil, fmt.Errorf("restoring %s: %w", slug, err)
 	}
 	return b, nil
+}
+
+// jsonProblem says where a file's JSON breaks: a file cut short ends early,
+// anything else is wrong at a line and column (as an editor counts them,
+// from 1, columns in characters), with the byte offset from 0.
+func jsonProblem(data []byte, err error) string {
+	var syntax *json.SyntaxError
+	if !errors.As(err, &syntax) {
+		return err.Error()
+	}
+	// Offset counts the bytes read, the wrong one last; a file cut short
+	// is read to its end ("unexpected end of JSON input").
+	at := min(max(syntax.Offset-1, 0), int64(len(data)))
+	short := syntax.Offset >= int64(len(data)) && strings.HasSuffix(syntax.Error(), "end of JSON input")
+	if short {
+		at = int64(len(data))
+	}
+	before := data[:at]
+	where := fmt.Sprintf("line %d, column %d (byte offset %d)", bytes.Count(before, []byte("\n"))+1,
+		utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])+1, at)
+	if short {
+		return "it ends early, at " + where + ", inside an unfinished value: the file may have been cut short"
+	}
+	return "at " + where + ": " + err.Error()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models/webhook"
 )
 
 // BookingStatus is where a place in a session stands.
@@ -123,6 +124,7 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 	e.changedApart = true
 	b.ID = e.invented(b.ID)
 	e.Touch(s.Date)
+	e.noteBooking(webhook.BookingCreated, b)
 	return b, nil
 }
 
@@ -271,6 +273,7 @@ func (e *Edit) CancelBooking(ctx context.Context, id int64, now time.Time) (*Ses
 	}
 	e.changedApart = true
 	e.touchBooking(b)
+	e.noteBooking(webhook.BookingCancelled, b)
 	if err := e.renumberWaitlist(ctx, b); err != nil {
 		return nil, nil, err
 	}
@@ -314,6 +317,7 @@ func (e *Edit) promote(ctx context.Context, freed *SessionBooking, now time.Time
 		if _, err := e.Tx.NewUpdate().Model(next).Column("status", "position", "changed_unix", "subscription_id").WherePK().Exec(ctx); err != nil {
 			return nil, err
 		}
+		e.noteBooking(webhook.BookingPromoted, next)
 		return []*SessionBooking{next}, e.renumberWaitlist(ctx, next)
 	}
 	return nil, nil

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -16,10 +17,43 @@ import (
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
+// CheckSlug refuses a name no business can have (CreateBusiness does), so
+// that a dry run refuses what the real run would. It suggests one that
+// would do.
+func CheckSlug(slug string) error {
+	if slugPattern.MatchString(slug) {
+		return nil
+	}
+	msg := fmt.Sprintf("%q is not a usable name for a business: use lower-case letters, digits and dashes", slug)
+	if s := suggestSlug(slug); slugPattern.MatchString(s) {
+		msg += fmt.Sprintf(" (such as %q)", s)
+	}
+	return engine.Errorf(engine.Invalid, "slug", "%s", msg)
+}
+
+// suggestSlug is slug in lower case, its runs of other characters made
+// one dash.
+func suggestSlug(slug string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(slug) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
+
 // CreateBusiness adds a tenant with the given settings and no schedule.
 func CreateBusiness(ctx context.Context, db bun.IDB, slug string, settings engine.Business) (*Business, error) {
-	if !slugPattern.MatchString(slug) {
-		return nil, engine.Errorf(engine.Invalid, "slug", "%q is not a usable name for a business: use lower-case letters, digits and dashes", slug)
+	if err := CheckSlug(slug); err != nil {
+		return nil, err
 	}
 	if err := engine.Validate(engine.State{Business: settings}); err != nil {
 		return nil, err
@@ -94,6 +128,7 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 	}
 	s.Clients, s.Subscriptions = nil, nil
 	e.State = s
+	e.replaced = true
 	b := e.Business.ID
 	if len(clients) > 0 {
 		e.changedApart = true
@@ -112,6 +147,7 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 				return fmt.Errorf("adding a client: %w", err)
 			}
 			clientIDs[c.ID] = row.ID
+			e.noteClient(row.ID)
 		}
 		for _, sub := range subs {
 			row := &Subscription{BusinessID: b, ClientID: clientIDs[sub.ClientID], SeriesID: id(sub.SeriesID), PlanID: id(sub.PlanID),

@@ -343,6 +343,26 @@ func (s *Store) RevokeToken(ctx context.Context, business, id int64) (*APIToken,
 	return t, nil
 }
 
+// SweepRevoked looks up which of the API tokens ids are gone, revoked by
+// a process this one cannot hear (SQLite has no NOTIFY: a token revoked by
+// koredyne token revoke beside a running server), and revokes each here as
+// RevokeToken would have: what was opened with it is closed (OnRevoke).
+func (s *Store) SweepRevoked(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var found []int64
+	if err := s.DB.NewSelect().Model((*APIToken)(nil)).Column("id").Where("id IN (?)", bun.In(ids)).Scan(ctx, &found); err != nil {
+		return fmt.Errorf("looking for revoked tokens: %w", err)
+	}
+	for _, id := range ids {
+		if !slices.Contains(found, id) {
+			s.revoked(id)
+		}
+	}
+	return nil
+}
+
 // catchUp tells the subscribers of every business whose revision moved on
 // unheard that anything may have changed.
 func (s *Store) catchUp(ctx context.Context) error {

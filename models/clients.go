@@ -116,6 +116,7 @@ func (e *Edit) SaveClient(ctx context.Context, c engine.Client) (engine.Client, 
 			return c, fmt.Errorf("adding a client: %w", err)
 		}
 		e.changedApart = true
+		e.noteClient(row.ID)
 		row.ID = e.invented(row.ID)
 		return row.Engine(), nil
 	}

@@ -65,3 +65,22 @@ func OweWrites(s *Store, d time.Duration) {
 	defer s.yield.mu.Unlock()
 	s.yield.credit, s.yield.free = -d, 0
 }
+
+// WithoutOutbox leaves the webhook outbox out of s's writes, for the
+// benchmarks to measure what it adds.
+func WithoutOutbox(s *Store) { s.Webhooks.off = true }
+
+// QueueEvents stores n schedule.changed events of a business in one
+// transaction, as writes would, queued for its endpoints.
+func QueueEvents(ctx context.Context, db *DB, b *Business, n int) error {
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		events := make([]WebhookEvent, n)
+		for i := range events {
+			var err error
+			if events[i], err = envelope(b, int64(i), time.Now(), noted{typ: "schedule.changed", data: map[string]any{}}, nil); err != nil {
+				return err
+			}
+		}
+		return writeEvents(ctx, tx, b.ID, events)
+	})
+}

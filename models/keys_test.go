@@ -40,6 +40,7 @@ var rowTypes = []any{
 	(*models.FeedToken)(nil), (*models.AppPassword)(nil), (*models.SyncState)(nil),
 	(*models.CapacityRule)(nil), (*models.RoomBooking)(nil), (*models.SessionBooking)(nil),
 	(*models.AcceptedClash)(nil),
+	(*models.WebhookEndpoint)(nil), (*models.WebhookEvent)(nil), (*models.WebhookDelivery)(nil), (*models.WebhookAttempt)(nil),
 }
 
 // constraint is a primary key, unique constraint or foreign key of the

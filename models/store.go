@@ -25,6 +25,8 @@ type Store struct {
 	// "committed", "unchanged", "clash", "error" or "dry_run" (for
 	// metrics).
 	OnWrite func(outcome string)
+	// Webhooks are the settings of the events writes send (webhooks.go).
+	Webhooks Webhooks
 
 	budget *cache.Budget
 	snaps  *cache.Cache[int64, *Snapshot] // the newest snapshot of each business, by id
@@ -543,6 +545,8 @@ type Edit struct {
 	// schedule (clients, subscriptions, bookings) that change a row.
 	changedApart bool
 	touched      []engine.Date // see Touch
+	noted        []noted       // events the write's code knows of (webhooks_events.go)
+	replaced     bool          // the whole schedule was replaced (ReplaceSchedule)
 }
 
 // AfterSave runs fn in the write's transaction once the schedule is saved;
@@ -580,7 +584,10 @@ type Result struct {
 	Clashes []engine.Clash
 	// After is the schedule after the write.
 	After *Snapshot
-	ids   map[int64]int64
+	// Events are the webhook events the write stored (would store, in
+	// a dry run): docs/webhooks.md.
+	Events []WebhookEvent
+	ids    map[int64]int64
 }
 
 // ID returns the real id of a row a write created under a temporary id.
@@ -729,6 +736,10 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 				return err
 			}
 		}
+		change = changeOf(e, step, rev, today)
+		if res.Events, err = s.events(ctx, e, before, sn, change, now); err != nil {
+			return err
+		}
 		if dryRun {
 			// Nothing is committed: the revision stays what it was.
 			res.Revision--
@@ -738,7 +749,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if len(res.Clashes) > 0 && !e.AcceptClashes {
 			return &ClashError{Clashes: res.Clashes}
 		}
-		change = changeOf(e, step, rev, today)
+		if err := writeEvents(ctx, tx, b.ID, res.Events); err != nil {
+			return err
+		}
 		if err := announce(ctx, tx, change); err != nil {
 			return err
 		}
@@ -775,6 +788,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	s.keep(res.After)
 	s.record(change)
 	s.changes.publish(change)
+	if s.Webhooks.OnEvents != nil && len(res.Events) > 0 {
+		s.Webhooks.OnEvents(len(res.Events))
+	}
 	s.wrote("committed")
 	return res, nil
 }

@@ -24,6 +24,12 @@ var notBusinessData = map[string]string{
 	"RevisionTime": "bookkeeping of revisions, which a restore starts afresh",
 	"Tombstone":    "bookkeeping of revisions, which a restore starts afresh",
 	"SyncState":    "calendar sync bookkeeping, which a restore starts afresh",
+	// Webhooks: endpoints hold a secret; events, deliveries and attempts
+	// are the sending's own, kept 30 days (docs/webhooks.md).
+	"WebhookEndpoint": "a secret: a restored business registers its endpoints again",
+	"WebhookEvent":    "the outbox of sent events, which a restore writes afresh (schedule.changed, client.created)",
+	"WebhookDelivery": "the outbox's queues",
+	"WebhookAttempt":  "the delivery log",
 }
 
 // TestEveryStateListIsStored: every list of engine.State, found by

@@ -7,6 +7,7 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"fmt"
 	"html"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -85,22 +87,25 @@ func pdfPages(t *testing.T, pdf []byte) int {
 }
 
 // TestChromium opens each demo's page in headless Chromium: the DOM it
-// builds shows exactly the week's sessions, and printed to PDF on A4
-// landscape no activity's table is split across pages and no text is
-// smaller than 7 pt. The gym is also printed with an eleventh activity (the
-// Stretch & recover class made its own), the size that used to need the
-// text shrunk to 5 pt to stay on one sheet.
+// builds shows exactly the week's sessions, and printed to PDF on the sheet
+// the page asks for (A4 landscape when the week fits it, A3 landscape for
+// the gym's hundred sessions) the week takes one sheet, no activity's table
+// is split across pages, no text is smaller than 10 pt and every day's
+// header starts where its column's sessions do. The gym is also printed with
+// an eleventh activity (the Stretch & recover class made its own).
 func TestChromium(t *testing.T) {
 	bin := chromiumBinary(t)
 	cases := []struct {
 		name   string
 		kind   engine.Kind
 		adjust func(*engine.State)
+		paper  string
+		pages  int // 0: as many as it takes
 	}{
-		{"gym", engine.Gym, nil},
-		{"clinic", engine.Clinic, nil},
-		{"office", engine.Office, nil},
-		{"gym with 11 activities", engine.Gym, eleventhActivity},
+		{"gym", engine.Gym, nil, "A3", 1},
+		{"clinic", engine.Clinic, nil, "A4", 1},
+		{"office", engine.Office, nil, "A4", 1},
+		{"gym with 11 activities", engine.Gym, eleventhActivity, "A3", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,8 +124,12 @@ func TestChromium(t *testing.T) {
 				t.Fatal(err)
 			}
 			pages := pdfPages(t, pdf)
-			if !regexp.MustCompile(`/MediaBox\s*\[\s*0 0 841\.9\d* 594\.9\d*\s*\]`).Match(pdf) {
-				t.Error("the printed page is not A4 landscape (841.92 × 594.96 pt)")
+			sheet := sheets[c.paper]
+			if !regexp.MustCompile(`/MediaBox\s*\[\s*0 0 ` + sheet.box + `\s*\]`).Match(pdf) {
+				t.Errorf("the printed page is not %s landscape (%s pt)", c.paper, sheet.box)
+			}
+			if c.pages != 0 && pages != c.pages {
+				t.Errorf("the week takes %d pages, want %d", pages, c.pages)
 			}
 			var names []string // the activities, in the page's order
 			for _, h := range regexp.MustCompile(`<h2>([^<]*)</h2>`).FindAllStringSubmatch(dom, -1) {
@@ -129,13 +138,86 @@ func TestChromium(t *testing.T) {
 			if c.adjust != nil && len(names) < 11 {
 				t.Fatalf("the week shows %d activities, want at least 11", len(names))
 			}
-			wholeTables(t, pdf, pages, names)
-			if size := smallestText(t, pdf); size < 6.995 { // 7 pt, as Chromium rounds it
-				t.Errorf("the smallest printed text is %.2f pt, want at least 7 pt", size)
+			wholeTables(t, pdf, pages, sheet.height, names)
+			if size := smallestText(t, pdf); size < 9.995 { // 10 pt, as Chromium rounds it
+				t.Errorf("the smallest printed text is %.2f pt, want at least 10 pt", size)
 			}
-			t.Logf("%d activities on %d pages", len(names), pages)
+			headersOverColumns(t, pdfText(t, pdf))
+			t.Logf("%d activities on %d %s pages", len(names), pages, c.paper)
 		})
 	}
+}
+
+// sheets are the papers the page may ask for, in landscape: the MediaBox
+// Chromium writes for them and their height, in points.
+var sheets = map[string]struct {
+	box    string
+	height float64
+}{
+	"A4": {`841\.9\d* 594\.9\d*`, 594.96},
+	"A3": {`1191\.1\d* 841\.9\d*`, 841.92},
+}
+
+// headersOverColumns checks on paper that every day's header starts where
+// the sessions of its column start (page.css puts both at the left of
+// their cells), and that no session starts anywhere else: a session's label
+// is the first thing in its cell, so it starts at the column's left edge.
+func headersOverColumns(t *testing.T, runs []textRun) {
+	t.Helper()
+	dayName := regexp.MustCompile(`^(Sun|Mon|Tue|Wed|Thu|Fri|Sat)\b`)
+	var headers, labels []float64
+	var labelText []string
+	top := 0.0 // the first day header's baseline: the title is above it
+	for _, r := range runs {
+		if dayName.MatchString(r.text) && !strings.Contains(r.font, "Bold") {
+			headers = append(headers, r.x)
+			top = max(top, r.y)
+		}
+	}
+	for _, r := range runs {
+		// bold 10 pt below the headers, right of the start column: a
+		// session's label
+		if strings.Contains(r.font, "Bold") && math.Abs(r.size-10) < .01 && r.y < top && r.x > 28.35+30*72/25.4 {
+			labels = append(labels, r.x)
+			labelText = append(labelText, r.text)
+		}
+	}
+	if len(headers) == 0 || len(labels) == 0 {
+		t.Fatalf("found %d day headers and %d labels in the PDF", len(headers), len(labels))
+	}
+	near := func(x float64, among []float64) bool {
+		for _, y := range among {
+			if math.Abs(x-y) < .5 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, x := range headers {
+		if !near(x, labels) {
+			t.Errorf("a day header starts at %.2f pt, where no session starts (sessions start at %v)", x, distinct(labels))
+			break
+		}
+	}
+	for i, x := range labels {
+		if !near(x, headers) {
+			t.Errorf("the session %q starts at %.2f pt, under no day's header (headers start at %v)", labelText[i], x, distinct(headers))
+			break
+		}
+	}
+}
+
+// distinct is xs rounded to a tenth, each once, in order.
+func distinct(xs []float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		x = math.Round(x*10) / 10
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // eleventhActivity gives the gym demo an eleventh activity: its Stretch &
@@ -160,10 +242,8 @@ func eleventhActivity(st *engine.State) {
 	}
 }
 
-// pdfTop is how far below a page's top edge (in points) its first heading
-// may sit: the 10 mm margin and a little. A heading lower than that has
-// something above it, the rest of the table before it.
-const pdfTop = 594.96 - 28.35 - 6
+// margin is page.css's margin at the top of a sheet, in points (8 mm).
+const margin = 8 * 72 / 25.4
 
 var (
 	pageKids    = regexp.MustCompile(`/Type\s*/Pages\s*/Count\s+\d+\s*/Kids\s*\[([^\]]*)\]`)
@@ -173,8 +253,9 @@ var (
 // wholeTables checks, from the PDF's outline (Chromium writes one entry per
 // heading with --generate-pdf-document-outline), that every activity's
 // table sits on one page: the next activity's heading is on the same page,
-// or heads the next one; the last activity is on the last page.
-func wholeTables(t *testing.T, pdf []byte, pages int, activities []string) {
+// or heads the next one (no lower than the top margin and a little, on a
+// sheet height points tall); the last activity is on the last page.
+func wholeTables(t *testing.T, pdf []byte, pages int, height float64, activities []string) {
 	t.Helper()
 	kids := pageKids.FindSubmatch(pdf)
 	if kids == nil {
@@ -191,10 +272,10 @@ func wholeTables(t *testing.T, pdf []byte, pages int, activities []string) {
 	at := map[string]place{}
 	for _, m := range outlineItem.FindAllSubmatch(pdf, -1) {
 		y, _ := strconv.ParseFloat(string(m[3]), 64)
-		at[strings.ReplaceAll(string(m[1]), `\`, "")] = place{page[string(m[2])], y}
+		at[squeeze(strings.ReplaceAll(string(m[1]), `\`, ""))] = place{page[string(m[2])], y}
 	}
 	for i, name := range activities {
-		p, ok := at[name]
+		p, ok := at[squeeze(name)]
 		if !ok {
 			t.Fatalf("the PDF outline has no heading %q; it has %v", name, at)
 		}
@@ -204,16 +285,20 @@ func wholeTables(t *testing.T, pdf []byte, pages int, activities []string) {
 			}
 			continue
 		}
-		next := at[activities[i+1]]
+		next := at[squeeze(activities[i+1])]
 		switch {
 		case next.page == p.page:
-		case next.page == p.page+1 && next.y >= pdfTop:
+		case next.page == p.page+1 && next.y >= height-margin-6:
 		default:
 			t.Errorf("%s starts on page %d and the next activity, %s, on page %d %.1f pt up: %s's table is split across pages",
 				name, p.page, activities[i+1], next.page, next.y, name)
 		}
 	}
 }
+
+// squeeze drops the spaces of a heading: the outline joins the lines of a
+// heading that wraps without one ("Strength &Conditioning").
+func squeeze(s string) string { return strings.Join(strings.Fields(s), "") }
 
 var (
 	pdfStream = regexp.MustCompile(`(?s)/Filter /FlateDecode\s*/Length (\d+)>> stream\r?\n`)
@@ -269,4 +354,173 @@ func scale(c, d []byte) float64 {
 	x, _ := strconv.ParseFloat(string(c), 64)
 	y, _ := strconv.ParseFloat(string(d), 64)
 	return math.Hypot(x, y)
+}
+
+// textRun is a run of text Chromium drew in one go (one BT … ET): where it
+// starts on its page, in points, its face and its size.
+type textRun struct {
+	x, y float64 // y from the page's bottom edge, as PDF measures
+	size float64
+	font string // the face's PostScript name: DejaVuSans-Bold
+	text string
+}
+
+var (
+	pdfObject  = regexp.MustCompile(`(?s)\n(\d+) 0 obj\s*(.*?)endobj`)
+	fontNames  = regexp.MustCompile(`/(F\d+) (\d+) 0 R`)
+	baseFont   = regexp.MustCompile(`/BaseFont /(?:[A-Z]{6}\+)?(\S+)`)
+	toUnicode  = regexp.MustCompile(`/ToUnicode (\d+) 0 R`)
+	bfChar     = regexp.MustCompile(`<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>`)
+	bfRanges   = regexp.MustCompile(`(?s)beginbfrange(.*?)endbfrange`)
+	bfRange    = regexp.MustCompile(`<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>`)
+	bfChars    = regexp.MustCompile(`(?s)beginbfchar(.*?)endbfchar`)
+	contentTok = regexp.MustCompile(`<<|>>|<[0-9A-Fa-f]*>|/[^\s/<>\[\]()]+|-?[\d.]+|[A-Za-z*'"]+`)
+)
+
+// pdfText reads back the text runs of a PDF Chromium wrote: each font's
+// ToUnicode map (Chromium writes Identity-H fonts, two hex bytes a glyph,
+// with a map from glyph to text), then every content stream's text objects
+// under the transformations in force (cm, saved by q and restored by Q).
+// It reads what Chromium writes, not every PDF.
+func pdfText(t *testing.T, pdf []byte) []textRun {
+	t.Helper()
+	objects := map[string][]byte{}
+	for _, m := range pdfObject.FindAllSubmatchIndex(pdf, -1) {
+		objects[string(pdf[m[2]:m[3]])] = pdf[m[4]:m[5]]
+	}
+	type font struct {
+		name string
+		text map[string]string // glyph (4 hex digits) → text
+	}
+	fonts := map[string]font{} // resource name → font
+	for _, body := range objects {
+		i := bytes.Index(body, []byte("/Font <<"))
+		if i < 0 {
+			continue
+		}
+		for _, ref := range fontNames.FindAllSubmatch(body[i:bytes.Index(body[i:], []byte(">>"))+i], -1) {
+			f := objects[string(ref[2])]
+			bf, tu := baseFont.FindSubmatch(f), toUnicode.FindSubmatch(f)
+			if bf == nil || tu == nil {
+				t.Fatalf("font %s (object %s) has no BaseFont or ToUnicode: %s", ref[1], ref[2], f)
+			}
+			cmap := glyphText(t, stream(t, objects[string(tu[1])]))
+			if old, ok := fonts[string(ref[1])]; ok && old.name != string(bf[1]) {
+				t.Fatalf("the resource name %s means both %s and %s", ref[1], old.name, bf[1])
+			}
+			fonts[string(ref[1])] = font{string(bf[1]), cmap}
+		}
+	}
+	var runs []textRun
+	for _, m := range pdfStream.FindAllSubmatchIndex(pdf, -1) {
+		n, _ := strconv.Atoi(string(pdf[m[2]:m[3]]))
+		r, err := zlib.NewReader(bytes.NewReader(pdf[m[1] : m[1]+n]))
+		if err != nil {
+			continue
+		}
+		content, err := io.ReadAll(r)
+		if err != nil || !bytes.Contains(content, []byte(" Tf")) {
+			continue
+		}
+		type matrix [6]float64              // a b c d e f
+		times := func(m, n matrix) matrix { // m then n
+			return matrix{m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3], m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+				m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5]}
+		}
+		ctm, saved := matrix{1, 0, 0, 1, 0, 0}, []matrix(nil)
+		var args []string
+		var run *textRun
+		var cur font
+		var size float64
+		num := func(i int) float64 { v, _ := strconv.ParseFloat(args[len(args)-i], 64); return v }
+		for _, tok := range contentTok.FindAll(content, -1) {
+			op := string(tok)
+			switch {
+			case op[0] == '/' || op[0] == '<' || op[0] == '-' || op[0] == '.' || (op[0] >= '0' && op[0] <= '9'):
+				args = append(args, op)
+				continue
+			}
+			switch op {
+			case "q":
+				saved = append(saved, ctm)
+			case "Q":
+				if len(saved) > 0 {
+					ctm, saved = saved[len(saved)-1], saved[:len(saved)-1]
+				}
+			case "cm":
+				ctm = times(matrix{num(6), num(5), num(4), num(3), num(2), num(1)}, ctm)
+			case "Tf":
+				cur, size = fonts[strings.TrimPrefix(args[len(args)-2], "/")], num(1)
+			case "Tm":
+				at := times(matrix{num(6), num(5), num(4), num(3), num(2), num(1)}, ctm)
+				runs = append(runs, textRun{x: at[4], y: at[5], size: size * math.Hypot(at[2], at[3]), font: cur.name})
+				run = &runs[len(runs)-1]
+			case "Tj":
+				if run != nil {
+					hex := strings.Trim(args[len(args)-1], "<>")
+					for i := 0; i+4 <= len(hex); i += 4 {
+						run.text += cur.text[strings.ToUpper(hex[i:i+4])]
+					}
+				}
+			case "ET":
+				run = nil
+			}
+			args = args[:0]
+		}
+	}
+	return runs
+}
+
+// stream is the inflated content of a stream object.
+func stream(t *testing.T, object []byte) []byte {
+	t.Helper()
+	head, body, ok := bytes.Cut(object, []byte("stream"))
+	m := regexp.MustCompile(`/Length (\d+)`).FindSubmatch(head)
+	if !ok || m == nil {
+		t.Fatalf("not a stream: %.80s", object)
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	body = bytes.TrimLeft(body, "\r\n")
+	r, err := zlib.NewReader(bytes.NewReader(body[:n]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// glyphText reads a ToUnicode CMap: its bfchar and bfrange entries.
+func glyphText(t *testing.T, cmap []byte) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	utf16 := func(hex string) string {
+		var rs []rune
+		for i := 0; i+4 <= len(hex); i += 4 {
+			v, _ := strconv.ParseUint(hex[i:i+4], 16, 16)
+			rs = append(rs, rune(v))
+		}
+		return string(rs)
+	}
+	for _, block := range bfChars.FindAllSubmatch(cmap, -1) {
+		for _, m := range bfChar.FindAllSubmatch(block[1], -1) {
+			out[strings.ToUpper(string(m[1]))] = utf16(string(m[2]))
+		}
+	}
+	for _, block := range bfRanges.FindAllSubmatch(cmap, -1) {
+		for _, m := range bfRange.FindAllSubmatch(block[1], -1) {
+			lo, _ := strconv.ParseUint(string(m[1]), 16, 16)
+			hi, _ := strconv.ParseUint(string(m[2]), 16, 16)
+			first, _ := strconv.ParseUint(string(m[3]), 16, 32)
+			for g := lo; g <= hi; g++ {
+				out[fmt.Sprintf("%04X", g)] = string(rune(first + g - lo))
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("a ToUnicode map with no entries:\n%s", cmap)
+	}
+	return out
 }

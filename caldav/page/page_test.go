@@ -137,36 +137,76 @@ func expected(sn *models.Snapshot, from engine.Date, staff bool) []string {
 // session's own data attributes.
 var (
 	sectionRe = regexp.MustCompile(`(?s)<section class="activity"[^>]*>\s*<h2>(.*?)</h2>(.*?)</section>`)
-	rowRe     = regexp.MustCompile(`(?s)<tr data-start="([^"]*)">(.*?)</tr>`)
+	rowRe     = regexp.MustCompile(`(?s)<tr data-start="([^"]*)"><th scope="row" class="start"><span class="from">([^<]*)</span>(?:<span class="span">([^<]*)</span>)?</th>(.*?)</tr>`)
 	cellRe    = regexp.MustCompile(`(?s)<td data-date="([^"]*)"(?: class="idle")?>(.*?)</td>`)
-	sessionRe = regexp.MustCompile(`(?s)<div class="session" data-session="([^"]*)" data-date="([^"]*)" data-start="([^"]*)" data-end="([^"]*)"><b class="label">(.*?)</b> <span class="time">(.*?)</span>(?: <span class="staff">(.*?)</span>)?(?: <span class="moved">(.*?)</span>)?</div>`)
+	sessionRe = regexp.MustCompile(`(?s)<div class="session" data-session="([^"]*)" data-date="([^"]*)" data-start="([^"]*)" data-end="([^"]*)"><b class="label">(.*?)</b> <span class="time( usual)?">(.*?)</span>(?: <span class="staff">(.*?)</span>)?(?: <span class="moved">(.*?)</span>)?</div>`)
 	dayRe     = regexp.MustCompile(`<th scope="col" data-date="([^"]*)"(?: class="idle")?>`)
 )
 
-// placed reads the sessions a page shows, in the form expected writes.
+// placed reads the sessions a page shows, in the form expected writes. It
+// checks each row's head: its start, and the span it gives for paper when
+// all its sessions end together (and only then), each of those sessions
+// marked as leaving its own time out on paper.
 func placed(t testing.TB, body string) []string {
 	t.Helper()
 	var out []string
 	for _, sec := range sectionRe.FindAllStringSubmatch(body, -1) {
 		activity := html.UnescapeString(sec[1])
-		for _, r := range rowRe.FindAllStringSubmatch(sec[2], -1) {
-			for _, c := range cellRe.FindAllStringSubmatch(r[2], -1) {
+		if !strings.Contains(sec[2], `<span class="corner" aria-hidden="true">`+sec[1]+`</span>`) {
+			t.Errorf("the table of %s has not its name in the corner", activity)
+		}
+		rows := rowRe.FindAllStringSubmatch(sec[2], -1)
+		if got, want := len(rows), strings.Count(sec[2], "<tr data-start="); got != want {
+			t.Errorf("%s: read %d rows of %d", activity, got, want)
+		}
+		for _, r := range rows {
+			start := engine.MustTime(r[1])
+			if got := html.UnescapeString(r[2]); got != start.Clock12() {
+				t.Errorf("%s: the row of %s is headed %q", activity, r[1], got)
+			}
+			ends := map[string]bool{}
+			for _, c := range cellRe.FindAllStringSubmatch(r[4], -1) {
 				for _, s := range sessionRe.FindAllStringSubmatch(c[2], -1) {
 					if s[2] != c[1] || s[3] != r[1] {
 						t.Errorf("session %s says %s %s but sits in column %s, row %s", s[1], s[2], s[3], c[1], r[1])
 					}
-					start, end := engine.MustTime(s[3]), engine.MustTime(s[4])
-					if got, want := html.UnescapeString(s[6]), engine.Span(start, end); got != want {
+					end := engine.MustTime(s[4])
+					if got, want := html.UnescapeString(s[7]), engine.Span(start, end); got != want {
 						t.Errorf("session %s shows the time %q, want %q", s[1], got, want)
 					}
+					if usual := s[6] != ""; usual != (r[3] != "") {
+						t.Errorf("session %s leaves its time out on paper: %v, but its row's head gives the span %q", s[1], usual, r[3])
+					}
+					ends[s[4]] = true
 					out = append(out, fmt.Sprintf("%s %s–%s %s | %s | %s | %s", c[1], r[1], s[4], activity,
-						html.UnescapeString(s[5]), html.UnescapeString(s[7]), html.UnescapeString(s[1])))
+						html.UnescapeString(s[5]), html.UnescapeString(s[8]), html.UnescapeString(s[1])))
 				}
+			}
+			if len(ends) == 1 {
+				var end string
+				for e := range ends {
+					end = e
+				}
+				if got, want := html.UnescapeString(r[3]), shortSpan(start, engine.MustTime(end)); got != want {
+					t.Errorf("%s: the row of %s, its sessions all ending at %s, is headed %q on paper, want %q", activity, r[1], end, got, want)
+				}
+			} else if r[3] != "" {
+				t.Errorf("%s: the row of %s gives the span %q on paper though its sessions end at %v", activity, r[1], r[3], ends)
 			}
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// shortSpan is a span as the printed timetable writes it, the half of the
+// day once when both ends share it.
+func shortSpan(start, end engine.LocalTime) string {
+	from, to := start.Clock12(), end.Clock12()
+	if strings.HasSuffix(from, to[len(to)-3:]) {
+		from = strings.TrimSuffix(from, to[len(to)-3:])
+	}
+	return from + "–" + to
 }
 
 // sameSessions compares what a page shows with what the timetable gives.
@@ -289,6 +329,34 @@ func TestPageShowsTheWeek(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestPagePaper checks the sheet each demo's page asks the print dialog
+// for: A4 landscape for the clinic and the office, whose weeks fit it at
+// 10 pt, A3 landscape for the gym's hundred sessions, and A4 for a week
+// with nothing in it. TestChromium prints them and counts the pages.
+func TestPagePaper(t *testing.T) {
+	paper := regexp.MustCompile(`@page \{ size: (A\d) landscape; \}</style>`)
+	for _, c := range []struct {
+		kind  engine.Kind
+		query string
+		want  string
+	}{
+		{engine.Gym, "", "A3"},
+		{engine.Clinic, "", "A4"},
+		{engine.Office, "", "A4"},
+		{engine.Gym, "?week=2020-01-01", "A4"},
+	} {
+		s := newSite(t, modelstest.SQLite(t), c.kind, now, nil)
+		body := s.page(c.query)
+		m := paper.FindStringSubmatch(body)
+		if m == nil || m[1] != c.want {
+			t.Errorf("%s%s: the page asks for %v, want %s landscape", c.kind, c.query, m, c.want)
+		}
+		if empty := strings.Contains(body, `<p class="empty">`); empty != (c.query != "") {
+			t.Errorf("%s%s: the week is empty: %v", c.kind, c.query, empty)
+		}
 	}
 }
 

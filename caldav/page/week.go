@@ -18,6 +18,7 @@ type week struct {
 	Days     []day
 	Tables   []table
 	Empty    string // shown when nothing happens: "No classes this week."
+	Paper    string // the sheet a printout asks for, "A4" or "A3" (paper.go)
 	// Links to the weeks around it, relative to the page.
 	Prev, This, Next string
 }
@@ -42,6 +43,10 @@ type table struct {
 // row is one start time across the week; Cells has one entry per day.
 type row struct {
 	Start engine.LocalTime
+	// Span is the row's start and the end every session of the row shares,
+	// written short ("6–7 AM"); empty when they end at different times. On
+	// paper the row's head then gives the span and its cells leave it out.
+	Span  string
 	Cells [][]cell
 }
 
@@ -53,6 +58,9 @@ type cell struct {
 	Label      string
 	Staff      string // names, or empty when hidden
 	Moved      string // "Moved from 1 Dec" for a session moved in from another date
+	// Usual is true when the row's head gives the session's span (its row's
+	// Span), so that paper can leave the cell's time out.
+	Usual bool
 }
 
 // Time is the session's span as people read it: "6 AM – 7 AM".
@@ -91,6 +99,7 @@ func build(sn *models.Snapshot, from engine.Date, staff bool) week {
 			w.Tables = append(w.Tables, layout(sn, a, sessions, from, staff))
 		}
 	}
+	w.Paper = paper(&w)
 	return w
 }
 
@@ -111,7 +120,30 @@ func layout(sn *models.Snapshot, a engine.Activity, sessions []engine.Session, f
 		col := s.Date.Sub(from)
 		t.Rows[i].Cells[col] = append(t.Rows[i].Cells[col], describe(sn, a, &s, staff))
 	}
+	for i := range t.Rows {
+		t.Rows[i].shareEnd()
+	}
 	return t
+}
+
+// shareEnd sets Span, and Usual on every cell, when all the row's
+// sessions end at the same time.
+func (r *row) shareEnd() {
+	var end engine.LocalTime
+	for _, sessions := range r.Cells {
+		for _, c := range sessions {
+			if end != 0 && c.End != end {
+				return
+			}
+			end = c.End
+		}
+	}
+	r.Span = shortSpan(r.Start, end)
+	for _, sessions := range r.Cells {
+		for i := range sessions {
+			sessions[i].Usual = true
+		}
+	}
 }
 
 // describe writes one session: the class time's label, or the activity's
@@ -134,6 +166,16 @@ func describe(sn *models.Snapshot, a engine.Activity, s *engine.Session, staff b
 		c.Moved = "Moved from " + s.Origin().Date.Short(s.Date)
 	}
 	return c
+}
+
+// shortSpan writes a span as printed timetables do, the half of the day
+// once when both ends share it: "6–7 AM", "9:30–10:30 AM", "11:30 AM–12:30 PM".
+func shortSpan(start, end engine.LocalTime) string {
+	from, to := start.Clock12(), end.Clock12()
+	if len(from) > 3 && len(to) > 3 && from[len(from)-3:] == to[len(to)-3:] {
+		from = from[:len(from)-3]
+	}
+	return from + "–" + to
 }
 
 var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 	_ "time/tzdata" // business time zones load on machines without a zone database
 
@@ -65,10 +67,14 @@ type Config struct {
 	PlaygroundIdle time.Duration
 	PlaygroundMax  int
 	// RateLimit is the units of work a second one token (or one address,
-	// without a token) may spend, with bursts of RateBurst; a plain request
-	// is a unit, heavier ones more (see limiter); 0: no limit.
+	// without a token) may spend, with bursts of RateBurst; a GraphQL
+	// request is a unit, another a tenth, and their work more (see
+	// limiter); 0: no limit.
 	RateLimit float64
 	RateBurst int
+	// RateClock is the rate limit's clock; nil: time.Now. (Tests stop it,
+	// so that what requests cost is counted without the time they take.)
+	RateClock func() time.Time
 	// MaxBody is the largest request body accepted, in bytes.
 	MaxBody int64
 	// MaxDepth is how deep a GraphQL query may nest its selections.
@@ -90,6 +96,12 @@ type Config struct {
 	// DebugAddr, when set, is a loopback address serving Go's profiles
 	// (/debug/pprof/): where the server's time goes, under its real load.
 	DebugAddr string
+	// WebhookAllowPrivate lets webhook endpoints be http and private
+	// addresses, for development and tests (docs/webhooks.md);
+	// WebhookLease is how long a server holds an endpoint's queue
+	// unrenewed: how soon another takes over a dead one's.
+	WebhookAllowPrivate bool
+	WebhookLease        time.Duration
 }
 
 // Validate checks the configuration before anything is opened: what
@@ -156,6 +168,9 @@ func (c *Config) Validate(serve bool) error {
 	}
 	if c.DebugAddr != "" && !loopback(c.DebugAddr) {
 		return fmt.Errorf("--debug-addr (KOREDYNE_DEBUG_ADDR) %q must be a loopback host:port (127.0.0.1, [::1] or localhost): profiles show the server's internals", c.DebugAddr)
+	}
+	if c.WebhookLease < time.Second {
+		return fmt.Errorf("--webhook-lease (KOREDYNE_WEBHOOK_LEASE) must be at least 1s, not %v", c.WebhookLease)
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return fmt.Errorf("KOREDYNE_LOG_FORMAT must be json or text, not %q", c.LogFormat)
@@ -319,7 +334,12 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 			if err := store.Listen(ctx, listen, log); err != nil {
 				return err
 			}
+		} else {
+			go sweepRevoked(ctx, store, live, time.Second, log)
 		}
+
+		stop := sendWebhooks(ctx, c, store, m, log)
+		defer stop()
 
 		api.Store = store
 		calendars := caldav.NewHandler(store, log)
@@ -349,7 +369,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 	// Subscriptions outlive WriteTimeout: observe lifts the deadlines for
 	// websocket upgrades and event streams.
 	srv := &http.Server{
-		Handler:           withDeadline(answerTimeout-answerMargin, c.handler(log, mux)),
+		Handler:           withDeadline(answerTimeout-answerMargin, c.handler(log, m, mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      answerTimeout,
@@ -387,6 +407,26 @@ const (
 // shutdown for as long as their clients stay; requests under way are let
 // finish. Websockets are hijacked connections, which srv.Shutdown does not
 // wait for, so their close handshakes are waited for here.
+// sweepRevoked ends, every period, the subscriptions whose token another
+// process revoked. On SQLite nothing tells this server of it (on
+// PostgreSQL, Listen hears it at once): `koredyne token revoke` beside a
+// running server deletes the token, the server's next request with it
+// fails, and the sweep finds the subscriptions it opened before.
+func sweepRevoked(ctx context.Context, store *models.Store, live *graph.Connections, period time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := store.SweepRevoked(ctx, live.Tokens()); err != nil && ctx.Err() == nil {
+				log.Warn("looking for revoked tokens", "err", err)
+			}
+		}
+	}
+}
+
 func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections) error {
 	log.Info("shutting down", "subscriptions", live.Count())
 	closed := make(chan error, 1)
@@ -547,6 +587,110 @@ func token(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) e
 		return err
 	}
 	fmt.Fprintln(stdout, t)
+	return nil
+}
+
+// listTokens lists a business's API tokens, oldest first: the id that
+// token revoke takes, the role, the name and whom a client or staff token
+// acts for. Secrets are never stored, so never shown.
+func listTokens(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	if err := args(cmd, 0, ""); err != nil {
+		return err
+	}
+	db, err := c.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	b, err := models.BusinessBySlug(ctx, db, cmd.String("business"))
+	if err != nil {
+		return err
+	}
+	tokens, err := models.Tokens(ctx, db, b.ID)
+	if err != nil {
+		return err
+	}
+	if len(tokens) == 0 {
+		fmt.Fprintf(stdout, "business %q has no API tokens\n", b.Slug)
+		return nil
+	}
+	var clientIDs []int64
+	staffIDs := false
+	for _, t := range tokens {
+		if t.ClientID != 0 {
+			clientIDs = append(clientIDs, t.ClientID)
+		}
+		staffIDs = staffIDs || t.StaffID != 0
+	}
+	clients := map[int64]engine.Client{}
+	if len(clientIDs) > 0 {
+		if clients, err = models.ClientsByID(ctx, db, b.ID, clientIDs); err != nil {
+			return err
+		}
+	}
+	staff := map[int64]string{}
+	if staffIDs {
+		sn, err := models.NewStore(db, time.Now).Snapshot(ctx, b.ID, -1)
+		if err != nil {
+			return err
+		}
+		for _, s := range sn.State.Staff {
+			staff[s.ID] = s.Name
+		}
+	}
+	var table strings.Builder
+	w := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tROLE\tNAME\tFOR")
+	for _, t := range tokens {
+		var who string
+		switch {
+		case t.ClientID != 0:
+			who = fmt.Sprintf("client %d %s", t.ClientID, clients[t.ClientID].Name)
+		case t.StaffID != 0:
+			who = fmt.Sprintf("staff %d %s", t.StaffID, staff[t.StaffID])
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", t.ID, t.Role, t.Name, strings.TrimSpace(who))
+	}
+	w.Flush()
+	for _, line := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		if _, err := fmt.Fprintln(stdout, strings.TrimRight(line, " ")); err != nil { // no padding after the last column
+			return err
+		}
+	}
+	return nil
+}
+
+// revokeToken revokes a business's API token by its id, as GraphQL's
+// revokeToken does, through the store: requests with it fail from now on,
+// and on PostgreSQL every server hears of it and ends the subscriptions
+// opened with it at once (on SQLite a running server finds them within a
+// second: sweepRevoked).
+func revokeToken(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) error {
+	if err := args(cmd, 1, "a token's id (token list shows them)"); err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(cmd.Args().First(), 10, 64)
+	if err != nil || id <= 0 {
+		return usageError("%q is not a token's id: token list shows them", cmd.Args().First())
+	}
+	db, err := c.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	b, err := models.BusinessBySlug(ctx, db, cmd.String("business"))
+	if err != nil {
+		return err
+	}
+	t, err := models.NewStore(db, time.Now).RevokeToken(ctx, b.ID, id)
+	if err != nil {
+		return err
+	}
+	name := ""
+	if t.Name != "" {
+		name = fmt.Sprintf(" %q", t.Name)
+	}
+	fmt.Fprintf(stdout, "revoked token %d%s (%s) of business %q\n", t.ID, name, t.Role, b.Slug)
 	return nil
 }
 

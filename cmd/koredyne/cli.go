@@ -9,12 +9,14 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/webhook"
 )
 
 // Main runs the command in args and returns the exit status: 0, 1 when
@@ -22,7 +24,14 @@ import (
 // bad flag or environment value). Tests call it directly; getenv stands in
 // for the environment.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	a := &app{getenv: getenv, stdout: stdout, stderr: stderr}
+	return (&app{getenv: getenv, stdout: stdout, stderr: stderr}).main(ctx, args)
+}
+
+// main runs the command in args as Main does, on a's configuration: the
+// flags and the environment fill it in, and leave what is not theirs as
+// the caller set it (a test's Config.RateClock).
+func (a *app) main(ctx context.Context, args []string) int {
+	stderr := a.stderr
 	root := a.commands()
 	err := root.Run(ctx, append([]string{"koredyne"}, args...))
 	var ue usageErr
@@ -188,12 +197,16 @@ func (a *app) serveFlags() []cli.Flag {
 			Usage: "largest GraphQL answer, in bytes"},
 		&cli.IntFlag{Name: "cache-mb", Value: 256, Destination: &c.CacheMB, Sources: a.src("KOREDYNE_CACHE_MB", wholeNumber),
 			Usage: "memory budget, in MiB, of what is kept computed (snapshots, calendars, answers); the least recently used businesses go first"},
-		&cli.IntFlag{Name: "cold-loads", Value: runtime.GOMAXPROCS(0), Destination: &c.ColdLoads, Sources: a.src("KOREDYNE_COLD_LOADS", wholeNumber),
-			Usage: "most businesses loaded from the database at once (default: the CPUs Go uses); requests answered from memory never wait"},
+		&cli.IntFlag{Name: "cold-loads", Value: runtime.GOMAXPROCS(0), HideDefault: true, Destination: &c.ColdLoads, Sources: a.src("KOREDYNE_COLD_LOADS", wholeNumber),
+			Usage: "most businesses loaded from the database at once; requests answered from memory never wait (default: the CPUs Go uses)"},
 		&cli.FloatFlag{Name: "write-share", Value: models.DefaultWriteShare, Destination: &c.WriteShare, Sources: a.src("KOREDYNE_WRITE_SHARE", number),
 			Usage: "share of the cores' time writes may take together while reads are being served (0: writes never wait for reads)"},
 		&cli.StringFlag{Name: "debug-addr", Destination: &c.DebugAddr, Sources: a.src("KOREDYNE_DEBUG_ADDR", nil),
 			Usage: "loopback host:port serving Go's profiles at /debug/pprof/ (off when empty)"},
+		&cli.BoolFlag{Name: "webhook-allow-private", Destination: &c.WebhookAllowPrivate, Sources: a.src("KOREDYNE_WEBHOOK_ALLOW_PRIVATE", boolean),
+			Usage: "let webhook endpoints be http:// and loopback or private addresses (development and tests only)"},
+		&cli.DurationFlag{Name: "webhook-lease", Value: webhook.Lease, Destination: &c.WebhookLease, Sources: a.src("KOREDYNE_WEBHOOK_LEASE", duration),
+			Usage: "how long a server holds an endpoint's queue without renewing it: how soon another server takes over a dead one's"},
 		&cli.StringFlag{Name: "listen-url", Destination: &c.ListenURL, Sources: a.src("KOREDYNE_LISTEN_URL", nil),
 			Usage: "postgres:// URL for the live updates' LISTEN session, when DATABASE_URL goes through a transaction pooler (default: DATABASE_URL)"},
 		&cli.StringSliceFlag{Name: "replica-url", Sources: a.src("KOREDYNE_REPLICA_URLS", nil),
@@ -266,6 +279,18 @@ func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error 
 	return usageErr{msg: msg, cmd: cmd.FullName()}
 }
 
+// flagList writes flags as --help lists a command's own, for the help of a
+// command that only holds others which take them.
+func flagList(flags []cli.Flag) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, f := range flags {
+		fmt.Fprintln(w, cli.FlagStringer(f))
+	}
+	w.Flush()
+	return strings.TrimRight(b.String(), "\n")
+}
+
 // version is the module's version and the commit it was built from.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
@@ -323,7 +348,8 @@ func (a *app) commands() *cli.Command {
 		Name:  "koredyne",
 		Usage: "Koredyne Schedule: timetables for gyms, clinics and business centres",
 		Description: "Every command that opens the database takes --data DIR (SQLite in DIR/koredyne.db, the default)\n" +
-			"or DATABASE_URL=postgres://… in the environment. Only serve and migrate create a database.",
+			"or DATABASE_URL=postgres://… in the environment, and these flags after its name. Only serve and\n" +
+			"migrate create a database.\n\n" + flagList(db()),
 		Version:         version(),
 		Writer:          a.stdout,
 		ErrWriter:       a.stderr,
@@ -348,8 +374,10 @@ func (a *app) commands() *cli.Command {
 			{
 				Name:      "migrate",
 				Usage:     "manage the database schema (creates the database when there is none)",
-				UsageText: "koredyne migrate up|down|status [--data DIR]",
-				Action:    group("up, down or status"),
+				UsageText: "koredyne migrate up|down|status [--data DIR] [--db-conns N]",
+				Description: "Each of up, down and status takes (after its name, as in koredyne migrate up --data DIR):\n\n" +
+					flagList(db()),
+				Action: group("up, down or status"),
 				Commands: []*cli.Command{
 					{Name: "up", Usage: "apply every pending migration", Flags: db(),
 						Action: a.action(false, func(ctx context.Context, cmd *cli.Command) error { return migrate(ctx, &a.c, cmd, a.stdout) })},
@@ -360,22 +388,42 @@ func (a *app) commands() *cli.Command {
 				},
 			},
 			{
-				Name:   "token",
-				Usage:  "manage API tokens",
-				Action: group("create"),
-				Commands: []*cli.Command{{
-					Name:      "create",
-					Usage:     "create an API token and print it (it is shown once)",
-					UsageText: "koredyne token create --business SLUG --role ROLE [--client ID | --staff ID] [--name NAME]",
-					Flags: with([]cli.Flag{
-						business(true, "the business the token acts in"),
-						&cli.StringFlag{Name: "role", Required: true, Usage: "owner, manager, front_desk, staff, read_only or client"},
-						&cli.StringFlag{Name: "name", Usage: "a name to tell the token apart"},
-						&cli.Int64Flag{Name: "client", HideDefault: true, Usage: "the client a client token books for (required with --role client)"},
-						&cli.Int64Flag{Name: "staff", HideDefault: true, Usage: "the staff member a staff token acts for"},
-					}, db()),
-					Action: a.action(false, func(ctx context.Context, cmd *cli.Command) error { return token(ctx, &a.c, cmd, a.stdout) }),
-				}},
+				Name:      "token",
+				Usage:     "manage API tokens",
+				UsageText: "koredyne token create|list|revoke [options] (each lists its options in --help)",
+				Action:    group("create, list or revoke"),
+				Commands: []*cli.Command{
+					{
+						Name:      "create",
+						Usage:     "create an API token and print it (it is shown once)",
+						UsageText: "koredyne token create --business SLUG --role ROLE [--client ID | --staff ID] [--name NAME]",
+						Flags: with([]cli.Flag{
+							business(true, "the business the token acts in"),
+							&cli.StringFlag{Name: "role", Required: true, Usage: "owner, manager, front_desk, staff, read_only or client"},
+							&cli.StringFlag{Name: "name", Usage: "a name to tell the token apart"},
+							&cli.Int64Flag{Name: "client", HideDefault: true, Usage: "the client a client token books for (required with --role client)"},
+							&cli.Int64Flag{Name: "staff", HideDefault: true, Usage: "the staff member a staff token acts for"},
+						}, db()),
+						Action: a.action(false, func(ctx context.Context, cmd *cli.Command) error { return token(ctx, &a.c, cmd, a.stdout) }),
+					},
+					{
+						Name:      "list",
+						Usage:     "list a business's API tokens: id, role, name and whom they act for (never their secrets)",
+						UsageText: "koredyne token list --business SLUG",
+						Flags:     with([]cli.Flag{business(true, "the business whose tokens to list")}, db()),
+						Action:    a.action(false, func(ctx context.Context, cmd *cli.Command) error { return listTokens(ctx, &a.c, cmd, a.stdout) }),
+					},
+					{
+						Name:      "revoke",
+						Usage:     "revoke an API token: requests with it fail from now on, on every server",
+						UsageText: "koredyne token revoke ID --business SLUG",
+						Description: "ID is the token's id, as token list shows it. As GraphQL's revokeToken does, it ends the\n" +
+							"token's live subscriptions: on PostgreSQL every server hears of it at once; on SQLite a\n" +
+							"server running on the same file finds them within a second.",
+						Flags:  with([]cli.Flag{business(true, "the business the token belongs to")}, db()),
+						Action: a.action(false, func(ctx context.Context, cmd *cli.Command) error { return revokeToken(ctx, &a.c, cmd, a.stdout) }),
+					},
+				},
 			},
 			{
 				Name:   "demo",

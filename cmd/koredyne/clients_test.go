@@ -12,14 +12,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,6 +68,87 @@ func runClient(t *testing.T, stdin string, name string, args ...string) (stdout 
 		t.Fatalf("%s %v: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), args, err, out, errs.String())
 	}
 	return out, errs.String()
+}
+
+// wiretap stands between a client program and the server, on loopback,
+// and records what each request asked for and how it was answered, passing
+// the bytes through as they are (it adds no Accept-Encoding of its own and
+// undoes no gzip): to see that a client connects as it really does, with
+// compression, and what it gets.
+type wiretap struct {
+	url string
+
+	mu   sync.Mutex
+	seen []exchange
+}
+
+// exchange is one request through a wiretap.
+type exchange struct {
+	method, path   string
+	acceptEncoding string
+	status         int
+	contentType    string
+	gzipped        bool
+}
+
+func (e exchange) String() string {
+	return fmt.Sprintf("%s %s (Accept-Encoding %q): %d %q gzipped %v", e.method, e.path, e.acceptEncoding, e.status, e.contentType, e.gzipped)
+}
+
+// tap starts a wiretap in front of the server at target.
+func tap(t *testing.T, target string) *wiretap {
+	t.Helper()
+	to, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &wiretap{}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(to)
+			r.Out.Host = r.In.Host // the URLs the server writes name the tap
+		},
+		Transport: &http.Transport{DisableCompression: true},
+		ModifyResponse: func(resp *http.Response) error {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.seen = append(w.seen, exchange{
+				method: resp.Request.Method, path: resp.Request.URL.Path,
+				acceptEncoding: resp.Request.Header.Get("Accept-Encoding"),
+				status:         resp.StatusCode, contentType: resp.Header.Get("Content-Type"),
+				gzipped: resp.Header.Get("Content-Encoding") == "gzip",
+			})
+			return nil
+		},
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	w.url = srv.URL
+	return w
+}
+
+// checkGzip checks that every request through the tap asked for gzip, that
+// every multistatus said it is XML, and that some answers came gzipped.
+func (w *wiretap) checkGzip(t *testing.T, client string) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	zipped := 0
+	for _, e := range w.seen {
+		if !strings.Contains(strings.ToLower(e.acceptEncoding), "gzip") {
+			t.Errorf("%s asked without gzip: %v", client, e)
+		}
+		if e.status == http.StatusMultiStatus && e.contentType != "application/xml; charset=utf-8" {
+			t.Errorf("%s got a multistatus that does not say it is XML: %v", client, e)
+		}
+		if e.gzipped {
+			zipped++
+		}
+	}
+	if len(w.seen) == 0 || zipped == 0 {
+		t.Errorf("%s: %d of %d answers came gzipped, want some", client, zipped, len(w.seen))
+	}
+	t.Logf("%s sent %d requests, each asking for gzip; %d answers came gzipped", client, len(w.seen), zipped)
 }
 
 // startDemo starts the server on a fresh SQLite database in a temp dir; the
@@ -248,8 +331,8 @@ func calendarIDs(t *testing.T, s *server) (ids []string, names map[string]string
 	return ids, names
 }
 
-// TestPythonCaldavDiscovery runs python-caldav (Debian's python3-caldav)
-// through discovery — from /caldav/ and from /.well-known/caldav — and a
+// TestPythonCaldavDiscovery runs python-caldav (Debian's python3-caldav),
+// which asks for gzip as requests does, through discovery — from /caldav/ and from /.well-known/caldav — and a
 // time-range search of next week on the business calendar, which must find
 // exactly the sessions GraphQL gives for that week; the same search with
 // expand=True (CALDAV:expand, RFC 4791 §9.6.5) finds them too, each at its
@@ -288,8 +371,10 @@ func TestPythonCaldavDiscovery(t *testing.T) {
 
 	for name, entry := range map[string]string{"root": "/caldav/", "well-known": "/.well-known/caldav"} {
 		t.Run(name, func(t *testing.T) {
+			w := tap(t, s.url)
 			out, _ := runClient(t, "", python, "-I", filepath.Join("testdata", "clients", "discover.py"),
-				s.url+entry, "demo", bootstrapToken, start.Format(time.RFC3339), end.Format(time.RFC3339))
+				w.url+entry, "demo", bootstrapToken, start.Format(time.RFC3339), end.Format(time.RFC3339))
+			w.checkGzip(t, "python-caldav")
 			var got struct {
 				Principal string
 				Calendars []struct{ Name, URL string }
@@ -359,7 +444,8 @@ func urlPath(t *testing.T, raw string) string {
 }
 
 // TestVdirsyncerSync mirrors every calendar with vdirsyncer (read-only
-// CalDAV → a filesystem storage): each calendar becomes a folder with one
+// CalDAV → a filesystem storage; it asks for gzip as aiohttp does): each
+// calendar becomes a folder with one
 // .ics file per session; a second sync changes nothing; after one session
 // changes, a sync rewrites exactly that session's files — in "all", its
 // staff members' calendars and its room's — and nothing else.
@@ -374,7 +460,8 @@ func TestVdirsyncerSync(t *testing.T) {
 
 	dir := t.TempDir()
 	local := filepath.Join(dir, "calendars")
-	config := vdirsyncerConfig(t, dir, s.url)
+	w := tap(t, s.url)
+	config := vdirsyncerConfig(t, dir, w.url, "demo", bootstrapToken)
 	vdir := func(args ...string) string {
 		t.Helper()
 		// discover asks once per collection whether to create it locally.
@@ -410,6 +497,7 @@ func TestVdirsyncerSync(t *testing.T) {
 	if t.Failed() {
 		t.Fatalf("vdirsyncer sync:\n%s", log)
 	}
+	w.checkGzip(t, "vdirsyncer")
 	files := 0
 	for _, f := range first {
 		files += len(f)
@@ -601,8 +689,9 @@ func changeSession(t *testing.T, s *server, ss session, change map[string]any) (
 	return out.ChangeSession.Session, ""
 }
 
-// TestICALJSInstants reads the physio clinic's .ics feed (Europe/Berlin)
-// with Mozilla's ical.js, resolving times through the feed's own VTIMEZONE,
+// TestICALJSInstants reads the physio clinic's .ics feed (Europe/Berlin),
+// fetched gzipped with Node's fetch as a web app does, with Mozilla's
+// ical.js, resolving times through the feed's own VTIMEZONE,
 // and checks that every event starts and ends at the instants GraphQL gives
 // for its session, across the spring-forward and fall-back changes the
 // window holds — with sessions moved into the skipped and the repeated
@@ -703,21 +792,10 @@ func TestICALJSInstants(t *testing.T) {
 		}
 	}
 
-	// What ical.js reads from the feed.
-	resp, err := http.Get(b.FeedURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET the feed: %s, %v", resp.Status, err)
-	}
-	feed := filepath.Join(t.TempDir(), "clinic.ics")
-	if err := os.WriteFile(feed, body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := runClient(t, "", node, script, feed)
+	// What ical.js reads from the feed, fetched as a web app does.
+	w := tap(t, s.url)
+	out, _ := runClient(t, "", node, script, w.url+strings.TrimPrefix(b.FeedURL, s.url))
+	w.checkGzip(t, "Node's fetch")
 	var read []struct {
 		UID, TZID  string
 		Start, End time.Time
@@ -805,9 +883,9 @@ func repeatedWallClock(at time.Time, loc *time.Location) bool {
 }
 
 // vdirsyncerConfig writes a vdirsyncer configuration that mirrors every
-// calendar of the demo business at base into dir/calendars, read-only, and
-// returns its path.
-func vdirsyncerConfig(t *testing.T, dir, base string) string {
+// calendar a login of the demo business reads at base into dir/calendars,
+// read-only, and returns its path.
+func vdirsyncerConfig(t *testing.T, dir, base, user, password string) string {
 	t.Helper()
 	q := func(v string) string { b, _ := json.Marshal(v); return string(b) } // vdirsyncer reads values as JSON
 	conf := `[general]
@@ -822,8 +900,8 @@ conflict_resolution = "a wins"
 [storage gateway]
 type = "caldav"
 url = ` + q(base+"/caldav/") + `
-username = "demo"
-password = ` + q(bootstrapToken) + `
+username = ` + q(user) + `
+password = ` + q(password) + `
 read_only = true
 item_types = ["VEVENT"]
 
@@ -837,4 +915,71 @@ fileext = ".ics"
 		t.Fatal(err)
 	}
 	return config
+}
+
+// TestTsdav runs tsdav, the CalDAV client of most JavaScript apps, as an
+// app sets it up: the server's address, a login, nothing else. On Node's
+// fetch it asks for gzip; it finds the principal and the calendar home
+// (RFC 6764), lists every calendar, and fetches each calendar's events
+// (a calendar-query, then one multiget), which must be exactly the
+// sessions GraphQL lists for the window, under the calendar's name.
+// tsdav reads only answers whose Content-Type says XML: a discovery answer
+// that lost it when gzipped was "cannot find principalUrl".
+func TestTsdav(t *testing.T) {
+	node := lookClient(t, "node", "install Node.js 20")
+	if _, err := os.Stat(filepath.Join("testdata", "clients", "node_modules", "tsdav", "package.json")); err != nil {
+		needClient(t, "tsdav is not installed: run npm ci in cmd/koredyne/testdata/clients (%v)", err)
+	}
+	s := startDemo(t)
+	b := businessOf(t, s)
+	ids, names := calendarIDs(t, s)
+	w := tap(t, s.url)
+	out, _ := runClient(t, "", node, filepath.Join("testdata", "clients", "tsdav.mjs"), w.url, "demo", bootstrapToken)
+	var got struct {
+		Principal, Home string
+		Calendars       []struct {
+			URL, Name, Ctag, SyncToken string
+			UIDs                       []string
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("decoding tsdav.mjs's output: %v\n%.2000s", err, out)
+	}
+	if p, h := urlPath(t, got.Principal), urlPath(t, got.Home); p != "/caldav/demo/" || h != "/caldav/demo/calendars/" {
+		t.Errorf("principal %s and home %s, want /caldav/demo/ and /caldav/demo/calendars/", p, h)
+	}
+	// Each calendar's sessions: the business's, a staff member's, a room's.
+	from, to := listingWindow(t, b, 8, 52)
+	sessions := map[string][]string{}
+	for _, ss := range sessionsOn(t, s, from, to, nil) {
+		sessions["all"] = append(sessions["all"], ss.uid())
+		sessions["room-"+ss.Room.ID] = append(sessions["room-"+ss.Room.ID], ss.uid())
+		for _, p := range ss.Staff {
+			sessions["staff-"+p.ID] = append(sessions["staff-"+p.ID], ss.uid())
+		}
+	}
+	var found []string
+	events := 0
+	for _, c := range got.Calendars {
+		id := strings.TrimSuffix(strings.TrimPrefix(urlPath(t, c.URL), "/caldav/demo/calendars/"), "/")
+		found = append(found, id)
+		wantName := b.Name
+		if id != "all" {
+			wantName = names[id] + " · " + b.Name
+		}
+		if c.Name != wantName || c.SyncToken == "" || c.Ctag == "" {
+			t.Errorf("%s: named %q, sync token %q, ctag %q; want %q and both tags", id, c.Name, c.SyncToken, c.Ctag, wantName)
+		}
+		want := sessions[id]
+		slices.Sort(want)
+		if d := diffSets(c.UIDs, want); d != "" || len(c.UIDs) != len(want) {
+			t.Errorf("%s: tsdav fetched other events than GraphQL lists for %s..%s: %s", id, from.Format(dateLayout), to.Format(dateLayout), d)
+		}
+		events += len(c.UIDs)
+	}
+	if d := diffSets(found, ids); d != "" {
+		t.Errorf("calendars: %s", d)
+	}
+	t.Logf("tsdav fetched %d calendars, %d events", len(got.Calendars), events)
+	w.checkGzip(t, "tsdav")
 }

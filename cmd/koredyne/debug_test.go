@@ -100,7 +100,7 @@ func validConfig() *Config {
 	return &Config{Addr: "127.0.0.1:8080", DBConns: 20, ReplicaLag: 5 * time.Second, WeeksBack: 8, WeeksAhead: 52,
 		PlaygroundIdle: time.Hour, PlaygroundMax: 200, MaxBody: 10 << 20, MaxDepth: 12, MaxCost: 200000,
 		MaxAliases: 100, MaxMutations: 20, MaxResponse: 32 << 20, CacheMB: 256, ColdLoads: 2,
-		WriteShare: 0.05}
+		WriteShare: 0.05, WebhookLease: time.Minute}
 }
 
 func TestWriteShareBelowOne(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,11 +23,15 @@ import (
 
 // TestGraphiQLOffline opens GraphiQL in headless Chromium that can reach
 // 127.0.0.1 and nothing else (every other host name fails to resolve), as
-// on an air-gapped install. With the query from the page's URL in the
-// editor, it runs it without a token (refused), types the Authorization
-// header into GraphiQL's headers editor, refetches the schema (the
-// introspection reaches the server) and runs the query again: the answer
-// holds the demo business. The page breaks no rule of its policy.
+// on an air-gapped install. A first visit finds the README's example query
+// in the editor, moved to this week, and Docs unable to fetch the schema
+// (introspection needs a token); the query without a token is refused.
+// Typing the Authorization header into GraphiQL's headers editor, as the
+// README tells, is enough: the schema is fetched again with it (nobody
+// presses re-fetch), Docs shows it, and the example query answers with the
+// week's sessions. Opened again with a query in its URL, the page holds that
+// query and fetches the schema with the kept header at once. The page breaks
+// no rule of its policy.
 func TestGraphiQLOffline(t *testing.T) {
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -35,8 +40,13 @@ func TestGraphiQLOffline(t *testing.T) {
 		}
 		t.Skipf("headless Chromium unavailable: %v", err)
 	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := firstGraphQLBlock(t, string(readme))
 	s := startDemo(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	page := devtools(ctx, t, bin)
 
@@ -44,35 +54,81 @@ func TestGraphiQLOffline(t *testing.T) {
 	page.call("Page.enable", nil)
 	page.call("Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": `window.__blocked = [];
 document.addEventListener('securitypolicyviolation', e => window.__blocked.push(e.violatedDirective + ' ' + e.blockedURI));`})
-	const op = "query Desk { business { slug } }"
-	page.call("Page.navigate", map[string]any{"url": s.url + "/?query=" + url.QueryEscape(op)})
+	page.call("Page.navigate", map[string]any{"url": s.url + "/"})
 
 	page.wait(`!!document.querySelector('.graphiql-execute-button')`, "GraphiQL to render")
-	if got := page.eval(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue()`); got != op {
-		t.Errorf("the query editor holds %q, want the URL's %q", got, op)
+	today, err := time.Parse(time.DateOnly, page.eval(`(d => [d.getFullYear(), String(d.getMonth() + 1).padStart(2, '0'), String(d.getDate()).padStart(2, '0')].join('-'))(new Date())`))
+	if err != nil {
+		t.Fatalf("the browser's date: %v", err)
 	}
+	want, from := movedToTheWeekOf(t, example, today)
+	if got := page.eval(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue()`); got != want {
+		t.Errorf("the query editor holds\n%s\nwant the README's first query in the week of %s (from %s)\n%s", got, today.Format(time.DateOnly), from, want)
+	}
+	page.eval(`document.querySelector('[aria-label="Show Documentation Explorer"]').click(), true`)
+	page.wait(`(document.querySelector('.graphiql-doc-explorer-error') || {}).textContent === 'Error fetching schema'`,
+		"Docs to say it cannot fetch the schema without a token")
 	page.eval(`document.querySelector('.graphiql-execute-button').click(), true`)
 	page.wait(`(document.querySelector('.result-window') || {}).textContent.includes('UNAUTHENTICATED')`,
 		"the query without a token to be refused")
 
-	// Type the header into the headers editor, as the README tells.
+	// Type the header into the headers editor, as the README tells, and
+	// nothing else: no re-fetch button.
+	introspections := func() int {
+		_, metrics := hit(t, "GET", s.url+"/metrics", "")
+		m := regexp.MustCompile(`koredyne_graphql_requests_total\{operation="IntrospectionQuery",outcome="ok"\} (\d+)`).FindStringSubmatch(metrics)
+		if m == nil {
+			return 0
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	if n := introspections(); n != 0 {
+		t.Errorf("%d introspections succeeded before the token was given", n)
+	}
 	page.eval(`[...document.querySelectorAll('button')].find(b => b.textContent.trim() === 'Headers').click(), true`)
 	page.wait(`!!document.querySelector('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror')`, "the headers editor")
 	page.eval(`document.querySelector('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').CodeMirror.focus(), true`)
 	header := `{"Authorization": "Bearer ` + bootstrapToken + `"}`
 	page.call("Input.insertText", map[string]any{"text": header})
 	page.wait(`localStorage.getItem('graphiql:headers') === `+jsString(header), "the header to be kept")
+	page.wait(`!document.querySelector('.graphiql-doc-explorer-error') && [...document.querySelectorAll('.graphiql-doc-explorer-root-type')].some(e => e.textContent === 'query')`,
+		"Docs to show the schema once the header is typed")
+	if n := introspections(); n != 1 {
+		t.Errorf("%d introspections succeeded after the header was typed, want 1", n)
+	}
+	page.eval(`document.querySelector('.graphiql-execute-button').click(), true`)
+	page.wait(`/"sessions":\s*\[\s*\{\s*"id":\s*"s\//.test(document.querySelector('.result-window').textContent)`, "the week's sessions in the answer")
+	var answer struct {
+		Data struct {
+			Business struct{ Name string }
+			Days     []struct{ Date string }
+		}
+		Errors []any
+	}
+	if err := json.Unmarshal([]byte(page.eval(`document.querySelector('.result-window .CodeMirror').CodeMirror.getValue()`)), &answer); err != nil {
+		t.Fatalf("the answer: %v", err)
+	}
+	if len(answer.Errors) != 0 || answer.Data.Business.Name == "" || len(answer.Data.Days) != 7 || answer.Data.Days[0].Date != from {
+		t.Errorf("the example query answered %+v, want the business and the 7 days from %s", answer, from)
+	}
 
-	page.eval(`document.querySelector('[aria-label="Re-fetch GraphQL schema"]').click(), true`)
-	page.wait(`!document.querySelector('.graphiql-spinner')`, "the schema")
+	// A URL's query wins over the example, and the kept header fetches the
+	// schema as the page opens.
+	const op = "query Desk { business { slug } }"
+	page.call("Page.navigate", map[string]any{"url": s.url + "/?query=" + url.QueryEscape(op)})
+	page.wait(`!!document.querySelector('.graphiql-execute-button')`, "GraphiQL to render again")
+	if got := page.eval(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue()`); got != op {
+		t.Errorf("the query editor holds %q, want the URL's %q", got, op)
+	}
+	if !strings.Contains(page.eval(`document.querySelector('[aria-label="Hide Documentation Explorer"], [aria-label="Show Documentation Explorer"]').getAttribute('aria-label')`), "Hide") {
+		page.eval(`document.querySelector('[aria-label="Show Documentation Explorer"]').click(), true`)
+	}
+	page.wait(`[...document.querySelectorAll('.graphiql-doc-explorer-root-type')].some(e => e.textContent === 'query')`,
+		"Docs to show the schema fetched with the kept header")
 	page.eval(`document.querySelector('.graphiql-execute-button').click(), true`)
 	page.wait(`/"slug":\s*"demo"/.test(document.querySelector('.result-window').textContent)`, "the demo business in the answer")
 
-	// The introspection reached the server with the token.
-	_, metrics := hit(t, "GET", s.url+"/metrics", "")
-	if !regexp.MustCompile(`koredyne_graphql_requests_total\{operation="IntrospectionQuery",outcome="ok"\} [1-9]`).MatchString(metrics) {
-		t.Errorf("no successful IntrospectionQuery in the metrics:\n%s", grepLines(metrics, "requests_total"))
-	}
 	// A dialog (Radix, which may add style elements) opens within the
 	// policy too.
 	page.eval(`document.querySelector('[aria-label="Open settings dialog"]').click(), true`)
@@ -83,6 +139,39 @@ document.addEventListener('securitypolicyviolation', e => window.__blocked.push(
 	// and the recorder sees what the policy blocks.
 	page.eval(`document.body.appendChild(Object.assign(document.createElement('img'), {src: 'https://cdn.jsdelivr.net/x.png'})), true`)
 	page.wait(`window.__blocked.some(b => b.includes('cdn.jsdelivr.net'))`, "the policy to block an image from a CDN")
+}
+
+// firstGraphQLBlock is the first fenced graphql block of a markdown text.
+func firstGraphQLBlock(t *testing.T, md string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(md, "```graphql\n")
+	block, _, closed := strings.Cut(rest, "```")
+	if !ok || !closed {
+		t.Fatal("the README has no graphql block")
+	}
+	return block
+}
+
+// movedToTheWeekOf moves every date of query by the whole number of weeks
+// that brings its first date into the 7 days ending with today, and
+// returns the query and that first date.
+func movedToTheWeekOf(t *testing.T, query string, today time.Time) (string, string) {
+	t.Helper()
+	date := regexp.MustCompile(`\d{4}-\d\d-\d\d`)
+	first, err := time.Parse(time.DateOnly, date.FindString(query))
+	if err != nil {
+		t.Fatalf("the query's first date: %v", err)
+	}
+	days := int(today.Sub(first).Hours() / 24)
+	weeks := days / 7
+	if days < 0 && days%7 != 0 {
+		weeks--
+	}
+	moved := date.ReplaceAllStringFunc(query, func(d string) string {
+		at, _ := time.Parse(time.DateOnly, d)
+		return at.AddDate(0, 0, 7*weeks).Format(time.DateOnly)
+	})
+	return moved, first.AddDate(0, 0, 7*weeks).Format(time.DateOnly)
 }
 
 func grepLines(s, sub string) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -174,6 +175,11 @@ func importReference(ctx context.Context, store *models.Store, data []byte, slug
 	case missing && zone == "":
 		return usageError("import koredyne --create needs --time-zone: the reference system's export names no time zone (for example --time-zone Europe/Berlin)")
 	case missing:
+		// Refused before anything is read, so that a dry run refuses the
+		// name the real run would.
+		if err := models.CheckSlug(slug); err != nil {
+			return usageError("--business: %v", err)
+		}
 		if opts.Location, err = loadZone(zone); err != nil {
 			return usageError("--time-zone: %v", err)
 		}
@@ -198,6 +204,11 @@ func importReference(ctx context.Context, store *models.Store, data []byte, slug
 		}
 	}
 	imp, err := reference.Read(bytes.NewReader(data), opts)
+	var bad *reference.Error
+	if errors.As(err, &bad) {
+		// One problem a line, the alike counted past the first few.
+		return fmt.Errorf("the export cannot be imported (%d problems):\n  %s", len(bad.Problems), strings.Join(bad.Lines(), "\n  "))
+	}
 	if err != nil {
 		return err
 	}
@@ -246,8 +257,9 @@ func importReference(ctx context.Context, store *models.Store, data []byte, slug
 	if dryRun {
 		verb = "would import"
 	}
-	fmt.Fprintf(out, "%s %d rooms, %d staff, %d classes, %d class times, %d series, %d one-offs, %d day changes, %d clients into %q\n",
-		verb, len(st.Rooms), len(st.Staff), len(st.Classes), len(st.ClassTimes), len(st.Series), len(st.OneOffs), len(st.Changes), len(st.Clients), slug)
+	fmt.Fprintf(out, "%s %d rooms, %d staff, %d activities, %d classes, %d class times, %d series, %d plans, %d clients, %d subscriptions, %d one-offs, %d day changes into %q\n",
+		verb, len(st.Rooms), len(st.Staff), len(st.Activities), len(st.Classes), len(st.ClassTimes), len(st.Series), len(st.Plans),
+		len(st.Clients), len(st.Subscriptions), len(st.OneOffs), len(st.Changes), slug)
 	for _, c := range clashes {
 		fmt.Fprintf(out, "pre-existing clash, first %s: %s\n", c.First, c.Message)
 	}

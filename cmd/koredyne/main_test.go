@@ -56,12 +56,20 @@ func waitListening(t *testing.T, out io.Reader) string {
 // startMain runs Main serve in this process on a free port.
 func startMain(t *testing.T, env map[string]string, args ...string) *server {
 	t.Helper()
+	return startMainWith(t, Config{}, env, args...)
+}
+
+// startMainWith runs serve in this process on a free port, as Main does,
+// with what c sets that flags do not (the rate limit's clock).
+func startMainWith(t *testing.T, c Config, env map[string]string, args ...string) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	getenv := func(k string) string { return env[k] }
 	go func() {
-		done <- Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), getenv, pw, io.Discard)
+		a := &app{getenv: getenv, stdout: pw, stderr: io.Discard, c: c}
+		done <- a.main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...))
 		pw.Close()
 	}()
 	u := waitListening(t, pr)

@@ -38,9 +38,12 @@ type Metrics struct {
 	cacheLookups    *prometheus.CounterVec
 	cacheEvictions  *prometheus.CounterVec
 	reads           *prometheus.CounterVec
+	rateUnits       prometheus.Counter
+	rateLimited     prometheus.Counter
 
 	mu         sync.Mutex
 	operations map[string]bool
+	hooks      *webhookMetrics // see webhooks.go
 }
 
 // newMetrics registers the collectors, with the Go runtime's and the process's, on
@@ -87,6 +90,14 @@ func newMetrics(copies func() int) *Metrics {
 			Name: "koredyne_replica_reads_total",
 			Help: "Reads that may go to a replica (with --replica-url), by where they went: replica, or primary_behind (the replica had not replayed the revision asked for, or the token), primary_down (a read on the replica failed) or primary_none (no replica usable: down, not a replica, or too far behind).",
 		}, []string{"target"}),
+		rateUnits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "koredyne_rate_limit_units_total",
+			Help: "Units of work the rate limit charged callers: a GraphQL request is one, any other a tenth, and their work more (dates a client chose, bytes written, GraphQL complexity).",
+		}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "koredyne_rate_limited_total",
+			Help: "Requests the rate limit answered 429: their caller was over its rate, or its address had too many failed sign-ins.",
+		}),
 		operations: make(map[string]bool),
 	}
 	if copies == nil {
@@ -95,7 +106,7 @@ func newMetrics(copies func() int) *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache, m.cacheLookups, m.cacheEvictions, m.reads,
+		m.graphqlRequests, m.graphqlDuration, m.caldavRequests, m.caldavDuration, m.writes, m.cache, m.cacheLookups, m.cacheEvictions, m.reads, m.rateUnits, m.rateLimited,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "koredyne_playground_copies",
 			Help: "Private demo copies the playground holds in memory.",
@@ -244,6 +255,22 @@ func (m *Metrics) CalDAV(method string, status int, took time.Duration) {
 	}
 	m.caldavRequests.WithLabelValues(method, strconv.Itoa(status)).Inc()
 	m.caldavDuration.WithLabelValues(method).Observe(took.Seconds())
+}
+
+// RateUnits counts units of work the rate limit charged callers.
+func (m *Metrics) RateUnits(units float64) {
+	if m == nil {
+		return
+	}
+	m.rateUnits.Add(units)
+}
+
+// RateLimited counts a request the rate limit answered 429.
+func (m *Metrics) RateLimited() {
+	if m == nil {
+		return
+	}
+	m.rateLimited.Inc()
 }
 
 // The outcomes of a guarded write (models.Store.OnWrite).

@@ -12,11 +12,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/klauspost/compress/gzhttp"
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/koredyne/schedule/caldav"
 	"github.com/koredyne/schedule/caldav/page"
 	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/graph/graphiql"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/cache"
 )
 
 type requestIDKey struct{}
@@ -313,12 +317,55 @@ func protect(origins []string, next http.Handler) http.Handler {
 	})
 }
 
-// handler wraps serve's routes in the middleware, outermost first: the
-// request id, body limit and access log; CORS and page headers; the rate
-// limit, when one is set.
-func (c *Config) handler(log *slog.Logger, routes http.Handler) http.Handler {
-	if c.RateLimit > 0 {
-		routes = newLimiter(c.RateLimit, c.RateBurst, time.Now).limit(routes)
+// compress gzips the answers of clients that take gzip, as they are
+// written (gzhttp): an answer's Content-Type goes out with it (sniffed, as
+// net/http would, where a handler set none, which net/http does not do for
+// a body with a Content-Encoding), Vary: Accept-Encoding is set, an ETag
+// set by the handler gets "-gzip" (RFC 9110 §8.8.3: a strong ETag differs
+// between codings) and answers under cache.MinGzip go out plain. An answer
+// the handler encoded itself — the feeds, cached calendar and GraphQL
+// answers, GraphiQL's assets, all compressed once and kept — passes as it
+// is. Websockets and event streams are not compressed: they are flushed
+// message by message for as long as they live.
+func compress(next http.Handler) http.Handler {
+	wrap, err := gzhttp.NewWrapper(
+		gzhttp.MinSize(cache.MinGzip),
+		// An answer written on a request's path is compressed once: as
+		// fast as can be, as the gateway's own writer did.
+		gzhttp.CompressionLevel(gzip.BestSpeed),
+		// One coding, the one calendar apps ask for and the kept bodies
+		// are in.
+		gzhttp.EnableZstd(false),
+		gzhttp.SuffixETag("-gzip"),
+		// "*" takes gzip as RFC 9110 §12.5.3 says, as cache.AcceptsGzip
+		// does for the kept bodies.
+		gzhttp.AcceptWildcards(true),
+	)
+	if err != nil {
+		panic(err) // the options are constants
 	}
-	return observe(log, c.MaxBody, protect(c.AllowedOrigins, routes))
+	zipped := wrap(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if longLived(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		zipped.ServeHTTP(w, r)
+	})
+}
+
+// handler wraps serve's routes in the middleware, outermost first: the
+// request id, body limit and access log; compression; CORS and page
+// headers; the rate limit, when one is set.
+func (c *Config) handler(log *slog.Logger, m *Metrics, routes http.Handler) http.Handler {
+	if c.RateLimit > 0 {
+		now := c.RateClock
+		if now == nil {
+			now = time.Now
+		}
+		l := newLimiter(c.RateLimit, c.RateBurst, now)
+		l.spent, l.refused = m.RateUnits, m.RateLimited
+		routes = l.limit(routes)
+	}
+	return observe(log, c.MaxBody, compress(protect(c.AllowedOrigins, routes)))
 }

@@ -30,12 +30,34 @@ const (
 // most in flight, for every poll.
 const remembered = 2 * time.Hour
 
+// What a request costs before the work its handler reports: a GraphQL
+// request a unit (gqlgen parses, validates and plans every query; its
+// complexity adds more), any other a tenth (a CalDAV request, a feed, a
+// timetable page: 0.1 to 0.2 ms of a core, where a unit of their work, a
+// quarter of dates or a megabyte written, is 1.5 to 5 ms; caldav's
+// BenchmarkRequestKinds). A calendar app's first sync is thousands of
+// small requests — DAVx5 fetches events in multigets of 10 — and a tenth
+// lets it through while the dates and bytes it asks for are charged in
+// full.
+const (
+	graphqlPrice = 1.0
+	requestPrice = 0.1
+)
+
+// price is what a request costs before its work is counted.
+func price(r *http.Request) float64 {
+	if r.URL.Path == graph.Path {
+		return graphqlPrice
+	}
+	return requestPrice
+}
+
 // limiter is a token bucket per caller, charged by the work of each
-// request: a unit for the request and the units its handler reports
-// (hooks.Work), such as three months of sessions computed or 500
-// calendar objects fetched. A request is let in while its caller's bucket holds a
-// unit; what it costs beyond that is taken when it is answered, so a
-// bucket may go into debt, and the next request waits until it is paid.
+// request: its price and the units its handler reports (hooks.Work), such
+// as three months of sessions computed or a megabyte of calendar data
+// written. A request is let in while its caller's bucket holds its price;
+// what it costs beyond that is taken when it is answered, so a bucket may
+// go into debt, and the next request waits until it is paid.
 //
 // A request counts against a credential (a bearer token, a Basic login, a
 // feed or timetable URL) only once the credential has been checked:
@@ -51,6 +73,10 @@ type limiter struct {
 	rate  float64
 	burst float64
 	now   func() time.Time
+	// spent, when set, hears the units charged to callers (not the failed
+	// sign-ins), and refused every request answered 429, for the metrics.
+	spent   func(units float64)
+	refused func()
 
 	mu        sync.Mutex
 	buckets   map[string]*bucket
@@ -82,19 +108,19 @@ func (l *limiter) bucket(key string, rate, burst float64, now time.Time) *bucket
 	return b
 }
 
-// take takes one unit from key's bucket. When the bucket holds less than
-// one it returns false and how long until it holds one.
-func (l *limiter) take(key string, rate, burst float64) (bool, time.Duration) {
+// take takes cost units from key's bucket. When the bucket holds less
+// than that it returns false and how long until it holds it.
+func (l *limiter) take(key string, rate, burst, cost float64) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	l.sweep(now)
 	b := l.bucket(key, rate, burst, now)
-	if b.tokens >= 1 {
-		b.tokens--
+	if b.tokens >= cost {
+		b.tokens -= cost
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) / rate * float64(time.Second))
+	return false, time.Duration((cost - b.tokens) / rate * float64(time.Second))
 }
 
 // charge takes units from key's bucket (a negative charge refunds), down
@@ -106,9 +132,21 @@ func (l *limiter) charge(key string, rate, burst, units float64) {
 	b.tokens = max(b.tokens-units, -10*burst)
 }
 
-// allow takes one request from key's bucket at the configured rate.
-func (l *limiter) allow(key string) (bool, time.Duration) {
-	return l.take(key, l.rate, l.burst)
+// allow takes a request's price from key's bucket at the configured rate.
+func (l *limiter) allow(key string, cost float64) (bool, time.Duration) {
+	ok, wait := l.take(key, l.rate, l.burst, cost)
+	if ok {
+		l.spend(cost)
+	}
+	return ok, wait
+}
+
+// spend charges units of work to a caller's bucket (not the failed
+// sign-ins'), for what the request costs beyond its price.
+func (l *limiter) spend(units float64) {
+	if l.spent != nil && units > 0 {
+		l.spent(units)
+	}
 }
 
 // isKnown reports whether a credential authenticated lately.
@@ -220,6 +258,7 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 			return
 		}
 		cred := credential(r)
+		cost := price(r)
 		failures := "failed " + address(r)
 		key := "addr " + address(r)
 		if cred != "" {
@@ -235,13 +274,13 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 		var wait time.Duration
 		for {
 			if cred == "" || l.isKnown(cred) {
-				ok, wait = l.allow(key)
+				ok, wait = l.allow(key, cost)
 				break
 			}
 			checked, done := l.checking(cred)
 			if done != nil {
 				checkDone = done
-				ok, wait = l.take(failures, failureRate, failureBurst)
+				ok, wait = l.take(failures, failureRate, failureBurst, 1)
 				reserved = ok
 				break
 			}
@@ -254,6 +293,9 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 		if !ok {
 			if checkDone != nil {
 				checkDone()
+			}
+			if l.refused != nil {
+				l.refused()
 			}
 			tooMany(w, r, wait, cred != "" && !l.isKnown(cred))
 			return
@@ -289,14 +331,16 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 			}
 			l.charge(failures, failureRate, failureBurst, 1)
 		case refused:
-		case reserved && good: // the unit of the request was taken from the failures
-			l.charge(key, l.rate, l.burst, 1+units)
-		case reserved: // not checked (refused before that): the unit stays counted
+		case reserved && good: // the request's price was a sign-in taken from the failures
+			l.charge(key, l.rate, l.burst, cost+units)
+			l.spend(cost + units)
+		case reserved: // not checked (refused before that): the sign-in stays counted
 		default:
 			if good && cred != "" {
 				l.remember(cred, true)
 			}
 			l.charge(key, l.rate, l.burst, units)
+			l.spend(units)
 		}
 	})
 }

@@ -15,34 +15,34 @@ func TestRateLimitBucketsRefillAndAreDropped(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	l := newLimiter(2, 3, func() time.Time { return at })
 	for i := range 3 {
-		if ok, _ := l.allow("a"); !ok {
+		if ok, _ := l.allow("a", 1); !ok {
 			t.Fatalf("request %d of a burst of 3 refused", i+1)
 		}
 	}
-	if ok, wait := l.allow("a"); ok || wait != 500*time.Millisecond {
+	if ok, wait := l.allow("a", 1); ok || wait != 500*time.Millisecond {
 		t.Errorf("the 4th request: allowed %v, wait %v; want refused, 500ms", ok, wait)
 	}
-	if ok, _ := l.allow("b"); !ok {
+	if ok, _ := l.allow("b", 1); !ok {
 		t.Error("another caller was refused")
 	}
 	at = at.Add(time.Second) // 2 tokens back
 	for i := range 2 {
-		if ok, _ := l.allow("a"); !ok {
+		if ok, _ := l.allow("a", 1); !ok {
 			t.Fatalf("request %d after a second refused", i+1)
 		}
 	}
-	if ok, _ := l.allow("a"); ok {
+	if ok, _ := l.allow("a", 1); ok {
 		t.Error("a third request after a second was allowed at 2 a second")
 	}
 
 	for i := range 1000 {
-		l.allow(fmt.Sprintf("caller-%d", i))
+		l.allow(fmt.Sprintf("caller-%d", i), 1)
 	}
 	if n := l.size(); n != 1002 {
 		t.Fatalf("%d buckets, want 1002", n)
 	}
 	at = at.Add(2 * time.Second) // every bucket is full again
-	l.allow("c")
+	l.allow("c", 1)
 	if n := l.size(); n != 1 {
 		t.Errorf("after every caller went quiet, %d buckets are kept, want 1", n)
 	}
@@ -153,7 +153,7 @@ func TestRateLimitForgetsCredentials(t *testing.T) {
 	l := newLimiter(20, 40, func() time.Time { return at })
 	for i := range 10_000 {
 		cred := fmt.Sprintf("phone-%d", i)
-		l.allow(cred)
+		l.allow(cred, 1)
 		l.remember(cred, true)
 		if i%1000 == 999 {
 			at = at.Add(remembered / 10)
@@ -163,7 +163,7 @@ func TestRateLimitForgetsCredentials(t *testing.T) {
 		t.Error("after sign-ins for as long as one is remembered, the last should be known and the first forgotten")
 	}
 	at = at.Add(remembered + time.Second)
-	l.allow("desk")
+	l.allow("desk", 1)
 	l.mu.Lock()
 	known, buckets := len(l.known), len(l.buckets)
 	l.mu.Unlock()
@@ -186,5 +186,42 @@ func TestPhonesStayKnownBetweenPolls(t *testing.T) {
 			t.Fatalf("a phone polling every %v is forgotten between polls", every)
 		}
 		l.remember("phone", true)
+	}
+}
+
+// TestPrices: a GraphQL request costs a unit, any other a tenth, and each
+// is let in while its caller's bucket holds its price.
+func TestPrices(t *testing.T) {
+	req := func(method, path string) *http.Request {
+		r, _ := http.NewRequest(method, "http://127.0.0.1"+path, nil)
+		return r
+	}
+	for _, c := range []struct {
+		r    *http.Request
+		want float64
+	}{
+		{req("POST", "/graphql"), graphqlPrice},
+		{req("REPORT", "/caldav/demo/calendars/all/"), requestPrice},
+		{req("GET", "/ics/kdf_x.ics"), requestPrice},
+		{req("GET", "/t/kdt_x"), requestPrice},
+	} {
+		if got := price(c.r); got != c.want {
+			t.Errorf("%s %s costs %v, want %v", c.r.Method, c.r.URL.Path, got, c.want)
+		}
+	}
+
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	l := newLimiter(2, 3, func() time.Time { return at })
+	l.charge("a", 2, 3, 2.5) // half a unit left
+	if ok, wait := l.allow("a", graphqlPrice); ok || wait != 250*time.Millisecond {
+		t.Errorf("a GraphQL request with half a unit left: allowed %v, wait %v; want refused, 250ms", ok, wait)
+	}
+	for i := range 5 {
+		if ok, _ := l.allow("a", requestPrice); !ok {
+			t.Fatalf("CalDAV request %d with %.1f units left refused", i+1, 0.5-float64(i)*requestPrice)
+		}
+	}
+	if ok, _ := l.allow("a", requestPrice); ok {
+		t.Error("a CalDAV request with nothing left was allowed")
 	}
 }

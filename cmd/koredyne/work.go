@@ -34,10 +34,10 @@ func workOf(ctx context.Context) *Work {
 	return w
 }
 
-// addWork adds units to the request's work beyond the one every request
-// costs: a unit is about what a plain request costs (three months of
-// sessions computed, 500 calendar objects fetched, 1,000 points of GraphQL
-// complexity).
+// addWork adds units to the request's work beyond its price (see price):
+// a unit is about what a plain GraphQL request costs (three months of
+// sessions computed, a megabyte of calendar data written, 1,000 points of
+// GraphQL complexity).
 func addWork(ctx context.Context, units float64) {
 	if w := workOf(ctx); w != nil && units > 0 {
 		w.mu.Lock()

@@ -1,7 +1,9 @@
 package reference
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -33,6 +35,7 @@ type converter struct {
 	changes      []*changeRow
 
 	classOf   map[int64]int64 // duplicate class → the class it is merged into
+	places    map[int64]int   // slot → how many twins made one share its places (twins.go)
 	packageOf map[int64]int64 // series → package
 	changeIDs []int64         // reference id of each State.Changes entry
 }
@@ -81,7 +84,7 @@ func newConverter(d *decoder, opts Options) *converter {
 		d: d, opts: opts, areas: map[int64]int{}, coaches: map[int64]int{}, activities: map[int64]int{}, slots: map[int64]int{},
 		oneOffs: map[int64]int{}, areaNames: map[string]int64{}, activityNames: map[string]int64{},
 		classes: map[int64]*classRow{}, packages: map[int64]*packageRow{}, plans: map[int64]int64{},
-		members: map[int64]bool{}, present: map[string]map[int64]bool{}, broken: map[string]bool{}, classOf: map[int64]int64{}, packageOf: map[int64]int64{},
+		members: map[int64]bool{}, present: map[string]map[int64]bool{}, broken: map[string]bool{}, classOf: map[int64]int64{}, places: map[int64]int{}, packageOf: map[int64]int64{},
 	}
 }
 
@@ -111,13 +114,14 @@ func (c *converter) coachName(id int64) string { return c.st.Staff[c.coaches[id]
 func (c *converter) activityName(id int64) string { return c.st.Activities[c.activities[id]].Name }
 
 // buildClasses orders each class's coaches and merges classes our engine
-// would see as one.
+// would see as one (twins.go).
 func (c *converter) buildClasses() {
 	type seen struct {
 		id      int64
 		ordered string
+		group   []int64 // the class and the twins merged into it
 	}
-	bySet := map[string]seen{}
+	bySet := map[string]*seen{}
 	for _, id := range c.classOrder {
 		cl := c.classes[id]
 		sort.SliceStable(cl.coaches, func(i, j int) bool {
@@ -144,47 +148,76 @@ func (c *converter) buildClasses() {
 		}
 		ordered := strings.Join(keys, "|")
 		setKey := engine.ClassKey(c.activityName(cl.activity), names)
-		if other, dup := bySet[setKey]; dup {
-			if why := c.cannotMerge(other.id, id); why != "" {
-				c.d.problems = append(c.d.problems, Problem{Table: "classes", ID: id, Message: fmt.Sprintf(
-					"is %s with the same coaches as class %d; our classes need distinct activity and coaches, and the two cannot be merged because %s",
-					c.activityName(cl.activity), other.id, why)})
-				continue
-			}
-			c.classOf[id] = other.id
-			order := ""
-			if other.ordered != ordered {
-				order = fmt.Sprintf(" (its sessions list the coaches in the order of class %d, main coach first)", other.id)
-			}
-			c.d.note("classes", "", "class %d is %s with the same coaches as class %d; our classes need distinct activity and coaches, "+
-				"and the two never share a slot, so class %d is imported as class %d%s", id,
-				c.activityName(cl.activity), other.id, id, other.id, order)
+		other, dup := bySet[setKey]
+		if !dup {
+			bySet[setKey] = &seen{id: id, ordered: ordered, group: []int64{id}}
+			c.st.Classes = append(c.st.Classes, engine.Class{ID: id, ActivityID: cl.activity, StaffIDs: staff})
 			continue
 		}
-		bySet[setKey] = seen{id: id, ordered: ordered}
-		c.st.Classes = append(c.st.Classes, engine.Class{ID: id, ActivityID: cl.activity, StaffIDs: staff})
+		v := c.judgeTwin(id, other.group)
+		if !v.merge {
+			c.keepApart(id, cl, staff, other.id, v)
+			continue
+		}
+		c.classOf[id] = other.id
+		other.group = append(other.group, id)
+		order := ""
+		if other.ordered != ordered {
+			order = fmt.Sprintf(" (its sessions list the coaches in the order of class %d, main coach first)", other.id)
+		}
+		what := fmt.Sprintf("class %d is %s with the same coaches as class %d; our classes need distinct activity and coaches",
+			id, c.activityName(cl.activity), other.id)
+		if v.sharedFirst == 0 {
+			c.d.note("classes", "", "%s, and the two never run in one slot on one date, so class %d is imported as class %d%s", what, id, other.id, order)
+			continue
+		}
+		// The places of the one session, by how many the slots gave each.
+		bySize := map[[2]int][]int64{}
+		for _, slot := range slices.Sorted(maps.Keys(v.places)) {
+			c.places[slot] = v.places[slot]
+			each := c.st.ClassTimes[c.slots[slot]].Capacity
+			size := [2]int{each, each * v.places[slot]}
+			bySize[size] = append(bySize[size], slot)
+		}
+		var places strings.Builder
+		for _, size := range slices.SortedFunc(maps.Keys(bySize), func(a, b [2]int) int { return cmp.Compare(a[1], b[1]) }) {
+			slots := bySize[size]
+			word := "slot"
+			if len(slots) > 1 {
+				word = "slots"
+			}
+			fmt.Fprintf(&places, "; it has the places of their sessions together, %d in %s %s, which give each of the reference's sessions %d",
+				size[1], word, someOf(slots), size[0])
+		}
+		where := fmt.Sprintf("in slot %d (first on %s)", v.sharedSlot, v.sharedFirst)
+		if v.slots > 1 {
+			where = fmt.Sprintf("in %d slots (first in slot %d on %s)", v.slots, v.sharedSlot, v.sharedFirst)
+		}
+		c.d.note("classes", "", "%s. The two run together %s, where the reference shows two sessions, "+
+			"the same coaches twice in one room at one time, which is one session: class %d is imported as class %d, "+
+			"and a session of both belongs to the packages of both%s%s", what, where, id, other.id, places.String(), order)
+	}
+	for slot, n := range c.places {
+		c.st.ClassTimes[c.slots[slot]].Capacity *= n
 	}
 }
 
-// cannotMerge says why two classes of one activity and one set of coaches
-// cannot become one, or "" when every session keeps its identity.
-func (c *converter) cannotMerge(a, b int64) string {
-	slots := map[int64]bool{}
-	for _, p := range c.packages {
-		for _, e := range p.entries {
-			if c.merged(e.class) == a { // a and the classes already merged into it
-				slots[e.slot] = true
-			}
-		}
+// keepApart imports a twin that cannot become the class it repeats as a
+// class of its own, under an activity of its own (twins.go).
+func (c *converter) keepApart(id int64, cl *classRow, staff []int64, keeper int64, v twinVerdict) {
+	base := c.st.Activities[c.activities[cl.activity]]
+	a := engine.Activity{Name: c.apartName(base.Name, id), Color: base.Color}
+	for _, x := range c.st.Activities {
+		a.ID = max(a.ID, x.ID+1)
 	}
-	for _, p := range c.packages {
-		for _, e := range p.entries {
-			if e.class == b && slots[e.slot] {
-				return fmt.Sprintf("both are in slot %d, where they are different sessions", e.slot)
-			}
-		}
-	}
-	return ""
+	c.activities[a.ID] = len(c.st.Activities)
+	c.activityNames[engine.NameKey(a.Name)] = a.ID
+	c.st.Activities = append(c.st.Activities, a)
+	c.st.Classes = append(c.st.Classes, engine.Class{ID: id, ActivityID: a.ID, StaffIDs: staff})
+	c.d.note("classes", "", "class %d is %s with the same coaches as class %d; our classes need distinct activity and coaches. "+
+		"The two run together in slot %d (first on %s), and they cannot be one session there because %s; "+
+		"so class %d is imported under an activity of its own, %q: its sessions are two in one room at one time, as in the reference, "+
+		"and that double booking comes along as a clash", id, base.Name, keeper, v.sharedSlot, v.sharedFirst, v.why, id, a.Name)
 }
 
 func firstRepeat(keys []string) string {
@@ -456,39 +489,54 @@ func (c *converter) explain(p *packageRow, out []*piece) {
 	c.d.note("packages", "", "%s", b.String())
 }
 
-// buildChanges converts session changes to day changes, keeping only what
-// differs from the session as its slot and class make it.
-func (c *converter) buildChanges() {
-	byRef := map[engine.SessionRef]int64{}
-	for _, ch := range c.changes {
-		ct := c.st.ClassTimes[c.slots[ch.slot]]
-		class := c.merged(ch.class)
-		dc := engine.DayChange{Ref: engine.SessionRef{Date: ch.date, ClassTimeID: ch.slot, ClassID: class}, Cancelled: ch.cancelled, Note: ch.note}
-		if ch.newDate != 0 && ch.newDate != ch.date {
-			dc.Date = ch.newDate
-		}
-		if ch.newArea != 0 && ch.newArea != ct.RoomID {
-			dc.RoomID = ch.newArea
-		}
-		if ch.newStart != nil && *ch.newStart != ct.Start {
-			dc.Start = ch.newStart
-		}
-		if ch.newEnd != nil && *ch.newEnd != ct.End {
-			dc.End = ch.newEnd
-		}
-		if nc := c.merged(ch.newClass); nc != 0 && nc != class {
+// dayChange is a session change as a day change: what differs from the
+// session as its slot and class make it, the classes named as as has them.
+func (c *converter) dayChange(ch *changeRow, as func(int64) int64) engine.DayChange {
+	ct := c.st.ClassTimes[c.slots[ch.slot]]
+	class := as(ch.class)
+	dc := engine.DayChange{Ref: engine.SessionRef{Date: ch.date, ClassTimeID: ch.slot, ClassID: class}, Cancelled: ch.cancelled, Note: ch.note}
+	if ch.newDate != 0 && ch.newDate != ch.date {
+		dc.Date = ch.newDate
+	}
+	if ch.newArea != 0 && ch.newArea != ct.RoomID {
+		dc.RoomID = ch.newArea
+	}
+	if ch.newStart != nil && *ch.newStart != ct.Start {
+		dc.Start = ch.newStart
+	}
+	if ch.newEnd != nil && *ch.newEnd != ct.End {
+		dc.End = ch.newEnd
+	}
+	if ch.newClass != 0 {
+		if nc := as(ch.newClass); nc != class {
 			dc.ClassID = nc
 		}
+	}
+	return dc
+}
+
+// buildChanges converts session changes to day changes, keeping only what
+// differs from the session as its slot and class make it. The changes of
+// twins made one session, which do the same (twins.go), are one change with
+// their notes.
+func (c *converter) buildChanges() {
+	byRef := map[engine.SessionRef]int{} // → index in the state's changes
+	for _, ch := range c.changes {
+		dc := c.dayChange(ch, c.merged)
 		if !dc.Cancelled && dc.Date == 0 && dc.RoomID == 0 && dc.Start == nil && dc.End == nil && dc.ClassID == 0 && dc.StaffIDs == nil && dc.Note == "" {
 			c.d.note("session_changes", "", "session change %d changes nothing about its session; not imported", ch.id)
 			continue
 		}
-		if other, dup := byRef[dc.Ref]; dup {
+		if i, dup := byRef[dc.Ref]; dup {
+			if prev := &c.st.Changes[i]; ch.class != dc.Ref.ClassID && sameEffect(*prev, dc) {
+				prev.Note = joinNotes(prev.Note, dc.Note)
+				continue
+			}
 			c.d.fail(ch.row, "date", "session change %d already changes the session of class %d in slot %d on %s; a session has one change",
-				other, ch.class, ch.slot, ch.date)
+				c.changeIDs[i], ch.class, ch.slot, ch.date)
 			continue
 		}
-		byRef[dc.Ref] = ch.id
+		byRef[dc.Ref] = len(c.st.Changes)
 		c.st.Changes = append(c.st.Changes, dc)
 		c.changeIDs = append(c.changeIDs, ch.id)
 	}

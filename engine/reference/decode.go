@@ -21,6 +21,10 @@ type Problem struct {
 	Row     int
 	Field   string
 	Message string
+	// kind is the message's pattern (the format it was written from): the
+	// problems of one table and field with one kind are alike, and are
+	// counted rather than listed past the first few.
+	kind string
 }
 
 func (p Problem) String() string {
@@ -50,12 +54,60 @@ type Error struct {
 	Problems []Problem
 }
 
+// Error writes the problems as Lines does, on one line.
 func (e *Error) Error() string {
-	msgs := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		msgs[i] = p.String()
+	return "the export cannot be imported: " + strings.Join(e.Lines(), "; ")
+}
+
+// Alike is how many problems of one kind (one table, one field, one
+// message but for its values) Lines writes out before it counts the rest.
+const Alike = 3
+
+// Lines writes the problems for people, in the order found: the first
+// Alike of each kind, then how many more of that kind there are. A broken
+// export tends to break every row of a table the same way: a hundred slots
+// naming an area that is not there are three lines and a count, not a
+// hundred lines.
+func (e *Error) Lines() []string {
+	type group struct {
+		first []Problem
+		more  int
 	}
-	return "the export cannot be imported: " + strings.Join(msgs, "; ")
+	var order []string
+	groups := map[string]*group{}
+	for _, p := range e.Problems {
+		kind := p.kind
+		if kind == "" {
+			kind = p.Message
+		}
+		key := p.Table + "\x00" + p.Field + "\x00" + kind
+		g := groups[key]
+		if g == nil {
+			g = &group{}
+			groups[key] = g
+			order = append(order, key)
+		}
+		if len(g.first) < Alike {
+			g.first = append(g.first, p)
+		} else {
+			g.more++
+		}
+	}
+	var out []string
+	for _, key := range order {
+		g := groups[key]
+		for _, p := range g.first {
+			out = append(out, p.String())
+		}
+		if g.more > 0 {
+			where := g.first[0].Table
+			if f := g.first[0].Field; f != "" {
+				where += ", " + f
+			}
+			out = append(out, fmt.Sprintf("and %d more like these in %s", g.more, where))
+		}
+	}
+	return out
 }
 
 // Note reports something the import did not carry over as it stood: an
@@ -99,7 +151,7 @@ type decoder struct {
 }
 
 func (d *decoder) fail(r *row, field, format string, args ...any) {
-	p := Problem{Field: field, Message: fmt.Sprintf(format, args...)}
+	p := Problem{Field: field, Message: fmt.Sprintf(format, args...), kind: format}
 	if r != nil {
 		p.Table, p.ID = r.table, r.id
 		if r.id == 0 {

@@ -60,9 +60,16 @@
 //
 // class_coaches: class_id*, coach_id*, sort — the other coaches of a class,
 // after the main one by sort and then by name, as the reference lists them.
-// Two classes with one activity and one set of coaches (which the reference
-// refuses today but older versions made) become one class when they never
-// share a slot, with a Note; otherwise Read refuses them.
+// Two classes with one activity and one set of coaches (twins: the reference
+// refuses them today but older versions made them) are one class here when
+// every date keeps its sessions: when they never run in one slot on one
+// date; or when they do, where the reference shows the same coaches twice in
+// one room at one time, which becomes one session of the packages of both,
+// provided their session changes do the same there and the slot's places
+// (multiplied by how many run together) can be theirs together on every date.
+// Otherwise the twin is a class of its own under an activity of its own
+// ("Boxing (class 14)"), two sessions as in the reference, whose double
+// booking comes along as a clash. Either way with a Note (twins.go).
 //
 // slots (our class times): id*, area_id*, day*, start_time*, end_time*,
 // label, capacity (members per session; null = no limit), type,

@@ -320,6 +320,14 @@ type stats struct {
 
 func compareDays(t *testing.T, b []byte, opts reference.Options, spans ...span) stats {
 	t.Helper()
+	return compareDaysApart(t, b, opts, nil, spans...)
+}
+
+// compareDaysApart is compareDays for an export holding twin classes the
+// importer kept apart: the sessions of each class in apart show the
+// activity it names.
+func compareDaysApart(t *testing.T, b []byte, opts reference.Options, apart map[int64]string, spans ...span) stats {
+	t.Helper()
 	imp, err := reference.Read(bytes.NewReader(b), opts)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -329,6 +337,9 @@ func compareDays(t *testing.T, b []byte, opts reference.Options, spans ...span) 
 		t.Fatalf("engine.New: %v", err)
 	}
 	o := newOracle(t, b)
+	for class, activity := range apart {
+		o.activity[class] = activity
+	}
 	var st stats
 	for _, sp := range spans {
 		for x := day(sp.from); x < day(sp.to); x++ {

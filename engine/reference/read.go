@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	// Exports name their IANA zone; embedding the database lets them load on
 	// machines without one.
@@ -55,6 +57,32 @@ type Options struct {
 	Name string
 }
 
+// notJSON says where the JSON of an export breaks: a file cut short (the
+// commonest way, a copy or a download that stopped) ends early, anything
+// else is wrong at a line and column.
+func notJSON(data []byte, err error) error {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("the export is not valid JSON: it ends early, at %s, inside an unfinished value: the file may have been cut short", position(data, int64(len(data))))
+	case errors.As(err, &syntax):
+		// Offset counts the bytes read, the wrong one last.
+		return fmt.Errorf("the export is not valid JSON at %s: %w", position(data, syntax.Offset-1), err)
+	}
+	return fmt.Errorf("the export is not valid JSON: %w", err)
+}
+
+// position writes a byte offset of data (from 0) as people find it in an
+// editor: "line 12, column 5 (byte offset 230)", lines and columns from 1,
+// columns in characters.
+func position(data []byte, offset int64) string {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return fmt.Sprintf("line %d, column %d (byte offset %d)", line, col, offset)
+}
+
 // tables lists the known tables in the order they are read: each only names
 // rows of tables before it.
 var tables = []string{
@@ -76,17 +104,21 @@ func Read(r io.Reader, opts Options) (*Import, error) {
 	case opts.WeekStart != time.Sunday && opts.WeekStart != time.Monday:
 		return nil, fmt.Errorf("weeks start on Sunday or Monday, not %s", opts.WeekStart)
 	}
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading the export: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	var top map[string]json.RawMessage
 	if err := dec.Decode(&top); err != nil || top == nil {
 		var typeErr *json.UnmarshalTypeError
 		if err == nil || errors.As(err, &typeErr) {
 			return nil, errors.New("the export must be one JSON object ({...}), not a list or a single value")
 		}
-		return nil, fmt.Errorf("the export is not valid JSON: %w", err)
+		return nil, notJSON(data, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("the export has more after its JSON object")
+		return nil, fmt.Errorf("the export has more after its JSON object, from %s", position(data, dec.InputOffset()))
 	}
 	d := &decoder{unknown: map[[2]string]int{}}
 	top1 := &row{f: top, read: map[string]bool{}}

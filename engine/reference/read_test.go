@@ -3,6 +3,7 @@ package reference_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -632,16 +633,22 @@ func TestDuplicateClasses(t *testing.T) {
 			t.Errorf("got classes %v, notes %v", imp.State.Classes, imp.Notes)
 		}
 	})
-	t.Run("in one slot: refused", func(t *testing.T) {
+	t.Run("in one slot on other weeks: merged", func(t *testing.T) {
 		x := export()
 		twin(x, 1)
 		add(x, "package_entries", map[string]any{"id": 2, "package_id": 1, "slot_id": 1, "class_id": 2, "week_position": 2})
-		_, err := read(t, x)
-		if err == nil || !strings.Contains(err.Error(), "both are in slot 1") {
-			t.Errorf("Read: got %v, want a refusal naming slot 1", err)
+		b, _ := json.Marshal(x)
+		imp, err := read(t, x)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if len(imp.State.Classes) != 1 || imp.State.ClassTimes[0].Capacity != 20 || len(imp.Notes) != 1 ||
+			!strings.Contains(imp.Notes[0].Message, "never run in one slot on one date, so class 2 is imported as class 1") {
+			t.Errorf("got classes %v, capacity %d, notes %v", imp.State.Classes, imp.State.ClassTimes[0].Capacity, imp.Notes)
+		}
+		compareDays(t, b, reference.Options{Location: time.UTC}, span{"2025-08-01", "2026-01-01"})
 	})
-	t.Run("a third in one slot with the second: refused", func(t *testing.T) {
+	t.Run("a third in one slot with the second on other weeks: merged", func(t *testing.T) {
 		x := export()
 		twin(x, 1)
 		add(x, "classes", map[string]any{"id": 3, "activity_id": 1, "coach_id": 1})
@@ -649,11 +656,109 @@ func TestDuplicateClasses(t *testing.T) {
 		add(x, "package_entries",
 			map[string]any{"id": 2, "package_id": 1, "slot_id": 2, "class_id": 2, "week_position": 1},
 			map[string]any{"id": 3, "package_id": 1, "slot_id": 2, "class_id": 3, "week_position": 2})
-		_, err := read(t, x)
-		if err == nil || !strings.Contains(err.Error(), "classes id 3") || !strings.Contains(err.Error(), "both are in slot 2") {
-			t.Errorf("Read: got %v, want class 3 refused over slot 2", err)
+		b, _ := json.Marshal(x)
+		imp, err := read(t, x)
+		if err != nil || len(imp.State.Classes) != 1 || len(imp.Notes) != 2 {
+			t.Fatalf("Read: %v, classes %v, notes %v", err, imp.State.Classes, imp.Notes)
+		}
+		compareDays(t, b, reference.Options{Location: time.UTC}, span{"2025-08-01", "2026-01-01"})
+	})
+
+	// A second package (weekly, from the same Sunday) puts the twin in slot
+	// 1 in every week; the Boxing package (every other week) puts class 1
+	// there in its week 1.
+	inStep := func(x map[string]any, cycle int) {
+		twin(x, 1)
+		add(x, "packages", map[string]any{"id": 2, "name": "All Access", "anchor_date": "2025-08-31", "end_date": nil, "cycle_length": cycle})
+		add(x, "package_entries", map[string]any{"id": 2, "package_id": 2, "slot_id": 1, "class_id": 2, "week_position": 1})
+	}
+	sharedSession := func(t *testing.T, imp *reference.Import, date string) {
+		t.Helper()
+		tt, err := engine.New(imp.State)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss := tt.Day(day(date))
+		if len(ss) != 1 || ss[0].ClassID != 1 || len(ss[0].Series) != 2 {
+			t.Errorf("%s: got %+v, want one session of class 1 in both packages", date, ss)
+		}
+	}
+	t.Run("in one slot on one date, always together: one session with the places of both", func(t *testing.T) {
+		x := export()
+		set(x, "packages", 0, "cycle_length", 1)
+		inStep(x, 1)
+		add(x, "session_changes", map[string]any{"id": 2, "date": "2025-09-14", "slot_id": 1, "class_id": 2, "cancelled": 1, "note": "Holiday"})
+		imp, err := read(t, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(imp.State.Classes) != 1 || imp.State.ClassTimes[0].Capacity != 40 || len(imp.Notes) != 1 ||
+			!strings.Contains(imp.Notes[0].Message, "which is one session: class 2 is imported as class 1") ||
+			!strings.Contains(imp.Notes[0].Message, "40 in slot 1, which give each of the reference's sessions 20") {
+			t.Errorf("got classes %v, capacity %d, notes %v", imp.State.Classes, imp.State.ClassTimes[0].Capacity, imp.Notes)
+		}
+		sharedSession(t, imp, "2025-09-07")
+		// Both sessions of 2025-09-14 are cancelled: one change.
+		if len(imp.State.Changes) != 1 || !imp.State.Changes[0].Cancelled || imp.State.Changes[0].Note != "Holiday" {
+			t.Errorf("changes: %+v", imp.State.Changes)
 		}
 	})
+	t.Run("in one slot on one date, not always together, without places: one session", func(t *testing.T) {
+		x := export()
+		set(x, "slots", 0, "capacity", nil)
+		set(x, "session_changes", 0, "date", "2025-09-07") // a week class 2 runs alone
+		inStep(x, 1)
+		imp, err := read(t, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(imp.State.Classes) != 1 || imp.State.ClassTimes[0].Capacity != 0 || len(imp.Notes) != 1 {
+			t.Errorf("got classes %v, capacity %d, notes %v", imp.State.Classes, imp.State.ClassTimes[0].Capacity, imp.Notes)
+		}
+		sharedSession(t, imp, "2025-08-31")
+	})
+	for _, c := range []struct {
+		name, why string
+		edit      func(x map[string]any)
+	}{
+		{"not always together, with places", "they do not always run there together", func(x map[string]any) {
+			set(x, "session_changes", 0, "date", "2025-09-07")
+		}},
+		{"a change of one only", "session change 1 changes class 1's session in slot 1 and nothing changes class 2's", func(x map[string]any) {
+			set(x, "packages", 0, "cycle_length", 1)
+		}},
+		{"the slot holds another class", "also holds class 3", func(x map[string]any) {
+			set(x, "packages", 0, "cycle_length", 1)
+			set(x, "session_changes", 0, "class_id", 2)
+			add(x, "session_changes", map[string]any{"id": 2, "date": "2025-09-14", "slot_id": 1, "class_id": 1, "cancelled": 1})
+			add(x, "coaches", map[string]any{"id": 2, "name": "Sami"})
+			add(x, "classes", map[string]any{"id": 3, "activity_id": 1, "coach_id": 2})
+			add(x, "packages", map[string]any{"id": 3, "name": "Sparring", "anchor_date": "2030-01-06", "end_date": nil, "cycle_length": 1})
+			add(x, "package_entries", map[string]any{"id": 3, "package_id": 3, "slot_id": 1, "class_id": 3, "week_position": 1})
+		}},
+	} {
+		t.Run("in one slot on one date, "+c.name+": kept apart", func(t *testing.T) {
+			x := export()
+			inStep(x, 1)
+			c.edit(x)
+			b, _ := json.Marshal(x)
+			imp, err := read(t, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := slices.ContainsFunc(imp.Notes, func(n reference.Note) bool {
+				return strings.Contains(n.Message, "so class 2 is imported under an activity of its own") && strings.Contains(n.Message, c.why)
+			})
+			if len(imp.State.Classes) < 2 || len(imp.State.Activities) < 2 || imp.State.Activities[len(imp.State.Activities)-1].Name != "Boxing (class 2)" ||
+				!said || imp.State.ClassTimes[0].Capacity != 20 {
+				t.Errorf("got classes %v, activities %v, notes %v", imp.State.Classes, imp.State.Activities, imp.Notes)
+			}
+			st := compareDaysApart(t, b, reference.Options{Location: time.UTC}, map[int64]string{2: "Boxing (class 2)"}, span{"2025-08-01", "2026-01-01"})
+			if st.sessions < 25 {
+				t.Errorf("compared %+v", st)
+			}
+		})
+	}
 }
 
 // TestControlCharactersRefused: a name holding a control character is
@@ -663,5 +768,73 @@ func TestControlCharactersRefused(t *testing.T) {
 	set(x, "coaches", 0, "name", "Marco\u0000Reyes")
 	if _, err := read(t, x); err == nil || !strings.Contains(err.Error(), "U+0000") {
 		t.Fatalf("got %v, want the NUL refused", err)
+	}
+}
+
+// TestAlikeProblemsCounted breaks every slot of the reference's own gym
+// export the same way (their area is gone): the error lists every problem
+// in Problems, but writes the first three of the kind and counts the rest,
+// while a problem of another kind is still written out.
+func TestAlikeProblemsCounted(t *testing.T) {
+	b, err := os.ReadFile("testdata/reference/export-gym.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x map[string]any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	tables := x["tables"].(map[string]any)
+	tables["areas"] = []any{}
+	slots := len(tables["slots"].([]any))
+	tables["packages"].([]any)[0].(map[string]any)["cycle_length"] = 0
+	_, err = read(t, x)
+	var e *reference.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Read: %v, want a *reference.Error", err)
+	}
+	if len(e.Problems) < slots+1 {
+		t.Errorf("%d problems, want one for each of the %d slots and more", len(e.Problems), slots)
+	}
+	lines := e.Lines()
+	more := fmt.Sprintf("and %d more like these in slots, area_id", slots-reference.Alike)
+	i := slices.Index(lines, more)
+	if i != reference.Alike || !strings.HasPrefix(lines[0], "slots id 1, area_id: names area") {
+		t.Errorf("the slots' problems are written\n%s\nwant three and %q", strings.Join(lines, "\n"), more)
+	}
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "packages id 1, cycle_length:") }) {
+		t.Errorf("the package's problem is not written out:\n%s", strings.Join(lines, "\n"))
+	}
+	if len(lines) > 12 || len(err.Error()) > 2000 {
+		t.Errorf("%d lines, %d bytes:\n%s", len(lines), len(err.Error()), err)
+	}
+	t.Logf("%d problems in %d bytes:\n%s", len(e.Problems), len(err.Error()), strings.Join(lines, "\n"))
+}
+
+// TestBrokenJSONPlaced cuts the reference's gym export short, and breaks a
+// character in it: the error says where, by line, column and byte offset, as
+// counted in the file.
+func TestBrokenJSONPlaced(t *testing.T) {
+	b, err := os.ReadFile("testdata/reference/export-gym.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := reference.Options{Location: time.UTC}
+	cut := len(b) / 3
+	_, err = reference.Read(strings.NewReader(string(b[:cut])), opts)
+	lines := strings.Count(string(b[:cut]), "\n")
+	col := cut - strings.LastIndex(string(b[:cut]), "\n")
+	want := fmt.Sprintf("ends early, at line %d, column %d (byte offset %d)", lines+1, col, cut)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("cut short: %v, want %q", err, want)
+	}
+	at := strings.Index(string(b), `"start_time"`) + len(`"start_time": `)
+	bad := []byte(string(b))
+	bad[at] = '@'
+	lines = strings.Count(string(b[:at]), "\n")
+	col = at - strings.LastIndex(string(b[:at]), "\n")
+	want = fmt.Sprintf("not valid JSON at line %d, column %d (byte offset %d): invalid character '@'", lines+1, col, at)
+	if _, err := reference.Read(strings.NewReader(string(bad)), opts); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a wrong character: %v, want %q", err, want)
 	}
 }

@@ -7,6 +7,7 @@ package reference_test
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -116,6 +117,116 @@ func TestRealExportsMatchTheReference(t *testing.T) {
 			}
 			for _, cl := range r.Clashes {
 				t.Errorf("clash: %s", cl.Message)
+			}
+		})
+	}
+}
+
+// TestTwinClassesMatchTheReference imports the reference's gym export as an
+// older version of the reference could hold it: every class of the All
+// Access package a twin of its own (same activity, same coach), in the same
+// slots as the class it repeats, so that the reference shows two sessions,
+// the same coach twice in one room at one time, wherever the two run.
+// testdata/reference/sessions-gym-twins*.json is the reference's own
+// resolution of those exports (its resolveDate, run on them). Where every
+// session change does the same to both twins, each twin becomes the class
+// it repeats: one session belongs to both packages and has the places of
+// both. Where a change cancels one twin's session only (the export's own
+// change 1), that twin stays a class of its own under an activity of its
+// own, two sessions there as in the reference, and their double booking
+// comes along as a clash. Nothing is refused; every date matches.
+func TestTwinClassesMatchTheReference(t *testing.T) {
+	utc := reference.Options{Location: time.UTC, WeekStart: time.Sunday}
+	same := map[int64]int64{}
+	for c := int64(1); c <= 13; c++ {
+		same[100+c] = c
+	}
+	apart := maps.Clone(same)
+	delete(apart, 102)
+	for _, c := range []struct {
+		export string
+		twins  referencetest.Twins
+		merged int // twins made one with the class they repeat
+		clash  bool
+	}{
+		{"gym-twins", referencetest.Twins{Same: same}, 13, false},
+		{"gym-twins-apart", referencetest.Twins{Same: apart, Apart: map[int64]string{102: "Muay Thai (class 102)"}}, 12, true},
+	} {
+		t.Run(c.export, func(t *testing.T) {
+			b := fixture(t, "testdata/reference/export-"+c.export+".json")
+			imp, err := reference.Read(bytes.NewReader(b), utc)
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			merged, kept := 0, 0
+			for _, n := range imp.Notes {
+				switch {
+				case strings.Contains(n.Message, "which is one session: class 1"):
+					merged++
+				case strings.Contains(n.Message, "is imported under an activity of its own"):
+					kept++
+					if !strings.Contains(n.Message, `"Muay Thai (class 102)"`) || !strings.Contains(n.Message, "session change 1 changes class 2's session in slot 38 and nothing changes class 102's") {
+						t.Errorf("the note of the twin kept apart: %s", n)
+					}
+				default:
+					t.Errorf("note: %s", n)
+				}
+			}
+			if merged != c.merged || kept != 13-c.merged {
+				t.Errorf("%d twins merged and %d kept apart, want %d and %d; notes %v", merged, kept, c.merged, 13-c.merged, imp.Notes)
+			}
+			tt, err := engine.New(imp.State)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := referencetest.ReadAs(fixture(t, "testdata/reference/sessions-"+c.export+".json"), c.twins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from, to := day(want.From), day(want.To)
+			var n, shared int
+			for x := from; x <= to; x++ {
+				if got := describe(tt, imp, x); !slices.Equal(got, want.Days[x.String()]) {
+					t.Errorf("%s (%s):\ngot\n\t%s\nwant\n\t%s", x, x.Weekday(), strings.Join(got, "\n\t"), strings.Join(want.Days[x.String()], "\n\t"))
+				}
+				for _, s := range tt.Day(x) {
+					n++
+					if len(s.Series) > 1 {
+						shared++
+					}
+				}
+			}
+			t.Logf("%s: %d dates, %d sessions (%d shared by several packages)", c.export, to-from+1, n, shared)
+			if to-from+1 != 84 || shared < 1200 {
+				t.Errorf("the comparison covered too little: %d sessions, %d shared", n, shared)
+			}
+
+			// A merged twin's slot gives its one session the places of both;
+			// the slots of the twin kept apart give each of its two
+			// sessions theirs, as the reference does.
+			for _, ct := range imp.State.ClassTimes {
+				merged := slices.ContainsFunc(imp.State.Entries, func(e engine.Entry) bool {
+					return e.ClassTimeID == ct.ID && e.SeriesID == 16 && e.ClassID < 100
+				})
+				wantPlaces := 20
+				if merged {
+					wantPlaces = 40
+				}
+				if ct.Capacity != wantPlaces {
+					t.Errorf("slot %d gives %d places, want %d", ct.ID, ct.Capacity, wantPlaces)
+				}
+			}
+			r, err := engine.Clashes(imp.State, from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cl := range r.Clashes {
+				if !c.clash || !strings.Contains(cl.Message, "Muay Thai (class 102)") {
+					t.Errorf("clash: %s", cl.Message)
+				}
+			}
+			if c.clash && len(r.Clashes) == 0 {
+				t.Error("the twins kept apart, two sessions in one room at one time, do not clash")
 			}
 		})
 	}

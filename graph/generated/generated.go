@@ -353,64 +353,70 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		BookRoom             func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
-		BookSession          func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
-		CancelBooking        func(childComplexity int, id int64, dryRun *bool) int
-		CancelOneOff         func(childComplexity int, id int64, reason *string, note *string, dryRun *bool) int
-		CancelRoomBooking    func(childComplexity int, id int64, dryRun *bool) int
-		CancelSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) int
-		ChangeSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
-		ClearData            func(childComplexity int, dryRun *bool) int
-		CreateActivity       func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
-		CreateAppPassword    func(childComplexity int, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) int
-		CreateCapacityRule   func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
-		CreateClass          func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
-		CreateClassTime      func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
-		CreateClient         func(childComplexity int, input model.CreateClientInput, dryRun *bool) int
-		CreateClosure        func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
-		CreateMembership     func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
-		CreateOneOff         func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
-		CreatePlan           func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
-		CreateRoom           func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
-		CreateSeries         func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
-		CreateStaff          func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
-		CreateSubscription   func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
-		CreateToken          func(childComplexity int, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
-		DeleteActivity       func(childComplexity int, id int64, dryRun *bool) int
-		DeleteCapacityRule   func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClass          func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClassTime      func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClient         func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClosure        func(childComplexity int, id int64, dryRun *bool) int
-		DeleteMembership     func(childComplexity int, id int64, dryRun *bool) int
-		DeleteOneOff         func(childComplexity int, id int64, dryRun *bool) int
-		DeletePlan           func(childComplexity int, id int64, dryRun *bool) int
-		DeleteRoom           func(childComplexity int, id int64, dryRun *bool) int
-		DeleteSeries         func(childComplexity int, id int64, dryRun *bool) int
-		DeleteStaff          func(childComplexity int, id int64, dryRun *bool) int
-		DeleteSubscription   func(childComplexity int, id int64, dryRun *bool) int
-		ImportCalendar       func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
-		LoadDemo             func(childComplexity int, kind engine.Kind, dryRun *bool) int
-		MarkAttendance       func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
-		ReplaceSeriesFrom    func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
-		RestoreSession       func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) int
-		RevokeAppPassword    func(childComplexity int, id int64, dryRun *bool) int
-		RevokeToken          func(childComplexity int, id int64, dryRun *bool) int
-		RotateFeedToken      func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
-		RotateTimetableToken func(childComplexity int, dryRun *bool) int
-		UpdateActivity       func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
-		UpdateBusiness       func(childComplexity int, input model.UpdateBusinessInput, dryRun *bool) int
-		UpdateCapacityRule   func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
-		UpdateClass          func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool) int
-		UpdateClassTime      func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool) int
-		UpdateClient         func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
-		UpdateMembership     func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
-		UpdateOneOff         func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
-		UpdatePlan           func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
-		UpdateRoom           func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
-		UpdateSeries         func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
-		UpdateStaff          func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
-		UpdateSubscription   func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
+		BookRoom              func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
+		BookSession           func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
+		CancelBooking         func(childComplexity int, id int64, dryRun *bool) int
+		CancelOneOff          func(childComplexity int, id int64, reason *string, note *string, dryRun *bool) int
+		CancelRoomBooking     func(childComplexity int, id int64, dryRun *bool) int
+		CancelSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) int
+		ChangeSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
+		ClearData             func(childComplexity int, dryRun *bool) int
+		CreateActivity        func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
+		CreateAppPassword     func(childComplexity int, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) int
+		CreateCapacityRule    func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
+		CreateClass           func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
+		CreateClassTime       func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
+		CreateClient          func(childComplexity int, input model.CreateClientInput, dryRun *bool) int
+		CreateClosure         func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
+		CreateMembership      func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
+		CreateOneOff          func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
+		CreatePlan            func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
+		CreateRoom            func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
+		CreateSeries          func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
+		CreateStaff           func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
+		CreateSubscription    func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
+		CreateToken           func(childComplexity int, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
+		CreateWebhookEndpoint func(childComplexity int, input model.CreateWebhookEndpointInput, dryRun *bool) int
+		DeleteActivity        func(childComplexity int, id int64, dryRun *bool) int
+		DeleteCapacityRule    func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClass           func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClassTime       func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClient          func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClosure         func(childComplexity int, id int64, dryRun *bool) int
+		DeleteMembership      func(childComplexity int, id int64, dryRun *bool) int
+		DeleteOneOff          func(childComplexity int, id int64, dryRun *bool) int
+		DeletePlan            func(childComplexity int, id int64, dryRun *bool) int
+		DeleteRoom            func(childComplexity int, id int64, dryRun *bool) int
+		DeleteSeries          func(childComplexity int, id int64, dryRun *bool) int
+		DeleteStaff           func(childComplexity int, id int64, dryRun *bool) int
+		DeleteSubscription    func(childComplexity int, id int64, dryRun *bool) int
+		DeleteWebhookEndpoint func(childComplexity int, id int64, dryRun *bool) int
+		ImportCalendar        func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
+		LoadDemo              func(childComplexity int, kind engine.Kind, dryRun *bool) int
+		MarkAttendance        func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
+		RedeliverWebhook      func(childComplexity int, eventID string, endpointID *int64, dryRun *bool) int
+		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
+		ReplayWebhooks        func(childComplexity int, endpointID int64, since time.Time, dryRun *bool) int
+		RestoreSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) int
+		RevokeAppPassword     func(childComplexity int, id int64, dryRun *bool) int
+		RevokeToken           func(childComplexity int, id int64, dryRun *bool) int
+		RotateFeedToken       func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
+		RotateTimetableToken  func(childComplexity int, dryRun *bool) int
+		RotateWebhookSecret   func(childComplexity int, id int64, dryRun *bool) int
+		UpdateActivity        func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
+		UpdateBusiness        func(childComplexity int, input model.UpdateBusinessInput, dryRun *bool) int
+		UpdateCapacityRule    func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
+		UpdateClass           func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool) int
+		UpdateClassTime       func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool) int
+		UpdateClient          func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
+		UpdateMembership      func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
+		UpdateOneOff          func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
+		UpdatePlan            func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
+		UpdateRoom            func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
+		UpdateSeries          func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
+		UpdateStaff           func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
+		UpdateSubscription    func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
+		UpdateWebhookEndpoint func(childComplexity int, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) int
 	}
 
 	OneOff struct {
@@ -461,50 +467,54 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Activities     func(childComplexity int) int
-		Activity       func(childComplexity int, id int64) int
-		AllSeries      func(childComplexity int) int
-		AppPassword    func(childComplexity int, id int64) int
-		AppPasswords   func(childComplexity int, first *int, after *string) int
-		Availability   func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
-		Booking        func(childComplexity int, id int64) int
-		Bookings       func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
-		Business       func(childComplexity int) int
-		CalendarExport func(childComplexity int) int
-		CapacityRule   func(childComplexity int, id int64) int
-		CapacityRules  func(childComplexity int, roomID *int64) int
-		Clashes        func(childComplexity int) int
-		Class          func(childComplexity int, id int64) int
-		ClassTime      func(childComplexity int, id int64) int
-		ClassTimes     func(childComplexity int, roomID *int64) int
-		Classes        func(childComplexity int) int
-		Client         func(childComplexity int, id int64) int
-		Clients        func(childComplexity int, search *string, first *int, after *string) int
-		Closure        func(childComplexity int, id int64) int
-		Closures       func(childComplexity int) int
-		Day            func(childComplexity int, date engine.Date) int
-		Days           func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
-		Membership     func(childComplexity int, id int64) int
-		Memberships    func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
-		OneOff         func(childComplexity int, id int64) int
-		OneOffs        func(childComplexity int, from *engine.Date, to *engine.Date) int
-		Plan           func(childComplexity int, id int64) int
-		Plans          func(childComplexity int, seriesID *int64) int
-		Room           func(childComplexity int, id int64) int
-		RoomBooking    func(childComplexity int, id int64) int
-		RoomBookings   func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
-		Rooms          func(childComplexity int) int
-		Series         func(childComplexity int, id int64) int
-		Session        func(childComplexity int, id model.SessionID) int
-		Sessions       func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
-		Staff          func(childComplexity int) int
-		StaffMember    func(childComplexity int, id int64) int
-		Subscription   func(childComplexity int, id int64) int
-		Subscriptions  func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
-		Timeline       func(childComplexity int, roomID int64, from time.Time, to time.Time) int
-		Token          func(childComplexity int, id int64) int
-		Tokens         func(childComplexity int, first *int, after *string) int
-		Vocabulary     func(childComplexity int) int
+		Activities        func(childComplexity int) int
+		Activity          func(childComplexity int, id int64) int
+		AllSeries         func(childComplexity int) int
+		AppPassword       func(childComplexity int, id int64) int
+		AppPasswords      func(childComplexity int, first *int, after *string) int
+		Availability      func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
+		Booking           func(childComplexity int, id int64) int
+		Bookings          func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
+		Business          func(childComplexity int) int
+		CalendarExport    func(childComplexity int) int
+		CapacityRule      func(childComplexity int, id int64) int
+		CapacityRules     func(childComplexity int, roomID *int64) int
+		Clashes           func(childComplexity int) int
+		Class             func(childComplexity int, id int64) int
+		ClassTime         func(childComplexity int, id int64) int
+		ClassTimes        func(childComplexity int, roomID *int64) int
+		Classes           func(childComplexity int) int
+		Client            func(childComplexity int, id int64) int
+		Clients           func(childComplexity int, search *string, first *int, after *string) int
+		Closure           func(childComplexity int, id int64) int
+		Closures          func(childComplexity int) int
+		Day               func(childComplexity int, date engine.Date) int
+		Days              func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		Membership        func(childComplexity int, id int64) int
+		Memberships       func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
+		OneOff            func(childComplexity int, id int64) int
+		OneOffs           func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Plan              func(childComplexity int, id int64) int
+		Plans             func(childComplexity int, seriesID *int64) int
+		Room              func(childComplexity int, id int64) int
+		RoomBooking       func(childComplexity int, id int64) int
+		RoomBookings      func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
+		Rooms             func(childComplexity int) int
+		Series            func(childComplexity int, id int64) int
+		Session           func(childComplexity int, id model.SessionID) int
+		Sessions          func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
+		Staff             func(childComplexity int) int
+		StaffMember       func(childComplexity int, id int64) int
+		Subscription      func(childComplexity int, id int64) int
+		Subscriptions     func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
+		Timeline          func(childComplexity int, roomID int64, from time.Time, to time.Time) int
+		Token             func(childComplexity int, id int64) int
+		Tokens            func(childComplexity int, first *int, after *string) int
+		Vocabulary        func(childComplexity int) int
+		WebhookDeliveries func(childComplexity int, endpointID int64, first *int, after *string) int
+		WebhookEndpoint   func(childComplexity int, id int64) int
+		WebhookEndpoints  func(childComplexity int, first *int, after *string) int
+		WebhookEventTypes func(childComplexity int) int
 	}
 
 	Room struct {
@@ -699,6 +709,78 @@ type ComplexityRoot struct {
 		Staff      func(childComplexity int) int
 	}
 
+	WebhookDelivery struct {
+		At        func(childComplexity int) int
+		Attempt   func(childComplexity int) int
+		Error     func(childComplexity int) int
+		EventID   func(childComplexity int) int
+		EventType func(childComplexity int) int
+		ID        func(childComplexity int) int
+		LatencyMs func(childComplexity int) int
+		Outcome   func(childComplexity int) int
+		Response  func(childComplexity int) int
+		Status    func(childComplexity int) int
+	}
+
+	WebhookDeliveryConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WebhookDeliveryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	WebhookEndpoint struct {
+		CreatedAt               func(childComplexity int) int
+		Delivered               func(childComplexity int) int
+		Description             func(childComplexity int) int
+		DisabledReason          func(childComplexity int) int
+		Events                  func(childComplexity int) int
+		Failed                  func(childComplexity int) int
+		ID                      func(childComplexity int) int
+		OldestPendingAt         func(childComplexity int) int
+		Pending                 func(childComplexity int) int
+		PreviousSecretExpiresAt func(childComplexity int) int
+		Status                  func(childComplexity int) int
+		URL                     func(childComplexity int) int
+	}
+
+	WebhookEndpointConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	WebhookEndpointEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	WebhookEndpointPayload struct {
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Endpoint func(childComplexity int) int
+		Revision func(childComplexity int) int
+		Secret   func(childComplexity int) int
+	}
+
+	WebhookEventType struct {
+		Description func(childComplexity int) int
+		Name        func(childComplexity int) int
+	}
+
+	WebhookQueuedPayload struct {
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Queued   func(childComplexity int) int
+		Revision func(childComplexity int) int
+	}
+
 	Word struct {
 		Many func(childComplexity int) int
 		One  func(childComplexity int) int
@@ -838,6 +920,12 @@ type MutationResolver interface {
 	DeleteOneOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClosure(ctx context.Context, input model.CreateClosureInput, dryRun *bool) (*model.ClosurePayload, error)
 	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	CreateWebhookEndpoint(ctx context.Context, input model.CreateWebhookEndpointInput, dryRun *bool) (*model.WebhookEndpointPayload, error)
+	UpdateWebhookEndpoint(ctx context.Context, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) (*model.WebhookEndpointPayload, error)
+	RotateWebhookSecret(ctx context.Context, id int64, dryRun *bool) (*model.WebhookEndpointPayload, error)
+	DeleteWebhookEndpoint(ctx context.Context, id int64, dryRun *bool) (*model.WebhookEndpointPayload, error)
+	RedeliverWebhook(ctx context.Context, eventID string, endpointID *int64, dryRun *bool) (*model.WebhookQueuedPayload, error)
+	ReplayWebhooks(ctx context.Context, endpointID int64, since time.Time, dryRun *bool) (*model.WebhookQueuedPayload, error)
 }
 type OneOffResolver interface {
 	Class(ctx context.Context, obj *engine.OneOff) (*model.Class, error)
@@ -904,6 +992,10 @@ type QueryResolver interface {
 	Days(ctx context.Context, from engine.Date, to engine.Date, filter *model.SessionFilter) ([]model.Day, error)
 	Sessions(ctx context.Context, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) ([]model.Session, error)
 	Clashes(ctx context.Context) (*engine.Report, error)
+	WebhookEndpoints(ctx context.Context, first *int, after *string) (*model.WebhookEndpointConnection, error)
+	WebhookEndpoint(ctx context.Context, id int64) (*model.WebhookEndpoint, error)
+	WebhookDeliveries(ctx context.Context, endpointID int64, first *int, after *string) (*model.WebhookDeliveryConnection, error)
+	WebhookEventTypes(ctx context.Context) ([]model.WebhookEventType, error)
 }
 type RoomResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Room) (*string, error)
@@ -2326,6 +2418,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["input"].(*model.CreateTokenInput), args["role"].(*models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64), args["dryRun"].(*bool)), true
+	case "Mutation.createWebhookEndpoint":
+		if e.ComplexityRoot.Mutation.CreateWebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWebhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWebhookEndpoint(childComplexity, args["input"].(model.CreateWebhookEndpointInput), args["dryRun"].(*bool)), true
 	case "Mutation.deleteActivity":
 		if e.ComplexityRoot.Mutation.DeleteActivity == nil {
 			break
@@ -2469,6 +2572,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteSubscription(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteWebhookEndpoint":
+		if e.ComplexityRoot.Mutation.DeleteWebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWebhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.importCalendar":
 		if e.ComplexityRoot.Mutation.ImportCalendar == nil {
 			break
@@ -2502,6 +2616,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkAttendance(childComplexity, args["id"].(int64), args["status"].(models.BookingStatus), args["dryRun"].(*bool)), true
+	case "Mutation.redeliverWebhook":
+		if e.ComplexityRoot.Mutation.RedeliverWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_redeliverWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RedeliverWebhook(childComplexity, args["eventId"].(string), args["endpointId"].(*int64), args["dryRun"].(*bool)), true
 	case "Mutation.replaceSeriesFrom":
 		if e.ComplexityRoot.Mutation.ReplaceSeriesFrom == nil {
 			break
@@ -2513,6 +2638,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplaceSeriesFrom(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["name"].(*string), args["copyEntries"].(*bool), args["dryRun"].(*bool)), true
+	case "Mutation.replayWebhooks":
+		if e.ComplexityRoot.Mutation.ReplayWebhooks == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replayWebhooks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplayWebhooks(childComplexity, args["endpointId"].(int64), args["since"].(time.Time), args["dryRun"].(*bool)), true
 	case "Mutation.restoreSession":
 		if e.ComplexityRoot.Mutation.RestoreSession == nil {
 			break
@@ -2568,6 +2704,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateTimetableToken(childComplexity, args["dryRun"].(*bool)), true
+	case "Mutation.rotateWebhookSecret":
+		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateWebhookSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -2711,6 +2858,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateMembershipInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateWebhookEndpoint":
+		if e.ComplexityRoot.Mutation.UpdateWebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWebhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWebhookEndpoint(childComplexity, args["id"].(int64), args["input"].(model.UpdateWebhookEndpointInput), args["dryRun"].(*bool)), true
 
 	case "OneOff.bufferMinutes":
 		if e.ComplexityRoot.OneOff.BufferMinutes == nil {
@@ -3344,6 +3502,45 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Vocabulary(childComplexity), true
+	case "Query.webhookDeliveries":
+		if e.ComplexityRoot.Query.WebhookDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookDeliveries(childComplexity, args["endpointId"].(int64), args["first"].(*int), args["after"].(*string)), true
+	case "Query.webhookEndpoint":
+		if e.ComplexityRoot.Query.WebhookEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookEndpoint(childComplexity, args["id"].(int64)), true
+	case "Query.webhookEndpoints":
+		if e.ComplexityRoot.Query.WebhookEndpoints == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhookEndpoints_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WebhookEndpoints(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.webhookEventTypes":
+		if e.ComplexityRoot.Query.WebhookEventTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.WebhookEventTypes(childComplexity), true
 
 	case "Room.feedUrl":
 		if e.ComplexityRoot.Room.FeedURL == nil {
@@ -4106,6 +4303,285 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Vocabulary.Staff(childComplexity), true
 
+	case "WebhookDelivery.at":
+		if e.ComplexityRoot.WebhookDelivery.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.At(childComplexity), true
+	case "WebhookDelivery.attempt":
+		if e.ComplexityRoot.WebhookDelivery.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Attempt(childComplexity), true
+	case "WebhookDelivery.error":
+		if e.ComplexityRoot.WebhookDelivery.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Error(childComplexity), true
+	case "WebhookDelivery.eventId":
+		if e.ComplexityRoot.WebhookDelivery.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EventID(childComplexity), true
+	case "WebhookDelivery.eventType":
+		if e.ComplexityRoot.WebhookDelivery.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EventType(childComplexity), true
+	case "WebhookDelivery.id":
+		if e.ComplexityRoot.WebhookDelivery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.ID(childComplexity), true
+	case "WebhookDelivery.latencyMs":
+		if e.ComplexityRoot.WebhookDelivery.LatencyMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.LatencyMs(childComplexity), true
+	case "WebhookDelivery.outcome":
+		if e.ComplexityRoot.WebhookDelivery.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Outcome(childComplexity), true
+	case "WebhookDelivery.response":
+		if e.ComplexityRoot.WebhookDelivery.Response == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Response(childComplexity), true
+	case "WebhookDelivery.status":
+		if e.ComplexityRoot.WebhookDelivery.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
+
+	case "WebhookDeliveryConnection.edges":
+		if e.ComplexityRoot.WebhookDeliveryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.Edges(childComplexity), true
+	case "WebhookDeliveryConnection.nodes":
+		if e.ComplexityRoot.WebhookDeliveryConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.Nodes(childComplexity), true
+	case "WebhookDeliveryConnection.pageInfo":
+		if e.ComplexityRoot.WebhookDeliveryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.PageInfo(childComplexity), true
+	case "WebhookDeliveryConnection.totalCount":
+		if e.ComplexityRoot.WebhookDeliveryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryConnection.TotalCount(childComplexity), true
+
+	case "WebhookDeliveryEdge.cursor":
+		if e.ComplexityRoot.WebhookDeliveryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryEdge.Cursor(childComplexity), true
+	case "WebhookDeliveryEdge.node":
+		if e.ComplexityRoot.WebhookDeliveryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDeliveryEdge.Node(childComplexity), true
+
+	case "WebhookEndpoint.createdAt":
+		if e.ComplexityRoot.WebhookEndpoint.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.CreatedAt(childComplexity), true
+	case "WebhookEndpoint.delivered":
+		if e.ComplexityRoot.WebhookEndpoint.Delivered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Delivered(childComplexity), true
+	case "WebhookEndpoint.description":
+		if e.ComplexityRoot.WebhookEndpoint.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Description(childComplexity), true
+	case "WebhookEndpoint.disabledReason":
+		if e.ComplexityRoot.WebhookEndpoint.DisabledReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.DisabledReason(childComplexity), true
+	case "WebhookEndpoint.events":
+		if e.ComplexityRoot.WebhookEndpoint.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Events(childComplexity), true
+	case "WebhookEndpoint.failed":
+		if e.ComplexityRoot.WebhookEndpoint.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Failed(childComplexity), true
+	case "WebhookEndpoint.id":
+		if e.ComplexityRoot.WebhookEndpoint.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.ID(childComplexity), true
+	case "WebhookEndpoint.oldestPendingAt":
+		if e.ComplexityRoot.WebhookEndpoint.OldestPendingAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.OldestPendingAt(childComplexity), true
+	case "WebhookEndpoint.pending":
+		if e.ComplexityRoot.WebhookEndpoint.Pending == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Pending(childComplexity), true
+	case "WebhookEndpoint.previousSecretExpiresAt":
+		if e.ComplexityRoot.WebhookEndpoint.PreviousSecretExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.PreviousSecretExpiresAt(childComplexity), true
+	case "WebhookEndpoint.status":
+		if e.ComplexityRoot.WebhookEndpoint.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.Status(childComplexity), true
+	case "WebhookEndpoint.url":
+		if e.ComplexityRoot.WebhookEndpoint.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpoint.URL(childComplexity), true
+
+	case "WebhookEndpointConnection.edges":
+		if e.ComplexityRoot.WebhookEndpointConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointConnection.Edges(childComplexity), true
+	case "WebhookEndpointConnection.nodes":
+		if e.ComplexityRoot.WebhookEndpointConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointConnection.Nodes(childComplexity), true
+	case "WebhookEndpointConnection.pageInfo":
+		if e.ComplexityRoot.WebhookEndpointConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointConnection.PageInfo(childComplexity), true
+	case "WebhookEndpointConnection.totalCount":
+		if e.ComplexityRoot.WebhookEndpointConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointConnection.TotalCount(childComplexity), true
+
+	case "WebhookEndpointEdge.cursor":
+		if e.ComplexityRoot.WebhookEndpointEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointEdge.Cursor(childComplexity), true
+	case "WebhookEndpointEdge.node":
+		if e.ComplexityRoot.WebhookEndpointEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointEdge.Node(childComplexity), true
+
+	case "WebhookEndpointPayload.clashes":
+		if e.ComplexityRoot.WebhookEndpointPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointPayload.Clashes(childComplexity), true
+	case "WebhookEndpointPayload.dryRun":
+		if e.ComplexityRoot.WebhookEndpointPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointPayload.DryRun(childComplexity), true
+	case "WebhookEndpointPayload.endpoint":
+		if e.ComplexityRoot.WebhookEndpointPayload.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointPayload.Endpoint(childComplexity), true
+	case "WebhookEndpointPayload.revision":
+		if e.ComplexityRoot.WebhookEndpointPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointPayload.Revision(childComplexity), true
+	case "WebhookEndpointPayload.secret":
+		if e.ComplexityRoot.WebhookEndpointPayload.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointPayload.Secret(childComplexity), true
+
+	case "WebhookEventType.description":
+		if e.ComplexityRoot.WebhookEventType.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEventType.Description(childComplexity), true
+	case "WebhookEventType.name":
+		if e.ComplexityRoot.WebhookEventType.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEventType.Name(childComplexity), true
+
+	case "WebhookQueuedPayload.clashes":
+		if e.ComplexityRoot.WebhookQueuedPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookQueuedPayload.Clashes(childComplexity), true
+	case "WebhookQueuedPayload.dryRun":
+		if e.ComplexityRoot.WebhookQueuedPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookQueuedPayload.DryRun(childComplexity), true
+	case "WebhookQueuedPayload.queued":
+		if e.ComplexityRoot.WebhookQueuedPayload.Queued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookQueuedPayload.Queued(childComplexity), true
+	case "WebhookQueuedPayload.revision":
+		if e.ComplexityRoot.WebhookQueuedPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookQueuedPayload.Revision(childComplexity), true
+
 	case "Word.many":
 		if e.ComplexityRoot.Word.Many == nil {
 			break
@@ -4145,6 +4621,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateStaffInput", ec.unmarshalInputCreateStaffInput),
 			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
+			graphql.NewInputUnmarshaler("CreateWebhookEndpointInput", ec.unmarshalInputCreateWebhookEndpointInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
@@ -4163,6 +4640,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateSeriesInput", ec.unmarshalInputUpdateSeriesInput),
 			graphql.NewInputUnmarshaler("UpdateStaffInput", ec.unmarshalInputUpdateStaffInput),
 			graphql.NewInputUnmarshaler("UpdateSubscriptionInput", ec.unmarshalInputUpdateSubscriptionInput),
+			graphql.NewInputUnmarshaler("UpdateWebhookEndpointInput", ec.unmarshalInputUpdateWebhookEndpointInput),
 		)
 	}
 	first := true
@@ -6748,6 +7226,255 @@ extend type Mutation {
   ): DeletePayload
 }
 `, BuiltIn: false},
+	{Name: "../schema/webhooks.graphqls", Input: `# Webhooks: the endpoints a business's events are sent to (docs/webhooks.md).
+
+"Whether an endpoint is sent its events."
+enum WebhookEndpointStatus {
+  "Its events are sent as they are written."
+  ACTIVE
+  "Its events are queued, unsent, until it is made ACTIVE again."
+  PAUSED
+  "It answered 410 Gone: nothing is queued for it until it is made ACTIVE again, which sends what was queued before."
+  DISABLED
+}
+
+"An endpoint the business's events are sent to: a POST of each event's JSON, signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature)."
+type WebhookEndpoint {
+  "The endpoint's id."
+  id: ID!
+  "Where events are sent: a public https URL (http and private addresses only on a server started with --webhook-allow-private)."
+  url: String!
+  "The event types it is sent (webhookEventTypes lists them)."
+  events: [String!]!
+  "What it is for; may be empty."
+  description: String!
+  "Whether it is sent its events."
+  status: WebhookEndpointStatus!
+  "Why it is DISABLED; null otherwise."
+  disabledReason: String
+  "When it was registered."
+  createdAt: DateTime!
+  "Until when the secret that rotateWebhookSecret replaced still signs beside the new one (two signatures in webhook-signature); null when it no longer does."
+  previousSecretExpiresAt: DateTime
+  "Events queued for it and not delivered yet."
+  pending: Int!
+  "Events delivered to it (kept 30 days)."
+  delivered: Int!
+  "Events whose every attempt failed for 24 hours."
+  failed: Int!
+  "When the oldest event still queued for it was written; null when none is."
+  oldestPendingAt: DateTime
+}
+
+"A type of event an endpoint can ask for."
+type WebhookEventType {
+  "The type as events carry it, such as session.cancelled."
+  name: String!
+  "When it is sent and what its data holds."
+  description: String!
+}
+
+"What one attempt to deliver an event ended as."
+enum WebhookOutcome {
+  "The endpoint answered 2xx."
+  DELIVERED
+  "It failed and the event is tried again later, or, as a queue goes in order, the events after it wait."
+  RETRY
+  "It failed and the event had been tried for 24 hours: it is given up, and the queue goes on."
+  FAILED
+  "The endpoint answered 410 Gone and is DISABLED."
+  GONE
+}
+
+"One attempt to deliver an event to an endpoint: a line of its delivery log."
+type WebhookDelivery {
+  "The attempt's id."
+  id: ID!
+  "The event's id, sent as webhook-id (the same on every attempt: the receiver's idempotency key)."
+  eventId: String!
+  "The event's type."
+  eventType: String!
+  "Which attempt this was since the event was queued (or queued again)."
+  attempt: Int!
+  "When it was made (its webhook-timestamp)."
+  at: DateTime!
+  "The HTTP status the endpoint answered; null when no answer came (a timeout after 15 seconds, a connection refused or closed)."
+  status: Int
+  "How long the answer took, in milliseconds."
+  latencyMs: Int!
+  "The first bytes of the answer's body (at most 1 KiB)."
+  response: String!
+  "Why no answer came; null when one did."
+  error: String
+  "What the attempt ended as."
+  outcome: WebhookOutcome!
+}
+
+"A page of an endpoint's delivery log, newest attempt first."
+type WebhookDeliveryConnection {
+  "The page's attempts with their cursors."
+  edges: [WebhookDeliveryEdge!]!
+  "The page's attempts."
+  nodes: [WebhookDelivery!]!
+  "Where the page stands in the whole log."
+  pageInfo: PageInfo!
+  "How many attempts the log holds (30 days), on every page."
+  totalCount: Int!
+}
+
+"An attempt and its place in the log."
+type WebhookDeliveryEdge {
+  "Pass as after to start the next page after this attempt."
+  cursor: String!
+  "The attempt."
+  node: WebhookDelivery!
+}
+
+"A page of the business's webhook endpoints, by id."
+type WebhookEndpointConnection {
+  "The page's endpoints with their cursors."
+  edges: [WebhookEndpointEdge!]!
+  "The page's endpoints."
+  nodes: [WebhookEndpoint!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many endpoints the business has, on every page."
+  totalCount: Int!
+}
+
+"An endpoint and its place in the list."
+type WebhookEndpointEdge {
+  "Pass as after to start the next page after this endpoint."
+  cursor: String!
+  "The endpoint."
+  node: WebhookEndpoint!
+}
+
+"A new webhook endpoint."
+input CreateWebhookEndpointInput {
+  "Where to send events: a public https URL without credentials."
+  url: String!
+  "The event types to send, at least one (webhookEventTypes lists them)."
+  events: [String!]!
+  "What it is for; empty when left out."
+  description: String
+}
+
+"Changes to a webhook endpoint; a field left out keeps its value."
+input UpdateWebhookEndpointInput {
+  "Where to send events."
+  url: String @goField(omittable: true)
+  "The event types to send, at least one."
+  events: [String!] @goField(omittable: true)
+  "What it is for; null or empty clears it."
+  description: String @goField(omittable: true)
+  "ACTIVE or PAUSED (DISABLED is the server's, after a 410 Gone)."
+  status: WebhookEndpointStatus @goField(omittable: true)
+}
+
+"What the webhook endpoint mutations return. Endpoints are outside the schedule: revision is the business's current one and clashes is empty."
+type WebhookEndpointPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The endpoint made, changed or deleted (on a dry run, as it would be)."
+  endpoint: WebhookEndpoint!
+  "The signing secret (whsec_ and base64), shown this once by createWebhookEndpoint and rotateWebhookSecret; null on a dry run and from the others."
+  secret: String
+}
+
+"What redeliverWebhook and replayWebhooks return."
+type WebhookQueuedPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "How many deliveries were queued (would be, on a dry run)."
+  queued: Int!
+}
+
+extend type Query {
+  "The business's webhook endpoints, by id, a page at a time. OWNER and MANAGER (FORBIDDEN for others)."
+  webhookEndpoints(
+    "How many to return, 0 to 500; 50 when left out (BAD_USER_INPUT beyond)."
+    first: Int
+    "Start after the endpoint with this cursor (PageInfo.endCursor); BAD_USER_INPUT for a cursor this list did not give out."
+    after: String
+  ): WebhookEndpointConnection
+  "One webhook endpoint; NOT_FOUND for an id the business does not have. OWNER and MANAGER."
+  webhookEndpoint(
+    "The endpoint's id."
+    id: ID!
+  ): WebhookEndpoint
+  "An endpoint's delivery log, newest attempt first, a page at a time. OWNER and MANAGER; NOT_FOUND for an unknown endpoint."
+  webhookDeliveries(
+    "The endpoint's id."
+    endpointId: ID!
+    "How many to return, 0 to 500; 50 when left out (BAD_USER_INPUT beyond)."
+    first: Int
+    "Start after the attempt with this cursor (PageInfo.endCursor); BAD_USER_INPUT for a cursor this log did not give out."
+    after: String
+  ): WebhookDeliveryConnection
+  "The event types endpoints can ask for. Any role."
+  webhookEventTypes: [WebhookEventType!]!
+}
+
+extend type Mutation {
+  "Register a webhook endpoint; its signing secret is in the payload this once. OWNER and MANAGER; BAD_USER_INPUT (naming url or events) for a URL that is not https, holds credentials or resolves to a private, loopback, link-local, multicast or metadata address, for an unknown event type or none."
+  createWebhookEndpoint(
+    "The endpoint."
+    input: CreateWebhookEndpointInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WebhookEndpointPayload
+  "Change a webhook endpoint: its URL, event types, description, or pause it (its events queue until it is ACTIVE again). OWNER and MANAGER; NOT_FOUND for an unknown id; BAD_USER_INPUT as createWebhookEndpoint."
+  updateWebhookEndpoint(
+    "The endpoint's id."
+    id: ID!
+    "What to change."
+    input: UpdateWebhookEndpointInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WebhookEndpointPayload
+  "Give a webhook endpoint a new signing secret, shown this once; for 24 hours the old one signs beside it (both signatures in webhook-signature), so its receiver can change over. OWNER and MANAGER; NOT_FOUND for an unknown id."
+  rotateWebhookSecret(
+    "The endpoint's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WebhookEndpointPayload
+  "Delete a webhook endpoint with its queue and delivery log. OWNER and MANAGER; NOT_FOUND for an unknown id."
+  deleteWebhookEndpoint(
+    "The endpoint's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WebhookEndpointPayload
+  "Send an event again, with its id, to the endpoints it was sent to (or to one): it goes to the head of each queue. OWNER and MANAGER; NOT_FOUND for an event the business does not have (events are kept 30 days) or an unknown endpoint."
+  redeliverWebhook(
+    "The event's id (evt_…)."
+    eventId: String!
+    "Only to this endpoint, which must ask for the event's type."
+    endpointId: ID
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WebhookQueuedPayload
+  "Send an endpoint, again and in order, every event of its types written since an instant, those it was never sent included (from before it was registered, or a restored backup's). OWNER and MANAGER; NOT_FOUND for an unknown endpoint."
+  replayWebhooks(
+    "The endpoint's id."
+    endpointId: ID!
+    "The first instant whose events are sent (events are kept 30 days)."
+    since: DateTime!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WebhookQueuedPayload
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -7809,6 +8536,150 @@ func (ec *executionContext) childFields_Vocabulary(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Vocabulary", field.Name)
 }
 
+func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookDelivery_id(ctx, field)
+	case "eventId":
+		return ec.fieldContext_WebhookDelivery_eventId(ctx, field)
+	case "eventType":
+		return ec.fieldContext_WebhookDelivery_eventType(ctx, field)
+	case "attempt":
+		return ec.fieldContext_WebhookDelivery_attempt(ctx, field)
+	case "at":
+		return ec.fieldContext_WebhookDelivery_at(ctx, field)
+	case "status":
+		return ec.fieldContext_WebhookDelivery_status(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_WebhookDelivery_latencyMs(ctx, field)
+	case "response":
+		return ec.fieldContext_WebhookDelivery_response(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookDelivery_error(ctx, field)
+	case "outcome":
+		return ec.fieldContext_WebhookDelivery_outcome(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_WebhookDeliveryConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_WebhookDeliveryConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WebhookDeliveryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_WebhookDeliveryConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDeliveryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_WebhookDeliveryEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_WebhookDeliveryEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDeliveryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookEndpoint_id(ctx, field)
+	case "url":
+		return ec.fieldContext_WebhookEndpoint_url(ctx, field)
+	case "events":
+		return ec.fieldContext_WebhookEndpoint_events(ctx, field)
+	case "description":
+		return ec.fieldContext_WebhookEndpoint_description(ctx, field)
+	case "status":
+		return ec.fieldContext_WebhookEndpoint_status(ctx, field)
+	case "disabledReason":
+		return ec.fieldContext_WebhookEndpoint_disabledReason(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WebhookEndpoint_createdAt(ctx, field)
+	case "previousSecretExpiresAt":
+		return ec.fieldContext_WebhookEndpoint_previousSecretExpiresAt(ctx, field)
+	case "pending":
+		return ec.fieldContext_WebhookEndpoint_pending(ctx, field)
+	case "delivered":
+		return ec.fieldContext_WebhookEndpoint_delivered(ctx, field)
+	case "failed":
+		return ec.fieldContext_WebhookEndpoint_failed(ctx, field)
+	case "oldestPendingAt":
+		return ec.fieldContext_WebhookEndpoint_oldestPendingAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpointConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_WebhookEndpointConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_WebhookEndpointConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_WebhookEndpointConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_WebhookEndpointConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpointEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_WebhookEndpointEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_WebhookEndpointEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEndpointPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_WebhookEndpointPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_WebhookEndpointPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_WebhookEndpointPayload_clashes(ctx, field)
+	case "endpoint":
+		return ec.fieldContext_WebhookEndpointPayload_endpoint(ctx, field)
+	case "secret":
+		return ec.fieldContext_WebhookEndpointPayload_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEndpointPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookEventType(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_WebhookEventType_name(ctx, field)
+	case "description":
+		return ec.fieldContext_WebhookEventType_description(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookEventType", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookQueuedPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_WebhookQueuedPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_WebhookQueuedPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_WebhookQueuedPayload_clashes(ctx, field)
+	case "queued":
+		return ec.fieldContext_WebhookQueuedPayload_queued(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookQueuedPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Word(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "one":
@@ -8577,6 +9448,28 @@ func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createWebhookEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateWebhookEndpointInput, error) {
+			return ec.unmarshalNCreateWebhookEndpointInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateWebhookEndpointInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteActivity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8863,6 +9756,28 @@ func (ec *executionContext) field_Mutation_deleteSubscription_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteWebhookEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8961,6 +9876,36 @@ func (ec *executionContext) field_Mutation_markAttendance_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_redeliverWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "eventId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["eventId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_replaceSeriesFrom_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9004,6 +9949,36 @@ func (ec *executionContext) field_Mutation_replaceSeriesFrom_args(ctx context.Co
 		return nil, err
 	}
 	args["dryRun"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replayWebhooks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNDateTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
 	return args, nil
 }
 
@@ -9114,6 +10089,28 @@ func (ec *executionContext) field_Mutation_rotateTimetableToken_args(ctx context
 		return nil, err
 	}
 	args["dryRun"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
 	return args, nil
 }
 
@@ -9499,6 +10496,36 @@ func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.C
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
 			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateWebhookEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateWebhookEndpointInput, error) {
+			return ec.unmarshalNUpdateWebhookEndpointInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateWebhookEndpointInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10232,6 +11259,72 @@ func (ec *executionContext) field_Query_token_args(ctx context.Context, rawArgs 
 }
 
 func (ec *executionContext) field_Query_tokens_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_webhookDeliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_webhookEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_webhookEndpoints_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -17522,6 +18615,270 @@ func (ec *executionContext) fieldContext_Mutation_deleteClosure(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createWebhookEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createWebhookEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateWebhookEndpoint(ctx, fc.Args["input"].(model.CreateWebhookEndpointInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpointPayload) graphql.Marshaler {
+			return ec.marshalOWebhookEndpointPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createWebhookEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWebhookEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateWebhookEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateWebhookEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateWebhookEndpoint(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateWebhookEndpointInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpointPayload) graphql.Marshaler {
+			return ec.marshalOWebhookEndpointPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateWebhookEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateWebhookEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rotateWebhookSecret(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rotateWebhookSecret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RotateWebhookSecret(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpointPayload) graphql.Marshaler {
+			return ec.marshalOWebhookEndpointPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rotateWebhookSecret(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rotateWebhookSecret_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteWebhookEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteWebhookEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteWebhookEndpoint(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpointPayload) graphql.Marshaler {
+			return ec.marshalOWebhookEndpointPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteWebhookEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteWebhookEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_redeliverWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_redeliverWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RedeliverWebhook(ctx, fc.Args["eventId"].(string), fc.Args["endpointId"].(*int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookQueuedPayload) graphql.Marshaler {
+			return ec.marshalOWebhookQueuedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookQueuedPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_redeliverWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookQueuedPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_redeliverWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replayWebhooks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replayWebhooks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplayWebhooks(ctx, fc.Args["endpointId"].(int64), fc.Args["since"].(time.Time), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookQueuedPayload) graphql.Marshaler {
+			return ec.marshalOWebhookQueuedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookQueuedPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replayWebhooks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookQueuedPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replayWebhooks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OneOff_id(ctx context.Context, field graphql.CollectedField, obj *engine.OneOff) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20132,6 +21489,170 @@ func (ec *executionContext) fieldContext_Query_clashes(_ context.Context, field 
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClashReport(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_webhookEndpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_webhookEndpoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WebhookEndpoints(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpointConnection) graphql.Marshaler {
+			return ec.marshalOWebhookEndpointConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_webhookEndpoints(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_webhookEndpoints_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_webhookEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_webhookEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WebhookEndpoint(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalOWebhookEndpoint2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_webhookEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_webhookEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_webhookDeliveries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_webhookDeliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WebhookDeliveries(ctx, fc.Args["endpointId"].(int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDeliveryConnection) graphql.Marshaler {
+			return ec.marshalOWebhookDeliveryConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_webhookDeliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_webhookDeliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_webhookEventTypes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_webhookEventTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().WebhookEventTypes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.WebhookEventType) graphql.Marshaler {
+			return ec.marshalNWebhookEventType2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEventTypeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_webhookEventTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEventType(ctx, field)
 		},
 	}
 	return fc, nil
@@ -23501,6 +25022,1140 @@ func (ec *executionContext) fieldContext_Vocabulary_printTitle(_ context.Context
 	return graphql.NewScalarFieldContext("Vocabulary", field, false, false, "String")
 }
 
+func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "ID")
+}
+
+func (ec *executionContext) _WebhookDelivery_eventId(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_eventId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_eventId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_attempt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_attempt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_attempt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDelivery_at(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDelivery_latencyMs(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_latencyMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatencyMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_latencyMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDelivery_response(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_response(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Response, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_response(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_error(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDelivery_outcome(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.WebhookOutcome) graphql.Marshaler {
+			return ec.marshalNWebhookOutcome2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "WebhookOutcome")
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.WebhookDeliveryEdge) graphql.Marshaler {
+			return ec.marshalNWebhookDeliveryEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDeliveryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDelivery(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookDeliveryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookDeliveryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDeliveryEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookDeliveryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.WebhookDeliveryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDeliveryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDelivery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDeliveryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookDeliveryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookDelivery(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpoint_id(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "ID")
+}
+
+func (ec *executionContext) _WebhookEndpoint_url(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEndpoint_events(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEndpoint_status(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.WebhookEndpointStatus) graphql.Marshaler {
+			return ec.marshalNWebhookEndpointStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "WebhookEndpointStatus")
+}
+
+func (ec *executionContext) _WebhookEndpoint_disabledReason(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_disabledReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisabledReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_disabledReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEndpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _WebhookEndpoint_previousSecretExpiresAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_previousSecretExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviousSecretExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_previousSecretExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _WebhookEndpoint_pending(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_pending(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pending, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_pending(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookEndpoint_delivered(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_delivered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delivered, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_delivered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookEndpoint_failed(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookEndpoint_oldestPendingAt(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpoint_oldestPendingAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OldestPendingAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpoint_oldestPendingAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpoint", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _WebhookEndpointConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.WebhookEndpointEdge) graphql.Marshaler {
+			return ec.marshalNWebhookEndpointEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpointEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpointConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookEndpointEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpointEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEndpointEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpointPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _WebhookEndpointPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpointPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookEndpointPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointPayload_endpoint(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointPayload_endpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Endpoint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+			return ec.marshalNWebhookEndpoint2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointPayload_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookEndpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookEndpointPayload_secret(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointPayload_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEndpointPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEventType_name(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEventType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEventType_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEventType_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEventType", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookEventType_description(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEventType) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEventType_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEventType_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookEventType", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookQueuedPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.WebhookQueuedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookQueuedPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookQueuedPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookQueuedPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _WebhookQueuedPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.WebhookQueuedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookQueuedPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookQueuedPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookQueuedPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WebhookQueuedPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.WebhookQueuedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookQueuedPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookQueuedPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookQueuedPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookQueuedPayload_queued(ctx context.Context, field graphql.CollectedField, obj *model.WebhookQueuedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookQueuedPayload_queued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Queued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookQueuedPayload_queued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookQueuedPayload", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Word_one(ctx context.Context, field graphql.CollectedField, obj *engine.Word) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25782,6 +28437,62 @@ func UnmarshalCreateTokenInput(ctx context.Context, raw any) (model.CreateTokenI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateWebhookEndpointInput(ctx context.Context, obj any) (model.CreateWebhookEndpointInput, error) {
+	var it model.CreateWebhookEndpointInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "events", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "events":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("events"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Events = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateWebhookEndpointInput unmarshals raw into the CreateWebhookEndpointInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateWebhookEndpointInput(ctx context.Context, raw any) (model.CreateWebhookEndpointInput, error) {
+	var out model.CreateWebhookEndpointInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateWebhookEndpointInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSeriesEntryInput(ctx context.Context, obj any) (model.SeriesEntryInput, error) {
 	var it model.SeriesEntryInput
 	if obj == nil {
@@ -27042,6 +29753,69 @@ func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.Updat
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateWebhookEndpointInput(ctx context.Context, obj any) (model.UpdateWebhookEndpointInput, error) {
+	var it model.UpdateWebhookEndpointInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "events", "description", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = graphql.OmittableOf(data)
+		case "events":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("events"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Events = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOWebhookEndpointStatus2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateWebhookEndpointInput unmarshals raw into the UpdateWebhookEndpointInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateWebhookEndpointInput(ctx context.Context, raw any) (model.UpdateWebhookEndpointInput, error) {
+	var out model.UpdateWebhookEndpointInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateWebhookEndpointInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -27050,6 +29824,20 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.WebhookQueuedPayload:
+		return ec._WebhookQueuedPayload(ctx, sel, &obj)
+	case *model.WebhookQueuedPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WebhookQueuedPayload(ctx, sel, obj)
+	case model.WebhookEndpointPayload:
+		return ec._WebhookEndpointPayload(ctx, sel, &obj)
+	case *model.WebhookEndpointPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WebhookEndpointPayload(ctx, sel, obj)
 	case model.TokenPayload:
 		return ec._TokenPayload(ctx, sel, &obj)
 	case *model.TokenPayload:
@@ -29618,6 +32406,48 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createWebhookEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWebhookEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateWebhookEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateWebhookEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "rotateWebhookSecret":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rotateWebhookSecret(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteWebhookEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteWebhookEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "redeliverWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_redeliverWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "replayWebhooks":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replayWebhooks(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30230,6 +33060,30 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_clashes(ctx, field)
+				})
+		case "webhookEndpoints":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_webhookEndpoints(ctx, field)
+				})
+		case "webhookEndpoint":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_webhookEndpoint(ctx, field)
+				})
+		case "webhookDeliveries":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_webhookDeliveries(ctx, field)
+				})
+		case "webhookEventTypes":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_webhookEventTypes(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -31547,6 +34401,483 @@ func (ec *executionContext) _Vocabulary(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var webhookDeliveryImplementors = []string{"WebhookDelivery"}
+
+func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDelivery) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDelivery")
+		case "id":
+			out.Values[i] = ec._WebhookDelivery_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventId":
+			out.Values[i] = ec._WebhookDelivery_eventId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventType":
+			out.Values[i] = ec._WebhookDelivery_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempt":
+			out.Values[i] = ec._WebhookDelivery_attempt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._WebhookDelivery_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._WebhookDelivery_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latencyMs":
+			out.Values[i] = ec._WebhookDelivery_latencyMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "response":
+			out.Values[i] = ec._WebhookDelivery_response(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._WebhookDelivery_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outcome":
+			out.Values[i] = ec._WebhookDelivery_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookDeliveryConnectionImplementors = []string{"WebhookDeliveryConnection"}
+
+func (ec *executionContext) _WebhookDeliveryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeliveryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryConnection")
+		case "edges":
+			out.Values[i] = ec._WebhookDeliveryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._WebhookDeliveryConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WebhookDeliveryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._WebhookDeliveryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookDeliveryEdgeImplementors = []string{"WebhookDeliveryEdge"}
+
+func (ec *executionContext) _WebhookDeliveryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookDeliveryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookDeliveryEdge")
+		case "cursor":
+			out.Values[i] = ec._WebhookDeliveryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._WebhookDeliveryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookEndpointImplementors = []string{"WebhookEndpoint"}
+
+func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEndpoint")
+		case "id":
+			out.Values[i] = ec._WebhookEndpoint_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._WebhookEndpoint_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._WebhookEndpoint_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._WebhookEndpoint_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._WebhookEndpoint_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "disabledReason":
+			out.Values[i] = ec._WebhookEndpoint_disabledReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._WebhookEndpoint_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "previousSecretExpiresAt":
+			out.Values[i] = ec._WebhookEndpoint_previousSecretExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pending":
+			out.Values[i] = ec._WebhookEndpoint_pending(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delivered":
+			out.Values[i] = ec._WebhookEndpoint_delivered(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._WebhookEndpoint_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "oldestPendingAt":
+			out.Values[i] = ec._WebhookEndpoint_oldestPendingAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookEndpointConnectionImplementors = []string{"WebhookEndpointConnection"}
+
+func (ec *executionContext) _WebhookEndpointConnection(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpointConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEndpointConnection")
+		case "edges":
+			out.Values[i] = ec._WebhookEndpointConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._WebhookEndpointConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._WebhookEndpointConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._WebhookEndpointConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookEndpointEdgeImplementors = []string{"WebhookEndpointEdge"}
+
+func (ec *executionContext) _WebhookEndpointEdge(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpointEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEndpointEdge")
+		case "cursor":
+			out.Values[i] = ec._WebhookEndpointEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._WebhookEndpointEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookEndpointPayloadImplementors = []string{"WebhookEndpointPayload", "Write"}
+
+func (ec *executionContext) _WebhookEndpointPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEndpointPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEndpointPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEndpointPayload")
+		case "dryRun":
+			out.Values[i] = ec._WebhookEndpointPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._WebhookEndpointPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._WebhookEndpointPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endpoint":
+			out.Values[i] = ec._WebhookEndpointPayload_endpoint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._WebhookEndpointPayload_secret(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookEventTypeImplementors = []string{"WebhookEventType"}
+
+func (ec *executionContext) _WebhookEventType(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookEventType) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookEventTypeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookEventType")
+		case "name":
+			out.Values[i] = ec._WebhookEventType_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._WebhookEventType_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookQueuedPayloadImplementors = []string{"WebhookQueuedPayload", "Write"}
+
+func (ec *executionContext) _WebhookQueuedPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookQueuedPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookQueuedPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookQueuedPayload")
+		case "dryRun":
+			out.Values[i] = ec._WebhookQueuedPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._WebhookQueuedPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._WebhookQueuedPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "queued":
+			out.Values[i] = ec._WebhookQueuedPayload_queued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var wordImplementors = []string{"Word"}
 
 func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj *engine.Word) graphql.Marshaler {
@@ -32414,6 +35745,11 @@ func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkor
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateWebhookEndpointInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateWebhookEndpointInput(ctx context.Context, v any) (model.CreateWebhookEndpointInput, error) {
+	res, err := ec.unmarshalInputCreateWebhookEndpointInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (engine.Date, error) {
 	res, err := model.UnmarshalDate(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -33094,6 +36430,147 @@ func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkor
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateWebhookEndpointInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateWebhookEndpointInput(ctx context.Context, v any) (model.UpdateWebhookEndpointInput, error) {
+	res, err := ec.unmarshalInputUpdateWebhookEndpointInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v model.WebhookDelivery) graphql.Marshaler {
+	return ec._WebhookDelivery(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WebhookDelivery) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookDelivery2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDelivery(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDelivery) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookDelivery!")
+		return graphql.Null
+	}
+	return ec._WebhookDelivery(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryEdge(ctx context.Context, sel ast.SelectionSet, v model.WebhookDeliveryEdge) graphql.Marshaler {
+	return ec._WebhookDeliveryEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookDeliveryEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WebhookDeliveryEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookDeliveryEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookEndpoint2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v model.WebhookEndpoint) graphql.Marshaler {
+	return ec._WebhookEndpoint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookEndpoint2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WebhookEndpoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookEndpoint2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWebhookEndpoint2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WebhookEndpoint!")
+		return graphql.Null
+	}
+	return ec._WebhookEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWebhookEndpointEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointEdge(ctx context.Context, sel ast.SelectionSet, v model.WebhookEndpointEdge) graphql.Marshaler {
+	return ec._WebhookEndpointEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookEndpointEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WebhookEndpointEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookEndpointEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNWebhookEndpointStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointStatus(ctx context.Context, v any) (model.WebhookEndpointStatus, error) {
+	var res model.WebhookEndpointStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookEndpointStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointStatus(ctx context.Context, sel ast.SelectionSet, v model.WebhookEndpointStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNWebhookEventType2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEventType(ctx context.Context, sel ast.SelectionSet, v model.WebhookEventType) graphql.Marshaler {
+	return ec._WebhookEventType(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWebhookEventType2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEventTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.WebhookEventType) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWebhookEventType2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEventType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNWebhookOutcome2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookOutcome(ctx context.Context, v any) (model.WebhookOutcome, error) {
+	var res model.WebhookOutcome
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookOutcome2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookOutcome(ctx context.Context, sel ast.SelectionSet, v model.WebhookOutcome) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNWeekday2timeᚐWeekday(ctx context.Context, v any) (time.Weekday, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNWeekday2timeᚐWeekday[tmp]
@@ -33693,6 +37170,24 @@ func (ec *executionContext) marshalODate2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	return res
 }
 
+func (ec *executionContext) unmarshalODateTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := model.UnmarshalDateTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := model.MarshalDateTime(*v)
+	return res
+}
+
 func (ec *executionContext) marshalODay2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDayᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Day) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -34182,6 +37677,41 @@ func (ec *executionContext) marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 	return ec._StaffPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -34245,6 +37775,57 @@ func (ec *executionContext) marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋsche
 		return graphql.Null
 	}
 	return ec._Vocabulary(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWebhookDeliveryConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookDeliveryConnection(ctx context.Context, sel ast.SelectionSet, v *model.WebhookDeliveryConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookDeliveryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWebhookEndpoint2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpoint) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookEndpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWebhookEndpointConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointConnection(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpointConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookEndpointConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWebhookEndpointPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointPayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpointPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookEndpointPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOWebhookEndpointStatus2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointStatus(ctx context.Context, v any) (*model.WebhookEndpointStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.WebhookEndpointStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWebhookEndpointStatus2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookEndpointStatus(ctx context.Context, sel ast.SelectionSet, v *model.WebhookEndpointStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOWebhookQueuedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWebhookQueuedPayload(ctx context.Context, sel ast.SelectionSet, v *model.WebhookQueuedPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookQueuedPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Context, v any) ([]time.Weekday, error) {

@@ -2,6 +2,10 @@
 // scripts and styles it loads (GraphiQL, React and React DOM, pinned and
 // embedded; see assets/README.md), so that it works without internet.
 //
+// The editor opens with the README's first query (example.graphql, its
+// dates moved to the browser's current week) when the browser has no tabs
+// of its own yet.
+//
 // An asset's URL holds the start of its content's SHA-256
 // (/graphiql/<hash>/<name>), so it is cached for a year and a new build
 // with a changed asset is fetched anew. The page loads nothing from another
@@ -23,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/koredyne/schedule/models/cache"
 )
 
 // Prefix is where the assets are served; the server mounts Assets on it.
@@ -38,6 +44,13 @@ const Policy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-
 
 //go:embed assets
 var files embed.FS
+
+// example is the query a new visitor finds in the editor: the first query
+// of the README's tour, byte for byte (TestExampleIsTheREADMEs). boot.js
+// moves its dates by whole weeks to the current week.
+//
+//go:embed example.graphql
+var example string
 
 // asset is one embedded file, as served.
 type asset struct {
@@ -101,7 +114,7 @@ var page = template.Must(template.New("graphiql").Parse(`<!DOCTYPE html>
 {{end -}}
 </head>
 <body>
-<div id="graphiql" data-endpoint="{{.Endpoint}}" data-storage-prefix="{{.StoragePrefix}}"><div class="loading">Loading…</div></div>
+<div id="graphiql" data-endpoint="{{.Endpoint}}" data-storage-prefix="{{.StoragePrefix}}" data-default-query="{{.DefaultQuery}}"><div class="loading">Loading…</div></div>
 {{range .Scripts}}<script src="{{.URL}}" integrity="{{.Integrity}}"></script>
 {{end -}}
 </body>
@@ -118,9 +131,9 @@ type link struct {
 // is the caller's to set (Policy).
 func Handler(title, endpoint string) http.Handler {
 	data := struct {
-		Title, Endpoint, StoragePrefix string
-		Styles, Scripts                []link
-	}{Title: title, Endpoint: endpoint}
+		Title, Endpoint, StoragePrefix, DefaultQuery string
+		Styles, Scripts                              []link
+	}{Title: title, Endpoint: endpoint, DefaultQuery: example}
 	for _, name := range served {
 		a := byName(name)
 		l := link{URL: template.URL(a.url), Integrity: a.integrity}
@@ -155,7 +168,7 @@ var Assets http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.R
 	h := w.Header()
 	h.Set("Content-Type", a.contentType)
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Add("Vary", "Accept-Encoding")
+	cache.VaryEncoding(h)
 	body, etag := a.body, `"`+a.integrity+`"`
 	if acceptsGzip(r) {
 		body, etag = a.gzipped(), `"`+a.integrity+`-gzip"`

@@ -6,10 +6,12 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"html"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -130,5 +132,29 @@ func TestAssets(t *testing.T) {
 		if resp, _ := get(path); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", path, resp.StatusCode)
 		}
+	}
+}
+
+// TestExampleIsTheREADMEs checks the query a new visitor finds in the
+// editor is the first query of the README's tour, so the two cannot drift,
+// and that the page carries it.
+func TestExampleIsTheREADMEs(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```graphql\n")
+	block, _, closed := strings.Cut(rest, "```")
+	if !ok || !closed {
+		t.Fatal("the README has no graphql block")
+	}
+	if example != block {
+		t.Errorf("example.graphql is\n%s\nthe README's first query is\n%s", example, block)
+	}
+	rec := httptest.NewRecorder()
+	Handler("Koredyne Schedule", "/graphql").ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	m := regexp.MustCompile(`data-default-query="([^"]*)"`).FindStringSubmatch(rec.Body.String())
+	if m == nil || html.UnescapeString(m[1]) != example {
+		t.Errorf("the page's default query is %q, want example.graphql", m)
 	}
 }

@@ -3,6 +3,10 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -667,6 +671,16 @@ type CreateTokenInput struct {
 	ClientID *int64 `json:"clientId,omitempty"`
 	// The staff member a STAFF token acts for: it sees who is booked into that member's sessions.
 	StaffID *int64 `json:"staffId,omitempty"`
+}
+
+// A new webhook endpoint.
+type CreateWebhookEndpointInput struct {
+	// Where to send events: a public https URL without credentials.
+	URL string `json:"url"`
+	// The event types to send, at least one (webhookEventTypes lists them).
+	Events []string `json:"events"`
+	// What it is for; empty when left out.
+	Description *string `json:"description,omitempty"`
 }
 
 // One date of the timetable and its sessions.
@@ -1398,4 +1412,307 @@ type UpdateSeriesInput struct {
 type UpdateStaffInput struct {
 	// The staff member's name.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
+}
+
+// Changes to a webhook endpoint; a field left out keeps its value.
+type UpdateWebhookEndpointInput struct {
+	// Where to send events.
+	URL graphql.Omittable[*string] `json:"url,omitempty"`
+	// The event types to send, at least one.
+	Events graphql.Omittable[[]string] `json:"events,omitempty"`
+	// What it is for; null or empty clears it.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	// ACTIVE or PAUSED (DISABLED is the server's, after a 410 Gone).
+	Status graphql.Omittable[*WebhookEndpointStatus] `json:"status,omitempty"`
+}
+
+// One attempt to deliver an event to an endpoint: a line of its delivery log.
+type WebhookDelivery struct {
+	// The attempt's id.
+	ID int64 `json:"id"`
+	// The event's id, sent as webhook-id (the same on every attempt: the receiver's idempotency key).
+	EventID string `json:"eventId"`
+	// The event's type.
+	EventType string `json:"eventType"`
+	// Which attempt this was since the event was queued (or queued again).
+	Attempt int `json:"attempt"`
+	// When it was made (its webhook-timestamp).
+	At time.Time `json:"at"`
+	// The HTTP status the endpoint answered; null when no answer came (a timeout after 15 seconds, a connection refused or closed).
+	Status *int `json:"status,omitempty"`
+	// How long the answer took, in milliseconds.
+	LatencyMs int `json:"latencyMs"`
+	// The first bytes of the answer's body (at most 1 KiB).
+	Response string `json:"response"`
+	// Why no answer came; null when one did.
+	Error *string `json:"error,omitempty"`
+	// What the attempt ended as.
+	Outcome WebhookOutcome `json:"outcome"`
+}
+
+// A page of an endpoint's delivery log, newest attempt first.
+type WebhookDeliveryConnection struct {
+	// The page's attempts with their cursors.
+	Edges []WebhookDeliveryEdge `json:"edges"`
+	// The page's attempts.
+	Nodes []WebhookDelivery `json:"nodes"`
+	// Where the page stands in the whole log.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many attempts the log holds (30 days), on every page.
+	TotalCount int `json:"totalCount"`
+}
+
+// An attempt and its place in the log.
+type WebhookDeliveryEdge struct {
+	// Pass as after to start the next page after this attempt.
+	Cursor string `json:"cursor"`
+	// The attempt.
+	Node *WebhookDelivery `json:"node"`
+}
+
+// An endpoint the business's events are sent to: a POST of each event's JSON, signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature).
+type WebhookEndpoint struct {
+	// The endpoint's id.
+	ID int64 `json:"id"`
+	// Where events are sent: a public https URL (http and private addresses only on a server started with --webhook-allow-private).
+	URL string `json:"url"`
+	// The event types it is sent (webhookEventTypes lists them).
+	Events []string `json:"events"`
+	// What it is for; may be empty.
+	Description string `json:"description"`
+	// Whether it is sent its events.
+	Status WebhookEndpointStatus `json:"status"`
+	// Why it is DISABLED; null otherwise.
+	DisabledReason *string `json:"disabledReason,omitempty"`
+	// When it was registered.
+	CreatedAt time.Time `json:"createdAt"`
+	// Until when the secret that rotateWebhookSecret replaced still signs beside the new one (two signatures in webhook-signature); null when it no longer does.
+	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt,omitempty"`
+	// Events queued for it and not delivered yet.
+	Pending int `json:"pending"`
+	// Events delivered to it (kept 30 days).
+	Delivered int `json:"delivered"`
+	// Events whose every attempt failed for 24 hours.
+	Failed int `json:"failed"`
+	// When the oldest event still queued for it was written; null when none is.
+	OldestPendingAt *time.Time `json:"oldestPendingAt,omitempty"`
+}
+
+// A page of the business's webhook endpoints, by id.
+type WebhookEndpointConnection struct {
+	// The page's endpoints with their cursors.
+	Edges []WebhookEndpointEdge `json:"edges"`
+	// The page's endpoints.
+	Nodes []WebhookEndpoint `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many endpoints the business has, on every page.
+	TotalCount int `json:"totalCount"`
+}
+
+// An endpoint and its place in the list.
+type WebhookEndpointEdge struct {
+	// Pass as after to start the next page after this endpoint.
+	Cursor string `json:"cursor"`
+	// The endpoint.
+	Node *WebhookEndpoint `json:"node"`
+}
+
+// What the webhook endpoint mutations return. Endpoints are outside the schedule: revision is the business's current one and clashes is empty.
+type WebhookEndpointPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The endpoint made, changed or deleted (on a dry run, as it would be).
+	Endpoint *WebhookEndpoint `json:"endpoint"`
+	// The signing secret (whsec_ and base64), shown this once by createWebhookEndpoint and rotateWebhookSecret; null on a dry run and from the others.
+	Secret *string `json:"secret,omitempty"`
+}
+
+func (WebhookEndpointPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this WebhookEndpointPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this WebhookEndpointPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this WebhookEndpointPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// A type of event an endpoint can ask for.
+type WebhookEventType struct {
+	// The type as events carry it, such as session.cancelled.
+	Name string `json:"name"`
+	// When it is sent and what its data holds.
+	Description string `json:"description"`
+}
+
+// What redeliverWebhook and replayWebhooks return.
+type WebhookQueuedPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// How many deliveries were queued (would be, on a dry run).
+	Queued int `json:"queued"`
+}
+
+func (WebhookQueuedPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this WebhookQueuedPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this WebhookQueuedPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this WebhookQueuedPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// Whether an endpoint is sent its events.
+type WebhookEndpointStatus string
+
+const (
+	// Its events are sent as they are written.
+	WebhookEndpointStatusActive WebhookEndpointStatus = "ACTIVE"
+	// Its events are queued, unsent, until it is made ACTIVE again.
+	WebhookEndpointStatusPaused WebhookEndpointStatus = "PAUSED"
+	// It answered 410 Gone: nothing is queued for it until it is made ACTIVE again, which sends what was queued before.
+	WebhookEndpointStatusDisabled WebhookEndpointStatus = "DISABLED"
+)
+
+var AllWebhookEndpointStatus = []WebhookEndpointStatus{
+	WebhookEndpointStatusActive,
+	WebhookEndpointStatusPaused,
+	WebhookEndpointStatusDisabled,
+}
+
+func (e WebhookEndpointStatus) IsValid() bool {
+	switch e {
+	case WebhookEndpointStatusActive, WebhookEndpointStatusPaused, WebhookEndpointStatusDisabled:
+		return true
+	}
+	return false
+}
+
+func (e WebhookEndpointStatus) String() string {
+	return string(e)
+}
+
+func (e *WebhookEndpointStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WebhookEndpointStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WebhookEndpointStatus", str)
+	}
+	return nil
+}
+
+func (e WebhookEndpointStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WebhookEndpointStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WebhookEndpointStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What one attempt to deliver an event ended as.
+type WebhookOutcome string
+
+const (
+	// The endpoint answered 2xx.
+	WebhookOutcomeDelivered WebhookOutcome = "DELIVERED"
+	// It failed and the event is tried again later, or, as a queue goes in order, the events after it wait.
+	WebhookOutcomeRetry WebhookOutcome = "RETRY"
+	// It failed and the event had been tried for 24 hours: it is given up, and the queue goes on.
+	WebhookOutcomeFailed WebhookOutcome = "FAILED"
+	// The endpoint answered 410 Gone and is DISABLED.
+	WebhookOutcomeGone WebhookOutcome = "GONE"
+)
+
+var AllWebhookOutcome = []WebhookOutcome{
+	WebhookOutcomeDelivered,
+	WebhookOutcomeRetry,
+	WebhookOutcomeFailed,
+	WebhookOutcomeGone,
+}
+
+func (e WebhookOutcome) IsValid() bool {
+	switch e {
+	case WebhookOutcomeDelivered, WebhookOutcomeRetry, WebhookOutcomeFailed, WebhookOutcomeGone:
+		return true
+	}
+	return false
+}
+
+func (e WebhookOutcome) String() string {
+	return string(e)
+}
+
+func (e *WebhookOutcome) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WebhookOutcome(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WebhookOutcome", str)
+	}
+	return nil
+}
+
+func (e WebhookOutcome) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WebhookOutcome) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WebhookOutcome) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

@@ -83,3 +83,17 @@ func AcceptsGzip(r *http.Request) bool {
 	}
 	return star
 }
+
+// VaryEncoding lists Accept-Encoding in a response's Vary, unless it is
+// listed already: the server's compression lists it for every answer it
+// may compress, a body compressed once and kept lists it itself.
+func VaryEncoding(h http.Header) {
+	for _, v := range h.Values("Vary") {
+		for _, name := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(name), "Accept-Encoding") {
+				return
+			}
+		}
+	}
+	h.Add("Vary", "Accept-Encoding")
+}

@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -106,4 +108,26 @@ func TestGzipReusedWritersAgree(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestVaryEncoding lists Accept-Encoding once, beside what Vary holds.
+func TestVaryEncoding(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		vary, want []string
+	}{
+		{"none", nil, []string{"Accept-Encoding"}},
+		{"another", []string{"Origin"}, []string{"Origin", "Accept-Encoding"}},
+		{"listed", []string{"Accept-Encoding"}, []string{"Accept-Encoding"}},
+		{"in a list", []string{"Origin, accept-encoding"}, []string{"Origin, accept-encoding"}},
+	} {
+		h := http.Header{}
+		for _, v := range c.vary {
+			h.Add("Vary", v)
+		}
+		VaryEncoding(h)
+		if got := h.Values("Vary"); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Vary %q, want %q", c.name, got, c.want)
+		}
+	}
 }

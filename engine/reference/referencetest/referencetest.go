@@ -54,7 +54,22 @@ type Resolution struct {
 // to, or per one-off: they are grouped by date, slot and class (and, for a
 // moved session, the date it comes from) or by one-off, and rows on
 // switched-off class times (gap), which are not real sessions, are left out.
-func Read(b []byte) (*Resolution, error) {
+func Read(b []byte) (*Resolution, error) { return ReadAs(b, Twins{}) }
+
+// Twins says how an importer took classes with one activity and one set of
+// coaches, which the reference keeps apart: the sessions of a class in
+// Same are one with those of the class it names when they share a slot, a
+// date and (for a moved session) the date it comes from, as the same coaches
+// twice in one room at one time are one session; the sessions of a class in
+// Apart show the activity it names.
+type Twins struct {
+	Same  map[int64]int64
+	Apart map[int64]string
+}
+
+// ReadAs reads a resolution as Read does, with twins taken as the importer
+// took them.
+func ReadAs(b []byte, twins Twins) (*Resolution, error) {
 	var r struct {
 		From, To string
 		Days     []struct {
@@ -92,10 +107,17 @@ func Read(b []byte) (*Resolution, error) {
 			}
 			s := Session{Date: row.Date, Start: row.StartTime, End: row.EndTime, Room: row.Room, Activity: row.Activity,
 				Staff: strings.Join(row.Coaches, ", "), Cancelled: row.Cancelled}
+			if a, ok := twins.Apart[row.ClassID]; ok {
+				s.Activity = a
+			}
 			if row.Origin != nil && row.Origin.Date != row.Date {
 				s.From = row.Origin.Date
 			}
-			k := fmt.Sprint(row.SlotID, "/", row.ClassID, "/", s.From)
+			class := row.ClassID
+			if same, ok := twins.Same[class]; ok {
+				class = same
+			}
+			k := fmt.Sprint(row.SlotID, "/", class, "/", s.From)
 			if row.OneOffID != nil {
 				k = fmt.Sprint("one-off ", *row.OneOffID)
 			}

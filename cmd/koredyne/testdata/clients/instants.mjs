@@ -1,22 +1,28 @@
-// Reads an .ics file with Mozilla's ical.js and prints, as JSON, every
-// VEVENT's UID and its DTSTART/DTEND as UTC instants:
+// Fetches an .ics feed as a web app does (Node's fetch, on its defaults:
+// it asks for gzip), reads it with Mozilla's ical.js and prints, as JSON,
+// every VEVENT's UID and its DTSTART/DTEND as UTC instants:
 //
-//   node instants.mjs FILE
+//   node instants.mjs URL
 //   [{"uid": "...", "tzid": "Europe/Berlin", "start": "2027-03-28T08:00:00.000Z", "end": "..."}]
 //
 // The instants come from the file's own VTIMEZONEs, registered with
 // ICAL.TimezoneService as calendar apps built on ical.js do. A DTSTART whose
 // TZID no VTIMEZONE defines is an error rather than a floating time: the
 // test is about how the file's zones are read.
-import { readFileSync } from "node:fs";
 import ICAL from "ical.js";
 
 if (process.argv.length !== 3) {
-  console.error("usage: node instants.mjs FILE");
+  console.error("usage: node instants.mjs URL");
   process.exit(2);
 }
 
-const root = new ICAL.Component(ICAL.parse(readFileSync(process.argv[2], "utf8")));
+const resp = await fetch(process.argv[2]);
+const type = resp.headers.get("content-type") ?? "";
+if (!resp.ok || !type.startsWith("text/calendar")) {
+  console.error(`GET ${process.argv[2]}: ${resp.status}, Content-Type ${JSON.stringify(type)}`);
+  process.exit(1);
+}
+const root = new ICAL.Component(ICAL.parse(await resp.text()));
 for (const vtz of root.getAllSubcomponents("vtimezone")) {
   ICAL.TimezoneService.register(vtz);
 }
