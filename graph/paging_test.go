@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/modelstest"
+	"github.com/koredyne/schedule/models/webhook"
 )
 
 const clientPage = `query($first: Int, $after: String) { clients(first: $first, after: $after) {
@@ -327,8 +330,9 @@ func TestConnectionCostFollowsThePage(t *testing.T) {
 // first and after; a connection missing here fails
 // TestEveryCursorIsChecked until it is added.
 var connectionArgs = map[string]string{
-	"tokens": "", "appPasswords": "", "clients": "", "memberships": "", "roomBookings": "",
-	"bookings": `from: "2026-12-01", to: "2027-01-01"`,
+	"tokens": "", "appPasswords": "", "clients": "", "memberships": "", "roomBookings": "", "webhookEndpoints": "",
+	"bookings":          `from: "2026-12-01", to: "2027-01-01"`,
+	"webhookDeliveries": `endpointId: "ENDPOINT"`,
 }
 
 // TestEveryCursorIsChecked walks every connection of Query (found in the
@@ -339,6 +343,11 @@ var connectionArgs = map[string]string{
 func TestEveryCursorIsChecked(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		f := newBookingFx(t, a)
+		var endpoint string
+		for _, url := range []string{"https://93.184.215.14/one", "https://93.184.215.14/two"} {
+			endpoint = created(f.api, f.tok, `mutation($u: String!) { createWebhookEndpoint(input: {url: $u, events: ["schedule.changed"]}) { endpoint { id } } }`,
+				"createWebhookEndpoint", "endpoint", map[string]any{"u": url})
+		}
 		f.book(f.ref, "Orbit Analytics", false)
 		f.book(f.ref, "Bluefin Legal", false)
 		room := f.ids(f.tok, "rooms", "name")["Boardroom"]
@@ -350,6 +359,26 @@ func TestEveryCursorIsChecked(t *testing.T) {
 			f.ok(f.tok, `mutation($l: String!) { createAppPassword(input: {login: $l, role: READ_ONLY}) { password } }`, map[string]any{"l": login})
 		}
 		a.token("meridian", models.FrontDesk)
+		// The writes above queued events for the endpoints: the last one's
+		// delivery log gets an attempt for each, as a dispatcher records.
+		ctx := context.Background()
+		id, _ := strconv.ParseInt(endpoint, 10, 64)
+		if _, err := a.store.Claim(ctx, "test", now, time.Minute, 10); err != nil {
+			t.Fatal(err)
+		}
+		batch, err := a.store.Next(ctx, id, "test", now, 10)
+		if err != nil || len(batch.Deliveries) < 2 {
+			t.Fatalf("%d deliveries queued: %v", len(batch.Deliveries), err)
+		}
+		var results []webhook.Result
+		for _, d := range batch.Deliveries {
+			results = append(results, webhook.Result{Delivery: d, Attempt: webhook.Attempt{At: now, Status: 200}, Number: 1, State: webhook.Delivered})
+		}
+		if err := a.store.Record(ctx, id, "test", now, time.Minute, results); err != nil {
+			t.Fatal(err)
+		}
+		connectionArgs := maps.Clone(connectionArgs)
+		connectionArgs["webhookDeliveries"] = strings.ReplaceAll(connectionArgs["webhookDeliveries"], "ENDPOINT", endpoint)
 		other := a.business("elsewhere", engine.Office)
 		names := map[string]bool{}
 		for name := range f.clients {
@@ -411,7 +440,9 @@ func TestEveryCursorIsChecked(t *testing.T) {
 					t.Errorf("%s, a cursor %s: field %v", list, name, e.Extensions["field"])
 				}
 			}
-			if e := f.fails(other, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor}); e.Extensions["field"] != "after" {
+			if list == "webhookDeliveries" {
+				f.fails(other, "NOT_FOUND", page(list), map[string]any{"after": cursor}) // its endpoint is not theirs
+			} else if e := f.fails(other, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor}); e.Extensions["field"] != "after" {
 				t.Errorf("%s: another business's cursor: field %v", list, e.Extensions["field"])
 			}
 		}

@@ -39,6 +39,8 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 		plan := created(f.api, f.tok, `mutation($s: ID!) { createPlan(input: {seriesId: $s, name: "Ten", sessionsPerMonth: 10, price: "90"}) { plan { id } } }`,
 			"createPlan", "plan", map[string]any{"s": series})
 		activity := created(f.api, f.tok, `mutation { createActivity(input: {name: "Yoga", color: "#e4572e"}) { activity { id } } }`, "createActivity", "activity")
+		endpoint := created(f.api, f.tok, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"], description: "SMS"}) { endpoint { id } } }`,
+			"createWebhookEndpoint", "endpoint")
 		ct := f.ref["classTimeId"]
 		f.ok(f.tok, `mutation($id: ID!) { updateClassTime(id: $id, input: {label: "Early", type: "open", units: 1}) { classTime { id } } }`, map[string]any{"id": ct})
 		ids := map[string]any{ // a row for each update mutation
@@ -46,6 +48,7 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 			"updateActivity": activity, "updateClass": f.ref["classId"], "updateClassTime": ct, "updateSeries": series,
 			"updatePlan": plan, "updateOneOff": oneOff, "updateClient": f.clients["Bluefin Legal"],
 			"updateMembership": membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup"), "updateCapacityRule": rule,
+			"updateWebhookEndpoint": endpoint,
 		}
 		before := f.dump(f.tok)
 

@@ -100,9 +100,13 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, endpointID int64,
 	if err != nil {
 		return nil, err
 	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := &model.WebhookDeliveryConnection{PageInfo: p.info, TotalCount: p.total, Nodes: make([]model.WebhookDelivery, len(rows))}
 	for i := range rows {
-		out.Nodes[i] = deliveryView(&rows[i])
+		out.Nodes[i] = deliveryView(&rows[i], sn.State.Business.Location)
 		out.Edges = append(out.Edges, model.WebhookDeliveryEdge{Cursor: p.cursors[i], Node: &out.Nodes[i]})
 	}
 	if out.Edges == nil {

@@ -7246,8 +7246,8 @@ type WebhookEndpoint {
   url: String!
   "The event types it is sent (webhookEventTypes lists them)."
   events: [String!]!
-  "What it is for; may be empty."
-  description: String!
+  "What it is for; null when nothing is said."
+  description: String
   "Whether it is sent its events."
   status: WebhookEndpointStatus!
   "Why it is DISABLED; null otherwise."
@@ -25507,11 +25507,11 @@ func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, fi
 			return obj.Description, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -34593,7 +34593,7 @@ func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.Select
 			}
 		case "description":
 			out.Values[i] = ec._WebhookEndpoint_description(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "status":

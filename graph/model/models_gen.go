@@ -1478,8 +1478,8 @@ type WebhookEndpoint struct {
 	URL string `json:"url"`
 	// The event types it is sent (webhookEventTypes lists them).
 	Events []string `json:"events"`
-	// What it is for; may be empty.
-	Description string `json:"description"`
+	// What it is for; null when nothing is said.
+	Description *string `json:"description,omitempty"`
 	// Whether it is sent its events.
 	Status WebhookEndpointStatus `json:"status"`
 	// Why it is DISABLED; null otherwise.
