@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 
+	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
 
@@ -60,4 +61,34 @@ func shown(res *models.Result, secret string) *string {
 		return nil
 	}
 	return &secret
+}
+
+// createToken and createAppPassword take their input as input, as every
+// create mutation does; for one release they also take the loose arguments
+// they took before (deprecated): one way or the other, not both.
+
+// tokenInput is createToken's input, given whole or loose.
+func tokenInput(in *model.CreateTokenInput, role *models.Role, name *string, clientID, staffID *int64) (model.CreateTokenInput, error) {
+	switch loose := role != nil || name != nil || clientID != nil || staffID != nil; {
+	case in != nil && loose:
+		return model.CreateTokenInput{}, badInput("input", "Give the token as input only, not the loose arguments role, name, clientId and staffId beside it")
+	case in != nil:
+		return *in, nil
+	case role == nil:
+		return model.CreateTokenInput{}, badInput("input", "Give the token to make as input: {role: …}")
+	}
+	return model.CreateTokenInput{Role: *role, Name: name, ClientID: clientID, StaffID: staffID}, nil
+}
+
+// appPasswordInput is createAppPassword's input, given whole or loose.
+func appPasswordInput(in *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64) (model.CreateAppPasswordInput, error) {
+	switch loose := login != nil || role != nil || staffID != nil; {
+	case in != nil && loose:
+		return model.CreateAppPasswordInput{}, badInput("input", "Give the login as input only, not the loose arguments login, role and staffId beside it")
+	case in != nil:
+		return *in, nil
+	case login == nil || role == nil:
+		return model.CreateAppPasswordInput{}, badInput("input", "Give the login to make as input: {login: …, role: …}")
+	}
+	return model.CreateAppPasswordInput{Login: *login, Role: *role, StaffID: staffID}, nil
 }

@@ -23,14 +23,19 @@ func (r *appPasswordResolver) Staff(ctx context.Context, obj *models.AppPassword
 }
 
 // CreateToken is the resolver for the createToken field.
-func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error) {
+func (r *mutationResolver) CreateToken(ctx context.Context, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error) {
 	if err := can(ctx, models.ManageTokens); err != nil {
 		return nil, err
 	}
-	if err := grant(ctx, role); err != nil {
+	in, err := tokenInput(input, role, name, clientID, staffID)
+	if err != nil {
 		return nil, err
 	}
-	if role == models.ClientRole && clientID == nil {
+	clientID, staffID = in.ClientID, in.StaffID
+	if err := grant(ctx, in.Role); err != nil {
+		return nil, err
+	}
+	if in.Role == models.ClientRole && clientID == nil {
 		return nil, badInput("clientId", "A client token needs the client it books for")
 	}
 	if clientID != nil {
@@ -52,11 +57,14 @@ func (r *mutationResolver) CreateToken(ctx context.Context, role models.Role, na
 		token  *models.APIToken
 	)
 	res, err := r.aside(ctx, models.ManageTokens, dryRun, func(db models.IDB, dry bool) (err error) {
-		secret, token, err = models.CreateScopedToken(ctx, db, principal(ctx).BusinessID, role, deref(name), "", deref(clientID), deref(staffID))
+		secret, token, err = models.CreateScopedToken(ctx, db, principal(ctx).BusinessID, in.Role, deref(in.Name), "", deref(clientID), deref(staffID))
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if res.DryRun {
+		token.ID = r.Store.ProvisionalID() // the id the insert drew was rolled back with it
 	}
 	return &model.TokenPayload{DryRun: res.DryRun, Revision: int(res.Revision), Token: token, Secret: shown(res, secret)}, nil
 }
@@ -79,11 +87,16 @@ func (r *mutationResolver) RevokeToken(ctx context.Context, id int64, dryRun *bo
 }
 
 // CreateAppPassword is the resolver for the createAppPassword field.
-func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error) {
+func (r *mutationResolver) CreateAppPassword(ctx context.Context, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error) {
 	if err := can(ctx, models.EditSchedule); err != nil {
 		return nil, err
 	}
-	if err := grant(ctx, role); err != nil {
+	in, err := appPasswordInput(input, login, role, staffID)
+	if err != nil {
+		return nil, err
+	}
+	staffID = in.StaffID
+	if err := grant(ctx, in.Role); err != nil {
 		return nil, err
 	}
 	if staffID != nil {
@@ -96,11 +109,14 @@ func (r *mutationResolver) CreateAppPassword(ctx context.Context, login string, 
 		app      *models.AppPassword
 	)
 	res, err := r.aside(ctx, models.EditSchedule, dryRun, func(db models.IDB, dry bool) (err error) {
-		password, app, err = models.CreateAppPassword(ctx, db, principal(ctx).BusinessID, login, deref(staffID), role)
+		password, app, err = models.CreateAppPassword(ctx, db, principal(ctx).BusinessID, in.Login, deref(staffID), in.Role)
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if res.DryRun {
+		app.ID = r.Store.ProvisionalID() // the id the insert drew was rolled back with it
 	}
 	return &model.AppPasswordPayload{DryRun: res.DryRun, Revision: int(res.Revision), AppPassword: app, Password: shown(res, password)}, nil
 }
@@ -126,7 +142,7 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string) (
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(list, first, after, tokenKey)
+	p, err := pageOf(ctx, r.Resolver, "tokens", list, first, after, tokenKey)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +161,7 @@ func (r *queryResolver) AppPasswords(ctx context.Context, first *int, after *str
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(list, first, after, appPasswordKey)
+	p, err := pageOf(ctx, r.Resolver, "appPasswords", list, first, after, appPasswordKey)
 	if err != nil {
 		return nil, err
 	}

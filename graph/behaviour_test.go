@@ -70,8 +70,8 @@ func TestReferenceBehaviours(t *testing.T) {
 		t.Run("a plan edited in place keeps its subscribers; a removed plan leaves them on the series", func(t *testing.T) {
 			a := a.with(t)
 			checkIn := series["Bluefin Legal check-in"]
-			q := `query($id: ID!) { subscriptions(seriesId: $id) { nodes { id client { name } plan { id price } series { id } } } }`
-			subs := rows(a.ok(tok, q, map[string]any{"id": checkIn}), "subscriptions")
+			q := `query($id: ID!) { memberships(seriesId: $id) { nodes { id client { name } plan { id price } series { id } } } }`
+			subs := rows(a.ok(tok, q, map[string]any{"id": checkIn}), "memberships")
 			if len(subs) != 1 || path(subs[0], "plan", "id") == nil {
 				t.Fatalf("fixture: %v", subs)
 			}
@@ -79,14 +79,14 @@ func TestReferenceBehaviours(t *testing.T) {
 			a.ok(tok, `mutation($id: ID!) { updatePlan(id: $id, input: {price: "99.5"}) { plan { price } } }`, map[string]any{"id": plan})
 			a.ok(tok, `mutation($s: ID!, $p: ID!) { updateSeries(id: $s, input: {plans: [{id: $p, name: "Check-in"}]}) { series { plans { name } } } }`,
 				map[string]any{"s": checkIn, "p": plan})
-			subs = rows(a.ok(tok, q, map[string]any{"id": checkIn}), "subscriptions")
+			subs = rows(a.ok(tok, q, map[string]any{"id": checkIn}), "memberships")
 			if got := path(subs[0], "plan", "id"); got != plan || path(subs[0], "plan", "price") != "99.5" {
-				t.Errorf("after editing the plan in place the subscription has plan %v, want %v at 99.5", path(subs[0], "plan"), plan)
+				t.Errorf("after editing the plan in place the membership has plan %v, want %v at 99.5", path(subs[0], "plan"), plan)
 			}
 			a.ok(tok, `mutation($s: ID!) { updateSeries(id: $s, input: {plans: []}) { series { id } } }`, map[string]any{"s": checkIn})
-			subs = rows(a.ok(tok, q, map[string]any{"id": checkIn}), "subscriptions")
+			subs = rows(a.ok(tok, q, map[string]any{"id": checkIn}), "memberships")
 			if len(subs) != 1 || path(subs[0], "plan") != nil || path(subs[0], "series", "id") != checkIn {
-				t.Errorf("after removing the plan: %v, want the subscription on the series without a plan", subs)
+				t.Errorf("after removing the plan: %v, want the membership on the series without a plan", subs)
 			}
 		})
 
@@ -143,7 +143,7 @@ func TestReferenceBehaviours(t *testing.T) {
 			a.fails(tok, "CLASH", `mutation($ref: SessionRefInput!) { changeSession(ref: $ref, change: {date: "2026-12-08"}) { session { date } } }`,
 				map[string]any{"ref": ref})
 			// Cancelling and restoring goes through the same key.
-			data := a.ok(tok, `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "flu") { session { cancelled cancelReason } } }`, map[string]any{"ref": ref})
+			data := a.ok(tok, `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, reason: "flu") { session { cancelled cancelReason } } }`, map[string]any{"ref": ref})
 			if path(data, "cancelSession", "session", "cancelled") != true || path(data, "cancelSession", "session", "cancelReason") != "flu" {
 				t.Errorf("cancel: %v", data)
 			}

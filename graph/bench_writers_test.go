@@ -196,7 +196,7 @@ func (sw *sessionWriter) post(query string, vars map[string]any) []byte {
 // write cancels or restores one session picked by rng.
 func (sw *sessionWriter) write(rng *rand.Rand) {
 	ref := sw.refs[rng.IntN(len(sw.refs))]
-	q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "bench") { revision } }`
+	q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, reason: "bench") { revision } }`
 	if rng.IntN(2) == 0 {
 		q = `mutation($ref: SessionRefInput!) { restoreSession(ref: $ref) { revision } }`
 	}

@@ -78,7 +78,7 @@ func bookerID(b *models.SessionBooking) int64     { return b.ClientID }
 // bookings by the session's start, then id; room bookings by date, start,
 // then id.
 func clientKey(c *engine.Client) string { return strings.ToLower(c.Name) + "\x00" + idKey(c.ID) }
-func subscriptionKey(s *engine.Subscription) string {
+func membershipKey(s *engine.Subscription) string {
 	return seqKey(int64(s.Start), s.ID)
 }
 func bookingKey(b *models.SessionBooking) string { return seqKey(b.StartsUnix, b.ID) }
@@ -87,13 +87,11 @@ func roomBookingKey(b *engine.RoomBooking) string {
 }
 
 // sessionNamed reads how a mutation names a session: by exactly one of its
-// id, its ref and a one-off's id. by is the argument that named it.
-func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int64) (named engine.SessionRef, oneOff int64, by string, err error) {
-	// sessionId is a @sessionKey argument: its text, not the int64 gqlgen
-	// makes of an ID.
-	key, byKey := sessionKeyArg(ctx, "sessionId")
+// id, its ref and a one-off's id. It returns the argument that named it,
+// which the errors about the session name too.
+func sessionNamed(id *model.SessionID, ref *model.SessionRefInput, oneOffID *int64) (engine.SessionRef, int64, string, error) {
 	given := 0
-	for _, p := range []bool{byKey, ref != nil, oneOffID != nil} {
+	for _, p := range []bool{id != nil, ref != nil, oneOffID != nil} {
 		if p {
 			given++
 		}
@@ -101,9 +99,8 @@ func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int
 	switch {
 	case given != 1:
 		return engine.SessionRef{}, 0, "", badInput("sessionId", "Name the session by exactly one of sessionId, ref and oneOffId, not %d", given)
-	case byKey:
-		named, oneOff, err = parseSessionKey(key, "sessionId")
-		return named, oneOff, "sessionId", err
+	case id != nil:
+		return id.Ref, id.OneOff, "sessionId", nil
 	case ref != nil:
 		return engine.SessionRef{Date: ref.Date, ClassTimeID: ref.ClassTimeID, ClassID: ref.ClassID}, 0, "ref", nil
 	}
@@ -111,7 +108,8 @@ func sessionNamed(ctx context.Context, ref *model.SessionRefInput, oneOffID *int
 }
 
 // bookable finds the session a booking names: a series session by its ref,
-// or a one-off (oneOff not 0).
+// or a one-off (oneOff not 0). Its errors name the field ref, as the
+// session's own errors do: namedBy puts the argument the client named it by.
 func bookable(tt *engine.Timetable, st *engine.State, ref engine.SessionRef, oneOff int64) (engine.Session, error) {
 	if oneOff == 0 {
 		s, ok := tt.Session(ref)
@@ -129,7 +127,7 @@ func bookable(tt *engine.Timetable, st *engine.State, ref engine.SessionRef, one
 			}
 		}
 	}
-	return engine.Session{}, namedBy("oneOffId", notFound("one-off", oneOff))
+	return engine.Session{}, engine.Errorf(engine.NotFound, "ref", "There is no one-off with id %d", oneOff)
 }
 
 // bookedSession is how a booking names its session.
@@ -246,9 +244,14 @@ func bookingPayload(ctx context.Context, res *models.Result, b *models.SessionBo
 	return out
 }
 
-// updateCapacityRule applies an UpdateCapacityRuleInput (see keep).
+// updateCapacityRule applies an UpdateCapacityRuleInput (see keep): the
+// weekdays are a list, which [] empties (for an override) and null cannot.
 func updateCapacityRule(dst *engine.CapacityRule, in model.UpdateCapacityRuleInput) error {
-	if days, set := in.Weekdays.ValueOK(); set {
+	days, set, err := givenList(in.Weekdays, "weekdays")
+	if err != nil {
+		return err
+	}
+	if set {
 		dst.Weekdays = slices.Clone(days)
 	}
 	clearable(&dst.From, in.From)
@@ -314,7 +317,7 @@ func roomHas(e *models.Edit, b engine.RoomBooking) error {
 }
 
 // updateSubscription applies an UpdateSubscriptionInput (see keep).
-func updateSubscription(dst *engine.Subscription, in model.UpdateSubscriptionInput) error {
+func updateMembership(dst *engine.Subscription, in model.UpdateMembershipInput) error {
 	clearable(&dst.PlanID, in.PlanID)
 	clearable(&dst.End, in.EndDate)
 	return cmp.Or(keep(&dst.ClientID, in.ClientID, "clientId"), keep(&dst.SeriesID, in.SeriesID, "seriesId"),

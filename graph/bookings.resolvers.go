@@ -37,7 +37,11 @@ func (r *bookingResolver) Position(ctx context.Context, obj *models.SessionBooki
 
 // CreatedAt is the resolver for the createdAt field.
 func (r *bookingResolver) CreatedAt(ctx context.Context, obj *models.SessionBooking) (*time.Time, error) {
-	t := time.Unix(obj.CreatedUnix, 0).UTC()
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := time.Unix(obj.CreatedUnix, 0).In(sn.State.Business.Location)
 	return &t, nil
 }
 
@@ -70,6 +74,16 @@ func (r *capacityRuleResolver) Room(ctx context.Context, obj *engine.CapacityRul
 	return r.room(ctx, obj.RoomID)
 }
 
+// From is the resolver for the from field.
+func (r *capacityRuleResolver) From(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error) {
+	return optDate(obj.From), nil
+}
+
+// To is the resolver for the to field.
+func (r *capacityRuleResolver) To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error) {
+	return optDate(obj.To), nil
+}
+
 // Email is the resolver for the email field.
 func (r *clientResolver) Email(ctx context.Context, obj *engine.Client) (*string, error) {
 	return optString(obj.Email), nil
@@ -80,9 +94,47 @@ func (r *clientResolver) Phone(ctx context.Context, obj *engine.Client) (*string
 	return optString(obj.Phone), nil
 }
 
+// Memberships is the resolver for the memberships field.
+func (r *clientResolver) Memberships(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error) {
+	return loadersFrom(ctx).clientSubs.Load(ctx, obj.ID)
+}
+
 // Subscriptions is the resolver for the subscriptions field.
 func (r *clientResolver) Subscriptions(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error) {
-	return loadersFrom(ctx).clientSubs.Load(ctx, obj.ID)
+	return r.Memberships(ctx, obj)
+}
+
+// Client is the resolver for the client field.
+func (r *membershipResolver) Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error) {
+	return clientOf(ctx, obj.ClientID)
+}
+
+// Series is the resolver for the series field.
+func (r *membershipResolver) Series(ctx context.Context, obj *engine.Subscription) (*engine.Series, error) {
+	return r.seriesByID(ctx, obj.SeriesID)
+}
+
+// Plan is the resolver for the plan field.
+func (r *membershipResolver) Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error) {
+	if obj.PlanID == 0 {
+		return nil, nil
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := rowByID(sn.State.Plans, obj.PlanID, func(p *engine.Plan) int64 { return p.ID })
+	return p, nil
+}
+
+// StartDate is the resolver for the startDate field.
+func (r *membershipResolver) StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error) {
+	return obj.Start, nil
+}
+
+// EndDate is the resolver for the endDate field.
+func (r *membershipResolver) EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error) {
+	return optDate(obj.End), nil
 }
 
 // CreateClient is the resolver for the createClient field.
@@ -113,32 +165,47 @@ func (r *mutationResolver) DeleteClient(ctx context.Context, id int64, dryRun *b
 	return r.removeWith(ctx, models.EditClients, id, dryRun, func(e *models.Edit) error { return namedBy("id", e.DeleteClient(ctx, id)) })
 }
 
-// CreateSubscription is the resolver for the createSubscription field.
-func (r *mutationResolver) CreateSubscription(ctx context.Context, input model.CreateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error) {
-	return r.UpdateSubscription(ctx, 0, model.UpdateSubscriptionInput{ClientID: graphql.OmittableOf(&input.ClientID),
+// CreateMembership is the resolver for the createMembership field.
+func (r *mutationResolver) CreateMembership(ctx context.Context, input model.CreateMembershipInput, dryRun *bool) (*model.MembershipPayload, error) {
+	return r.UpdateMembership(ctx, 0, model.UpdateMembershipInput{ClientID: graphql.OmittableOf(&input.ClientID),
 		SeriesID: graphql.OmittableOf(&input.SeriesID), PlanID: graphql.OmittableOf(input.PlanID),
 		StartDate: graphql.OmittableOf(&input.StartDate), EndDate: graphql.OmittableOf(input.EndDate)}, dryRun)
 }
 
-// UpdateSubscription is the resolver for the updateSubscription field.
-func (r *mutationResolver) UpdateSubscription(ctx context.Context, id int64, input model.UpdateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error) {
+// UpdateMembership is the resolver for the updateMembership field.
+func (r *mutationResolver) UpdateMembership(ctx context.Context, id int64, input model.UpdateMembershipInput, dryRun *bool) (*model.MembershipPayload, error) {
 	sub, res, err := saveRow(ctx, r.Resolver, id, dryRun, (*models.Edit).Subscription, func(sub *engine.Subscription) error {
-		return updateSubscription(sub, input)
+		return updateMembership(sub, input)
 	}, (*models.Edit).SaveSubscription)
 	if err != nil {
 		return nil, err
 	}
-	return &model.SubscriptionPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Subscription: sub}, nil
+	return &model.MembershipPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Membership: sub, Subscription: sub}, nil
+}
+
+// DeleteMembership is the resolver for the deleteMembership field.
+func (r *mutationResolver) DeleteMembership(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error) {
+	return r.removeWith(ctx, models.EditClients, id, dryRun, func(e *models.Edit) error { return e.DeleteSubscription(ctx, id) })
+}
+
+// CreateSubscription is the resolver for the createSubscription field.
+func (r *mutationResolver) CreateSubscription(ctx context.Context, input model.CreateMembershipInput, dryRun *bool) (*model.MembershipPayload, error) {
+	return r.CreateMembership(ctx, input, dryRun)
+}
+
+// UpdateSubscription is the resolver for the updateSubscription field.
+func (r *mutationResolver) UpdateSubscription(ctx context.Context, id int64, input model.UpdateMembershipInput, dryRun *bool) (*model.MembershipPayload, error) {
+	return r.UpdateMembership(ctx, id, input, dryRun)
 }
 
 // DeleteSubscription is the resolver for the deleteSubscription field.
 func (r *mutationResolver) DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error) {
-	return r.removeWith(ctx, models.EditClients, id, dryRun, func(e *models.Edit) error { return e.DeleteSubscription(ctx, id) })
+	return r.DeleteMembership(ctx, id, dryRun)
 }
 
 // BookSession is the resolver for the bookSession field.
-func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
-	named, oneOff, by, err := sessionNamed(ctx, ref, oneOffID)
+func (r *mutationResolver) BookSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error) {
+	named, oneOff, arg, err := sessionNamed(sessionID, ref, oneOffID)
 	if err != nil {
 		return nil, err
 	}
@@ -150,13 +217,13 @@ func (r *mutationResolver) BookSession(ctx context.Context, sessionID *int64, re
 	res, err := r.writeAs(ctx, dryRun, func(e *models.Edit) error {
 		s, err := bookable(e.Before.Timetable, &e.Before.State, named, oneOff)
 		if err != nil {
-			return namedBy(by, err)
+			return err
 		}
 		b, err = e.BookSession(ctx, s, client, waitlist != nil && *waitlist, r.Store.Now())
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, refNamedBy(err, arg)
 	}
 	return bookingPayload(ctx, res, b, nil), nil
 }
@@ -267,8 +334,12 @@ func (r *mutationResolver) CancelRoomBooking(ctx context.Context, id int64, dryR
 
 // CreateCapacityRule is the resolver for the createCapacityRule field.
 func (r *mutationResolver) CreateCapacityRule(ctx context.Context, input model.CreateCapacityRuleInput, dryRun *bool) (*model.CapacityRulePayload, error) {
+	var weekdays graphql.Omittable[[]time.Weekday] // left out unless given: null is no list
+	if input.Weekdays != nil {
+		weekdays = graphql.OmittableOf(input.Weekdays)
+	}
 	return r.UpdateCapacityRule(ctx, 0, model.UpdateCapacityRuleInput{RoomID: graphql.OmittableOf(&input.RoomID),
-		Weekdays: graphql.OmittableOf(input.Weekdays), From: graphql.OmittableOf(input.From), To: graphql.OmittableOf(input.To),
+		Weekdays: weekdays, From: graphql.OmittableOf(input.From), To: graphql.OmittableOf(input.To),
 		Start: graphql.OmittableOf(&input.Start), End: graphql.OmittableOf(&input.End), Units: graphql.OmittableOf(&input.Units)}, dryRun)
 }
 
@@ -309,7 +380,7 @@ func (r *queryResolver) Clients(ctx context.Context, search *string, first *int,
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(ownOnly(ctx, clients, clientID), first, after, clientKey)
+	p, err := pageOf(ctx, r.Resolver, "clients", ownOnly(ctx, clients, clientID), first, after, clientKey)
 	if err != nil {
 		return nil, err
 	}
@@ -327,8 +398,8 @@ func (r *queryResolver) Client(ctx context.Context, id int64) (*engine.Client, e
 	return own(ctx, &c, ok, c.ID, r.words(ctx).Client.One, id)
 }
 
-// Subscriptions is the resolver for the subscriptions field.
-func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.SubscriptionConnection, error) {
+// Memberships is the resolver for the memberships field.
+func (r *queryResolver) Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error) {
 	var subs []engine.Subscription
 	var err error
 	switch {
@@ -347,27 +418,37 @@ func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seri
 	if clientID != nil && seriesID != nil {
 		subs = slices.DeleteFunc(slices.Clone(subs), func(s engine.Subscription) bool { return s.SeriesID != *seriesID })
 	}
-	p, err := pageOf(ownOnly(ctx, subs, subscriberID), first, after, subscriptionKey)
+	p, err := pageOf(ctx, r.Resolver, "memberships", ownOnly(ctx, subs, subscriberID), first, after, membershipKey)
 	if err != nil {
 		return nil, err
 	}
-	return &model.SubscriptionConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
-		Edges: edges(p, func(c string, n *engine.Subscription) model.SubscriptionEdge {
-			return model.SubscriptionEdge{Cursor: c, Node: n}
+	return &model.MembershipConnection{Nodes: p.nodes, PageInfo: p.info, TotalCount: p.total,
+		Edges: edges(p, func(c string, n *engine.Subscription) model.MembershipEdge {
+			return model.MembershipEdge{Cursor: c, Node: n}
 		})}, nil
 }
 
-// Subscription is the resolver for the subscription field.
-func (r *queryResolver) Subscription(ctx context.Context, id int64) (*engine.Subscription, error) {
+// Subscriptions is the resolver for the subscriptions field.
+func (r *queryResolver) Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error) {
+	return r.Memberships(ctx, clientID, seriesID, first, after)
+}
+
+// Membership is the resolver for the membership field.
+func (r *queryResolver) Membership(ctx context.Context, id int64) (*engine.Subscription, error) {
 	found, err := models.SubscriptionsOf(ctx, r.Store.DB, principal(ctx).BusinessID, "id", []int64{id})
 	if err != nil {
 		return nil, err
 	}
 	subs := found[id]
 	if len(subs) == 0 {
-		return nil, notFound("subscription", id)
+		return nil, notFound("membership", id)
 	}
-	return own(ctx, &subs[0], true, subs[0].ClientID, "subscription", id)
+	return own(ctx, &subs[0], true, subs[0].ClientID, "membership", id)
+}
+
+// Subscription is the resolver for the subscription field.
+func (r *queryResolver) Subscription(ctx context.Context, id int64) (*engine.Subscription, error) {
+	return r.Membership(ctx, id)
 }
 
 // Availability is the resolver for the availability field.
@@ -450,7 +531,7 @@ func (r *queryResolver) RoomBookings(ctx context.Context, roomID *int64, from *e
 			out = append(out, b)
 		}
 	}
-	p, err := pageOf(out, first, after, roomBookingKey)
+	p, err := pageOf(ctx, r.Resolver, "roomBookings", out, first, after, roomBookingKey)
 	if err != nil {
 		return nil, err
 	}
@@ -493,7 +574,7 @@ func (r *queryResolver) Bookings(ctx context.Context, clientID *int64, from engi
 		return nil, err
 	}
 	bs = seenBookings(ctx, sn, bs)
-	p, err := pageOf(bs, first, after, bookingKey)
+	p, err := pageOf(ctx, r.Resolver, "bookings", bs, first, after, bookingKey)
 	if err != nil {
 		return nil, err
 	}
@@ -542,39 +623,6 @@ func (r *roomBookingResolver) Note(ctx context.Context, obj *engine.RoomBooking)
 	return optString(obj.Note), nil
 }
 
-// Client is the resolver for the client field.
-func (r *subscriptionResolver) Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error) {
-	return clientOf(ctx, obj.ClientID)
-}
-
-// Series is the resolver for the series field.
-func (r *subscriptionResolver) Series(ctx context.Context, obj *engine.Subscription) (*engine.Series, error) {
-	return r.seriesByID(ctx, obj.SeriesID)
-}
-
-// Plan is the resolver for the plan field.
-func (r *subscriptionResolver) Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error) {
-	if obj.PlanID == 0 {
-		return nil, nil
-	}
-	sn, err := r.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	p, _ := rowByID(sn.State.Plans, obj.PlanID, func(p *engine.Plan) int64 { return p.ID })
-	return p, nil
-}
-
-// StartDate is the resolver for the startDate field.
-func (r *subscriptionResolver) StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error) {
-	return obj.Start, nil
-}
-
-// EndDate is the resolver for the endDate field.
-func (r *subscriptionResolver) EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error) {
-	return optDate(obj.End), nil
-}
-
 // Booking returns generated.BookingResolver implementation.
 func (r *Resolver) Booking() generated.BookingResolver { return &bookingResolver{r} }
 
@@ -584,16 +632,16 @@ func (r *Resolver) CapacityRule() generated.CapacityRuleResolver { return &capac
 // Client returns generated.ClientResolver implementation.
 func (r *Resolver) Client() generated.ClientResolver { return &clientResolver{r} }
 
+// Membership returns generated.MembershipResolver implementation.
+func (r *Resolver) Membership() generated.MembershipResolver { return &membershipResolver{r} }
+
 // RoomBooking returns generated.RoomBookingResolver implementation.
 func (r *Resolver) RoomBooking() generated.RoomBookingResolver { return &roomBookingResolver{r} }
-
-// Subscription returns generated.SubscriptionResolver implementation.
-func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 
 type (
 	bookingResolver      struct{ *Resolver }
 	capacityRuleResolver struct{ *Resolver }
 	clientResolver       struct{ *Resolver }
+	membershipResolver   struct{ *Resolver }
 	roomBookingResolver  struct{ *Resolver }
-	subscriptionResolver struct{ *Resolver }
 )

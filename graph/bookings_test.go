@@ -32,9 +32,9 @@ func newBookingFx(t *testing.T, a *api) *bookingFx {
 		"createPlan", "plan", map[string]any{"s": standup})
 	for _, c := range []string{"Bluefin Legal", "Cedar & Pine Architects", "Northwind Traders"} {
 		vars := map[string]any{"c": f.clients[c], "s": standup, "p": plan}
-		q := `mutation($c: ID!, $s: ID!) { createSubscription(input: {clientId: $c, seriesId: $s, startDate: "2026-11-01"}) { subscription { id } } }`
+		q := `mutation($c: ID!, $s: ID!) { createMembership(input: {clientId: $c, seriesId: $s, startDate: "2026-11-01"}) { membership { id } } }`
 		if c == "Northwind Traders" {
-			q = `mutation($c: ID!, $s: ID!, $p: ID!) { createSubscription(input: {clientId: $c, seriesId: $s, planId: $p, startDate: "2026-11-01"}) { subscription { id } } }`
+			q = `mutation($c: ID!, $s: ID!, $p: ID!) { createMembership(input: {clientId: $c, seriesId: $s, planId: $p, startDate: "2026-11-01"}) { membership { id } } }`
 		}
 		f.ok(f.tok, q, vars)
 	}
@@ -213,7 +213,7 @@ func TestWhoSeesBookings(t *testing.T) {
 		}
 
 		// A client token sees no other client, in any list that names them.
-		data := a.ok(client, `{ clients { nodes { name } } subscriptions { nodes { client { name } } } allSeries { subscriptions { client { name } } } oneOffs { clients { name } } }`, nil)
+		data := a.ok(client, `{ clients { nodes { name } } memberships { nodes { client { name } } } allSeries { memberships { client { name } } } oneOffs { clients { name } } }`, nil)
 		names := map[string]bool{}
 		var walk func(v any)
 		walk = func(v any) {

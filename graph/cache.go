@@ -384,7 +384,7 @@ func included(ds ast.DirectiveList, vars map[string]any) bool {
 // its dates: what a session shows, all of it rules (which change every
 // date they make sessions on) or the session's own date. A field of
 // another type, or one listed false, reads more: plans, clients,
-// subscriptions and bookings (a client's name), feed URLs (tokens).
+// memberships and bookings (a client's name), feed URLs (tokens).
 var datedFields = map[string]map[string]bool{
 	"Day":           nil, // nil: every field
 	"Session":       {"bookings": false},
@@ -396,7 +396,7 @@ var datedFields = map[string]map[string]bool{
 	"Class":         nil,
 	"Activity":      nil,
 	"ClassTime":     nil,
-	"Series":        {"plans": false, "subscriptions": false},
+	"Series":        {"plans": false, "memberships": false, "subscriptions": false},
 	"SeriesEntry":   nil,
 	"OneOff":        {"clients": false},
 }

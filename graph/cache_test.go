@@ -69,7 +69,7 @@ func post(t *testing.T, h http.Handler, tok, query string, vars map[string]any, 
 
 var cachedQueries = []string{
 	`query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date sessions {
-		id start end startsAt room { name } class { name activity { name } } staff { name } series { week cycleWeeks series { name } } cancelled cancelReason changed note booked } } }`,
+		id start end startsAt room { name } class { name activity { name } } staff { name } series { week cycleWeeks series { name } } cancelled cancelReason changed note placesTaken } } }`,
 	`query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { ref { date classTime { id start } class { id } } room { id name } cancelled } }`,
 	`query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date sessions { id room { name feedUrl } series { series { name plans { name price } } } } } }`,
 	`query($from: Date!, $to: Date!) { sessions(from: $from, to: $to) { id } day(date: $from) { date sessions { id start cancelled room { name } } } }`,
@@ -130,7 +130,7 @@ func TestCachedAnswersAreNeverStale(t *testing.T) {
 				if rng.IntN(10) == 0 {
 					h = other
 				}
-				q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "n") { revision } }`
+				q := `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, reason: "n") { revision } }`
 				if rng.IntN(2) == 0 {
 					q = `mutation($ref: SessionRefInput!) { restoreSession(ref: $ref) { revision } }`
 				}

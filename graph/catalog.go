@@ -14,14 +14,21 @@ import (
 // required fields are non-null in the schema, so GraphQL itself reports
 // what is missing; an update follows the update rule (keep, clearable).
 
-func newRoom(id int64, in model.CreateRoomInput) engine.Room {
+// A room's capacity cannot be empty: at least 1 (the engine's 0, which
+// older rooms hold, is its default of one unit, never something to ask for).
+func newRoom(id int64, in model.CreateRoomInput) (engine.Room, error) {
 	room := engine.Room{ID: id, Name: in.Name, Capacity: 1}
 	set(&room.Capacity, in.Capacity)
-	return room
+	return room, positive("capacity", in.Capacity, "")
 }
 
 func updateRoom(dst *engine.Room, in model.UpdateRoomInput) error {
-	return errors.Join(keep(&dst.Name, in.Name, "name"), keep(&dst.Capacity, in.Capacity, "capacity"))
+	units := dst.Units()
+	err := errors.Join(keep(&dst.Name, in.Name, "name"), keep(&units, in.Capacity, "capacity"), positive("capacity", in.Capacity.Value(), ""))
+	if units != dst.Units() { // the units it has already keep the row as it is
+		dst.Capacity = units
+	}
+	return err
 }
 
 func newActivity(id int64, in model.CreateActivityInput) engine.Activity {
@@ -80,10 +87,13 @@ func updateClassTime(dst *engine.ClassTime, in model.UpdateClassTimeInput) error
 
 // positive refuses a count of 0 or less where null says "none".
 func positive(field string, n *int, none string) error {
-	if n != nil && *n < 1 {
-		return badInput(field, "%s must be at least 1, not %d; null means %s", field, *n, none)
+	switch {
+	case n == nil || *n >= 1:
+		return nil
+	case none == "":
+		return badInput(field, "%s must be at least 1, not %d", field, *n)
 	}
-	return nil
+	return badInput(field, "%s must be at least 1, not %d; null means %s", field, *n, none)
 }
 
 // classFor returns the class an input names: an existing one by id, or one

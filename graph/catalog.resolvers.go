@@ -53,8 +53,9 @@ func (r *classTimeResolver) Units(ctx context.Context, obj *engine.ClassTime) (*
 func (r *mutationResolver) CreateRoom(ctx context.Context, input model.CreateRoomInput, dryRun *bool) (*model.RoomPayload, error) {
 	res, room, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
 		id := e.NewID()
-		e.State.Rooms = append(e.State.Rooms, newRoom(id, input))
-		return id, nil
+		room, err := newRoom(id, input)
+		e.State.Rooms = append(e.State.Rooms, room)
+		return id, err
 	}, r.room)
 	if err != nil {
 		return nil, err

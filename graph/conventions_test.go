@@ -213,8 +213,8 @@ func TestCredentialPayloads(t *testing.T) {
 
 		// Dry runs.
 		dry := a.ok(owner, `mutation($staff: ID!) {
-			createToken(role: READ_ONLY, name: "kiosk", dryRun: true) { dryRun revision clashes { message } token { name role } secret }
-			createAppPassword(login: "kiosk", role: READ_ONLY, dryRun: true) { dryRun revision clashes { message } appPassword { login } password }
+			createToken(input: {role: READ_ONLY, name: "kiosk"}, dryRun: true) { dryRun revision clashes { message } token { name role } secret }
+			createAppPassword(input: {login: "kiosk", role: READ_ONLY}, dryRun: true) { dryRun revision clashes { message } appPassword { login } password }
 			rotateFeedToken(calendar: {staffId: $staff}, dryRun: true) { dryRun revision clashes { message } url }
 			rotateTimetableToken(dryRun: true) { dryRun revision clashes { message } url } }`,
 			map[string]any{"staff": idOf(a, owner, "staff", "name", "Marco Reyes")})
@@ -232,8 +232,8 @@ func TestCredentialPayloads(t *testing.T) {
 		}
 
 		// The real writes, then dry runs of the revocations.
-		made := a.ok(owner, `mutation { createToken(role: READ_ONLY, name: "kiosk") { dryRun revision clashes { message } token { id } secret }
-			createAppPassword(login: "kiosk", role: READ_ONLY) { dryRun revision clashes { message } appPassword { id } password } }`, nil)
+		made := a.ok(owner, `mutation { createToken(input: {role: READ_ONLY, name: "kiosk"}) { dryRun revision clashes { message } token { id } secret }
+			createAppPassword(input: {login: "kiosk", role: READ_ONLY}) { dryRun revision clashes { message } appPassword { id } password } }`, nil)
 		token := write(made, "createToken")
 		app := write(made, "createAppPassword")
 		secret, _ := token["secret"].(string)
@@ -241,7 +241,7 @@ func TestCredentialPayloads(t *testing.T) {
 			t.Fatalf("created: got %v, want the secret and the password", made)
 		}
 		tokenID, appID := path(token, "token", "id"), path(app, "appPassword", "id")
-		e := a.fails(owner, "BAD_USER_INPUT", `mutation { createAppPassword(login: "kiosk", role: READ_ONLY, dryRun: true) { dryRun } }`, nil)
+		e := a.fails(owner, "BAD_USER_INPUT", `mutation { createAppPassword(input: {login: "kiosk", role: READ_ONLY}, dryRun: true) { dryRun } }`, nil)
 		plainWords(t, e.Message)
 
 		before = world()

@@ -192,7 +192,8 @@ func (w *costWalk) bound(f *ast.Field) bound {
 	}
 	k := w.snapshotCounts()
 	switch parent + "." + f.Name {
-	case "Query.clients", "Query.subscriptions", "Series.subscriptions", "Client.subscriptions":
+	case "Query.clients", "Query.memberships", "Series.memberships", "Client.memberships",
+		"Query.subscriptions", "Series.subscriptions", "Client.subscriptions": // the memberships' deprecated names
 		k = w.clientCounts()
 	}
 	if k == nil {
@@ -219,7 +220,7 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(k.plans)
 	case "Query.clients":
 		return root(k.clients)
-	case "Query.subscriptions":
+	case "Query.memberships", "Query.subscriptions":
 		return root(k.subscriptions)
 	case "Query.oneOffs":
 		return root(k.oneOffs)
@@ -259,9 +260,9 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return bound{each: k.entriesPerSeries, all: k.entries, oneToMany: true}
 	case "Series.plans":
 		return bound{each: k.plansPerSeries, all: k.plans, oneToMany: true}
-	case "Series.subscriptions":
+	case "Series.memberships", "Series.subscriptions":
 		return bound{each: k.subscriptionsPerSeries, all: k.subscriptions, oneToMany: true}
-	case "Client.subscriptions":
+	case "Client.memberships", "Client.subscriptions":
 		return bound{each: k.subscriptionsPerClient, all: k.subscriptions, oneToMany: true}
 	case "OneOff.clients":
 		return bound{each: k.clientsPerOneOff, all: k.oneOffClients}

@@ -49,8 +49,8 @@ func TestHostileQueriesRefusedFast(t *testing.T) {
 			{"series and entries nested to depth 8", `{allSeries{entries{series{entries{series{entries{series{name}}}}}}}}`, true},
 			{"series and entries nested to depth 12", `{allSeries{entries{series{entries{series{entries{series{entries{series{entries{series{name}}}}}}}}}}}}`, true},
 			{"days of sessions of series of entries", `{ days(from: "2026-01-01", to: "2027-01-01") { sessions { series { series { entries { series { entries { id } } } } } } } }`, true},
-			{"clients and subscriptions nested through a page", "{ clients(first: 500) { nodes { " + strings.Repeat("subscriptions { series { subscriptions { client { ", 12) + "name" + strings.Repeat(" } } } }", 12) + " } } }", true},
-			{"bookings of sessions of a page of bookings", `{ bookings(from: "2026-01-01", to: "2027-01-01", first: 500) { edges { node { session { bookings { client { subscriptions { series { subscriptions { client { name } } } } } } } } } } }`, true},
+			{"clients and memberships nested through a page", "{ clients(first: 500) { nodes { " + strings.Repeat("memberships { series { memberships { client { ", 12) + "name" + strings.Repeat(" } } } }", 12) + " } } }", true},
+			{"bookings of sessions of a page of bookings", `{ bookings(from: "2026-01-01", to: "2027-01-01", first: 500) { edges { node { session { bookings { client { memberships { series { memberships { client { name } } } } } } } } } } }`, true},
 			{"a hundred introspections", aliasesOf("__schema { types { fields { name args { name } } } }", graph.DefaultMaxAliases), true},
 			{"a hundred calendar exports", aliasesOf("calendarExport", graph.DefaultMaxAliases), true},
 			{"3,000 aliases of one field", aliasesOf("business { name }", 3000), false},
@@ -117,7 +117,7 @@ func TestOrdinaryQueriesFit(t *testing.T) {
 				"a year of days":                       `{ days(from: "2026-06-01", to: "2027-06-01") { date sessions { id start end cancelled note room { name } class { name } staff { name } } } }`,
 				"a year of sessions with their series": `{ sessions(from: "2026-06-01", to: "2027-06-01") { id date start end series { series { id } week } } }`,
 				"the series with their entries":        `{ allSeries { id name entries { id week classTime { id weekday start end room { name } } class { name staff { name } } } plans { label } } }`,
-				"clients with subscriptions":           `{ clients { nodes { name subscriptions { series { name } plan { label } startDate endDate } } } }`,
+				"clients with memberships":             `{ clients { nodes { name memberships { series { name } plan { label } startDate endDate } } } }`,
 				"GraphiQL's introspection":             introspectionQuery,
 			} {
 				if r := a.do(tok, q, nil); len(r.Errors) > 0 {

@@ -44,8 +44,8 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 				{`mutation($v: Weekday) { updateBusiness(input: {weekStart: $v}) { business { weekStart } } }`, only("v"), "$v"},
 			},
 			"Role": {
-				{`mutation($v: Role!) { createToken(role: $v, name: "strict") { secret } }`, only("v"), "$v"},
-				{`mutation($v: Role!) { createAppPassword(login: "strict", role: $v) { password } }`, only("v"), "$v"},
+				{`mutation($v: Role!) { createToken(input: {role: $v, name: "strict"}) { secret } }`, only("v"), "$v"},
+				{`mutation($v: Role!) { createAppPassword(input: {login: "strict", role: $v}) { password } }`, only("v"), "$v"},
 			},
 			"BusinessKind": {
 				{`mutation($v: BusinessKind!) { loadDemo(kind: $v) { business { kind } } }`, only("v"), "$v"},
@@ -129,7 +129,7 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 			t.Errorf("weekday: got %v", got)
 		}
 		client := rows(a.ok(owner, `{ clients { nodes { id } } }`, nil), "clients")[0].(map[string]any)["id"]
-		tok := a.ok(owner, `mutation($v: Role!, $c: ID) { createToken(role: $v, clientId: $c) { token { role } } }`, map[string]any{"v": "CLIENT", "c": client})
+		tok := a.ok(owner, `mutation($v: Role!, $c: ID) { createToken(input: {role: $v, clientId: $c}) { token { role } } }`, map[string]any{"v": "CLIENT", "c": client})
 		if got := path(tok, "createToken", "token", "role"); got != "CLIENT" {
 			t.Errorf("role: got %v", got)
 		}
@@ -148,26 +148,26 @@ func TestRolesGrantedUpToOwn(t *testing.T) {
 		}
 		before := logins()
 
-		e := a.fails(manager, "FORBIDDEN", `mutation { createAppPassword(login: "boss", role: OWNER) { password } }`, nil)
+		e := a.fails(manager, "FORBIDDEN", `mutation { createAppPassword(input: {login: "boss", role: OWNER}) { password } }`, nil)
 		if !strings.Contains(e.Message, "A manager cannot give the owner role") {
 			t.Errorf("message: %q", e.Message)
 		}
 		plainWords(t, e.Message)
-		a.fails(manager, "FORBIDDEN", `mutation($r: Role!) { createAppPassword(login: "boss", role: $r) { password } }`, map[string]any{"r": "OWNER"})
-		a.fails(manager, "FORBIDDEN", `mutation { createToken(role: OWNER, name: "boss") { secret } }`, nil)
-		a.fails(desk, "FORBIDDEN", `mutation { createAppPassword(login: "desk", role: FRONT_DESK) { password } }`, nil)
+		a.fails(manager, "FORBIDDEN", `mutation($r: Role!) { createAppPassword(input: {login: "boss", role: $r}) { password } }`, map[string]any{"r": "OWNER"})
+		a.fails(manager, "FORBIDDEN", `mutation { createToken(input: {role: OWNER, name: "boss"}) { secret } }`, nil)
+		a.fails(desk, "FORBIDDEN", `mutation { createAppPassword(input: {login: "desk", role: FRONT_DESK}) { password } }`, nil)
 		if after := logins(); after != before {
 			t.Errorf("a refused grant made a login:\n%s\n%s", before, after)
 		}
 
 		for _, role := range []string{"MANAGER", "FRONT_DESK", "READ_ONLY"} {
-			made := a.ok(manager, `mutation($r: Role!, $l: String!) { createAppPassword(login: $l, role: $r) { appPassword { role } } }`,
+			made := a.ok(manager, `mutation($r: Role!, $l: String!) { createAppPassword(input: {login: $l, role: $r}) { appPassword { role } } }`,
 				map[string]any{"r": role, "l": "by-manager-" + strings.ReplaceAll(strings.ToLower(role), "_", "-")})
 			if got := path(made, "createAppPassword", "appPassword", "role"); got != role {
 				t.Errorf("a manager's %s login: got %v", role, got)
 			}
 		}
-		made := a.ok(owner, `mutation { createAppPassword(login: "boss", role: OWNER) { appPassword { role } } createToken(role: OWNER, name: "boss") { token { role } } }`, nil)
+		made := a.ok(owner, `mutation { createAppPassword(input: {login: "boss", role: OWNER}) { appPassword { role } } createToken(input: {role: OWNER, name: "boss"}) { token { role } } }`, nil)
 		if path(made, "createAppPassword", "appPassword", "role") != "OWNER" || path(made, "createToken", "token", "role") != "OWNER" {
 			t.Errorf("an owner's grants: %v", made)
 		}
@@ -180,4 +180,41 @@ func fmtJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// TestNumberVariablesAreNumbers: through the real schema, a variable that
+// holds the text "5" where an Int goes — an argument, a field of an inline
+// input, a field of an input variable — is BAD_USER_INPUT naming it, and
+// nothing is written; the number 5 is taken.
+func TestNumberVariablesAreNumbers(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		owner := a.business("numbers", engine.Gym)
+		before := a.dump(owner)
+		for _, c := range []struct {
+			query string
+			vars  func(v any) map[string]any
+			at    string
+		}{
+			{`mutation($c: Int) { createRoom(input: {name: "Annex", capacity: $c}) { room { capacity } } }`,
+				func(v any) map[string]any { return map[string]any{"c": v} }, "$c"},
+			{`mutation($in: CreateRoomInput!) { createRoom(input: $in) { room { capacity } } }`,
+				func(v any) map[string]any {
+					return map[string]any{"in": map[string]any{"name": "Annex", "capacity": v}}
+				}, "$in.capacity"},
+			{`query($f: Int) { clients(first: $f) { nodes { id } } }`,
+				func(v any) map[string]any { return map[string]any{"f": v} }, "$f"},
+		} {
+			e := a.fails(owner, "BAD_USER_INPUT", c.query, c.vars("5"))
+			if e.Extensions["field"] != c.at || !strings.Contains(e.Message, `The variable `+c.at+` holds the text "5"`) {
+				t.Errorf("%s: %v %q", firstLine(c.query), e.Extensions, e.Message)
+			}
+		}
+		if after := a.dump(owner); after != before {
+			t.Errorf("a refused number changed the business")
+		}
+		room := a.ok(owner, `mutation($c: Int) { createRoom(input: {name: "Annex", capacity: $c}) { room { capacity } } }`, map[string]any{"c": 5})
+		if got := path(room, "createRoom", "room", "capacity"); got != float64(5) {
+			t.Errorf("capacity 5: got %v", got)
+		}
+	})
 }

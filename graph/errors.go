@@ -6,9 +6,11 @@ import (
 	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
 
@@ -85,6 +87,9 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		if eerr.Field != "" {
 			gerr.Extensions["field"] = eerr.Field
 		}
+		if value := (*model.ValueError)(nil); errors.As(err, &value) {
+			gerr.Extensions["field"] = givenIn(gerr.Path)
+		}
 		for k, v := range eerr.Details {
 			gerr.Extensions[k] = v
 		}
@@ -137,4 +142,17 @@ func namedBy(field string, err error) error {
 
 func badInput(field, format string, args ...any) error {
 	return engine.Errorf(engine.Invalid, field, format, args...)
+}
+
+// givenIn names where a value that could not be read was given: the
+// argument, or the field of an input inside it, by the last name of the
+// error's path (["createClassTime", "input", "roomId"] is roomId; the
+// index of a list's element is skipped).
+func givenIn(path ast.Path) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if name, ok := path[i].(ast.PathName); ok {
+			return string(name)
+		}
+	}
+	return ""
 }

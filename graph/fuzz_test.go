@@ -31,7 +31,7 @@ var fuzzOperations = []string{
 	`mutation($in: CreateCapacityRuleInput!) { createCapacityRule(input: $in, dryRun: true) { revision } }`,
 	`mutation($ref: SessionRefInput!, $ch: SessionChangeInput!) { changeSession(ref: $ref, change: $ch, dryRun: true) { revision } }`,
 	`mutation($in: UpdateBusinessInput!) { updateBusiness(input: $in, dryRun: true) { revision } }`,
-	`mutation($r: Role!, $n: String) { createToken(role: $r, name: $n) { token { id } } }`,
+	`mutation($r: Role!, $n: String) { createToken(input: {role: $r, name: $n}) { token { id } } }`,
 }
 
 // FuzzVariables sends any variables to the operations above: the answer is

@@ -40,7 +40,7 @@ var idOps = []idOp{
 	{`updateOneOff(id: $a, input: {classId: $b, roomId: $c, clientIds: [$d]}`, [4]string{"oneOff", "class", "room", "client"}},
 	{`updateOneOff(id: $a, input: {class: {activityId: $b, staffIds: [$c, $d]}}`, [4]string{"oneOff", "activity", "staff", "staff"}},
 	{`updatePlan(id: $a, input: {seriesId: $b}`, [4]string{"plan", "series"}},
-	{`updateSubscription(id: $a, input: {clientId: $b, seriesId: $c, planId: $d}`, [4]string{"subscription", "client", "series", "plan"}},
+	{`updateMembership(id: $a, input: {clientId: $b, seriesId: $c, planId: $d}`, [4]string{"subscription", "client", "series", "plan"}},
 	{`updateClass(id: $a, input: {activityId: $b, staffIds: [$c, $d]}`, [4]string{"class", "activity", "staff", "staff"}},
 	{`updateClassTime(id: $a, input: {roomId: $b}`, [4]string{"classTime", "room"}},
 	{`updateCapacityRule(id: $a, input: {roomId: $b}`, [4]string{"capacityRule", "room"}},
@@ -60,7 +60,7 @@ var idOps = []idOp{
 // idKinds lists, for each kind, the query that reads a business's ids.
 var idKinds = map[string]string{
 	"series": "allSeries", "classTime": "classTimes", "class": "classes", "room": "rooms", "activity": "activities", "staff": "staff",
-	"plan": "plans", "oneOff": "oneOffs", "subscription": "subscriptions", "client": "clients", "capacityRule": "capacityRules",
+	"plan": "plans", "oneOff": "oneOffs", "subscription": "memberships", "client": "clients", "capacityRule": "capacityRules",
 	"webhookEndpoint": "webhookEndpoints",
 }
 

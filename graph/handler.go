@@ -39,7 +39,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 	if r.Store != nil {
 		r.Store.OnRevoke(r.Connections.Revoke)
 	}
-	es := generated.NewExecutableSchema(generated.Config{Resolvers: r, Directives: generated.DirectiveRoot{SessionKey: sessionKeyDirective}})
+	es := generated.NewExecutableSchema(generated.Config{Resolvers: r})
 	// An answer the plain path writes is at most an eighth of the response
 	// limit: gqlgen's running estimate of a larger one, which the limit
 	// follows, may pass the limit where the answer would not.

@@ -159,7 +159,7 @@ func (a *api) dump(token string) string {
 		classes { id activity { id } staff { id } }
 		classTimes { id room { id } weekday start end label capacity type bufferMinutes active units }
 		allSeries { id name anchorDate endDate cycleWeeks entries { id classTime { id } class { id } week } plans { id name sessionsPerMonth months price } }
-		clients(first: 500) { nodes { id name email phone subscriptions { id series { id } plan { id } startDate endDate } } }
+		clients(first: 500) { nodes { id name email phone memberships { id series { id } plan { id } startDate endDate } } }
 		oneOffs { id class { id } room { id } date start end label cancelled note clients { id } }
 		closures { id from to rooms { id } reason pausesRotation }
 		days(from: "2026-11-29", to: "2027-01-10") { date sessions { id start end room { id } staff { id } cancelled note } }
@@ -181,7 +181,7 @@ func firstLine(s string) string {
 
 // connectionLists are the Query lists that are connections, their rows
 // under nodes.
-var connectionLists = map[string]bool{"clients": true, "subscriptions": true, "bookings": true, "roomBookings": true, "webhookEndpoints": true}
+var connectionLists = map[string]bool{"clients": true, "memberships": true, "bookings": true, "roomBookings": true, "webhookEndpoints": true}
 
 // listQuery asks a Query list for sel on each row, through nodes (a page of
 // 500) when the list is a connection.

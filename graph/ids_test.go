@@ -40,7 +40,7 @@ var idCases = []idCase{
 	{"changeSession ref.classId", "class", `changeSession(ref: {date: $refDate, classTimeId: $refClassTime, classId: $bad}, change: {note: "x"}, dryRun: $dry) { revision }`},
 	{"changeSession ref.classTimeId", "classTime", `changeSession(ref: {date: $refDate, classTimeId: $bad, classId: $refClass}, change: {note: "x"}, dryRun: $dry) { revision }`},
 	{"changeSession sessionId", "session", `changeSession(sessionId: $bad, change: {note: "x"}, dryRun: $dry) { revision }`},
-	{"createAppPassword staffId", "staff", `createAppPassword(login: "ids-new", role: STAFF, staffId: $bad, dryRun: $dry) { revision }`},
+	{"createAppPassword input.staffId", "staff", `createAppPassword(input: {login: "ids-new", role: STAFF, staffId: $bad}, dryRun: $dry) { revision }`},
 	{"createCapacityRule input.roomId", "room", `createCapacityRule(input: {roomId: $bad, weekdays: [MONDAY], start: "06:00", end: "07:00", units: 1}, dryRun: $dry) { revision }`},
 	{"createClass input.activityId", "activity", `createClass(input: {activityId: $bad, staffIds: [$myStaff]}, dryRun: $dry) { revision }`},
 	{"createClass input.staffIds", "staff", `createClass(input: {activityId: $myActivity, staffIds: [$myStaff, $bad]}, dryRun: $dry) { revision }`},
@@ -58,11 +58,11 @@ var idCases = []idCase{
 	{"createSeries input.entries.classTime.roomId", "room", `createSeries(input: {name: "Borrowed", anchorDate: "2027-02-01", entries: [{week: 1, classTime: {roomId: $bad, weekday: SATURDAY, start: "06:00", end: "07:00"}, classId: $myClass}]}, dryRun: $dry) { revision }`},
 	{"createSeries input.entries.classTimeId", "classTime", `createSeries(input: {name: "Borrowed", anchorDate: "2027-02-01", entries: [{week: 1, classTimeId: $bad, classId: $myClass}]}, dryRun: $dry) { revision }`},
 	{"createSeries input.plans.id", "plan", `createSeries(input: {name: "Borrowed", anchorDate: "2027-02-01", plans: [{id: $bad, price: "1"}]}, dryRun: $dry) { revision }`},
-	{"createSubscription input.clientId", "client", `createSubscription(input: {clientId: $bad, seriesId: $mySeries, startDate: "2027-01-04"}, dryRun: $dry) { revision }`},
-	{"createSubscription input.planId", "plan", `createSubscription(input: {clientId: $myClient, seriesId: $mySeries, planId: $bad, startDate: "2027-01-04"}, dryRun: $dry) { revision }`},
-	{"createSubscription input.seriesId", "series", `createSubscription(input: {clientId: $myClient, seriesId: $bad, startDate: "2027-01-04"}, dryRun: $dry) { revision }`},
-	{"createToken clientId", "client", `createToken(role: CLIENT, clientId: $bad, dryRun: $dry) { revision }`},
-	{"createToken staffId", "staff", `createToken(role: STAFF, staffId: $bad, dryRun: $dry) { revision }`},
+	{"createMembership input.clientId", "client", `createMembership(input: {clientId: $bad, seriesId: $mySeries, startDate: "2027-01-04"}, dryRun: $dry) { revision }`},
+	{"createMembership input.planId", "plan", `createMembership(input: {clientId: $myClient, seriesId: $mySeries, planId: $bad, startDate: "2027-01-04"}, dryRun: $dry) { revision }`},
+	{"createMembership input.seriesId", "series", `createMembership(input: {clientId: $myClient, seriesId: $bad, startDate: "2027-01-04"}, dryRun: $dry) { revision }`},
+	{"createToken input.clientId", "client", `createToken(input: {role: CLIENT, clientId: $bad}, dryRun: $dry) { revision }`},
+	{"createToken input.staffId", "staff", `createToken(input: {role: STAFF, staffId: $bad}, dryRun: $dry) { revision }`},
 	{"deleteActivity id", "activity", `deleteActivity(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteCapacityRule id", "capacityRule", `deleteCapacityRule(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteClass id", "class", `deleteClass(id: $bad, dryRun: $dry) { revision }`},
@@ -74,7 +74,7 @@ var idCases = []idCase{
 	{"deleteRoom id", "room", `deleteRoom(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteSeries id", "series", `deleteSeries(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteStaff id", "staff", `deleteStaff(id: $bad, dryRun: $dry) { revision }`},
-	{"deleteSubscription id", "subscription", `deleteSubscription(id: $bad, dryRun: $dry) { revision }`},
+	{"deleteMembership id", "subscription", `deleteMembership(id: $bad, dryRun: $dry) { revision }`},
 	{"markAttendance id", "booking", `markAttendance(id: $bad, status: ATTENDED, dryRun: $dry) { revision }`},
 	{"replaceSeriesFrom id", "series", `replaceSeriesFrom(id: $bad, date: "2027-01-04", dryRun: $dry) { revision }`},
 	{"restoreSession ref.classId", "class", `restoreSession(ref: {date: $refDate, classTimeId: $refClassTime, classId: $bad}, dryRun: $dry) { revision }`},
@@ -110,10 +110,10 @@ var idCases = []idCase{
 	{"updateSeries input.entries.classTimeId", "classTime", `updateSeries(id: $mySeries, input: {entries: [{week: 1, classTimeId: $bad, classId: $myClass}]}, dryRun: $dry) { revision }`},
 	{"updateSeries input.plans.id", "plan", `updateSeries(id: $mySeries, input: {plans: [{id: $bad}]}, dryRun: $dry) { revision }`},
 	{"updateStaff id", "staff", `updateStaff(id: $bad, input: {}, dryRun: $dry) { revision }`},
-	{"updateSubscription id", "subscription", `updateSubscription(id: $bad, input: {}, dryRun: $dry) { revision }`},
-	{"updateSubscription input.clientId", "client", `updateSubscription(id: $mySub, input: {clientId: $bad}, dryRun: $dry) { revision }`},
-	{"updateSubscription input.planId", "plan", `updateSubscription(id: $mySub, input: {planId: $bad}, dryRun: $dry) { revision }`},
-	{"updateSubscription input.seriesId", "series", `updateSubscription(id: $mySub, input: {seriesId: $bad}, dryRun: $dry) { revision }`},
+	{"updateMembership id", "subscription", `updateMembership(id: $bad, input: {}, dryRun: $dry) { revision }`},
+	{"updateMembership input.clientId", "client", `updateMembership(id: $mySub, input: {clientId: $bad}, dryRun: $dry) { revision }`},
+	{"updateMembership input.planId", "plan", `updateMembership(id: $mySub, input: {planId: $bad}, dryRun: $dry) { revision }`},
+	{"updateMembership input.seriesId", "series", `updateMembership(id: $mySub, input: {seriesId: $bad}, dryRun: $dry) { revision }`},
 	{"updateWebhookEndpoint id", "webhookEndpoint", `updateWebhookEndpoint(id: $bad, input: {}, dryRun: $dry) { revision }`},
 	{"rotateWebhookSecret id", "webhookEndpoint", `rotateWebhookSecret(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteWebhookEndpoint id", "webhookEndpoint", `deleteWebhookEndpoint(id: $bad, dryRun: $dry) { revision }`},
@@ -286,7 +286,7 @@ func betaValues(a *api, beta string) map[string]string {
 		"bookRoom", "roomBooking", map[string]any{"r": ids["room"]})
 	out["webhookEndpoint"] = path(a.ok(beta, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { endpoint { id } } }`, nil),
 		"createWebhookEndpoint", "endpoint", "id").(string)
-	out["appPassword"] = path(a.ok(beta, `mutation { createAppPassword(login: "beta-desk", role: FRONT_DESK) { appPassword { id } } }`, nil),
+	out["appPassword"] = path(a.ok(beta, `mutation { createAppPassword(input: {login: "beta-desk", role: FRONT_DESK}) { appPassword { id } } }`, nil),
 		"createAppPassword", "appPassword", "id").(string)
 	return out
 }
@@ -300,7 +300,7 @@ func (s schemaInfo) idSlots(f gqlField) []string {
 	walk = func(prefix string, in gqlInput, seen map[string]bool) {
 		name := in.Type.named()
 		switch t := s.types[name]; {
-		case name == "ID":
+		case name == "ID" || name == "SessionID":
 			out = append(out, prefix+in.Name)
 		case t.Kind == "INPUT_OBJECT" && !seen[name]:
 			seen[name] = true

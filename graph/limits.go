@@ -27,7 +27,8 @@ import (
 // copies of one field kept it busy for seconds) and more mutation fields
 // than the limit (each is a write of its own). Its verdicts are kept per
 // query text, as gqlgen keeps parsed queries. It then checks the enum
-// values of the request's variables (strictEnums), which gqlgen would not.
+// and number values of the request's variables (strictVariables), which
+// gqlgen would not.
 type queryGate struct {
 	schema             *ast.Schema
 	aliases, mutations int
@@ -71,7 +72,7 @@ func (g *queryGate) MutateOperationParameters(ctx context.Context, p *graphql.Ra
 	if v.err != nil {
 		return v.err
 	}
-	return strictEnums(g.schema, v.vars, p.Variables)
+	return strictVariables(g.schema, v.vars, p.Variables)
 }
 
 func (g *queryGate) check(query, operation string) verdict {

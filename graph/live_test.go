@@ -291,10 +291,10 @@ func TestLiveInProcess(t *testing.T) {
 			}
 
 			// A booking changes no rule, only what its session shows.
-			r := s.post(t, tok, `{ subscriptions(first: 500) { nodes { client { id } series { id } } }
+			r := s.post(t, tok, `{ memberships(first: 500) { nodes { client { id } series { id } } }
 				day(date: "2026-12-15") { sessions { ref { classTime { id } class { id } } series { series { id } } } } }`)
 			subscriber := map[any]any{} // series → a client on it
-			for _, sub := range rows(r.Data, "subscriptions") {
+			for _, sub := range rows(r.Data, "memberships") {
 				subscriber[path(sub, "series", "id")] = path(sub, "client", "id")
 			}
 			var booking string

@@ -355,7 +355,7 @@ var mutationCases = []mutationCase{
 	},
 
 	{
-		name: "createSubscription",
+		name: "createMembership",
 		setup: func(a *api, tok string) map[string]any {
 			return map[string]any{
 				"client": idOf(a, tok, "clients", "name", "Cedar & Pine Architects"),
@@ -363,34 +363,34 @@ var mutationCases = []mutationCase{
 			}
 		},
 		bad: `mutation($client: ID!, $series: ID!) {
-			createSubscription(input: {clientId: $client, seriesId: $series, startDate: "2026-12-01", endDate: "2026-11-01"}) { subscription { id } } }`,
+			createMembership(input: {clientId: $client, seriesId: $series, startDate: "2026-12-01", endDate: "2026-11-01"}) { membership { id } } }`,
 		code: "BAD_USER_INPUT",
 		dry: `mutation($client: ID!, $series: ID!) {
-			createSubscription(input: {clientId: $client, seriesId: $series, startDate: "2026-12-07"}, dryRun: true) { ...write subscription { startDate client { name } } } }`,
-		shows: "subscription.startDate", want: "2026-12-07",
+			createMembership(input: {clientId: $client, seriesId: $series, startDate: "2026-12-07"}, dryRun: true) { ...write membership { startDate client { name } } } }`,
+		shows: "membership.startDate", want: "2026-12-07",
 	},
 	{
-		name: "updateSubscription",
+		name: "updateMembership",
 		setup: func(a *api, tok string) map[string]any {
 			return map[string]any{
-				"id":        subscriptionOf(a, tok, "Orbit Analytics", "Daily standup"),
+				"id":        membershipOf(a, tok, "Orbit Analytics", "Daily standup"),
 				"otherPlan": planOf(a, tok, "Sprint cycle"),
 			}
 		},
-		// A plan of another series than the subscription's.
-		bad:   `mutation($id: ID!, $otherPlan: ID!) { updateSubscription(id: $id, input: {planId: $otherPlan}) { subscription { id } } }`,
+		// A plan of another series than the membership's.
+		bad:   `mutation($id: ID!, $otherPlan: ID!) { updateMembership(id: $id, input: {planId: $otherPlan}) { membership { id } } }`,
 		code:  "BAD_USER_INPUT",
-		dry:   `mutation($id: ID!) { updateSubscription(id: $id, input: {endDate: "2027-06-30"}, dryRun: true) { ...write subscription { endDate } } }`,
-		shows: "subscription.endDate", want: "2027-06-30",
+		dry:   `mutation($id: ID!) { updateMembership(id: $id, input: {endDate: "2027-06-30"}, dryRun: true) { ...write membership { endDate } } }`,
+		shows: "membership.endDate", want: "2027-06-30",
 	},
 	{
-		name: "deleteSubscription",
+		name: "deleteMembership",
 		setup: func(a *api, tok string) map[string]any {
-			return map[string]any{"id": subscriptionOf(a, tok, "Orbit Analytics", "Daily standup")}
+			return map[string]any{"id": membershipOf(a, tok, "Orbit Analytics", "Daily standup")}
 		},
-		bad:   `mutation { deleteSubscription(id: "999999") { id } }`,
+		bad:   `mutation { deleteMembership(id: "999999") { id } }`,
 		code:  "NOT_FOUND",
-		dry:   `mutation($id: ID!) { deleteSubscription(id: $id, dryRun: true) { ...write id } }`,
+		dry:   `mutation($id: ID!) { deleteMembership(id: $id, dryRun: true) { ...write id } }`,
 		shows: "id", want: fromVar("id"),
 	},
 
@@ -421,9 +421,9 @@ var mutationCases = []mutationCase{
 				"classId": idOf(a, tok, "classes", "name", "Standup with Mei Chen")}
 			return map[string]any{"ref": ref, "wrong": wrong}
 		},
-		bad:   `mutation($wrong: SessionRefInput!) { cancelSession(ref: $wrong, note: "Snow day") { session { id } } }`,
+		bad:   `mutation($wrong: SessionRefInput!) { cancelSession(ref: $wrong, reason: "Snow day") { session { id } } }`,
 		code:  "NOT_FOUND",
-		dry:   `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, note: "Snow day", dryRun: true) { ...write session { cancelled cancelReason } } }`,
+		dry:   `mutation($ref: SessionRefInput!) { cancelSession(ref: $ref, reason: "Snow day", dryRun: true) { ...write session { cancelled cancelReason } } }`,
 		shows: "session.cancelled", want: true,
 	},
 	{
@@ -472,9 +472,9 @@ var mutationCases = []mutationCase{
 		setup: func(a *api, tok string) map[string]any {
 			return map[string]any{"id": idOf(a, tok, "oneOffs", "label", "Contract signing")}
 		},
-		bad:   `mutation { cancelOneOff(id: "999999", note: "Postponed") { oneOff { id } } }`,
+		bad:   `mutation { cancelOneOff(id: "999999", reason: "Postponed") { oneOff { id } } }`,
 		code:  "NOT_FOUND",
-		dry:   `mutation($id: ID!) { cancelOneOff(id: $id, note: "Postponed", dryRun: true) { ...write oneOff { cancelled note } } }`,
+		dry:   `mutation($id: ID!) { cancelOneOff(id: $id, reason: "Postponed", dryRun: true) { ...write oneOff { cancelled note } } }`,
 		shows: "oneOff.cancelled", want: true,
 	},
 	{
@@ -548,7 +548,7 @@ var mutationCases = []mutationCase{
 				"cedar": idOf(a, tok, "clients", "name", "Cedar & Pine Architects"),
 			}
 		},
-		// Cedar & Pine has no subscription to the standup.
+		// Cedar & Pine has no membership of the standup.
 		bad:   `mutation($ref: SessionRefInput!, $cedar: ID!) { bookSession(ref: $ref, clientId: $cedar) { booking { id } } }`,
 		code:  "BAD_USER_INPUT",
 		dry:   `mutation($ref: SessionRefInput!, $orbit: ID!) { bookSession(ref: $ref, clientId: $orbit, dryRun: true) { ...write booking { status } } }`,
@@ -869,10 +869,10 @@ func TestTokens(t *testing.T) {
 		owner := a.business("tokens", engine.Office)
 		manager := a.token("tokens", models.Manager)
 
-		e := a.fails(manager, "FORBIDDEN", `mutation { createToken(role: READ_ONLY, name: "kiosk") { secret } }`, nil)
+		e := a.fails(manager, "FORBIDDEN", `mutation { createToken(input: {role: READ_ONLY, name: "kiosk"}) { secret } }`, nil)
 		plainWords(t, e.Message)
 
-		made := path(a.ok(owner, `mutation { createToken(role: READ_ONLY, name: "kiosk") { secret token { id name role } } }`, nil), "createToken")
+		made := path(a.ok(owner, `mutation { createToken(input: {role: READ_ONLY, name: "kiosk"}) { secret token { id name role } } }`, nil), "createToken")
 		secret, _ := path(made, "secret").(string)
 		id := path(made, "token", "id")
 		if secret == "" {
@@ -977,15 +977,15 @@ func planOf(a *api, tok, series string) string {
 	return pick(a, tok, `{ plans { id series { name } } }`, "plans", "series.name", series)
 }
 
-// subscriptionOf returns the subscription of a client to a series.
-func subscriptionOf(a *api, tok, client, series string) string {
+// membershipOf returns the membership of a client of a series.
+func membershipOf(a *api, tok, client, series string) string {
 	a.t.Helper()
-	for _, r := range rows(a.ok(tok, `{ subscriptions(first: 500) { nodes { id client { name } series { name } } } }`, nil), "subscriptions") {
+	for _, r := range rows(a.ok(tok, `{ memberships(first: 500) { nodes { id client { name } series { name } } } }`, nil), "memberships") {
 		if path(r, "client", "name") == client && path(r, "series", "name") == series {
 			return path(r, "id").(string)
 		}
 	}
-	a.t.Fatalf("no subscription of %s to %s", client, series)
+	a.t.Fatalf("no membership of %s of %s", client, series)
 	return ""
 }
 

@@ -2,10 +2,13 @@ package graph_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +17,10 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/modelstest"
+	"github.com/koredyne/schedule/models/webhook"
 )
 
 const clientPage = `query($first: Int, $after: String) { clients(first: $first, after: $after) {
@@ -117,13 +122,13 @@ func TestOwnRowsOnly(t *testing.T) {
 			map[string]any{"r": room}), "bookRoom", "roomBooking", "id")
 		theirRoom := path(f.ok(f.tok, `mutation($r: ID!, $c: ID!) { bookRoom(input: {roomId: $r, date: "2026-12-10", start: "21:00", end: "22:00", clientId: $c}) { roomBooking { id } } }`,
 			map[string]any{"r": room, "c": f.clients["Bluefin Legal"]}), "bookRoom", "roomBooking", "id")
-		sub := subscriptionOf(f.api, f.tok, "Bluefin Legal", "Daily standup")
+		sub := membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup")
 
-		lists := `{ clients { totalCount nodes { id } } subscriptions { totalCount nodes { client { id } } }
+		lists := `{ clients { totalCount nodes { id } } memberships { totalCount nodes { client { id } } }
 			bookings(from: "2026-12-01", to: "2027-01-01") { totalCount nodes { client { id } } }
 			roomBookings { totalCount nodes { id client { id } } } }`
 		own := f.ok(client, lists, nil)
-		for _, l := range []string{"clients", "subscriptions", "bookings", "roomBookings"} {
+		for _, l := range []string{"clients", "memberships", "bookings", "roomBookings"} {
 			if n := path(own, l, "totalCount").(float64); n < 1 || int(n) != len(rows(own, l)) {
 				t.Errorf("%s: totalCount %v, %d rows", l, n, len(rows(own, l)))
 			}
@@ -142,7 +147,7 @@ func TestOwnRowsOnly(t *testing.T) {
 		}
 
 		for _, c := range []struct{ field, id string }{
-			{"client", f.clients["Bluefin Legal"]}, {"subscription", sub}, {"booking", theirs.(string)}, {"roomBooking", theirRoom.(string)},
+			{"client", f.clients["Bluefin Legal"]}, {"membership", sub}, {"booking", theirs.(string)}, {"roomBooking", theirRoom.(string)},
 		} {
 			q := fmt.Sprintf(`query($id: ID!) { %s(id: $id) { id } }`, c.field)
 			f.fails(client, "NOT_FOUND", q, map[string]any{"id": c.id})
@@ -179,7 +184,7 @@ func TestBookSessionByID(t *testing.T) {
 				id = path(s, "id").(string)
 			}
 		}
-		const byID = `mutation($id: ID, $ref: SessionRefInput, $o: ID, $c: ID!) { bookSession(sessionId: $id, ref: $ref, oneOffId: $o, clientId: $c) {
+		const byID = `mutation($id: SessionID, $ref: SessionRefInput, $o: ID, $c: ID!) { bookSession(sessionId: $id, ref: $ref, oneOffId: $o, clientId: $c) {
 			booking { status session { id } booked { date start end room activity staff label } } } }`
 		before := f.dump(f.tok)
 		for _, bad := range []map[string]any{{}, {"id": id, "ref": f.ref}, {"ref": f.ref, "o": "1"}, {"id": "s/2026-12-08/x/1"}, {"id": "o/0"}, {"id": "12"}} {
@@ -243,31 +248,31 @@ func TestBookingsUpdateRule(t *testing.T) {
 			t.Errorf("phone after a variable left out: %v", p)
 		}
 
-		// A subscription's plan and end date clear with null; its start cannot.
+		// A membership's plan and end date clear with null; its start cannot.
 		series := a.ids(tok, "allSeries", "name")["Daily standup"]
 		plan := created(a, tok, `mutation($s: ID!) { createPlan(input: {seriesId: $s, name: "Two", sessionsPerMonth: 2, months: 3, price: "40"}) { plan { id } } }`,
 			"createPlan", "plan", map[string]any{"s": series})
-		sub := created(a, tok, `mutation($c: ID!, $s: ID!, $p: ID!) { createSubscription(input: {clientId: $c, seriesId: $s, planId: $p, startDate: "2026-12-01"}) { subscription { id } } }`,
-			"createSubscription", "subscription", map[string]any{"c": c, "s": series, "p": plan})
-		s := path(a.ok(tok, `query($id: ID!) { subscription(id: $id) { plan { id } endDate } }`, map[string]any{"id": sub}), "subscription")
+		sub := created(a, tok, `mutation($c: ID!, $s: ID!, $p: ID!) { createMembership(input: {clientId: $c, seriesId: $s, planId: $p, startDate: "2026-12-01"}) { membership { id } } }`,
+			"createMembership", "membership", map[string]any{"c": c, "s": series, "p": plan})
+		s := path(a.ok(tok, `query($id: ID!) { membership(id: $id) { plan { id } endDate } }`, map[string]any{"id": sub}), "membership")
 		if path(s, "plan", "id") != plan || path(s, "endDate") == nil {
 			t.Errorf("created through a plan: %v", s)
 		}
-		s = path(a.ok(tok, `mutation($id: ID!) { updateSubscription(id: $id, input: {planId: null, endDate: null}) { subscription { plan { id } endDate startDate } } }`,
-			map[string]any{"id": sub}), "updateSubscription", "subscription")
+		s = path(a.ok(tok, `mutation($id: ID!) { updateMembership(id: $id, input: {planId: null, endDate: null}) { membership { plan { id } endDate startDate } } }`,
+			map[string]any{"id": sub}), "updateMembership", "membership")
 		if path(s, "plan") != nil || path(s, "endDate") != nil || path(s, "startDate") != "2026-12-01" {
 			t.Errorf("plan and end cleared: %v", s)
 		}
-		if e := a.fails(tok, "BAD_USER_INPUT", `mutation($id: ID!) { updateSubscription(id: $id, input: {startDate: null}) { subscription { id } } }`,
+		if e := a.fails(tok, "BAD_USER_INPUT", `mutation($id: ID!) { updateMembership(id: $id, input: {startDate: null}) { membership { id } } }`,
 			map[string]any{"id": sub}); e.Extensions["field"] != "startDate" {
 			t.Errorf("startDate null: %v", e.Extensions)
 		}
 
-		// A weekly capacity rule becomes an override: weekdays cleared, dates given.
+		// A weekly capacity rule becomes an override: weekdays emptied, dates given.
 		room := created(a, tok, `mutation { createRoom(input: {name: "Annex"}) { room { id } } }`, "createRoom", "room")
 		rule := created(a, tok, `mutation($r: ID!) { createCapacityRule(input: {roomId: $r, weekdays: [SUNDAY], start: "00:00", end: "24:00", units: 1}) { capacityRule { id } } }`,
 			"createCapacityRule", "capacityRule", map[string]any{"r": room})
-		r := path(a.ok(tok, `mutation($id: ID!) { updateCapacityRule(id: $id, input: {weekdays: null, from: "2027-01-03", to: "2027-01-03"}) { capacityRule { weekdays from to units } } }`,
+		r := path(a.ok(tok, `mutation($id: ID!) { updateCapacityRule(id: $id, input: {weekdays: [], from: "2027-01-03", to: "2027-01-03"}) { capacityRule { weekdays from to units } } }`,
 			map[string]any{"id": rule}), "updateCapacityRule", "capacityRule")
 		if len(path(r, "weekdays").([]any)) != 0 || path(r, "from") != "2027-01-03" || path(r, "units") != float64(1) {
 			t.Errorf("rule as an override: %v", r)
@@ -297,7 +302,7 @@ func TestConnectionCostFollowsThePage(t *testing.T) {
 	a := &api{t: t, db: d, store: store, handler: h, c: client.New(h)}
 	gym := a.business("gym", engine.Gym)
 	cost := func(first int) float64 {
-		q := fmt.Sprintf(`{ clients(first: %d) { totalCount edges { cursor node { name subscriptions { series { name } } } } } }`, first)
+		q := fmt.Sprintf(`{ clients(first: %d) { totalCount edges { cursor node { name memberships { series { name } } } } } }`, first)
 		c, _ := a.fails(gym, "QUERY_TOO_COMPLEX", q, nil).Extensions["cost"].(float64)
 		return c
 	}
@@ -319,4 +324,137 @@ func TestConnectionCostFollowsThePage(t *testing.T) {
 	if c := cost(500); c <= c500 {
 		t.Errorf("21 clients cost %v, 20 cost %v", c, c500)
 	}
+}
+
+// connectionArgs are the arguments each Query connection needs besides
+// first and after; a connection missing here fails
+// TestEveryCursorIsChecked until it is added.
+var connectionArgs = map[string]string{
+	"tokens": "", "appPasswords": "", "clients": "", "memberships": "", "roomBookings": "", "webhookEndpoints": "",
+	"bookings":          `from: "2026-12-01", to: "2027-01-01"`,
+	"webhookDeliveries": `endpointId: "ENDPOINT"`,
+}
+
+// TestEveryCursorIsChecked walks every connection of Query (found in the
+// schema): a cursor it gave out pages on, on this server and on another
+// one over the same database; a cursor it did not give out — made up,
+// another list's, another business's — is BAD_USER_INPUT naming after;
+// and no cursor shows a client's name or an id in the clear.
+func TestEveryCursorIsChecked(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		var endpoint string
+		for _, url := range []string{"https://93.184.215.14/one", "https://93.184.215.14/two"} {
+			endpoint = created(f.api, f.tok, `mutation($u: String!) { createWebhookEndpoint(input: {url: $u, events: ["schedule.changed"]}) { endpoint { id } } }`,
+				"createWebhookEndpoint", "endpoint", map[string]any{"u": url})
+		}
+		f.book(f.ref, "Orbit Analytics", false)
+		f.book(f.ref, "Bluefin Legal", false)
+		room := f.ids(f.tok, "rooms", "name")["Boardroom"]
+		for _, at := range []string{"2026-12-09", "2026-12-10"} {
+			f.ok(f.tok, `mutation($r: ID!, $d: Date!) { bookRoom(input: {roomId: $r, date: $d, start: "21:00", end: "22:00"}) { roomBooking { id } } }`,
+				map[string]any{"r": room, "d": at})
+		}
+		for _, login := range []string{"kiosk-one", "kiosk-two"} {
+			f.ok(f.tok, `mutation($l: String!) { createAppPassword(input: {login: $l, role: READ_ONLY}) { password } }`, map[string]any{"l": login})
+		}
+		a.token("meridian", models.FrontDesk)
+		// The writes above queued events for the endpoints: the last one's
+		// delivery log gets an attempt for each, as a dispatcher records.
+		ctx := context.Background()
+		id, _ := strconv.ParseInt(endpoint, 10, 64)
+		if _, err := a.store.Claim(ctx, "test", now, time.Minute, 10); err != nil {
+			t.Fatal(err)
+		}
+		batch, err := a.store.Next(ctx, id, "test", now, 10)
+		if err != nil || len(batch.Deliveries) < 2 {
+			t.Fatalf("%d deliveries queued: %v", len(batch.Deliveries), err)
+		}
+		var results []webhook.Result
+		for _, d := range batch.Deliveries {
+			results = append(results, webhook.Result{Delivery: d, Attempt: webhook.Attempt{At: now, Status: 200}, Number: 1, State: webhook.Delivered})
+		}
+		if err := a.store.Record(ctx, id, "test", now, time.Minute, results); err != nil {
+			t.Fatal(err)
+		}
+		connectionArgs := maps.Clone(connectionArgs)
+		connectionArgs["webhookDeliveries"] = strings.ReplaceAll(connectionArgs["webhookDeliveries"], "ENDPOINT", endpoint)
+		other := a.business("elsewhere", engine.Office)
+		names := map[string]bool{}
+		for name := range f.clients {
+			names[strings.ToLower(name)] = true
+		}
+
+		// A second server on the same database, as behind a load balancer.
+		store := models.NewStore(a.db.DB, func() time.Time { return now })
+		h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler()
+		second := &api{t: t, db: a.db, store: store, handler: h, c: client.New(h)}
+
+		schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+		page := func(list string) string {
+			args := connectionArgs[list]
+			if args != "" {
+				args += ", "
+			}
+			return fmt.Sprintf(`query($after: String) { %s(%sfirst: 1, after: $after) { edges { cursor node { __typename } } pageInfo { hasNextPage endCursor } } }`, list, args)
+		}
+		cursorOf := map[string]string{}
+		var lists []string
+		for _, field := range schema.Query.Fields {
+			if !strings.HasSuffix(field.Type.Name(), "Connection") || field.Directives.ForName("deprecated") != nil {
+				continue // an old name of a list answers as the list it names
+			}
+			list := field.Name
+			lists = append(lists, list)
+			if _, ok := connectionArgs[list]; !ok {
+				t.Errorf("the connection %s is not in connectionArgs", list)
+				continue
+			}
+			first := path(f.ok(f.tok, page(list), nil), list).(map[string]any)
+			if path(first, "pageInfo", "hasNextPage") != true {
+				t.Fatalf("%s: one page only: %v", list, first)
+			}
+			cursor := path(first, "pageInfo", "endCursor").(string)
+			cursorOf[list] = cursor
+			raw, _ := base64.RawURLEncoding.DecodeString(cursor)
+			for name := range names {
+				if strings.Contains(strings.ToLower(string(raw)), name) {
+					t.Errorf("%s: the cursor %q holds %q", list, cursor, name)
+				}
+			}
+			if strings.Contains(string(raw), "0000000") {
+				t.Errorf("%s: the cursor %q holds an id in the clear", list, cursor)
+			}
+			next := f.ok(f.tok, page(list), map[string]any{"after": cursor})
+			if again := second.ok(f.tok, page(list), map[string]any{"after": cursor}); fmt.Sprint(again) != fmt.Sprint(next) {
+				t.Errorf("%s: the second server pages to %v, the first to %v", list, again, next)
+			}
+			if path(next, list, "pageInfo", "endCursor") == cursor {
+				t.Errorf("%s: the next page ends where the first did", list)
+			}
+			for name, bad := range map[string]string{
+				"made up": "Zm9v", "not base64": "not a cursor!", "empty": "",
+				"base64 of an id": base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%020d", 1))),
+			} {
+				if e := f.fails(f.tok, "BAD_USER_INPUT", page(list), map[string]any{"after": bad}); e.Extensions["field"] != "after" {
+					t.Errorf("%s, a cursor %s: field %v", list, name, e.Extensions["field"])
+				}
+			}
+			if list == "webhookDeliveries" {
+				f.fails(other, "NOT_FOUND", page(list), map[string]any{"after": cursor}) // its endpoint is not theirs
+			} else if e := f.fails(other, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor}); e.Extensions["field"] != "after" {
+				t.Errorf("%s: another business's cursor: field %v", list, e.Extensions["field"])
+			}
+		}
+		if len(lists) < len(connectionArgs) {
+			t.Errorf("connections %v, want every one of %v", lists, connectionArgs)
+		}
+		for _, list := range lists {
+			for from, cursor := range cursorOf {
+				if from != list {
+					f.fails(f.tok, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor})
+				}
+			}
+		}
+	})
 }

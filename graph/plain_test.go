@@ -101,9 +101,9 @@ func TestPlainAnswersAreGqlgens(t *testing.T) {
 			}
 			for i := range 12 {
 				id := got.Data.Sessions[rng.IntN(len(got.Data.Sessions))].ID
-				q := `mutation($id: ID!, $note: String!) { cancelSession(sessionId: $id, note: $note) { revision } }`
+				q := `mutation($id: SessionID!, $note: String!) { cancelSession(sessionId: $id, reason: $note) { revision } }`
 				if i%2 == 1 {
-					q = `mutation($id: ID!, $note: String!) { changeSession(sessionId: $id, change: {note: $note}) { revision } }`
+					q = `mutation($id: SessionID!, $note: String!) { changeSession(sessionId: $id, change: {note: $note}) { revision } }`
 				}
 				if code, out := post(t, a.handler, tok, q, map[string]any{"id": id, "note": fmt.Sprintf("note \"%d\" <é> & \u2028\n", i)}, false); code != 200 || bytes.Contains(out, []byte(`"errors"`)) {
 					t.Fatalf("%d %s", code, out)

@@ -30,7 +30,7 @@ func TestPostIsGqlgens(t *testing.T) {
 		}
 		// What encoding/json escapes in a string, and what it leaves.
 		note := "<b>Tom & Jerry's</b> \u2028 \u2029 \"quoted\" \\ \t é \U0001F600"
-		if code, out := post(t, a.handler, tok, `mutation($id: ID!, $note: String!) { changeSession(sessionId: $id, change: {note: $note}) { revision } }`,
+		if code, out := post(t, a.handler, tok, `mutation($id: SessionID!, $note: String!) { changeSession(sessionId: $id, change: {note: $note}) { revision } }`,
 			map[string]any{"id": got.Data.Sessions[0].ID, "note": note}, false); code != 200 || bytes.Contains(out, []byte(`"errors"`)) {
 			t.Fatalf("%d %s", code, out)
 		}

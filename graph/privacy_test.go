@@ -87,7 +87,7 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 	}
 	standup := idOf(a, f.owner, "allSeries", "name", "Daily standup")
 	for _, c := range f.clients {
-		a.ok(f.owner, `mutation($c: ID!, $s: ID!) { createSubscription(input: {clientId: $c, seriesId: $s, startDate: "2026-11-01"}) { subscription { id } } }`,
+		a.ok(f.owner, `mutation($c: ID!, $s: ID!) { createMembership(input: {clientId: $c, seriesId: $s, startDate: "2026-11-01"}) { membership { id } } }`,
 			map[string]any{"c": c, "s": standup})
 	}
 	// The standup of Tuesday 8 December has one place: Orla has it, Fenna
@@ -108,7 +108,7 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 	f.vars["standupWed"] = fmt.Sprintf("s/%s/%s/%s", wed["date"], wed["classTimeId"], wed["classId"])
 	f.vars["standup"] = standup
 	f.vars["plan"] = planOf(a, f.owner, "Daily standup")
-	f.vars["fennaSub"] = subscriptionOf(a, f.owner, "Fenna Foreign", "Daily standup")
+	f.vars["fennaSub"] = membershipOf(a, f.owner, "Fenna Foreign", "Daily standup")
 
 	// Places taken in a standup that has happened (Monday 30 November),
 	// for markAttendance: stored as the past is, a row.
@@ -194,22 +194,22 @@ func (f *whoFx) rootCalls() map[string]rootCall {
 	c := f.clients
 	week := `from: "2026-11-30", to: "2026-12-14"`
 	return map[string]rootCall{
-		"client":        {args: fmt.Sprintf(`(id: %q)`, c["Fenna"])},
-		"subscription":  {args: fmt.Sprintf(`(id: %q)`, v["fennaSub"])},
-		"roomBooking":   {args: fmt.Sprintf(`(id: %q)`, v["fennaRoom"])},
-		"bookings":      {args: `(from: "2026-11-30", to: "2026-12-14", first: 500)`},
-		"booking":       {args: fmt.Sprintf(`(id: %q)`, v["fennaBooking"])},
-		"series":        {args: fmt.Sprintf(`(id: %q)`, v["standup"])},
-		"plan":          {args: fmt.Sprintf(`(id: %q)`, v["plan"])},
-		"oneOff":        {args: fmt.Sprintf(`(id: %q)`, v["interview"])},
-		"session":       {args: fmt.Sprintf(`(id: %q)`, v["standupTue"])},
-		"day":           {args: `(date: "2026-12-08")`},
-		"days":          {args: "(" + week + ")"},
-		"sessions":      {args: "(" + week + ")"},
-		"oneOffs":       {args: "(" + week + ")"},
-		"roomBookings":  {args: `(first: 500)`},
-		"clients":       {args: `(first: 500)`},
-		"subscriptions": {args: `(first: 500)`},
+		"client":       {args: fmt.Sprintf(`(id: %q)`, c["Fenna"])},
+		"membership":   {args: fmt.Sprintf(`(id: %q)`, v["fennaSub"])},
+		"roomBooking":  {args: fmt.Sprintf(`(id: %q)`, v["fennaRoom"])},
+		"bookings":     {args: `(from: "2026-11-30", to: "2026-12-14", first: 500)`},
+		"booking":      {args: fmt.Sprintf(`(id: %q)`, v["fennaBooking"])},
+		"series":       {args: fmt.Sprintf(`(id: %q)`, v["standup"])},
+		"plan":         {args: fmt.Sprintf(`(id: %q)`, v["plan"])},
+		"oneOff":       {args: fmt.Sprintf(`(id: %q)`, v["interview"])},
+		"session":      {args: fmt.Sprintf(`(id: %q)`, v["standupTue"])},
+		"day":          {args: `(date: "2026-12-08")`},
+		"days":         {args: "(" + week + ")"},
+		"sessions":     {args: "(" + week + ")"},
+		"oneOffs":      {args: "(" + week + ")"},
+		"roomBookings": {args: `(first: 500)`},
+		"clients":      {args: `(first: 500)`},
+		"memberships":  {args: `(first: 500)`},
 
 		"bookSession": {args: fmt.Sprintf(`(sessionId: %q, dryRun: true)`, v["standupWed"]),
 			owner: fmt.Sprintf(`(sessionId: %q, clientId: %q, dryRun: true)`, v["standupWed"], c["Gus"])},
@@ -217,10 +217,10 @@ func (f *whoFx) rootCalls() map[string]rootCall {
 		"markAttendance": {args: fmt.Sprintf(`(id: %q, status: ATTENDED, dryRun: true)`, v["fennaPast"])},
 		"bookRoom": {args: fmt.Sprintf(`(input: {roomId: %q, date: "2026-12-12", start: "14:00", end: "15:00"}, dryRun: true)`, v["roomB"]),
 			owner: fmt.Sprintf(`(input: {roomId: %q, clientId: %q, date: "2026-12-12", start: "14:00", end: "15:00"}, dryRun: true)`, v["roomB"], c["Gus"])},
-		"cancelRoomBooking":  {args: fmt.Sprintf(`(id: %q, dryRun: true)`, v["orlaRoom"])},
-		"createClient":       {args: `(input: {name: "Walk-in"}, dryRun: true)`},
-		"updateClient":       {args: fmt.Sprintf(`(id: %q, input: {}, dryRun: true)`, c["Fenna"])},
-		"createSubscription": {args: fmt.Sprintf(`(input: {clientId: %q, seriesId: %q, startDate: "2027-01-01"}, dryRun: true)`, c["Gus"], v["standup"])},
+		"cancelRoomBooking": {args: fmt.Sprintf(`(id: %q, dryRun: true)`, v["orlaRoom"])},
+		"createClient":      {args: `(input: {name: "Walk-in"}, dryRun: true)`},
+		"updateClient":      {args: fmt.Sprintf(`(id: %q, input: {}, dryRun: true)`, c["Fenna"])},
+		"createMembership":  {args: fmt.Sprintf(`(input: {clientId: %q, seriesId: %q, startDate: "2027-01-01"}, dryRun: true)`, c["Gus"], v["standup"])},
 	}
 }
 

@@ -24,7 +24,7 @@ func TestReadsOf(t *testing.T) {
 		vars        map[string]any
 		want        reads
 	}{
-		{"a week", `query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date sessions { id start room { name } class { name activity { name } } staff { name } series { week series { name } } cancelled note booked } } }`, week, dated},
+		{"a week", `query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date sessions { id start room { name } class { name activity { name } } staff { name } series { week series { name } } cancelled note placesTaken } } }`, week, dated},
 		{"literal dates", `{ sessions(from: "2026-11-29", to: "2026-12-06") { id ref { date classTime { id } } } }`, nil, dated},
 		{"a day", `{ day(date: "2026-12-01") { date sessions { id } } }`, nil, reads{engine.MustDate(2026, 12, 1), engine.MustDate(2026, 12, 2), true}},
 		{"days and a day", `query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date } d: day(date: "2026-12-10") { date } }`, week, reads{from, engine.MustDate(2026, 12, 11), true}},

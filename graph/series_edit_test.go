@@ -123,7 +123,7 @@ func TestUpdateSeriesKeepsThePast(t *testing.T) {
 			}
 		}
 		// Subscribers and plans stay with the series.
-		if got := a.ok(tok, `query($id: ID!) { subscriptions(seriesId: $id) { nodes { client { name } } } allSeries { id plans { id } } }`, map[string]any{"id": sprint}); len(rows(got, "subscriptions")) == 0 {
+		if got := a.ok(tok, `query($id: ID!) { memberships(seriesId: $id) { nodes { client { name } } } allSeries { id plans { id } } }`, map[string]any{"id": sprint}); len(rows(got, "memberships")) == 0 {
 			t.Errorf("the series lost its subscribers: %v (before: %s)", got, firstLine(subs))
 		}
 	})

@@ -214,6 +214,8 @@ func TestControlCharactersRefused(t *testing.T) {
 				func(s string) map[string]any { return map[string]any{"s": s, "r": room, "c": refVars["classId"]} }},
 			{`mutation($s: String) { createClosure(input: {from: "2027-02-02", to: "2027-02-02", reason: $s}) { revision } }`, "reason", nil},
 			{`mutation($s: String, $ref: SessionRefInput!) { cancelSession(ref: $ref, note: $s) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
+			{`mutation($s: String, $ref: SessionRefInput!) { cancelSession(ref: $ref, reason: $s) { revision } }`, "reason", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
+			{`mutation($s: String) { createToken(input: {role: READ_ONLY, name: $s}) { secret } }`, "name", nil},
 			{`mutation($s: String, $ref: SessionRefInput!) { changeSession(ref: $ref, change: {note: $s}) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "ref": refVars} }},
 			{`mutation($s: String, $r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-02", start: "23:00", end: "23:30", note: $s}) { revision } }`, "note", func(s string) map[string]any { return map[string]any{"s": s, "r": room} }},
 			{`mutation($s: String) { createToken(role: READ_ONLY, name: $s) { secret } }`, "name", nil},

@@ -3,11 +3,10 @@ package graph
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
@@ -301,56 +300,10 @@ func editSeries(e *models.Edit, id int64, input model.UpdateSeriesInput, from *e
 	})
 }
 
-// A session's id (Session.id, engine.Session.Key) is text, while gqlgen
-// reads every ID argument as a row id (int64). An argument marked
-// @sessionKey is therefore checked by sessionKeyDirective instead, and its
-// resolver reads the text itself with sessionKeyArg; the Go parameter gqlgen
-// passes for it is always empty.
-
-// sessionKeyDirective refuses a @sessionKey argument that is not a session
-// id, before the field runs, and stands in the empty value for it.
-func sessionKeyDirective(ctx context.Context, obj any, _ graphql.Resolver) (any, error) {
-	name := *graphql.GetPathContext(ctx).Field
-	if raw := obj.(map[string]any)[name]; raw != nil {
-		key, ok := raw.(string)
-		if !ok {
-			return nil, badInput(name, "%s must be a session id written as text, such as s/2026-12-05/103/19", name)
-		}
-		if _, _, err := parseSessionKey(key, name); err != nil {
-			return nil, err
-		}
-	}
-	if arg := graphql.GetFieldContext(ctx).Field.Definition.Arguments.ForName(name); arg != nil && arg.Type.NonNull {
-		return int64(0), nil
-	}
-	return (*int64)(nil), nil
-}
-
-// sessionKeyArg returns the text of a @sessionKey argument of the field
-// being resolved, and false when it was left out or null.
-func sessionKeyArg(ctx context.Context, name string) (string, bool) {
-	fc := graphql.GetFieldContext(ctx)
-	key, ok := fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)[name].(string)
-	return key, ok
-}
-
-// parseSessionKey is engine.ParseSessionKey with its error on the API's
-// argument.
-func parseSessionKey(key, field string) (engine.SessionRef, int64, error) {
-	ref, oneOff, err := engine.ParseSessionKey(key)
-	if e, ok := err.(*engine.Error); ok {
-		e.Field = field
-	}
-	return ref, oneOff, err
-}
-
 // sessionByKey answers session(id): the session wherever a change has put
 // it, or the one-off's.
-func (r *Resolver) sessionByKey(ctx context.Context, key string) (*model.Session, error) {
-	ref, oneOff, err := parseSessionKey(key, "id")
-	if err != nil {
-		return nil, err
-	}
+func (r *Resolver) sessionByKey(ctx context.Context, id model.SessionID) (*model.Session, error) {
+	ref, oneOff := id.Ref, id.OneOff
 	v, err := r.views(ctx)
 	if err != nil {
 		return nil, err
@@ -383,37 +336,69 @@ func noSession(w engine.Vocabulary, ref engine.SessionRef, field string) error {
 
 // sessionRef finds the series session a mutation names by exactly one of
 // its sessionId and ref arguments, checked against the snapshot: the
-// session must happen (before any change) on that date.
-func (r *Resolver) sessionRef(ctx context.Context, in *model.SessionRefInput) (engine.SessionRef, error) {
-	key, byID := sessionKeyArg(ctx, "sessionId")
+// session must happen (before any change) on that date. It returns the
+// argument that named it, which the errors about it name too.
+func (r *Resolver) sessionRef(ctx context.Context, id *model.SessionID, in *model.SessionRefInput) (engine.SessionRef, string, error) {
 	var ref engine.SessionRef
 	field := "ref"
 	switch {
-	case byID && in != nil:
-		return ref, badInput("sessionId", "Name the session by sessionId or by ref, not both")
-	case !byID && in == nil:
-		return ref, badInput("sessionId", "Name the session: give its sessionId or its ref")
+	case id != nil && in != nil:
+		return ref, "", badInput("sessionId", "Name the session by sessionId or by ref, not both")
+	case id == nil && in == nil:
+		return ref, "", badInput("sessionId", "Name the session: give its sessionId or its ref")
 	case in != nil:
 		ref = engine.SessionRef{Date: in.Date, ClassTimeID: in.ClassTimeID, ClassID: in.ClassID}
+	case id.OneOff != 0:
+		return ref, "", badInput("sessionId", "%s is a one-off: change it with updateOneOff, cancel it with cancelOneOff", id)
 	default:
-		var oneOff int64
-		var err error
-		if ref, oneOff, err = parseSessionKey(key, "sessionId"); err != nil {
-			return ref, err
-		}
-		if oneOff != 0 {
-			return ref, badInput("sessionId", "%s is a one-off: change it with updateOneOff, cancel it with cancelOneOff", key)
-		}
-		field = "sessionId"
+		ref, field = id.Ref, "sessionId"
 	}
 	tt, err := r.tt(ctx)
 	if err != nil {
-		return ref, err
+		return ref, field, err
 	}
 	if _, ok := tt.Session(ref); !ok {
-		return ref, noSession(r.words(ctx), ref, field)
+		return ref, field, noSession(r.words(ctx), ref, field)
 	}
-	return ref, nil
+	return ref, field, nil
+}
+
+// cancelReason is the reason a cancellation gives: reason, or note, the
+// name it had before (deprecated), but not both.
+func cancelReason(reason, note *string) (string, error) {
+	if reason != nil && note != nil {
+		return "", badInput("reason", "Give the reason once, as reason (note is its old name)")
+	}
+	if reason == nil {
+		reason = note
+	}
+	return deref(reason), nil
+}
+
+// refNamedBy makes an error about a session name the argument the client
+// named it by: the engine and models say "ref" for a session whichever
+// way it was named.
+func refNamedBy(err error, arg string) error { return renamed(err, "ref", arg) }
+
+// renamed is an error that names the field from as the field to instead:
+// the argument the client sent, where the engine knows the value by
+// another name. The error itself is left as it is (it may be shared).
+func renamed(err error, from, to string) error {
+	if e := (*engine.Error)(nil); errors.As(err, &e) && e.Field == from {
+		c := *e
+		c.Field = to
+		return &c
+	}
+	if v := (*engine.ValidationError)(nil); errors.As(err, &v) && slices.ContainsFunc(v.Problems, func(p engine.Problem) bool { return p.Field == from }) {
+		c := &engine.ValidationError{Problems: slices.Clone(v.Problems)}
+		for i := range c.Problems {
+			if c.Problems[i].Field == from {
+				c.Problems[i].Field = to
+			}
+		}
+		return c
+	}
+	return err
 }
 
 // setChange merges a patch into the change of a session and stores the
@@ -458,9 +443,13 @@ func oneOffClients(ctx context.Context, e *models.Edit, oneOff int64, ids []int6
 	})
 	e.SetOneOffClients(oneOff, ids)
 	e.AfterSave(func(_ context.Context, id func(int64) int64) error {
+		key := id(oneOff)
+		if e.DryRun() {
+			key = oneOff // a dry run answers with the one-off's provisional id
+		}
 		if l := loadersFrom(ctx); l != nil {
-			l.oneOffAttendees.Clear(id(oneOff))
-			l.oneOffAttendees.Prime(id(oneOff), clients)
+			l.oneOffAttendees.Clear(key)
+			l.oneOffAttendees.Prime(key, clients)
 		}
 		return nil
 	})
@@ -485,17 +474,17 @@ func (r *Resolver) oneOffPayload(ctx context.Context, res *models.Result, id int
 
 // changeSession writes a change of one session, named by its sessionId or
 // its ref, and answers with the session as it then is.
-func (r *Resolver) changeSession(ctx context.Context, in *model.SessionRefInput, dryRun *bool, fn func(*models.Edit, engine.SessionRef) error) (*model.SessionPayload, error) {
+func (r *Resolver) changeSession(ctx context.Context, id *model.SessionID, in *model.SessionRefInput, dryRun *bool, fn func(*models.Edit, engine.SessionRef) error) (*model.SessionPayload, error) {
 	if err := can(ctx, models.EditDays); err != nil {
 		return nil, err
 	}
-	ref, err := r.sessionRef(ctx, in)
+	ref, named, err := r.sessionRef(ctx, id, in)
 	if err != nil {
 		return nil, err
 	}
 	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) error { return fn(e, ref) })
 	if err != nil {
-		return nil, err
+		return nil, refNamedBy(err, named)
 	}
 	s, ok := res.After.Timetable.Session(ref)
 	if !ok {

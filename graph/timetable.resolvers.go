@@ -209,28 +209,31 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 }
 
 // ChangeSession is the resolver for the changeSession field.
-func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
-	// sessionID is always empty: changeSession reads the argument's text
-	// (see sessionKeyDirective), as cancelSession and restoreSession do.
+func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
-	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error { return setChange(e, ref, patch) })
+	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error { return setChange(e, ref, patch) })
 }
 
 // CancelSession is the resolver for the cancelSession field.
-func (r *mutationResolver) CancelSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error) {
-	yes := true
-	if note == nil {
-		note = new(string)
+func (r *mutationResolver) CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) (*model.SessionPayload, error) {
+	why, err := cancelReason(reason, note)
+	if err != nil {
+		return nil, err
 	}
-	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
-		return setChange(e, ref, engine.ChangePatch{Cancelled: &yes, Note: note})
+	yes := true
+	p, err := r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
+		return setChange(e, ref, engine.ChangePatch{Cancelled: &yes, Note: &why})
 	})
+	if reason != nil {
+		err = renamed(err, "note", "reason") // the change keeps it as its note
+	}
+	return p, err
 }
 
 // RestoreSession is the resolver for the restoreSession field.
-func (r *mutationResolver) RestoreSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error) {
-	return r.changeSession(ctx, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
+func (r *mutationResolver) RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error) {
+	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
 		e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == ref })
 		return nil
 	})
@@ -280,16 +283,25 @@ func (r *mutationResolver) UpdateOneOff(ctx context.Context, id int64, input mod
 }
 
 // CancelOneOff is the resolver for the cancelOneOff field.
-func (r *mutationResolver) CancelOneOff(ctx context.Context, id int64, note *string, dryRun *bool) (*model.OneOffPayload, error) {
+func (r *mutationResolver) CancelOneOff(ctx context.Context, id int64, reason *string, note *string, dryRun *bool) (*model.OneOffPayload, error) {
+	if _, err := cancelReason(reason, note); err != nil {
+		return nil, err
+	}
+	if reason == nil {
+		reason = note
+	}
 	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) error {
 		o, err := row(e.State.OneOffs, id, func(x *engine.OneOff) int64 { return x.ID }, "one-off")
 		if err == nil {
 			o.Cancelled = true
-			set(&o.Note, note)
+			set(&o.Note, reason)
 		}
 		return err
 	})
 	if err != nil {
+		if note == nil {
+			err = renamed(err, "note", "reason") // the one-off keeps it as its note
+		}
 		return nil, err
 	}
 	return r.oneOffPayload(ctx, res, id)
@@ -488,9 +500,8 @@ func (r *queryResolver) Closure(ctx context.Context, id int64) (*engine.Closure,
 }
 
 // Session is the resolver for the session field.
-func (r *queryResolver) Session(ctx context.Context, id int64) (*model.Session, error) {
-	key, _ := sessionKeyArg(ctx, "id") // id is always 0: the argument is text (sessionKeyDirective)
-	return r.sessionByKey(ctx, key)
+func (r *queryResolver) Session(ctx context.Context, id model.SessionID) (*model.Session, error) {
+	return r.sessionByKey(ctx, id)
 }
 
 // Day is the resolver for the day field.
@@ -593,10 +604,15 @@ func (r *seriesResolver) Plans(ctx context.Context, obj *engine.Series) ([]engin
 	return plansOf(sn.State, obj.ID), nil
 }
 
-// Subscriptions is the resolver for the subscriptions field.
-func (r *seriesResolver) Subscriptions(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error) {
+// Memberships is the resolver for the memberships field.
+func (r *seriesResolver) Memberships(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error) {
 	subs, err := loadersFrom(ctx).seriesSubs.Load(ctx, obj.ID)
 	return ownOnly(ctx, subs, subscriberID), err
+}
+
+// Subscriptions is the resolver for the subscriptions field.
+func (r *seriesResolver) Subscriptions(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error) {
+	return r.Memberships(ctx, obj)
 }
 
 // Series is the resolver for the series field.
@@ -614,10 +630,15 @@ func (r *seriesEntryResolver) Class(ctx context.Context, obj *engine.Entry) (*mo
 	return r.class(ctx, obj.ClassID)
 }
 
-// Booked is the resolver for the booked field.
-func (r *sessionResolver) Booked(ctx context.Context, obj *model.Session) (int, error) {
+// PlacesTaken is the resolver for the placesTaken field.
+func (r *sessionResolver) PlacesTaken(ctx context.Context, obj *model.Session) (int, error) {
 	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
 	return countStatus(bs, models.Booked, models.Attended, models.NoShow), err
+}
+
+// Booked is the resolver for the booked field.
+func (r *sessionResolver) Booked(ctx context.Context, obj *model.Session) (int, error) {
+	return r.PlacesTaken(ctx, obj)
 }
 
 // PlacesLeft is the resolver for the placesLeft field.

@@ -51,13 +51,13 @@ func TestSessionByID(t *testing.T) {
 		t.Run("changeSession by sessionId equals by ref", func(t *testing.T) {
 			a := a.on(t)
 			before := schedule(a, tok)
-			byID := a.ok(tok, `mutation($id: ID, $ch: SessionChangeInput!) { changeSession(sessionId: $id, change: $ch) { `+sessionFields+` } }`,
+			byID := a.ok(tok, `mutation($id: SessionID, $ch: SessionChangeInput!) { changeSession(sessionId: $id, change: $ch) { `+sessionFields+` } }`,
 				map[string]any{"id": id, "ch": change})
 			afterID := schedule(a, tok)
 			if path(byID, "changeSession", "session", "id") != id || path(byID, "changeSession", "session", "date") != "2026-12-03" {
 				t.Fatalf("changeSession by id: %v", byID)
 			}
-			a.ok(tok, `mutation($id: ID) { restoreSession(sessionId: $id) { session { id } } }`, map[string]any{"id": id})
+			a.ok(tok, `mutation($id: SessionID) { restoreSession(sessionId: $id) { session { id } } }`, map[string]any{"id": id})
 			if got := schedule(a, tok); got != before {
 				t.Fatalf("restoreSession by id left the business changed:\ngot  %s\nwant %s", got, before)
 			}
@@ -69,7 +69,7 @@ func TestSessionByID(t *testing.T) {
 			if got := schedule(a, tok); got != afterID {
 				t.Errorf("the business after a change by ref differs from one by id:\ngot  %s\nwant %s", got, afterID)
 			}
-			data := a.ok(tok, `mutation($id: ID) { cancelSession(sessionId: $id, note: "Snow") { session { id cancelled cancelReason } } }`, map[string]any{"id": id})
+			data := a.ok(tok, `mutation($id: SessionID) { cancelSession(sessionId: $id, reason: "Snow") { session { id cancelled cancelReason } } }`, map[string]any{"id": id})
 			if path(data, "cancelSession", "session", "cancelled") != true || path(data, "cancelSession", "session", "cancelReason") != "Snow" {
 				t.Errorf("cancelSession by id: %v", data)
 			}
@@ -83,9 +83,9 @@ func TestSessionByID(t *testing.T) {
 			a := a.on(t)
 			before := a.dump(tok)
 			for _, q := range []string{
-				`mutation($id: ID, $ref: SessionRefInput) { changeSession(sessionId: $id, ref: $ref, change: {note: "x"}) { session { id } } }`,
-				`mutation($id: ID, $ref: SessionRefInput) { cancelSession(sessionId: $id, ref: $ref) { session { id } } }`,
-				`mutation($id: ID, $ref: SessionRefInput) { restoreSession(sessionId: $id, ref: $ref) { session { id } } }`,
+				`mutation($id: SessionID, $ref: SessionRefInput) { changeSession(sessionId: $id, ref: $ref, change: {note: "x"}) { session { id } } }`,
+				`mutation($id: SessionID, $ref: SessionRefInput) { cancelSession(sessionId: $id, ref: $ref) { session { id } } }`,
+				`mutation($id: SessionID, $ref: SessionRefInput) { restoreSession(sessionId: $id, ref: $ref) { session { id } } }`,
 			} {
 				for _, vars := range []map[string]any{{"id": id, "ref": ref}, {}, {"id": nil, "ref": nil}} {
 					e := a.fails(tok, "BAD_USER_INPUT", q, vars)
@@ -118,9 +118,9 @@ func TestSessionByID(t *testing.T) {
 				{strings.Replace(id, "2026-12-01", "2026-12-02", 1), "NOT_FOUND"},
 			} {
 				for _, q := range []string{
-					`mutation($id: ID) { changeSession(sessionId: $id, change: {note: "x"}) { session { id } } }`,
-					`mutation($id: ID) { cancelSession(sessionId: $id) { session { id } } }`,
-					`mutation($id: ID) { restoreSession(sessionId: $id) { session { id } } }`,
+					`mutation($id: SessionID) { changeSession(sessionId: $id, change: {note: "x"}) { session { id } } }`,
+					`mutation($id: SessionID) { cancelSession(sessionId: $id) { session { id } } }`,
+					`mutation($id: SessionID) { restoreSession(sessionId: $id) { session { id } } }`,
 				} {
 					e := a.fails(tok, tc.code, q, map[string]any{"id": tc.id})
 					if e.Extensions["field"] != "sessionId" {
@@ -142,7 +142,7 @@ func TestSessionByID(t *testing.T) {
 			n, oneOffs := 0, 0
 			for _, d := range path(days, "days").([]any) {
 				for _, s := range path(d, "sessions").([]any) {
-					got := a.ok(tok, `query($id: ID!) { session(id: $id) `+strings.TrimPrefix(sessionFields, "session ")+` }`, map[string]any{"id": path(s, "id")})
+					got := a.ok(tok, `query($id: SessionID!) { session(id: $id) `+strings.TrimPrefix(sessionFields, "session ")+` }`, map[string]any{"id": path(s, "id")})
 					if !reflect.DeepEqual(path(got, "session"), s) {
 						t.Errorf("session(%v) = %v, want %v", path(s, "id"), path(got, "session"), s)
 					}
@@ -159,7 +159,7 @@ func TestSessionByID(t *testing.T) {
 			if e.Extensions["field"] != "id" {
 				t.Errorf("a malformed id: field %v, want id", e.Extensions["field"])
 			}
-			a.fails(tok, "NOT_FOUND", `query($id: ID!) { session(id: $id) { id } }`, map[string]any{"id": strings.Replace(id, "2026-12-01", "2026-12-02", 1)})
+			a.fails(tok, "NOT_FOUND", `query($id: SessionID!) { session(id: $id) { id } }`, map[string]any{"id": strings.Replace(id, "2026-12-01", "2026-12-02", 1)})
 			a.fails(tok, "NOT_FOUND", `{ session(id: "o/999999999") { id } }`, nil)
 			// One failed lookup answers null beside the rest.
 			r := a.do(tok, `{ session(id: "o/999999999") { id } business { name } }`, nil)
@@ -168,8 +168,8 @@ func TestSessionByID(t *testing.T) {
 			}
 			// Another business's session is not found, by id or by ref.
 			other := a.business("by-id-other", engine.Office)
-			a.fails(other, "NOT_FOUND", `query($id: ID!) { session(id: $id) { id } }`, map[string]any{"id": id})
-			a.fails(other, "NOT_FOUND", `mutation($id: ID) { cancelSession(sessionId: $id) { session { id } } }`, map[string]any{"id": id})
+			a.fails(other, "NOT_FOUND", `query($id: SessionID!) { session(id: $id) { id } }`, map[string]any{"id": id})
+			a.fails(other, "NOT_FOUND", `mutation($id: SessionID) { cancelSession(sessionId: $id) { session { id } } }`, map[string]any{"id": id})
 		})
 	})
 }

@@ -73,13 +73,13 @@ func TestCalendarCredentials(t *testing.T) {
 		}
 		a.fails(tok, "NOT_FOUND", `mutation { rotateFeedToken(calendar: {roomId: "999999"}) { url } }`, nil)
 
-		made := a.ok(tok, `mutation($id: ID!) { createAppPassword(login: "mei", role: STAFF, staffId: $id) { password appPassword { login role staff { id } } } }`,
+		made := a.ok(tok, `mutation($id: ID!) { createAppPassword(input: {login: "mei", role: STAFF, staffId: $id}) { password appPassword { login role staff { id } } } }`,
 			map[string]any{"id": path(staff[0], "id")})
 		if p, _ := path(made, "createAppPassword", "password").(string); len(p) < 20 || path(made, "createAppPassword", "appPassword", "login") != "mei" {
 			t.Errorf("createAppPassword: %v", made)
 		}
-		a.fails(tok, "BAD_USER_INPUT", `mutation { createAppPassword(login: "mei", role: STAFF) { password } }`, nil)
-		a.fails(a.token("meridian", models.FrontDesk), "FORBIDDEN", `mutation { createAppPassword(login: "desk", role: READ_ONLY) { password } }`, nil)
+		a.fails(tok, "BAD_USER_INPUT", `mutation { createAppPassword(input: {login: "mei", role: STAFF}) { password } }`, nil)
+		a.fails(a.token("meridian", models.FrontDesk), "FORBIDDEN", `mutation { createAppPassword(input: {login: "desk", role: READ_ONLY}) { password } }`, nil)
 		if n := len(path(a.ok(tok, `{ appPasswords { nodes { id login } } }`, nil), "appPasswords", "nodes").([]any)); n != 1 {
 			t.Errorf("%d app passwords, want 1", n)
 		}

@@ -37,9 +37,13 @@ func (r *Resolver) endpoints(ctx context.Context) ([]model.WebhookEndpoint, erro
 	if err != nil {
 		return nil, err
 	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]model.WebhookEndpoint, len(rows))
 	for i := range rows {
-		out[i] = r.endpointView(&rows[i], queues[rows[i].ID])
+		out[i] = r.endpointView(&rows[i], queues[rows[i].ID], sn.State.Business.Location)
 	}
 	return out, nil
 }
@@ -54,18 +58,21 @@ func (r *Resolver) endpoint(ctx context.Context, id int64) (*model.WebhookEndpoi
 	return row(list, id, func(e *model.WebhookEndpoint) int64 { return e.ID }, "webhook endpoint")
 }
 
-func (r *Resolver) endpointView(w *models.WebhookEndpoint, q models.QueueCounts) model.WebhookEndpoint {
-	v := model.WebhookEndpoint{ID: w.ID, URL: w.URL, Events: w.EventTypes(), Description: w.Description,
-		Status: model.WebhookEndpointStatus(strings.ToUpper(string(w.Status))), CreatedAt: time.UnixMilli(w.CreatedMs),
+// endpointView is an endpoint as the API answers it; loc is the
+// business's zone, which every instant it answers is in.
+func (r *Resolver) endpointView(w *models.WebhookEndpoint, q models.QueueCounts, loc *time.Location) model.WebhookEndpoint {
+	v := model.WebhookEndpoint{ID: w.ID, URL: w.URL, Events: w.EventTypes(), Description: optString(w.Description),
+		Status: model.WebhookEndpointStatus(strings.ToUpper(string(w.Status))), CreatedAt: time.UnixMilli(w.CreatedMs).In(loc),
 		Pending: q.Pending, Delivered: q.Delivered, Failed: q.Failed}
 	if w.DisabledReason != "" {
 		v.DisabledReason = &w.DisabledReason
 	}
-	if until := time.UnixMilli(w.OldSecretUntil); w.OldSecret != "" && until.After(r.Store.Now()) {
+	if until := time.UnixMilli(w.OldSecretUntil).In(loc); w.OldSecret != "" && until.After(r.Store.Now()) {
 		v.PreviousSecretExpiresAt = &until
 	}
 	if !q.OldestPending.IsZero() {
-		v.OldestPendingAt = &q.OldestPending
+		oldest := q.OldestPending.In(loc)
+		v.OldestPendingAt = &oldest
 	}
 	return v
 }
@@ -93,7 +100,7 @@ func (r *Resolver) endpointWrite(ctx context.Context, dryRun *bool, secret bool,
 	if err != nil {
 		return nil, err
 	}
-	view := r.endpointView(w, queues[w.ID])
+	view := r.endpointView(w, queues[w.ID], sn.State.Business.Location)
 	p := &model.WebhookEndpointPayload{DryRun: dry, Revision: int(sn.Business.Revision), Endpoint: &view}
 	if secret && !dry {
 		p.Secret = &w.Secret
@@ -160,9 +167,11 @@ func endpointInput(in model.UpdateWebhookEndpointInput) (models.EndpointInput, e
 // Attempts page newest first: by id, descending.
 func attemptKey(id *int64) string { return idKey(math.MaxInt64 - *id) }
 
-func deliveryView(a *models.WebhookAttempt) model.WebhookDelivery {
+// deliveryView is an attempt as the API answers it, its instant in loc,
+// the business's zone.
+func deliveryView(a *models.WebhookAttempt, loc *time.Location) model.WebhookDelivery {
 	v := model.WebhookDelivery{ID: a.ID, EventID: a.EventUID, EventType: a.EventType, Attempt: a.Number,
-		At: time.UnixMilli(a.AtMs), LatencyMs: a.LatencyMs, Response: a.Answer,
+		At: time.UnixMilli(a.AtMs).In(loc), LatencyMs: a.LatencyMs, Response: a.Answer,
 		Outcome: model.WebhookOutcome(strings.ToUpper(a.Outcome))}
 	if a.Status != 0 {
 		v.Status = &a.Status

@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/koredyne/schedule/graph/model"
@@ -66,7 +67,7 @@ func (r *queryResolver) WebhookEndpoints(ctx context.Context, first *int, after 
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(list, first, after, func(e *model.WebhookEndpoint) string { return idKey(e.ID) })
+	p, err := pageOf(ctx, r.Resolver, "webhookEndpoints", list, first, after, func(e *model.WebhookEndpoint) string { return idKey(e.ID) })
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, endpointID int64,
 	if err != nil {
 		return nil, err
 	}
-	p, err := pageOf(ids, first, after, attemptKey)
+	p, err := pageOf(ctx, r.Resolver, fmt.Sprintf("webhookDeliveries of %d", endpointID), ids, first, after, attemptKey)
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +100,13 @@ func (r *queryResolver) WebhookDeliveries(ctx context.Context, endpointID int64,
 	if err != nil {
 		return nil, err
 	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := &model.WebhookDeliveryConnection{PageInfo: p.info, TotalCount: p.total, Nodes: make([]model.WebhookDelivery, len(rows))}
 	for i := range rows {
-		out.Nodes[i] = deliveryView(&rows[i])
+		out.Nodes[i] = deliveryView(&rows[i], sn.State.Business.Location)
 		out.Edges = append(out.Edges, model.WebhookDeliveryEdge{Cursor: p.cursors[i], Node: &out.Nodes[i]})
 	}
 	if out.Edges == nil {

@@ -116,11 +116,12 @@ func keep[T any](dst *T, v graphql.Omittable[*T], field string) error {
 	return err
 }
 
-// givenList is given for a list, which null cannot clear either: [] does.
+// givenList is given for a list, which null never clears: [] empties it
+// where it can be empty.
 func givenList[T any](v graphql.Omittable[[]T], field string) ([]T, bool, error) {
 	l, ok := v.ValueOK()
 	if ok && l == nil {
-		return nil, false, cannotClear(field)
+		return nil, false, badInput(field, "%s is a list, which null does not clear: give [] to empty it, or leave it out to keep it", field)
 	}
 	return l, ok, nil
 }

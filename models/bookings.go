@@ -121,6 +121,8 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 	if _, err := e.Tx.NewInsert().Model(b).Returning("id").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("storing a booking: %w", err)
 	}
+	e.changedApart = true
+	b.ID = e.invented(b.ID)
 	e.Touch(s.Date)
 	e.noteBooking(webhook.BookingCreated, b)
 	return b, nil
@@ -269,6 +271,7 @@ func (e *Edit) CancelBooking(ctx context.Context, id int64, now time.Time) (*Ses
 	if _, err := e.Tx.NewUpdate().Model(b).Column("status", "position", "changed_unix").WherePK().Exec(ctx); err != nil {
 		return nil, nil, err
 	}
+	e.changedApart = true
 	e.touchBooking(b)
 	e.noteBooking(webhook.BookingCancelled, b)
 	if err := e.renumberWaitlist(ctx, b); err != nil {
@@ -377,11 +380,14 @@ func (e *Edit) MarkAttendance(ctx context.Context, id int64, status BookingStatu
 		return nil, engine.Errorf(engine.Invalid, "id", "Only a booked place can be marked; this one is %s", strings.ReplaceAll(string(b.Status), "_", " "))
 	case now.Before(time.Unix(b.StartsUnix, 0)):
 		return nil, engine.Errorf(engine.Invalid, "id", "The %s has not started yet", e.words().Class.One)
+	case b.Status == status:
+		return b, nil // marked so already: nothing changes
 	}
 	b.Status, b.ChangedUnix = status, now.Unix()
 	if _, err := e.Tx.NewUpdate().Model(b).Column("status", "changed_unix").WherePK().Exec(ctx); err != nil {
 		return nil, err
 	}
+	e.changedApart = true
 	e.touchBooking(b)
 	return b, nil
 }

@@ -2,7 +2,9 @@ package models
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -56,12 +58,21 @@ func CreateBusiness(ctx context.Context, db bun.IDB, slug string, settings engin
 	if err := engine.Validate(engine.State{Business: settings}); err != nil {
 		return nil, err
 	}
-	b := &Business{Slug: slug}
+	b := &Business{Slug: slug, CursorKey: randomKey()}
 	b.SetSettings(settings)
 	if _, err := db.NewInsert().Model(b).Returning("id").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("creating business %s: %w", slug, err)
 	}
 	return b, nil
+}
+
+// randomKey is a new secret of 256 bits, as hex.
+func randomKey() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	return hex.EncodeToString(b)
 }
 
 // BusinessBySlug finds a business by its slug.
@@ -119,9 +130,16 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 	e.State = s
 	e.replaced = true
 	b := e.Business.ID
+	if len(clients) > 0 {
+		e.changedApart = true
+	}
 	e.AfterSave(func(ctx context.Context, id func(int64) int64) error {
-		if _, err := e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", b).Exec(ctx); err != nil {
+		res, err := e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", b).Exec(ctx)
+		if err != nil {
 			return fmt.Errorf("removing clients: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
+			e.changedApart = true
 		}
 		for _, c := range clients {
 			row := &Client{BusinessID: b, Name: c.Name, Email: c.Email, Phone: c.Phone}

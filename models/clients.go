@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -114,12 +115,20 @@ func (e *Edit) SaveClient(ctx context.Context, c engine.Client) (engine.Client, 
 		if _, err := e.Tx.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 			return c, fmt.Errorf("adding a client: %w", err)
 		}
+		e.changedApart = true
 		e.noteClient(row.ID)
+		row.ID = e.invented(row.ID)
 		return row.Engine(), nil
+	}
+	if was, err := e.Client(ctx, c.ID); err != nil {
+		return c, err
+	} else if was == row.Engine() {
+		return was, nil // as it is: nothing to write
 	}
 	if err := e.mustUpdate(e.Tx.NewUpdate().Model(row).WherePK().Where("business_id = ?", e.Business.ID).Exec(ctx)); err != nil {
 		return c, e.missing(err, e.words().Client.One, c.ID)
 	}
+	e.changedApart = true
 	return row.Engine(), nil
 }
 
@@ -150,6 +159,7 @@ func (e *Edit) DeleteClient(ctx context.Context, id int64) error {
 			e.words().Client.One, subs, booked)
 	}
 	_, err = e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", e.Business.ID).Where("id = ?", id).Exec(ctx)
+	e.changedApart = true
 	return err
 }
 
@@ -205,11 +215,19 @@ func (e *Edit) SaveSubscription(ctx context.Context, sub engine.Subscription) (e
 		if _, err := e.Tx.NewInsert().Model(row).Returning("id").Exec(ctx); err != nil {
 			return sub, fmt.Errorf("adding a subscription: %w", err)
 		}
+		e.changedApart = true
+		row.ID = e.invented(row.ID)
 		return row.Engine(), nil
+	}
+	if was, err := e.Subscription(ctx, sub.ID); err != nil {
+		return sub, err
+	} else if was == row.Engine() {
+		return was, nil // as it is: nothing to write
 	}
 	if err := e.mustUpdate(e.Tx.NewUpdate().Model(row).WherePK().Where("business_id = ?", e.Business.ID).Exec(ctx)); err != nil {
 		return sub, e.missing(err, "subscription", sub.ID)
 	}
+	e.changedApart = true
 	return row.Engine(), nil
 }
 
@@ -219,6 +237,7 @@ func (e *Edit) DeleteSubscription(ctx context.Context, id int64) error {
 		return err
 	}
 	_, err := e.Tx.NewDelete().Model((*Subscription)(nil)).Where("business_id = ?", e.Business.ID).Where("id = ?", id).Exec(ctx)
+	e.changedApart = true
 	return err
 }
 
@@ -228,11 +247,22 @@ func (e *Edit) HasSubscriptions(ctx context.Context, series int64) (int64, error
 }
 
 // SetOneOffClients replaces the clients of a one-off, once the one-off is
-// saved (its id may be temporary until then).
+// saved (its id may be temporary until then); the same clients again
+// change nothing.
 func (e *Edit) SetOneOffClients(oneOff int64, clients []int64) {
 	b := e.Business.ID
 	e.AfterSave(func(ctx context.Context, id func(int64) int64) error {
 		o := id(oneOff)
+		var had []int64
+		if err := e.Tx.NewSelect().Model((*OneOffClient)(nil)).Column("client_id").Where("business_id = ?", b).Where("one_off_id = ?", o).
+			Scan(ctx, &had); err != nil {
+			return fmt.Errorf("reading the clients of a one-off: %w", err)
+		}
+		slices.Sort(had)
+		if slices.Equal(had, slices.Sorted(slices.Values(clients))) {
+			return nil
+		}
+		e.changedApart = true
 		if _, err := e.Tx.NewDelete().Model((*OneOffClient)(nil)).Where("business_id = ?", b).Where("one_off_id = ?", o).Exec(ctx); err != nil {
 			return err
 		}

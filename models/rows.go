@@ -94,6 +94,10 @@ type Business struct {
 	Revision  int64
 	// SettingsRevision is the revision that last changed the settings.
 	SettingsRevision int64
+	// CursorKey is the secret the API seals the cursors of the business's
+	// lists with; it lives with the business so that every server on the
+	// database seals and opens them alike.
+	CursorKey string
 }
 
 // Settings returns the business as the engine sees it.

@@ -17,15 +17,17 @@ import (
 // after ends up canonical (see canonical), equal to what LoadState will read
 // back. Every row written carries rev, what is removed leaves a tombstone,
 // and v (the versions of before, which SaveState changes) becomes the
-// versions of after.
-func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State, after *engine.State, rev int64, v *Versions) (map[int64]int64, error) {
+// versions of after. changed reports whether anything was written: an
+// after equal to before writes nothing.
+func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State, after *engine.State, rev int64, v *Versions) (ids map[int64]int64, changed bool, err error) {
 	w := &saver{ctx: ctx, db: db, b: b.ID, ids: map[int64]int64{}, rev: rev, v: v}
 	if !sameSettings(before.Business, after.Business) {
+		w.wrote = true
 		row := *b
 		row.SetSettings(after.Business)
 		row.SettingsRevision = rev
 		if _, err := db.NewUpdate().Model(&row).Column("name", "kind", "currency", "time_zone", "week_start", "settings_revision").WherePK().Exec(ctx); err != nil {
-			return nil, fmt.Errorf("saving the business settings: %w", err)
+			return nil, false, fmt.Errorf("saving the business settings: %w", err)
 		}
 		*b = row
 		v.Settings = rev
@@ -40,27 +42,27 @@ func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State
 	}
 	for _, t := range tables {
 		if err := t.insert(w, after); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	canonical(after)
 	for _, t := range tables {
 		if err := t.update(w, &before, after); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	// Deletes go last, from the tables that refer to others to the ones they
 	// refer to.
 	for i := len(tables) - 1; i >= 0; i-- {
 		if err := tables[i].remove(w, &before, after); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if err := w.flushTombstones(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	v.prepare()
-	return w.ids, nil
+	return w.ids, w.wrote, nil
 }
 
 func sameSettings(a, b engine.Business) bool {
@@ -77,6 +79,7 @@ type saver struct {
 	v      *Versions
 	stones []Tombstone
 	temp   [][]int // by table, the rows of after holding a temporary id
+	wrote  bool    // a row was inserted, updated or deleted
 }
 
 // remapTemporary rewrites the temporary ids of after through m, in the
@@ -121,6 +124,9 @@ type revisioned interface {
 // rather than by an id; children writes the lists of a new row.
 func (w *saver) changes(before, after []engine.DayChange, children func(row int64, c *engine.DayChange) error) error {
 	written, removed := keyedDiff(before, after, func(c *engine.DayChange) engine.SessionRef { return c.Ref })
+	if len(written)+len(removed) > 0 {
+		w.wrote = true
+	}
 	for _, e := range written {
 		c := e.is
 		if e.was != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -21,7 +22,8 @@ type Store struct {
 	DB  *DB
 	now func() time.Time
 	// OnWrite, when set, hears the outcome of every guarded write:
-	// "committed", "clash", "error" or "dry_run" (for metrics).
+	// "committed", "unchanged", "clash", "error" or "dry_run" (for
+	// metrics).
 	OnWrite func(outcome string)
 	// Webhooks are the settings of the events writes send (webhooks.go).
 	Webhooks Webhooks
@@ -38,8 +40,9 @@ type Store struct {
 	logins   logins              // see AuthenticateCalendar
 	tokens   tokenCache          // see Authenticate
 
-	changes broadcaster // see Subscribe
-	yield   yielder     // see YieldWrites
+	changes broadcaster  // see Subscribe
+	yield   yielder      // see YieldWrites
+	drawn   atomic.Int64 // the temporary ids handed out (see ProvisionalID)
 
 	cold chan struct{} // see LimitColdLoads
 	// beforeLoad, when set, runs as a cold load takes its slot (tests).
@@ -513,6 +516,13 @@ func businessByID(ctx context.Context, db bun.IDB, id int64, forUpdate bool) (*B
 	return b, nil
 }
 
+// ProvisionalID returns an id for a row a dry run would make: negative, so
+// never a row's, and drawn from the store's one sequence, so no two rows
+// the server answers with until it restarts share one. A dry run's new
+// rows answer with these rather than the ids their inserts drew in the
+// transaction rolled back, which the next real rows will hold.
+func (s *Store) ProvisionalID() int64 { return -s.drawn.Add(1) }
+
 // Edit is what a write changes: a working copy of the schedule, and the
 // transaction for tables outside it (clients, subscriptions).
 type Edit struct {
@@ -528,11 +538,15 @@ type Edit struct {
 	// block a later write; a clash that differs from them is new.
 	AcceptClashes bool
 
-	next      int64
+	dryRun    bool
+	newID     func() int64
 	afterSave []func(ctx context.Context, id func(int64) int64) error
-	touched   []engine.Date // see Touch
-	noted     []noted       // events the write's code knows of (webhooks_events.go)
-	replaced  bool          // the whole schedule was replaced (ReplaceSchedule)
+	// changedApart is set by the edits of the tables outside the
+	// schedule (clients, subscriptions, bookings) that change a row.
+	changedApart bool
+	touched      []engine.Date // see Touch
+	noted        []noted       // events the write's code knows of (webhooks_events.go)
+	replaced     bool          // the whole schedule was replaced (ReplaceSchedule)
 }
 
 // AfterSave runs fn in the write's transaction once the schedule is saved;
@@ -542,11 +556,22 @@ func (e *Edit) AfterSave(fn func(ctx context.Context, id func(int64) int64) erro
 	e.afterSave = append(e.afterSave, fn)
 }
 
-// NewID returns a temporary id for a new row; the write replaces it with
-// the row's real id (Result.ID).
-func (e *Edit) NewID() int64 {
-	e.next--
-	return e.next
+// NewID returns a temporary id for a new row, negative; a write replaces
+// it with the row's real id (Result.ID), a dry run answers with it.
+func (e *Edit) NewID() int64 { return e.newID() }
+
+// DryRun reports whether the edit is a dry run's, which answers with the
+// temporary ids of its new rows.
+func (e *Edit) DryRun() bool { return e.dryRun }
+
+// invented is the id a row inserted outside the schedule (a client, a
+// subscription, a booking) answers with: its own, or in a dry run a
+// provisional one (see Store.ProvisionalID).
+func (e *Edit) invented(id int64) int64 {
+	if e.dryRun {
+		return e.newID()
+	}
+	return id
 }
 
 // Result is what a write did, or would do in a dry run.
@@ -587,8 +612,12 @@ func (e *ClashError) Error() string {
 
 func (e *ClashError) Unwrap() error { return &engine.Error{Code: engine.Conflict, Message: e.Error()} }
 
-// errDryRun rolls back a dry run once everything has been checked.
-var errDryRun = errors.New("dry run")
+// errDryRun rolls back a dry run once everything has been checked;
+// errUnchanged a write that turned out to change nothing.
+var (
+	errDryRun    = errors.New("dry run")
+	errUnchanged = errors.New("nothing changed")
+)
 
 // Write is the guarded write, the only path that writes a business: begin;
 // take the business's write lock (SELECT … FOR UPDATE on PostgreSQL; the
@@ -597,7 +626,8 @@ var errDryRun = errors.New("dry run")
 // and roll back with a *ClashError if any is new; bump the revision; commit.
 // Two processes on one database never interleave writes of one business. A
 // dry run does all of it and rolls back, so what it returns is exactly what
-// the write would do.
+// the write would do. A write that changes no row (an update to the values
+// a row has) rolls back too and keeps the revision, dry run or not.
 func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn func(*Edit) error) (*Result, error) {
 	leave, err := s.turn(ctx, businessID)
 	if err != nil {
@@ -626,7 +656,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 				return err
 			}
 		}
-		e := &Edit{State: before.State.Clone(), Before: before, Business: b, Tx: tx, Today: before.Today(s.now())}
+		e := &Edit{State: before.State.Clone(), Before: before, Business: b, Tx: tx, Today: before.Today(s.now()), dryRun: dryRun, newID: s.ProvisionalID}
 		if err := fn(e); err != nil {
 			return err
 		}
@@ -639,27 +669,42 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return err
 		}
 		after := e.State
+		var edited engine.State
+		if dryRun {
+			edited = e.State.Clone() // SaveState rewrites the temporary ids of e.State's rows
+		}
 		rev, now := b.Revision+1, s.now()
 		versions := before.Versions.clone()
-		ids, err := SaveState(ctx, tx, b, before.State, &after, rev, versions)
+		ids, changed, err := SaveState(ctx, tx, b, before.State, &after, rev, versions)
 		if err != nil {
 			return err
 		}
-		step.Saved(after, func(id int64) int64 {
+		saved := func(id int64) int64 {
 			if v, ok := ids[id]; ok {
 				return v
 			}
 			return id
-		})
+		}
+		answered := ids // the ids the result answers with, by temporary id
+		if dryRun {
+			// The inserts made every check the database makes; the
+			// result answers with the edit's own, provisional ids.
+			canonical(&edited)
+			after, answered = edited, nil
+			step.Saved(after, func(id int64) int64 { return id })
+		} else {
+			step.Saved(after, saved)
+		}
 		for _, fn := range e.afterSave {
-			if err := fn(ctx, func(id int64) int64 {
-				if v, ok := ids[id]; ok {
-					return v
-				}
-				return id
-			}); err != nil {
+			if err := fn(ctx, saved); err != nil {
 				return err
 			}
+		}
+		if !changed && !e.changedApart {
+			// A write that changes nothing keeps the revision: caches,
+			// sync tokens and listeners have nothing to hear.
+			res = &Result{DryRun: dryRun, Revision: b.Revision, After: before}
+			return errUnchanged
 		}
 		// Under the lock the row still holds b.Revision, so this sets rev;
 		// counting up in SQL keeps the unlocked test build from tripping
@@ -685,7 +730,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
-		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: ids, Clashes: engine.NewClashes(was, is)}
+		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: answered, Clashes: engine.NewClashes(was, is)}
 		if e.AcceptClashes && len(res.Clashes) > 0 {
 			if sn.Accepted, err = accept(ctx, tx, b.ID, before.Accepted, res.Clashes); err != nil {
 				return err
@@ -725,6 +770,10 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	}
 	if errors.Is(err, errDryRun) {
 		s.wrote("dry_run")
+		return res, nil
+	}
+	if errors.Is(err, errUnchanged) {
+		s.wrote("unchanged")
 		return res, nil
 	}
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 	_ "time/tzdata"
 
+	"github.com/uptrace/bun"
+
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/demo"
 	"github.com/koredyne/schedule/models"
@@ -146,6 +148,73 @@ func TestGuardedWrite(t *testing.T) {
 			}
 			if again.State.Rooms[0].ID != before.State.Rooms[0].ID || again.State.Rooms[0].Name != "Lobby" {
 				t.Errorf("edited room: %+v", again.State.Rooms[0])
+			}
+		})
+	}
+}
+
+// TestWriteThatChangesNothing: a guarded write whose edit leaves every row
+// as it was — the schedule's and those outside it — keeps the revision,
+// tells no subscriber, and says so to OnWrite; a write that changes a row
+// moves the revision by one.
+func TestWriteThatChangesNothing(t *testing.T) {
+	for _, d := range modelstest.Databases(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			ctx := context.Background()
+			store, b := demoBusiness(t, d.DB, engine.Office)
+			var outcomes []string
+			store.OnWrite = func(o string) { outcomes = append(outcomes, o) }
+			heard, stop := store.Subscribe(b.ID)
+			defer stop()
+			before, err := store.Snapshot(ctx, b.ID, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rev := before.Business.Revision
+			var first engine.Client
+			if err := store.Read(ctx, func(tx bun.Tx) error {
+				found, err := models.SearchClients(ctx, tx, b.ID, "")
+				first = found[0]
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for name, fn := range map[string]func(*models.Edit) error{
+				"nothing": func(*models.Edit) error { return nil },
+				"a room set to itself": func(e *models.Edit) error {
+					e.State.Rooms[0].Name = before.State.Rooms[0].Name
+					return nil
+				},
+				"a client saved as it is": func(e *models.Edit) error {
+					_, err := e.SaveClient(ctx, first)
+					return err
+				},
+			} {
+				for _, dry := range []bool{true, false} {
+					res, err := store.Write(ctx, b.ID, dry, fn)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if res.Revision != rev || res.After.Business.Revision != rev {
+						t.Errorf("%s (dry run %v): revision %d, after %d, want %d", name, dry, res.Revision, res.After.Business.Revision, rev)
+					}
+				}
+			}
+			for _, o := range outcomes {
+				if o != "unchanged" {
+					t.Errorf("outcomes %v, want unchanged only", outcomes)
+					break
+				}
+			}
+			select {
+			case c := <-heard:
+				t.Errorf("a write that changed nothing was heard: %+v", c)
+			default:
+			}
+			first.Phone = "+1 555 0199"
+			res, err := store.Write(ctx, b.ID, false, func(e *models.Edit) error { _, err := e.SaveClient(ctx, first); return err })
+			if err != nil || res.Revision != rev+1 {
+				t.Fatalf("a client's new phone: revision %v, %v; want %d", res, err, rev+1)
 			}
 		})
 	}

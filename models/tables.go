@@ -344,6 +344,7 @@ func (t table[T, R]) insert(w *saver, after *engine.State) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	w.wrote = true
 	if _, err := w.db.NewInsert().Model(&rows).Returning("id").Exec(w.ctx); err != nil {
 		return fmt.Errorf("inserting %T: %w", rows[0], err)
 	}
@@ -373,6 +374,9 @@ func (t table[T, R]) update(w *saver, before, after *engine.State) error {
 		return t.save(w, *t.slice(before), *t.slice(after), func(row int64, v *T) error { return t.writeChildren(w, row, v, true) })
 	}
 	edited, _ := rowDiff(*t.slice(before), *t.slice(after), t.id)
+	if len(edited) > 0 {
+		w.wrote = true
+	}
 	for _, e := range edited {
 		prev, v := e.was, *e.is
 		r := t.row(w.b, v)
@@ -406,6 +410,7 @@ func (t table[T, R]) remove(w *saver, before, after *engine.State) error {
 	if len(gone) == 0 {
 		return nil
 	}
+	w.wrote = true
 	if _, err := w.db.NewDelete().Model((*R)(nil)).Where("business_id = ?", w.b).Where("id IN (?)", bun.In(gone)).Exec(w.ctx); err != nil {
 		return fmt.Errorf("deleting %T: %w", (*R)(nil), err)
 	}

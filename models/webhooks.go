@@ -224,6 +224,9 @@ func (s *Store) CreateWebhookEndpoint(ctx context.Context, business int64, in En
 	if err != nil {
 		return nil, err
 	}
+	if dryRun {
+		w.ID = s.ProvisionalID() // the id the insert drew was rolled back with it
+	}
 	return w, nil
 }
 

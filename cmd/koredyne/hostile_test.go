@@ -102,8 +102,8 @@ func hostileRequests() []hostile {
 		// Enums in variables.
 		gql("a weekday in lower case", `mutation($w: Weekday!) { createClassTime(input: {roomId: "1", weekday: $w, start: "06:00", end: "07:00"}) { revision } }`,
 			map[string]any{"w": "monday"}, "BAD_USER_INPUT"),
-		gql("a role in lower case", `mutation($r: Role!) { createToken(role: $r, name: "x") { secret } }`, map[string]any{"r": "client"}, "BAD_USER_INPUT"),
-		gql("a role that does not exist", `mutation($r: Role!) { createAppPassword(login: "eve", role: $r) { password } }`, map[string]any{"r": "ROOT"}, "BAD_USER_INPUT"),
+		gql("a role in lower case", `mutation($r: Role!) { createToken(input: {role: $r, name: "x"}) { secret } }`, map[string]any{"r": "client"}, "BAD_USER_INPUT"),
+		gql("a role that does not exist", `mutation($r: Role!) { createAppPassword(input: {login: "eve", role: $r}) { password } }`, map[string]any{"r": "ROOT"}, "BAD_USER_INPUT"),
 		// Text and numbers.
 		gql("a NUL in a name", `mutation($n: String!) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": "Ring\x00"}, "BAD_USER_INPUT"),
 		gql("a carriage return in a name", `mutation($n: String!) { createRoom(input: {name: $n}) { revision } }`, map[string]any{"n": "Ring\rBEGIN:VEVENT"}, "BAD_USER_INPUT"),

@@ -48,7 +48,7 @@ func appPassword(t *testing.T, s *server, login string) string {
 	var out struct {
 		CreateAppPassword struct{ Password string }
 	}
-	query(t, s, `mutation($l: String!) { createAppPassword(login: $l, role: READ_ONLY) { password } }`, map[string]any{"l": login}, &out)
+	query(t, s, `mutation($l: String!) { createAppPassword(input: {login: $l, role: READ_ONLY}) { password } }`, map[string]any{"l": login}, &out)
 	return out.CreateAppPassword.Password
 }
 

@@ -73,7 +73,7 @@ func newMetrics(copies func() int) *Metrics {
 		}, []string{"method"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "koredyne_writes_total",
-			Help: "Guarded writes, by outcome: committed, clash (refused for a clash it adds), error or dry_run.",
+			Help: "Guarded writes, by outcome: committed, unchanged (changed nothing, kept the revision), clash (refused for a clash it adds), error or dry_run.",
 		}, []string{"outcome"}),
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "koredyne_response_cache_total",
@@ -115,7 +115,7 @@ func newMetrics(copies func() int) *Metrics {
 	)
 	// Outcomes that have not happened yet still show, as 0, so a dashboard
 	// or an alert on a rate finds the series from the start.
-	for _, o := range []string{writeCommitted, writeClash, writeError, writeDryRun} {
+	for _, o := range []string{writeCommitted, writeUnchanged, writeClash, writeError, writeDryRun} {
 		m.writes.WithLabelValues(o)
 	}
 	m.cache.WithLabelValues("hit")
@@ -304,6 +304,7 @@ func (m *Metrics) RateLimited() {
 // The outcomes of a guarded write (models.Store.OnWrite).
 const (
 	writeCommitted = "committed"
+	writeUnchanged = "unchanged"
 	writeClash     = "clash"
 	writeError     = "error"
 	writeDryRun    = "dry_run"

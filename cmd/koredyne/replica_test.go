@@ -53,7 +53,7 @@ func askRevisionAs(t *testing.T, url, token, query, rev string) (status int, hea
 // no server holds in memory yet, whose check goes to the database.
 func newToken(t *testing.T, url string) string {
 	t.Helper()
-	status, _, _, body := askRevision(t, url, `mutation { createToken(role: READ_ONLY) { secret } }`, "")
+	status, _, _, body := askRevision(t, url, `mutation { createToken(input: {role: READ_ONLY}) { secret } }`, "")
 	var out struct {
 		Data struct{ CreateToken struct{ Secret string } }
 	}

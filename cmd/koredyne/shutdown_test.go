@@ -267,8 +267,8 @@ func TestRevokingEndsAccess(t *testing.T) {
 // (one process twice on SQLite).
 func revokingEndsAccess(t *testing.T, a, b *process) {
 	data, errs := post(t, b.url, bootstrapToken, `mutation {
-		doomed: createToken(role: READ_ONLY, name: "doomed") { secret token { id } }
-		app: createAppPassword(login: "front-tablet", role: READ_ONLY) { password appPassword { id } } }`, nil)
+		doomed: createToken(input: {role: READ_ONLY, name: "doomed"}) { secret token { id } }
+		app: createAppPassword(input: {login: "front-tablet", role: READ_ONLY}) { password appPassword { id } } }`, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

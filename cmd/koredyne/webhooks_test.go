@@ -308,11 +308,11 @@ func surviveKills(t *testing.T, v *verifier, bin, dsn string, n int, env, args [
 	for i := range 12 {
 		u := url(i)
 		// A dry run and a refused write store nothing.
-		hookGQL(t, u, bootstrapToken, `mutation($id: ID!) { cancelSession(sessionId: $id, dryRun: true) { dryRun } }`, map[string]any{"id": sessions[i]})
-		if _, errs := post(t, u, bootstrapToken, `mutation($id: ID!) { cancelSession(sessionId: $id) { revision } }`, map[string]any{"id": "s/2026-01-01/999999/1"}); len(errs) == 0 {
+		hookGQL(t, u, bootstrapToken, `mutation($id: SessionID!) { cancelSession(sessionId: $id, dryRun: true) { dryRun } }`, map[string]any{"id": sessions[i]})
+		if _, errs := post(t, u, bootstrapToken, `mutation($id: SessionID!) { cancelSession(sessionId: $id) { revision } }`, map[string]any{"id": "s/2026-01-01/999999/1"}); len(errs) == 0 {
 			t.Fatal("cancelling a session that does not exist succeeded")
 		}
-		hookGQL(t, u, bootstrapToken, `mutation($id: ID!) { cancelSession(sessionId: $id, note: "chaos") { revision } }`, map[string]any{"id": sessions[i]})
+		hookGQL(t, u, bootstrapToken, `mutation($id: SessionID!) { cancelSession(sessionId: $id, reason: "chaos") { revision } }`, map[string]any{"id": sessions[i]})
 		hookGQL(t, u, bootstrapToken, `mutation($n: String!) { createClient(input: {name: $n}) { client { id } } }`, map[string]any{"n": fmt.Sprintf("Chaos %d", i)})
 		committed += 2
 		switch i {

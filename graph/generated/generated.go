@@ -5,7 +5,6 @@ package generated
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -42,6 +41,7 @@ type ResolverRoot interface {
 	Client() ClientResolver
 	Closure() ClosureResolver
 	Live() LiveResolver
+	Membership() MembershipResolver
 	Mutation() MutationResolver
 	OneOff() OneOffResolver
 	Plan() PlanResolver
@@ -54,11 +54,9 @@ type ResolverRoot interface {
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
-	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
-	SessionKey func(ctx context.Context, obj any, next graphql.Resolver) (res any, err error)
 }
 
 type ComplexityRoot struct {
@@ -261,6 +259,7 @@ type ComplexityRoot struct {
 	Client struct {
 		Email         func(childComplexity int) int
 		ID            func(childComplexity int) int
+		Memberships   func(childComplexity int) int
 		Name          func(childComplexity int) int
 		Phone         func(childComplexity int) int
 		Subscriptions func(childComplexity int) int
@@ -324,29 +323,59 @@ type ComplexityRoot struct {
 		ScheduleChanged func(childComplexity int) int
 	}
 
+	Membership struct {
+		Client    func(childComplexity int) int
+		EndDate   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Plan      func(childComplexity int) int
+		Series    func(childComplexity int) int
+		StartDate func(childComplexity int) int
+	}
+
+	MembershipConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MembershipEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	MembershipPayload struct {
+		Clashes      func(childComplexity int) int
+		DryRun       func(childComplexity int) int
+		Membership   func(childComplexity int) int
+		Revision     func(childComplexity int) int
+		Subscription func(childComplexity int) int
+	}
+
 	Mutation struct {
 		BookRoom              func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
-		BookSession           func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
+		BookSession           func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking         func(childComplexity int, id int64, dryRun *bool) int
-		CancelOneOff          func(childComplexity int, id int64, note *string, dryRun *bool) int
+		CancelOneOff          func(childComplexity int, id int64, reason *string, note *string, dryRun *bool) int
 		CancelRoomBooking     func(childComplexity int, id int64, dryRun *bool) int
-		CancelSession         func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) int
-		ChangeSession         func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
+		CancelSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) int
+		ChangeSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
 		ClearData             func(childComplexity int, dryRun *bool) int
 		CreateActivity        func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
-		CreateAppPassword     func(childComplexity int, login string, role models.Role, staffID *int64, dryRun *bool) int
+		CreateAppPassword     func(childComplexity int, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) int
 		CreateCapacityRule    func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
 		CreateClass           func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
 		CreateClassTime       func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
 		CreateClient          func(childComplexity int, input model.CreateClientInput, dryRun *bool) int
 		CreateClosure         func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
+		CreateMembership      func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
 		CreateOneOff          func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
 		CreatePlan            func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
 		CreateRoom            func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
 		CreateSeries          func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
 		CreateStaff           func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
-		CreateSubscription    func(childComplexity int, input model.CreateSubscriptionInput, dryRun *bool) int
-		CreateToken           func(childComplexity int, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
+		CreateSubscription    func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
+		CreateToken           func(childComplexity int, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
 		CreateWebhookEndpoint func(childComplexity int, input model.CreateWebhookEndpointInput, dryRun *bool) int
 		DeleteActivity        func(childComplexity int, id int64, dryRun *bool) int
 		DeleteCapacityRule    func(childComplexity int, id int64, dryRun *bool) int
@@ -354,6 +383,7 @@ type ComplexityRoot struct {
 		DeleteClassTime       func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClient          func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClosure         func(childComplexity int, id int64, dryRun *bool) int
+		DeleteMembership      func(childComplexity int, id int64, dryRun *bool) int
 		DeleteOneOff          func(childComplexity int, id int64, dryRun *bool) int
 		DeletePlan            func(childComplexity int, id int64, dryRun *bool) int
 		DeleteRoom            func(childComplexity int, id int64, dryRun *bool) int
@@ -367,7 +397,7 @@ type ComplexityRoot struct {
 		RedeliverWebhook      func(childComplexity int, eventID string, endpointID *int64, dryRun *bool) int
 		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
 		ReplayWebhooks        func(childComplexity int, endpointID int64, since time.Time, dryRun *bool) int
-		RestoreSession        func(childComplexity int, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) int
+		RestoreSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) int
 		RevokeAppPassword     func(childComplexity int, id int64, dryRun *bool) int
 		RevokeToken           func(childComplexity int, id int64, dryRun *bool) int
 		RotateFeedToken       func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
@@ -379,12 +409,13 @@ type ComplexityRoot struct {
 		UpdateClass           func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool) int
 		UpdateClassTime       func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool) int
 		UpdateClient          func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
+		UpdateMembership      func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
 		UpdateOneOff          func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
 		UpdatePlan            func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
 		UpdateRoom            func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
 		UpdateSeries          func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
 		UpdateStaff           func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
-		UpdateSubscription    func(childComplexity int, id int64, input model.UpdateSubscriptionInput, dryRun *bool) int
+		UpdateSubscription    func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
 		UpdateWebhookEndpoint func(childComplexity int, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) int
 	}
 
@@ -459,6 +490,8 @@ type ComplexityRoot struct {
 		Closures          func(childComplexity int) int
 		Day               func(childComplexity int, date engine.Date) int
 		Days              func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		Membership        func(childComplexity int, id int64) int
+		Memberships       func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		OneOff            func(childComplexity int, id int64) int
 		OneOffs           func(childComplexity int, from *engine.Date, to *engine.Date) int
 		Plan              func(childComplexity int, id int64) int
@@ -468,7 +501,7 @@ type ComplexityRoot struct {
 		RoomBookings      func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
 		Rooms             func(childComplexity int) int
 		Series            func(childComplexity int, id int64) int
-		Session           func(childComplexity int, id int64) int
+		Session           func(childComplexity int, id model.SessionID) int
 		Sessions          func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
 		Staff             func(childComplexity int) int
 		StaffMember       func(childComplexity int, id int64) int
@@ -541,6 +574,7 @@ type ComplexityRoot struct {
 		EndDate       func(childComplexity int) int
 		Entries       func(childComplexity int) int
 		ID            func(childComplexity int) int
+		Memberships   func(childComplexity int) int
 		Name          func(childComplexity int) int
 		Plans         func(childComplexity int) int
 		Subscriptions func(childComplexity int) int
@@ -586,6 +620,7 @@ type ComplexityRoot struct {
 		OneOff       func(childComplexity int) int
 		Origin       func(childComplexity int) int
 		PlacesLeft   func(childComplexity int) int
+		PlacesTaken  func(childComplexity int) int
 		Ref          func(childComplexity int) int
 		Room         func(childComplexity int) int
 		Series       func(childComplexity int) int
@@ -628,34 +663,6 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Staff    func(childComplexity int) int
-	}
-
-	Subscription struct {
-		Client    func(childComplexity int) int
-		EndDate   func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Plan      func(childComplexity int) int
-		Series    func(childComplexity int) int
-		StartDate func(childComplexity int) int
-	}
-
-	SubscriptionConnection struct {
-		Edges      func(childComplexity int) int
-		Nodes      func(childComplexity int) int
-		PageInfo   func(childComplexity int) int
-		TotalCount func(childComplexity int) int
-	}
-
-	SubscriptionEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
-	}
-
-	SubscriptionPayload struct {
-		Clashes      func(childComplexity int) int
-		DryRun       func(childComplexity int) int
-		Revision     func(childComplexity int) int
-		Subscription func(childComplexity int) int
 	}
 
 	TimelineStretch struct {
@@ -807,6 +814,9 @@ type BusinessResolver interface {
 }
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
+
+	From(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
+	To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
 }
 type ClashResolver interface {
 	FirstDate(ctx context.Context, obj *engine.Clash) (engine.Date, error)
@@ -833,6 +843,7 @@ type ClassTimeResolver interface {
 type ClientResolver interface {
 	Email(ctx context.Context, obj *engine.Client) (*string, error)
 	Phone(ctx context.Context, obj *engine.Client) (*string, error)
+	Memberships(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 	Subscriptions(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 }
 type ClosureResolver interface {
@@ -843,21 +854,31 @@ type ClosureResolver interface {
 type LiveResolver interface {
 	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
+type MembershipResolver interface {
+	Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error)
+	Series(ctx context.Context, obj *engine.Subscription) (*engine.Series, error)
+	Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error)
+	StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error)
+	EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error)
+}
 type MutationResolver interface {
 	UpdateBusiness(ctx context.Context, input model.UpdateBusinessInput, dryRun *bool) (*model.BusinessPayload, error)
 	LoadDemo(ctx context.Context, kind engine.Kind, dryRun *bool) (*model.BusinessPayload, error)
 	ClearData(ctx context.Context, dryRun *bool) (*model.BusinessPayload, error)
-	CreateToken(ctx context.Context, role models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error)
+	CreateToken(ctx context.Context, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error)
 	RevokeToken(ctx context.Context, id int64, dryRun *bool) (*model.TokenPayload, error)
-	CreateAppPassword(ctx context.Context, login string, role models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error)
+	CreateAppPassword(ctx context.Context, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error)
 	RevokeAppPassword(ctx context.Context, id int64, dryRun *bool) (*model.AppPasswordPayload, error)
 	CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateSubscription(ctx context.Context, input model.CreateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
-	UpdateSubscription(ctx context.Context, id int64, input model.UpdateSubscriptionInput, dryRun *bool) (*model.SubscriptionPayload, error)
+	CreateMembership(ctx context.Context, input model.CreateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
+	UpdateMembership(ctx context.Context, id int64, input model.UpdateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
+	DeleteMembership(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	CreateSubscription(ctx context.Context, input model.CreateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
+	UpdateSubscription(ctx context.Context, id int64, input model.UpdateMembershipInput, dryRun *bool) (*model.MembershipPayload, error)
 	DeleteSubscription(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	BookSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
+	BookSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) (*model.BookingPayload, error)
 	CancelBooking(ctx context.Context, id int64, dryRun *bool) (*model.BookingPayload, error)
 	MarkAttendance(ctx context.Context, id int64, status models.BookingStatus, dryRun *bool) (*model.BookingPayload, error)
 	BookRoom(ctx context.Context, input model.BookRoomInput, dryRun *bool) (*model.RoomBookingPayload, error)
@@ -890,12 +911,12 @@ type MutationResolver interface {
 	CreatePlan(ctx context.Context, input model.CreatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	UpdatePlan(ctx context.Context, id int64, input model.UpdatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	DeletePlan(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	ChangeSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
-	CancelSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, note *string, dryRun *bool) (*model.SessionPayload, error)
-	RestoreSession(ctx context.Context, sessionID *int64, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
+	ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
+	CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) (*model.SessionPayload, error)
+	RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
 	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
 	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
-	CancelOneOff(ctx context.Context, id int64, note *string, dryRun *bool) (*model.OneOffPayload, error)
+	CancelOneOff(ctx context.Context, id int64, reason *string, note *string, dryRun *bool) (*model.OneOffPayload, error)
 	DeleteOneOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClosure(ctx context.Context, input model.CreateClosureInput, dryRun *bool) (*model.ClosurePayload, error)
 	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -935,7 +956,9 @@ type QueryResolver interface {
 	AppPassword(ctx context.Context, id int64) (*models.AppPassword, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
-	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.SubscriptionConnection, error)
+	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
+	Subscriptions(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
+	Membership(ctx context.Context, id int64) (*engine.Subscription, error)
 	Subscription(ctx context.Context, id int64) (*engine.Subscription, error)
 	Availability(ctx context.Context, roomID int64, from time.Time, to time.Time, units int, minutes int) ([]model.AvailabilityWindow, error)
 	Timeline(ctx context.Context, roomID int64, from time.Time, to time.Time) ([]model.TimelineStretch, error)
@@ -964,7 +987,7 @@ type QueryResolver interface {
 	OneOff(ctx context.Context, id int64) (*engine.OneOff, error)
 	Closures(ctx context.Context) ([]engine.Closure, error)
 	Closure(ctx context.Context, id int64) (*engine.Closure, error)
-	Session(ctx context.Context, id int64) (*model.Session, error)
+	Session(ctx context.Context, id model.SessionID) (*model.Session, error)
 	Day(ctx context.Context, date engine.Date) (*model.Day, error)
 	Days(ctx context.Context, from engine.Date, to engine.Date, filter *model.SessionFilter) ([]model.Day, error)
 	Sessions(ctx context.Context, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) ([]model.Session, error)
@@ -990,6 +1013,7 @@ type SeriesResolver interface {
 	CycleWeeks(ctx context.Context, obj *engine.Series) (int, error)
 	Entries(ctx context.Context, obj *engine.Series) ([]engine.Entry, error)
 	Plans(ctx context.Context, obj *engine.Series) ([]engine.Plan, error)
+	Memberships(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error)
 	Subscriptions(ctx context.Context, obj *engine.Series) ([]engine.Subscription, error)
 }
 type SeriesEntryResolver interface {
@@ -998,6 +1022,7 @@ type SeriesEntryResolver interface {
 	Class(ctx context.Context, obj *engine.Entry) (*model.Class, error)
 }
 type SessionResolver interface {
+	PlacesTaken(ctx context.Context, obj *model.Session) (int, error)
 	Booked(ctx context.Context, obj *model.Session) (int, error)
 	PlacesLeft(ctx context.Context, obj *model.Session) (*int, error)
 	Waitlist(ctx context.Context, obj *model.Session) (int, error)
@@ -1014,13 +1039,6 @@ type SessionRefResolver interface {
 }
 type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
-}
-type SubscriptionResolver interface {
-	Client(ctx context.Context, obj *engine.Subscription) (*engine.Client, error)
-	Series(ctx context.Context, obj *engine.Subscription) (*engine.Series, error)
-	Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error)
-	StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error)
-	EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1821,6 +1839,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Client.ID(childComplexity), true
+	case "Client.memberships":
+		if e.ComplexityRoot.Client.Memberships == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Client.Memberships(childComplexity), true
 	case "Client.name":
 		if e.ComplexityRoot.Client.Name == nil {
 			break
@@ -2035,6 +2059,112 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Live.ScheduleChanged(childComplexity), true
 
+	case "Membership.client":
+		if e.ComplexityRoot.Membership.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.Client(childComplexity), true
+	case "Membership.endDate":
+		if e.ComplexityRoot.Membership.EndDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.EndDate(childComplexity), true
+	case "Membership.id":
+		if e.ComplexityRoot.Membership.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.ID(childComplexity), true
+	case "Membership.plan":
+		if e.ComplexityRoot.Membership.Plan == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.Plan(childComplexity), true
+	case "Membership.series":
+		if e.ComplexityRoot.Membership.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.Series(childComplexity), true
+	case "Membership.startDate":
+		if e.ComplexityRoot.Membership.StartDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Membership.StartDate(childComplexity), true
+
+	case "MembershipConnection.edges":
+		if e.ComplexityRoot.MembershipConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.Edges(childComplexity), true
+	case "MembershipConnection.nodes":
+		if e.ComplexityRoot.MembershipConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.Nodes(childComplexity), true
+	case "MembershipConnection.pageInfo":
+		if e.ComplexityRoot.MembershipConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.PageInfo(childComplexity), true
+	case "MembershipConnection.totalCount":
+		if e.ComplexityRoot.MembershipConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipConnection.TotalCount(childComplexity), true
+
+	case "MembershipEdge.cursor":
+		if e.ComplexityRoot.MembershipEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipEdge.Cursor(childComplexity), true
+	case "MembershipEdge.node":
+		if e.ComplexityRoot.MembershipEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipEdge.Node(childComplexity), true
+
+	case "MembershipPayload.clashes":
+		if e.ComplexityRoot.MembershipPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Clashes(childComplexity), true
+	case "MembershipPayload.dryRun":
+		if e.ComplexityRoot.MembershipPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.DryRun(childComplexity), true
+	case "MembershipPayload.membership":
+		if e.ComplexityRoot.MembershipPayload.Membership == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Membership(childComplexity), true
+	case "MembershipPayload.revision":
+		if e.ComplexityRoot.MembershipPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Revision(childComplexity), true
+	case "MembershipPayload.subscription":
+		if e.ComplexityRoot.MembershipPayload.Subscription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Subscription(childComplexity), true
+
 	case "Mutation.bookRoom":
 		if e.ComplexityRoot.Mutation.BookRoom == nil {
 			break
@@ -2056,7 +2186,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.BookSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["oneOffId"].(*int64), args["clientId"].(*int64), args["waitlist"].(*bool), args["dryRun"].(*bool)), true
 	case "Mutation.cancelBooking":
 		if e.ComplexityRoot.Mutation.CancelBooking == nil {
 			break
@@ -2078,7 +2208,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CancelOneOff(childComplexity, args["id"].(int64), args["note"].(*string), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CancelOneOff(childComplexity, args["id"].(int64), args["reason"].(*string), args["note"].(*string), args["dryRun"].(*bool)), true
 	case "Mutation.cancelRoomBooking":
 		if e.ComplexityRoot.Mutation.CancelRoomBooking == nil {
 			break
@@ -2100,7 +2230,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["note"].(*string), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CancelSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["reason"].(*string), args["note"].(*string), args["dryRun"].(*bool)), true
 	case "Mutation.changeSession":
 		if e.ComplexityRoot.Mutation.ChangeSession == nil {
 			break
@@ -2111,7 +2241,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
 	case "Mutation.clearData":
 		if e.ComplexityRoot.Mutation.ClearData == nil {
 			break
@@ -2144,7 +2274,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["login"].(string), args["role"].(models.Role), args["staffId"].(*int64), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateAppPassword(childComplexity, args["input"].(*model.CreateAppPasswordInput), args["login"].(*string), args["role"].(*models.Role), args["staffId"].(*int64), args["dryRun"].(*bool)), true
 	case "Mutation.createCapacityRule":
 		if e.ComplexityRoot.Mutation.CreateCapacityRule == nil {
 			break
@@ -2200,6 +2330,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateClosure(childComplexity, args["input"].(model.CreateClosureInput), args["dryRun"].(*bool)), true
+	case "Mutation.createMembership":
+		if e.ComplexityRoot.Mutation.CreateMembership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createMembership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateMembership(childComplexity, args["input"].(model.CreateMembershipInput), args["dryRun"].(*bool)), true
 	case "Mutation.createOneOff":
 		if e.ComplexityRoot.Mutation.CreateOneOff == nil {
 			break
@@ -2265,7 +2406,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.CreateSubscriptionInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.CreateMembershipInput), args["dryRun"].(*bool)), true
 	case "Mutation.createToken":
 		if e.ComplexityRoot.Mutation.CreateToken == nil {
 			break
@@ -2276,7 +2417,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["role"].(models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["input"].(*model.CreateTokenInput), args["role"].(*models.Role), args["name"].(*string), args["clientId"].(*int64), args["staffId"].(*int64), args["dryRun"].(*bool)), true
 	case "Mutation.createWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.CreateWebhookEndpoint == nil {
 			break
@@ -2354,6 +2495,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteClosure(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteMembership":
+		if e.ComplexityRoot.Mutation.DeleteMembership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteMembership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteMembership(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.deleteOneOff":
 		if e.ComplexityRoot.Mutation.DeleteOneOff == nil {
 			break
@@ -2507,7 +2659,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*int64), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool)), true
 	case "Mutation.revokeAppPassword":
 		if e.ComplexityRoot.Mutation.RevokeAppPassword == nil {
 			break
@@ -2629,6 +2781,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateClient(childComplexity, args["id"].(int64), args["input"].(model.UpdateClientInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateMembership":
+		if e.ComplexityRoot.Mutation.UpdateMembership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateMembership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateMembership(childComplexity, args["id"].(int64), args["input"].(model.UpdateMembershipInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateOneOff":
 		if e.ComplexityRoot.Mutation.UpdateOneOff == nil {
 			break
@@ -2694,7 +2857,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateSubscriptionInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateMembershipInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.UpdateWebhookEndpoint == nil {
 			break
@@ -3123,6 +3286,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Days(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["filter"].(*model.SessionFilter)), true
 
+	case "Query.membership":
+		if e.ComplexityRoot.Query.Membership == nil {
+			break
+		}
+
+		args, err := ec.field_Query_membership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Membership(childComplexity, args["id"].(int64)), true
+	case "Query.memberships":
+		if e.ComplexityRoot.Query.Memberships == nil {
+			break
+		}
+
+		args, err := ec.field_Query_memberships_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Memberships(childComplexity, args["clientId"].(*int64), args["seriesId"].(*int64), args["first"].(*int), args["after"].(*string)), true
 	case "Query.oneOff":
 		if e.ComplexityRoot.Query.OneOff == nil {
 			break
@@ -3227,7 +3412,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Session(childComplexity, args["id"].(int64)), true
+		return e.ComplexityRoot.Query.Session(childComplexity, args["id"].(model.SessionID)), true
 	case "Query.sessions":
 		if e.ComplexityRoot.Query.Sessions == nil {
 			break
@@ -3574,6 +3759,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Series.ID(childComplexity), true
+	case "Series.memberships":
+		if e.ComplexityRoot.Series.Memberships == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Series.Memberships(childComplexity), true
 	case "Series.name":
 		if e.ComplexityRoot.Series.Name == nil {
 			break
@@ -3776,6 +3967,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.PlacesLeft(childComplexity), true
+	case "Session.placesTaken":
+		if e.ComplexityRoot.Session.PlacesTaken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.PlacesTaken(childComplexity), true
 	case "Session.ref":
 		if e.ComplexityRoot.Session.Ref == nil {
 			break
@@ -3943,106 +4140,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StaffPayload.Staff(childComplexity), true
-
-	case "Subscription.client":
-		if e.ComplexityRoot.Subscription.Client == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.Client(childComplexity), true
-	case "Subscription.endDate":
-		if e.ComplexityRoot.Subscription.EndDate == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.EndDate(childComplexity), true
-	case "Subscription.id":
-		if e.ComplexityRoot.Subscription.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.ID(childComplexity), true
-	case "Subscription.plan":
-		if e.ComplexityRoot.Subscription.Plan == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.Plan(childComplexity), true
-	case "Subscription.series":
-		if e.ComplexityRoot.Subscription.Series == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.Series(childComplexity), true
-	case "Subscription.startDate":
-		if e.ComplexityRoot.Subscription.StartDate == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Subscription.StartDate(childComplexity), true
-
-	case "SubscriptionConnection.edges":
-		if e.ComplexityRoot.SubscriptionConnection.Edges == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.Edges(childComplexity), true
-	case "SubscriptionConnection.nodes":
-		if e.ComplexityRoot.SubscriptionConnection.Nodes == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.Nodes(childComplexity), true
-	case "SubscriptionConnection.pageInfo":
-		if e.ComplexityRoot.SubscriptionConnection.PageInfo == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.PageInfo(childComplexity), true
-	case "SubscriptionConnection.totalCount":
-		if e.ComplexityRoot.SubscriptionConnection.TotalCount == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionConnection.TotalCount(childComplexity), true
-
-	case "SubscriptionEdge.cursor":
-		if e.ComplexityRoot.SubscriptionEdge.Cursor == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionEdge.Cursor(childComplexity), true
-	case "SubscriptionEdge.node":
-		if e.ComplexityRoot.SubscriptionEdge.Node == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionEdge.Node(childComplexity), true
-
-	case "SubscriptionPayload.clashes":
-		if e.ComplexityRoot.SubscriptionPayload.Clashes == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.Clashes(childComplexity), true
-	case "SubscriptionPayload.dryRun":
-		if e.ComplexityRoot.SubscriptionPayload.DryRun == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.DryRun(childComplexity), true
-	case "SubscriptionPayload.revision":
-		if e.ComplexityRoot.SubscriptionPayload.Revision == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.Revision(childComplexity), true
-	case "SubscriptionPayload.subscription":
-		if e.ComplexityRoot.SubscriptionPayload.Subscription == nil {
-			break
-		}
-
-		return e.ComplexityRoot.SubscriptionPayload.Subscription(childComplexity), true
 
 	case "TimelineStretch.capacity":
 		if e.ComplexityRoot.TimelineStretch.Capacity == nil {
@@ -4510,17 +4607,20 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("BookRoomInput", ec.unmarshalInputBookRoomInput),
 			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
 			graphql.NewInputUnmarshaler("CreateActivityInput", ec.unmarshalInputCreateActivityInput),
+			graphql.NewInputUnmarshaler("CreateAppPasswordInput", ec.unmarshalInputCreateAppPasswordInput),
 			graphql.NewInputUnmarshaler("CreateCapacityRuleInput", ec.unmarshalInputCreateCapacityRuleInput),
 			graphql.NewInputUnmarshaler("CreateClassInput", ec.unmarshalInputCreateClassInput),
 			graphql.NewInputUnmarshaler("CreateClassTimeInput", ec.unmarshalInputCreateClassTimeInput),
 			graphql.NewInputUnmarshaler("CreateClientInput", ec.unmarshalInputCreateClientInput),
 			graphql.NewInputUnmarshaler("CreateClosureInput", ec.unmarshalInputCreateClosureInput),
+			graphql.NewInputUnmarshaler("CreateMembershipInput", ec.unmarshalInputCreateMembershipInput),
 			graphql.NewInputUnmarshaler("CreateOneOffInput", ec.unmarshalInputCreateOneOffInput),
 			graphql.NewInputUnmarshaler("CreatePlanInput", ec.unmarshalInputCreatePlanInput),
 			graphql.NewInputUnmarshaler("CreateRoomInput", ec.unmarshalInputCreateRoomInput),
 			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
 			graphql.NewInputUnmarshaler("CreateStaffInput", ec.unmarshalInputCreateStaffInput),
 			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
+			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("CreateWebhookEndpointInput", ec.unmarshalInputCreateWebhookEndpointInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
@@ -4533,6 +4633,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateClassInput", ec.unmarshalInputUpdateClassInput),
 			graphql.NewInputUnmarshaler("UpdateClassTimeInput", ec.unmarshalInputUpdateClassTimeInput),
 			graphql.NewInputUnmarshaler("UpdateClientInput", ec.unmarshalInputUpdateClientInput),
+			graphql.NewInputUnmarshaler("UpdateMembershipInput", ec.unmarshalInputUpdateMembershipInput),
 			graphql.NewInputUnmarshaler("UpdateOneOffInput", ec.unmarshalInputUpdateOneOffInput),
 			graphql.NewInputUnmarshaler("UpdatePlanInput", ec.unmarshalInputUpdatePlanInput),
 			graphql.NewInputUnmarshaler("UpdateRoomInput", ec.unmarshalInputUpdateRoomInput),
@@ -4641,7 +4742,7 @@ enum Role {
   OWNER
   "Everything but API tokens: the business, the catalog, the timetable, clients, CalDAV logins and feed URLs."
   MANAGER
-  "Day changes, one-offs, clients, subscriptions and bookings; reads everything else."
+  "Day changes, one-offs, clients, memberships and bookings; reads everything else."
   FRONT_DESK
   "Reads the schedule and clients; tied to a staff member (staffId), sees who is booked into that member's sessions (see Booking)."
   STAFF
@@ -4768,17 +4869,45 @@ extend type Query {
   ): AppPassword
 }
 
+"A new API token."
+input CreateTokenInput {
+  "What the token may do."
+  role: Role!
+  "A name to tell tokens apart; empty when left out."
+  name: String
+  "The client a CLIENT token books for (required with CLIENT)."
+  clientId: ID
+  "The staff member a STAFF token acts for: it sees who is booked into that member's sessions."
+  staffId: ID
+}
+
+"A new CalDAV login."
+input CreateAppPasswordInput {
+  "The user name: letters, digits and dashes, unique on the server."
+  login: String!
+  "What the login may do."
+  role: Role!
+  "The staff member the login is tied to."
+  staffId: ID
+}
+
 extend type Mutation {
-  "A new API token; its secret is in the payload this once. OWNER only; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for a CLIENT token without clientId or a name too long; NOT_FOUND for an unknown client or staff member."
+  """
+  A new API token; its secret is in the payload this once. Give input (the loose arguments beside it are deprecated:
+  give input or them, not both). OWNER only; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for a CLIENT token
+  without clientId or a name too long; NOT_FOUND for an unknown client or staff member.
+  """
   createToken(
-    "What the token may do."
-    role: Role!
-    "A name to tell tokens apart; empty when left out."
-    name: String
-    "The client a CLIENT token books for (required with CLIENT)."
-    clientId: ID
-    "The staff member a STAFF token acts for: it sees who is booked into that member's sessions."
-    staffId: ID
+    "The token to make; required from the next release, when the loose arguments go."
+    input: CreateTokenInput
+    "What the token may do (deprecated: give input)."
+    role: Role @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
+    "A name to tell tokens apart (deprecated: give input)."
+    name: String @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
+    "The client a CLIENT token books for (deprecated: give input)."
+    clientId: ID @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
+    "The staff member a STAFF token acts for (deprecated: give input)."
+    staffId: ID @deprecated(reason: "Give input: {role, name, clientId, staffId}, as every create mutation takes.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): TokenPayload
@@ -4789,14 +4918,21 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): TokenPayload
-  "A CalDAV login; its password is in the payload this once. Tied to a staff member with the STAFF role it shows only that member's calendar. OWNER and MANAGER; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for an unusable or taken login; NOT_FOUND for an unknown staff member."
+  """
+  A CalDAV login; its password is in the payload this once. Tied to a staff member with the STAFF role it shows only
+  that member's calendar. Give input (the loose arguments beside it are deprecated: give input or them, not both).
+  OWNER and MANAGER; FORBIDDEN for a role above the caller's; BAD_USER_INPUT for an unusable or taken login; NOT_FOUND
+  for an unknown staff member.
+  """
   createAppPassword(
-    "The user name: letters, digits and dashes, unique on the server."
-    login: String!
-    "What the login may do."
-    role: Role!
-    "The staff member the login is tied to."
-    staffId: ID
+    "The login to make; required from the next release, when the loose arguments go."
+    input: CreateAppPasswordInput
+    "The user name (deprecated: give input)."
+    login: String @deprecated(reason: "Give input: {login, role, staffId}, as every create mutation takes.")
+    "What the login may do (deprecated: give input)."
+    role: Role @deprecated(reason: "Give input: {login, role, staffId}, as every create mutation takes.")
+    "The staff member the login is tied to (deprecated: give input)."
+    staffId: ID @deprecated(reason: "Give input: {login, role, staffId}, as every create mutation takes.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): AppPasswordPayload
@@ -4809,7 +4945,7 @@ extend type Mutation {
   ): AppPasswordPayload
 }
 `, BuiltIn: false},
-	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, subscriptions, bookings, room bookings, capacity and availability.
+	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
 
 "Where a booking stands."
 enum BookingStatus {
@@ -4848,23 +4984,29 @@ type Client {
   email: String
   "The phone number; null when none is known."
   phone: String
-  "The client's subscriptions, by start date then id."
-  subscriptions: [Subscription!]!
+  "The client's memberships, by start date then id."
+  memberships: [Membership!]!
+  "The client's memberships (renamed memberships; this name goes in the next release)."
+  subscriptions: [Membership!]! @deprecated(reason: "Use memberships: the type Subscription is now Membership.")
 }
 
-"A client's place on a series: the sessions of the series from startDate to endDate, optionally through a plan that limits how many a month."
-type Subscription {
-  "The subscription's id."
+"""
+A client's place on a series: the sessions of the series from startDate to endDate, optionally through a plan that
+limits how many a month. It was named Subscription until GraphQL clients (urql's graphcache, Apollo's cache) took it
+for the root of subscription operations, which answered data: null.
+"""
+type Membership {
+  "The membership's id."
   id: ID!
-  "Who is subscribed."
+  "Who is a member."
   client: Client!
-  "The series subscribed to."
+  "The series it is a place on."
   series: Series!
   "The plan that limits the sessions a month; null: on the series without a plan (no limit)."
   plan: Plan
-  "The first date (in the business's time zone) the subscription holds."
+  "The first date (in the business's time zone) the membership holds."
   startDate: Date!
-  "The last date the subscription holds, inclusive; null when it runs on with no end."
+  "The last date the membership holds, inclusive; null when it runs on with no end."
   endDate: Date
 }
 
@@ -4889,7 +5031,7 @@ type Booking {
   status: BookingStatus!
   "Place on the wait list (1 is next); null when not waiting."
   position: Int
-  "When the booking was made."
+  "When the booking was made (with the business's offset, as every DateTime)."
   createdAt: DateTime!
   "The session as it is now; null when it no longer happens (its series or one-off was removed)."
   session: Session
@@ -5007,24 +5149,24 @@ type ClientEdge {
   node: Client!
 }
 
-"A page of subscriptions, by start date then id."
-type SubscriptionConnection {
-  "The page's subscriptions with their cursors."
-  edges: [SubscriptionEdge!]!
-  "The page's subscriptions."
-  nodes: [Subscription!]!
+"A page of memberships, by start date then id."
+type MembershipConnection {
+  "The page's memberships with their cursors."
+  edges: [MembershipEdge!]!
+  "The page's memberships."
+  nodes: [Membership!]!
   "Where the page stands in the whole list."
   pageInfo: PageInfo!
-  "How many subscriptions the whole list holds (every page), of those the caller may see."
+  "How many memberships the whole list holds (every page), of those the caller may see."
   totalCount: Int!
 }
 
-"A subscription and its place in the list."
-type SubscriptionEdge {
-  "Pass as after to get the subscriptions that follow this one."
+"A membership and its place in the list."
+type MembershipEdge {
+  "Pass as after to get the memberships that follow this one."
   cursor: String!
-  "The subscription."
-  node: Subscription!
+  "The membership."
+  node: Membership!
 }
 
 "A page of bookings, by the session's start then id."
@@ -5079,16 +5221,18 @@ type ClientPayload implements Write {
   client: Client!
 }
 
-"What createSubscription and updateSubscription return."
-type SubscriptionPayload implements Write {
+"What createMembership and updateMembership return."
+type MembershipPayload implements Write {
   "True when nothing was saved (see Write.dryRun)."
   dryRun: Boolean!
   "The business's revision after the write (unchanged for a dry run)."
   revision: Int!
-  "Always empty: subscriptions take no time in the schedule."
+  "Always empty: memberships take no time in the schedule."
   clashes: [Clash!]!
-  "The subscription as saved (as it would be, for a dry run)."
-  subscription: Subscription!
+  "The membership as saved (as it would be, for a dry run)."
+  membership: Membership!
+  "The membership as saved (renamed membership; this name goes in the next release)."
+  subscription: Membership! @deprecated(reason: "Use membership.")
 }
 
 "What bookSession, cancelBooking and markAttendance return."
@@ -5166,14 +5310,15 @@ input CreateCapacityRuleInput {
 }
 
 """
-Changes to a capacity rule. A field left out keeps its value; weekdays, from
-and to set to null are cleared (to turn a weekly rule into an override, clear
-weekdays and give from and to); null on any other field is BAD_USER_INPUT.
+Changes to a capacity rule. A field left out keeps its value; from and to set
+to null are cleared, and weekdays set to [] (to turn a weekly rule into an
+override, give weekdays: [] with from and to); null on any other field, the
+weekdays too, is BAD_USER_INPUT.
 """
 input UpdateCapacityRuleInput {
   "The room the rule is about."
   roomId: ID @goField(omittable: true)
-  "The days of the week of a weekly rule; null clears them."
+  "The days of the week of a weekly rule; [] clears them (null is BAD_USER_INPUT, as for every list)."
   weekdays: [Weekday!] @goField(omittable: true)
   "The first date of an override; null clears it."
   from: Date @goField(omittable: true)
@@ -5210,35 +5355,69 @@ input UpdateClientInput {
   phone: String @goField(omittable: true)
 }
 
-"A new subscription."
-input CreateSubscriptionInput {
-  "Who subscribes."
+"A new membership."
+input CreateMembershipInput {
+  "Who becomes a member."
   clientId: ID!
-  "The series subscribed to."
+  "The series it is a place on."
   seriesId: ID!
   "A plan of the series that limits the sessions a month; left out: no plan, no limit."
   planId: ID
-  "The first date the subscription holds, in the business's time zone."
+  "The first date the membership holds, in the business's time zone."
   startDate: Date!
   "The last date, inclusive; left out: open, or for the plan's months when there is a plan."
   endDate: Date
 }
 
 """
-Changes to a subscription. A field left out keeps its value; planId and
-endDate set to null are cleared (no plan; no end); null on any other field is
-BAD_USER_INPUT.
+Changes to a membership. A field left out keeps its value; planId and
+endDate set to null are cleared (no plan; no end, or through a plan its
+months); null on any other field is BAD_USER_INPUT.
 """
-input UpdateSubscriptionInput {
-  "Who is subscribed."
+input UpdateMembershipInput {
+  "Who is a member."
   clientId: ID @goField(omittable: true)
-  "The series subscribed to."
+  "The series it is a place on."
   seriesId: ID @goField(omittable: true)
   "A plan of the series; null: no plan."
   planId: ID @goField(omittable: true)
-  "The first date the subscription holds."
+  "The first date the membership holds."
   startDate: Date @goField(omittable: true)
-  "The last date, inclusive; null: no end."
+  "The last date, inclusive; null: no end, or through a plan the plan's months from the start (as when it is made)."
+  endDate: Date @goField(omittable: true)
+}
+
+"""
+The input of createSubscription, which is deprecated: the same fields as CreateMembershipInput, kept for one release so
+that operations declaring it still validate (an input type cannot be deprecated, nor aliased). Use CreateMembershipInput.
+"""
+input CreateSubscriptionInput {
+  "See CreateMembershipInput.clientId."
+  clientId: ID!
+  "See CreateMembershipInput.seriesId."
+  seriesId: ID!
+  "See CreateMembershipInput.planId."
+  planId: ID
+  "See CreateMembershipInput.startDate."
+  startDate: Date!
+  "See CreateMembershipInput.endDate."
+  endDate: Date
+}
+
+"""
+The input of updateSubscription, which is deprecated: the same fields as UpdateMembershipInput, kept for one release so
+that operations declaring it still validate. Use UpdateMembershipInput.
+"""
+input UpdateSubscriptionInput {
+  "See UpdateMembershipInput.clientId."
+  clientId: ID @goField(omittable: true)
+  "See UpdateMembershipInput.seriesId."
+  seriesId: ID @goField(omittable: true)
+  "See UpdateMembershipInput.planId."
+  planId: ID @goField(omittable: true)
+  "See UpdateMembershipInput.startDate."
+  startDate: Date @goField(omittable: true)
+  "See UpdateMembershipInput.endDate."
   endDate: Date @goField(omittable: true)
 }
 
@@ -5263,25 +5442,41 @@ extend type Query {
     id: ID!
   ): Client
   """
-  Subscriptions, by start date then id, a page at a time: of a client, of a
+  Memberships, by start date then id, a page at a time: of a client, of a
   series, of both or every one. Every role may call it; a CLIENT token sees
   only its own.
   """
-  subscriptions(
+  memberships(
     "Only this client's; left out: every client's."
     clientId: ID
-    "Only subscriptions to this series; left out: every series."
+    "Only memberships of this series; left out: every series."
     seriesId: ID
     "How many to return, 0 to 500; left out: 50."
     first: Int
     "The cursor after which the page starts; left out: from the beginning."
     after: String
-  ): SubscriptionConnection
-  "One subscription by id. NOT_FOUND for an unknown id, and for another client's subscription from a CLIENT token."
-  subscription(
-    "The subscription's id."
+  ): MembershipConnection
+  "Memberships (renamed memberships; this name goes in the next release)."
+  subscriptions(
+    "Only this client's; left out: every client's."
+    clientId: ID
+    "Only memberships of this series; left out: every series."
+    seriesId: ID
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): MembershipConnection @deprecated(reason: "Use memberships: the type Subscription is now Membership.")
+  "One membership by id. NOT_FOUND for an unknown id, and for another client's membership from a CLIENT token."
+  membership(
+    "The membership's id."
     id: ID!
-  ): Subscription
+  ): Membership
+  "One membership by id (renamed membership; this name goes in the next release)."
+  subscription(
+    "The membership's id."
+    id: ID!
+  ): Membership @deprecated(reason: "Use membership.")
   """
   Every maximal window from..to in which units of the room stay free for
   minutes (exact to the second). Every role may call it. BAD_USER_INPUT for
@@ -5384,36 +5579,59 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): ClientPayload
-  "Removes a client. OWNER, MANAGER and FRONT_DESK. NOT_FOUND; IN_USE while the client has subscriptions or one-offs."
+  "Removes a client. OWNER, MANAGER and FRONT_DESK. NOT_FOUND; IN_USE while the client has memberships or one-offs."
   deleteClient(
     "The client's id."
     id: ID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
-  "Subscribes a client to a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client, series or plan; BAD_USER_INPUT for a plan of another series, or dates out of order."
+  "Makes a client a member of a series. OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client, series or plan; BAD_USER_INPUT for a plan of another series, or dates out of order."
+  createMembership(
+    "The new membership."
+    input: CreateMembershipInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): MembershipPayload
+  "Changes a membership (see UpdateMembershipInput for what null does). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
+  updateMembership(
+    "The membership's id."
+    id: ID!
+    "The changes."
+    input: UpdateMembershipInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): MembershipPayload
+  "Removes a membership. OWNER, MANAGER and FRONT_DESK. NOT_FOUND."
+  deleteMembership(
+    "The membership's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Deprecated: use createMembership (this name goes in the next release). OWNER, MANAGER and FRONT_DESK. NOT_FOUND for an unknown client, series or plan; BAD_USER_INPUT for a plan of another series, or dates out of order."
   createSubscription(
-    "The new subscription."
+    "The new membership."
     input: CreateSubscriptionInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
-  ): SubscriptionPayload
-  "Changes a subscription (see UpdateSubscriptionInput for what null does). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
+  ): MembershipPayload @deprecated(reason: "Use createMembership.")
+  "Deprecated: use updateMembership (this name goes in the next release). OWNER, MANAGER and FRONT_DESK. NOT_FOUND, BAD_USER_INPUT."
   updateSubscription(
-    "The subscription's id."
+    "The membership's id."
     id: ID!
     "The changes."
     input: UpdateSubscriptionInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
-  ): SubscriptionPayload
-  "Removes a subscription. OWNER, MANAGER and FRONT_DESK. NOT_FOUND."
+  ): MembershipPayload @deprecated(reason: "Use updateMembership.")
+  "Deprecated: use deleteMembership (this name goes in the next release). OWNER, MANAGER and FRONT_DESK. NOT_FOUND."
   deleteSubscription(
-    "The subscription's id."
+    "The membership's id."
     id: ID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
-  ): DeletePayload
+  ): DeletePayload @deprecated(reason: "Use deleteMembership.")
   """
   A place in a session for a client; with waitlist, a place on the wait list
   when it is full. Name the session by exactly one of sessionId, ref or
@@ -5422,11 +5640,11 @@ extend type Mutation {
   CAPACITY_FULL (no place left; extensions placesLeft, capacity), PLAN_LIMIT
   (the client's plan has no sessions left that month), NOT_FOUND (no such
   session or client), BAD_USER_INPUT (cancelled or started session, already
-  booked, no subscription), FORBIDDEN.
+  booked, no membership), FORBIDDEN.
   """
   bookSession(
     "The session, by its Session.id (s/DATE/CLASSTIME/CLASS, or o/ONEOFF for a one-off)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "A session of a series, by its original date, class time and class."
     ref: SessionRefInput
     "A one-off, by its id."
@@ -5522,7 +5740,7 @@ scalar Date
 "A wall-clock time of day, HH:MM on a 24-hour clock (00:00–24:00), in the business's time zone (Business.timeZone)."
 scalar LocalTime
 
-"An instant, RFC 3339 with its offset (2026-12-05T09:00:00+01:00)."
+"An instant, RFC 3339 with its offset (2026-12-05T09:00:00+01:00). Every instant the API answers carries the offset of the business's time zone at that instant; arguments may carry any offset."
 scalar DateTime
 
 "What a business is: it picks the words of the vocabulary (Query.vocabulary) and the demo loadDemo loads."
@@ -5571,7 +5789,7 @@ type Business {
   timeZone: String!
   "The first day of the business's week, SUNDAY or MONDAY: where week views begin and series anchor and end."
   weekStart: Weekday!
-  "Grows with every committed write; a front end can compare it to know whether its data is current."
+  "Grows by one with every committed write that changes something (a write that changes nothing keeps it); a front end can compare it to know whether its data is current."
   revision: Int!
   "True on a playground server: this business is the visitor's private, in-memory copy of a demo, dropped when idle."
   playground: Boolean!
@@ -5640,14 +5858,15 @@ business's, wherever the arguments name it; extensions.field names the argument 
 session named by ref, plans for a plan of a series' plans), CLASH (the write would add clashes, listed in
 extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
 
-The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
-empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
-room, a time) is refused with BAD_USER_INPUT naming the field.
+The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it reads
+as nullable on its object (a label, a class time's capacity, a colour); null on any other field — one that reads non-null
+(a name, a room, a time, a room's capacity) and every list, which [] empties where it can be empty — is refused with
+BAD_USER_INPUT naming the field. A count that must be at least 1 refuses 0 rather than reading it as a default.
 """
 interface Write {
-  "True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept."
+  "True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers (\"-12\") that no row ever has and no two objects share, which any field taking an id refuses."
   dryRun: Boolean!
-  "The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets)."
+  "The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets)."
   revision: Int!
   "The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH)."
   clashes: [Clash!]!
@@ -5691,6 +5910,12 @@ input UpdateBusinessInput {
   weekStart: Weekday @goField(omittable: true)
 }
 
+"""
+What can be read. Every field answers for the business of the request's token (Authorization: Bearer <token>) and
+says which roles may ask; a field the token may not read, or that fails, answers null with its error (path,
+extensions.code) while the request's other fields still answer. Lists that grow with use are cursor connections
+(first, after; see PageInfo).
+"""
 type Query {
   "The business of the request's token. Any role."
   business: Business
@@ -5698,6 +5923,12 @@ type Query {
   vocabulary: Vocabulary
 }
 
+"""
+What can be written. Each mutation is one write of the business of the request's token, checked in full (clashes on
+every future date included) and kept all or nothing; a request's mutations run one after the other. Every mutation
+takes dryRun, which checks everything and keeps nothing, and answers a payload implementing Write: see Write for the
+error codes and for the update rule that every UpdateXInput follows.
+"""
 type Mutation {
   "Change the business's settings. OWNER and MANAGER; BAD_USER_INPUT for an unknown time zone or a null field."
   updateBusiness(
@@ -5949,15 +6180,15 @@ type ClassTimePayload implements Write {
 input CreateRoomInput {
   "The room's name, unique in the business."
   name: String!
-  "How many units the room has, 1 to 10000; 1 when left out."
+  "How many units the room has, 1 to 10000; 1 when left out or null (0: BAD_USER_INPUT)."
   capacity: Int
 }
 
-"Changes to a room; follows the update rule (see Write). Neither field can be cleared."
+"Changes to a room; follows the update rule (see Write). Neither field can be cleared: null on either is BAD_USER_INPUT."
 input UpdateRoomInput {
   "The room's name, unique in the business."
   name: String @goField(omittable: true)
-  "How many units the room has, 1 to 10000."
+  "How many units the room has, 1 to 10000 (0 or null: BAD_USER_INPUT)."
   capacity: Int @goField(omittable: true)
 }
 
@@ -6224,7 +6455,7 @@ type ScheduleChange {
   to: Date
 }
 
-"The root of subscriptions (Subscription is a client's place on a plan)."
+"The root of subscription operations: what a front end can listen to."
 type Live {
   """
   Sent after every write that commits to the token's business, whichever server made it (servers on one PostgreSQL hear each other).
@@ -6238,7 +6469,7 @@ type Live {
 #
 # Who may do what here: every signed-in token may read (who is booked into a
 # session follows the rule of Booking; clients see only their own bookings,
-# subscriptions and one-off places); day changes and one-offs
+# memberships and one-off places); day changes and one-offs
 # need the owner, a manager or the front desk; series, plans and closures the
 # owner or a manager. Others get FORBIDDEN, no token UNAUTHENTICATED.
 #
@@ -6247,10 +6478,12 @@ type Live {
 # RFC 3339 with the business's offset.
 
 """
-Execution only: the argument holds a session's id (Session.id, ` + "`" + `s/DATE/CLASSTIME/CLASS` + "`" + ` or ` + "`" + `o/ONEOFF` + "`" + `)
-and is read as that text, not as a row id. A malformed one is refused with BAD_USER_INPUT before anything runs.
+A session's id, written as text like an ID: s/ORIGINAL-DATE/CLASSTIME/CLASS for a series session (the date it normally
+falls on, even when moved: s/2026-12-05/103/19), o/ONEOFF for a one-off (o/42). Session.id gives it; session(id) and the
+sessionId of changeSession, cancelSession, restoreSession and bookSession take it. Any other text is BAD_USER_INPUT naming
+the argument, before anything runs.
 """
-directive @sessionKey on ARGUMENT_DEFINITION
+scalar SessionID
 
 "Which kind of double booking a clash is."
 enum ClashKind {
@@ -6279,8 +6512,10 @@ type Series {
   entries: [SeriesEntry!]!
   "How it is sold."
   plans: [Plan!]!
-  "Who is subscribed: everyone for staff roles, a client token only its own."
-  subscriptions: [Subscription!]!
+  "Its members: everyone for staff roles, a client token only its own."
+  memberships: [Membership!]!
+  "Its members (renamed memberships; this name goes in the next release)."
+  subscriptions: [Membership!]! @deprecated(reason: "Use memberships: the type Subscription is now Membership.")
 }
 
 "One class of a series: a class in a class time, in one week of the rotation."
@@ -6373,9 +6608,10 @@ type Day {
 type Session {
   """
   Stable across edits: s/ORIGINAL-DATE/CLASSTIME/CLASS for a series session (the date it normally falls on, even when
-  moved), o/ONEOFF for a one-off. Pass it as session(id), or as sessionId to changeSession, cancelSession and restoreSession.
+  moved), o/ONEOFF for a one-off. Pass it as session(id), or as sessionId to changeSession, cancelSession, restoreSession
+  and bookSession.
   """
-  id: ID!
+  id: SessionID!
   "The date it happens (after any move), in the business's time zone."
   date: Date!
   "When it starts: wall-clock time in the business's time zone."
@@ -6413,7 +6649,9 @@ type Session {
   "The note of its day change or one-off; null for none."
   note: String
   "Places taken (booked, attended, no-show)."
-  booked: Int!
+  placesTaken: Int!
+  "Places taken (renamed placesTaken, beside placesLeft: Booking.booked is the session as booked; this name goes in the next release)."
+  booked: Int! @deprecated(reason: "Use placesTaken.")
   "Places left; null when the session has no limit."
   placesLeft: Int
   "Clients waiting for a place."
@@ -6808,7 +7046,7 @@ extend type Query {
   """
   session(
     "A Session.id: s/DATE/CLASSTIME/CLASS or o/ONEOFF."
-    id: ID! @sessionKey
+    id: SessionID!
   ): Session
   "The sessions of one date. Any signed-in token."
   day(
@@ -6925,7 +7163,7 @@ extend type Mutation {
   """
   changeSession(
     "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "The session by its original date, class time and class (Session.ref)."
     ref: SessionRefInput
     "What changes."
@@ -6936,18 +7174,20 @@ extend type Mutation {
   "Cancels one series session on its date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND."
   cancelSession(
     "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "The session by its original date, class time and class (Session.ref)."
     ref: SessionRefInput
-    "Why, shown to clients."
-    note: String
+    "Why, shown to clients: the session's cancelReason (and the note of its day change)."
+    reason: String
+    "Why (renamed reason, as Session.cancelReason reads it; this name goes in the next release). Give reason or note, not both."
+    note: String @deprecated(reason: "Use reason.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): SessionPayload
   "Undo every change of the session on that date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND, CLASH."
   restoreSession(
     "The session's id (Session.id, s/DATE/CLASSTIME/CLASS)."
-    sessionId: ID @sessionKey
+    sessionId: SessionID
     "The session by its original date, class time and class (Session.ref)."
     ref: SessionRefInput
     "Check and report without saving (see Write.dryRun)."
@@ -6973,8 +7213,10 @@ extend type Mutation {
   cancelOneOff(
     "The one-off."
     id: ID!
-    "Why, shown to clients."
-    note: String
+    "Why, shown to clients: its session's cancelReason (and the one-off's note)."
+    reason: String
+    "Why (renamed reason, as Session.cancelReason reads it; this name goes in the next release). Give reason or note, not both."
+    note: String @deprecated(reason: "Use reason.")
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): OneOffPayload
@@ -7021,8 +7263,8 @@ type WebhookEndpoint {
   url: String!
   "The event types it is sent (webhookEventTypes lists them)."
   events: [String!]!
-  "What it is for; may be empty."
-  description: String!
+  "What it is for; null when nothing is said."
+  description: String
   "Whether it is sent its events."
   status: WebhookEndpointStatus!
   "Why it is DISABLED; null otherwise."
@@ -7659,6 +7901,8 @@ func (ec *executionContext) childFields_Client(ctx context.Context, field graphq
 		return ec.fieldContext_Client_email(ctx, field)
 	case "phone":
 		return ec.fieldContext_Client_phone(ctx, field)
+	case "memberships":
+		return ec.fieldContext_Client_memberships(ctx, field)
 	case "subscriptions":
 		return ec.fieldContext_Client_subscriptions(ctx, field)
 	}
@@ -7771,6 +8015,64 @@ func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field g
 		return ec.fieldContext_FeedPayload_url(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeedPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Membership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Membership_id(ctx, field)
+	case "client":
+		return ec.fieldContext_Membership_client(ctx, field)
+	case "series":
+		return ec.fieldContext_Membership_series(ctx, field)
+	case "plan":
+		return ec.fieldContext_Membership_plan(ctx, field)
+	case "startDate":
+		return ec.fieldContext_Membership_startDate(ctx, field)
+	case "endDate":
+		return ec.fieldContext_Membership_endDate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Membership", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MembershipConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_MembershipConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MembershipConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_MembershipEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_MembershipEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MembershipPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_MembershipPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_MembershipPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_MembershipPayload_clashes(ctx, field)
+	case "membership":
+		return ec.fieldContext_MembershipPayload_membership(ctx, field)
+	case "subscription":
+		return ec.fieldContext_MembershipPayload_subscription(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MembershipPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_OneOff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7985,6 +8287,8 @@ func (ec *executionContext) childFields_Series(ctx context.Context, field graphq
 		return ec.fieldContext_Series_entries(ctx, field)
 	case "plans":
 		return ec.fieldContext_Series_plans(ctx, field)
+	case "memberships":
+		return ec.fieldContext_Series_memberships(ctx, field)
 	case "subscriptions":
 		return ec.fieldContext_Series_subscriptions(ctx, field)
 	}
@@ -8077,6 +8381,8 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_origin(ctx, field)
 	case "note":
 		return ec.fieldContext_Session_note(ctx, field)
+	case "placesTaken":
+		return ec.fieldContext_Session_placesTaken(ctx, field)
 	case "booked":
 		return ec.fieldContext_Session_booked(ctx, field)
 	case "placesLeft":
@@ -8157,62 +8463,6 @@ func (ec *executionContext) childFields_StaffPayload(ctx context.Context, field 
 		return ec.fieldContext_StaffPayload_staff(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StaffPayload", field.Name)
-}
-
-func (ec *executionContext) childFields_Subscription(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "id":
-		return ec.fieldContext_Subscription_id(ctx, field)
-	case "client":
-		return ec.fieldContext_Subscription_client(ctx, field)
-	case "series":
-		return ec.fieldContext_Subscription_series(ctx, field)
-	case "plan":
-		return ec.fieldContext_Subscription_plan(ctx, field)
-	case "startDate":
-		return ec.fieldContext_Subscription_startDate(ctx, field)
-	case "endDate":
-		return ec.fieldContext_Subscription_endDate(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type Subscription", field.Name)
-}
-
-func (ec *executionContext) childFields_SubscriptionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "edges":
-		return ec.fieldContext_SubscriptionConnection_edges(ctx, field)
-	case "nodes":
-		return ec.fieldContext_SubscriptionConnection_nodes(ctx, field)
-	case "pageInfo":
-		return ec.fieldContext_SubscriptionConnection_pageInfo(ctx, field)
-	case "totalCount":
-		return ec.fieldContext_SubscriptionConnection_totalCount(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type SubscriptionConnection", field.Name)
-}
-
-func (ec *executionContext) childFields_SubscriptionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "cursor":
-		return ec.fieldContext_SubscriptionEdge_cursor(ctx, field)
-	case "node":
-		return ec.fieldContext_SubscriptionEdge_node(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type SubscriptionEdge", field.Name)
-}
-
-func (ec *executionContext) childFields_SubscriptionPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "dryRun":
-		return ec.fieldContext_SubscriptionPayload_dryRun(ctx, field)
-	case "revision":
-		return ec.fieldContext_SubscriptionPayload_revision(ctx, field)
-	case "clashes":
-		return ec.fieldContext_SubscriptionPayload_clashes(ctx, field)
-	case "subscription":
-		return ec.fieldContext_SubscriptionPayload_subscription(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type SubscriptionPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_TimelineStretch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8598,8 +8848,10 @@ func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, ra
 func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_bookSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -8647,49 +8899,6 @@ func (ec *executionContext) field_Mutation_bookSession_args(ctx context.Context,
 	return args, nil
 }
 
-func (ec *executionContext) field_Mutation_bookSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
-}
-
 func (ec *executionContext) field_Mutation_cancelBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8723,22 +8932,30 @@ func (ec *executionContext) field_Mutation_cancelOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["id"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["note"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["reason"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["note"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg2
+	args["dryRun"] = arg3
 	return args, nil
 }
 
@@ -8767,8 +8984,10 @@ func (ec *executionContext) field_Mutation_cancelRoomBooking_args(ctx context.Co
 func (ec *executionContext) field_Mutation_cancelSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_cancelSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -8781,73 +9000,40 @@ func (ec *executionContext) field_Mutation_cancelSession_args(ctx context.Contex
 		return nil, err
 	}
 	args["ref"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["note"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["reason"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "note",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["note"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg3
+	args["dryRun"] = arg4
 	return args, nil
-}
-
-func (ec *executionContext) field_Mutation_cancelSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Mutation_changeSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_changeSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -8877,49 +9063,6 @@ func (ec *executionContext) field_Mutation_changeSession_args(ctx context.Contex
 	}
 	args["dryRun"] = arg3
 	return args, nil
-}
-
-func (ec *executionContext) field_Mutation_changeSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Mutation_clearData_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -8961,38 +9104,46 @@ func (ec *executionContext) field_Mutation_createActivity_args(ctx context.Conte
 func (ec *executionContext) field_Mutation_createAppPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "login",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.CreateAppPasswordInput, error) {
+			return ec.unmarshalOCreateAppPasswordInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateAppPasswordInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["login"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "role",
-		func(ctx context.Context, v any) (models.Role, error) {
-			return ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "login",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["role"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+	args["login"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "role",
+		func(ctx context.Context, v any) (*models.Role, error) {
+			return ec.unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["role"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["staffId"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["staffId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg3
+	args["dryRun"] = arg4
 	return args, nil
 }
 
@@ -9090,6 +9241,28 @@ func (ec *executionContext) field_Mutation_createClosure_args(ctx context.Contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateClosureInput, error) {
 			return ec.unmarshalNCreateClosureInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClosureInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateMembershipInput, error) {
+			return ec.unmarshalNCreateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9220,8 +9393,8 @@ func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.C
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.CreateSubscriptionInput, error) {
-			return ec.unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSubscriptionInput(ctx, v)
+		func(ctx context.Context, v any) (model.CreateMembershipInput, error) {
+			return ec.unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9241,46 +9414,54 @@ func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.C
 func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "role",
-		func(ctx context.Context, v any) (models.Role, error) {
-			return ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.CreateTokenInput, error) {
+			return ec.unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTokenInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["role"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "role",
+		func(ctx context.Context, v any) (*models.Role, error) {
+			return ec.unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["role"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "name",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["name"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+	args["name"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["clientId"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+	args["clientId"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
 		func(ctx context.Context, v any) (*int64, error) {
 			return ec.unmarshalOID2ᚖint64(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["staffId"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+	args["staffId"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
 		func(ctx context.Context, v any) (*bool, error) {
 			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["dryRun"] = arg4
+	args["dryRun"] = arg5
 	return args, nil
 }
 
@@ -9417,6 +9598,28 @@ func (ec *executionContext) field_Mutation_deleteClient_args(ctx context.Context
 }
 
 func (ec *executionContext) field_Mutation_deleteClosure_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -9799,8 +10002,10 @@ func (ec *executionContext) field_Mutation_replayWebhooks_args(ctx context.Conte
 func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Mutation_restoreSession_argsSessionID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (*model.SessionID, error) {
+			return ec.unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -9822,49 +10027,6 @@ func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Conte
 	}
 	args["dryRun"] = arg2
 	return args, nil
-}
-
-func (ec *executionContext) field_Mutation_restoreSession_argsSessionID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (*int64, error) {
-	if _, ok := rawArgs["sessionId"]; !ok {
-		var zeroVal *int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["sessionId"]
-		if !ok {
-			var zeroVal *int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalOID2ᚖint64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal *int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(*int64); ok {
-		return data, nil
-	} else if tmp == nil {
-		var zeroVal *int64
-		return zeroVal, nil
-	} else {
-		var zeroVal *int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Mutation_revokeAppPassword_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -10141,6 +10303,36 @@ func (ec *executionContext) field_Mutation_updateClient_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateMembership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
+			return ec.unmarshalNUpdateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateOneOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10319,8 +10511,8 @@ func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.C
 	}
 	args["id"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.UpdateSubscriptionInput, error) {
-			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSubscriptionInput(ctx, v)
+		func(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
+			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -10709,6 +10901,58 @@ func (ec *executionContext) field_Query_days_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_membership_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_memberships_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "seriesId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["seriesId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_oneOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10864,53 +11108,15 @@ func (ec *executionContext) field_Query_series_args(ctx context.Context, rawArgs
 func (ec *executionContext) field_Query_session_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-
-	arg0, err := ec.field_Query_session_argsID(ctx, rawArgs)
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (model.SessionID, error) {
+			return ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
 	if err != nil {
 		return nil, err
 	}
 	args["id"] = arg0
 	return args, nil
-}
-
-func (ec *executionContext) field_Query_session_argsID(
-	ctx context.Context,
-	rawArgs map[string]any,
-) (int64, error) {
-	if _, ok := rawArgs["id"]; !ok {
-		var zeroVal int64
-		return zeroVal, nil
-	}
-
-	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
-	directive0 := func(ctx context.Context) (any, error) {
-		tmp, ok := rawArgs["id"]
-		if !ok {
-			var zeroVal int64
-			return zeroVal, nil
-		}
-		return ec.unmarshalNID2int64(ctx, tmp)
-	}
-
-	directive1 := func(ctx context.Context) (any, error) {
-		if ec.Directives.SessionKey == nil {
-			var zeroVal int64
-			return zeroVal, errors.New("directive sessionKey is not implemented")
-		}
-		return ec.Directives.SessionKey(ctx, rawArgs, directive0)
-	}
-
-	tmp, err := directive1(ctx)
-	if err != nil {
-		var zeroVal int64
-		return zeroVal, graphql.ErrorOnPath(ctx, err)
-	}
-	if data, ok := tmp.(int64); ok {
-		return data, nil
-	} else {
-		var zeroVal int64
-		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be int64`, tmp))
-	}
 }
 
 func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -13319,18 +13525,18 @@ func (ec *executionContext) _CapacityRule_from(ctx context.Context, field graphq
 			return ec.fieldContext_CapacityRule_from(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.From, nil
+			return ec.Resolvers.CapacityRule().From(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
-			return ec.marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_CapacityRule_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Date")
+	return graphql.NewScalarFieldContext("CapacityRule", field, true, true, "Date")
 }
 
 func (ec *executionContext) _CapacityRule_to(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
@@ -13342,18 +13548,18 @@ func (ec *executionContext) _CapacityRule_to(ctx context.Context, field graphql.
 			return ec.fieldContext_CapacityRule_to(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.To, nil
+			return ec.Resolvers.CapacityRule().To(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
-			return ec.marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_CapacityRule_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CapacityRule", field, false, false, "Date")
+	return graphql.NewScalarFieldContext("CapacityRule", field, true, true, "Date")
 }
 
 func (ec *executionContext) _CapacityRule_start(ctx context.Context, field graphql.CollectedField, obj *engine.CapacityRule) (ret graphql.Marshaler) {
@@ -14499,6 +14705,38 @@ func (ec *executionContext) fieldContext_Client_phone(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Client", field, true, true, "String")
 }
 
+func (ec *executionContext) _Client_memberships(ctx context.Context, field graphql.CollectedField, obj *engine.Client) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Client_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Client().Memberships(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Client_memberships(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Client",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Client_subscriptions(ctx context.Context, field graphql.CollectedField, obj *engine.Client) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14512,7 +14750,7 @@ func (ec *executionContext) _Client_subscriptions(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -14525,7 +14763,7 @@ func (ec *executionContext) fieldContext_Client_subscriptions(_ context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
+			return ec.childFields_Membership(ctx, field)
 		},
 	}
 	return fc, nil
@@ -15361,6 +15599,487 @@ func (ec *executionContext) fieldContext_Live_scheduleChanged(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Membership_id(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Membership", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Membership_client(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().Client(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Membership",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Membership_series(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().Series(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Series) graphql.Marshaler {
+			return ec.marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Membership",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Membership_plan(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_plan(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().Plan(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Plan) graphql.Marshaler {
+			return ec.marshalOPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_plan(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Membership",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Plan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Membership_startDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_startDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().StartDate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Membership", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Membership_endDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Membership_endDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Membership().EndDate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Membership_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Membership", field, true, true, "Date")
+}
+
+func (ec *executionContext) _MembershipConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.MembershipEdge) graphql.Marshaler {
+			return ec.marshalNMembershipEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MembershipConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MembershipEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _MembershipEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MembershipEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _MembershipPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MembershipPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MembershipPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_membership(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_membership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Membership, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_membership(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_subscription(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_subscription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Subscription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_updateBusiness(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15503,7 +16222,7 @@ func (ec *executionContext) _Mutation_createToken(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["role"].(models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["input"].(*model.CreateTokenInput), fc.Args["role"].(*models.Role), fc.Args["name"].(*string), fc.Args["clientId"].(*int64), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenPayload) graphql.Marshaler {
@@ -15591,7 +16310,7 @@ func (ec *executionContext) _Mutation_createAppPassword(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["login"].(string), fc.Args["role"].(models.Role), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateAppPassword(ctx, fc.Args["input"].(*model.CreateAppPasswordInput), fc.Args["login"].(*string), fc.Args["role"].(*models.Role), fc.Args["staffId"].(*int64), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.AppPasswordPayload) graphql.Marshaler {
@@ -15801,6 +16520,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteClient(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createMembership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createMembership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateMembership(ctx, fc.Args["input"].(model.CreateMembershipInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createMembership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createMembership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateMembership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateMembership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateMembership(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateMembershipInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateMembership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateMembership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteMembership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteMembership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteMembership(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteMembership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteMembership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createSubscription(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15811,11 +16662,11 @@ func (ec *executionContext) _Mutation_createSubscription(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.CreateSubscriptionInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateSubscription(ctx, fc.Args["input"].(model.CreateMembershipInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15828,7 +16679,7 @@ func (ec *executionContext) fieldContext_Mutation_createSubscription(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionPayload(ctx, field)
+			return ec.childFields_MembershipPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -15855,11 +16706,11 @@ func (ec *executionContext) _Mutation_updateSubscription(ctx context.Context, fi
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSubscriptionInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateSubscription(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateMembershipInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-			return ec.marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+			return ec.marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx, selections, v)
 		},
 		true,
 		false,
@@ -15872,7 +16723,7 @@ func (ec *executionContext) fieldContext_Mutation_updateSubscription(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionPayload(ctx, field)
+			return ec.childFields_MembershipPayload(ctx, field)
 		},
 	}
 	defer func() {
@@ -15943,7 +16794,7 @@ func (ec *executionContext) _Mutation_bookSession(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().BookSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["oneOffId"].(*int64), fc.Args["clientId"].(*int64), fc.Args["waitlist"].(*bool), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.BookingPayload) graphql.Marshaler {
@@ -17395,7 +18246,7 @@ func (ec *executionContext) _Mutation_changeSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -17439,7 +18290,7 @@ func (ec *executionContext) _Mutation_cancelSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CancelSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["reason"].(*string), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -17483,7 +18334,7 @@ func (ec *executionContext) _Mutation_restoreSession(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*int64), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -17615,7 +18466,7 @@ func (ec *executionContext) _Mutation_cancelOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CancelOneOff(ctx, fc.Args["id"].(int64), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CancelOneOff(ctx, fc.Args["id"].(int64), fc.Args["reason"].(*string), fc.Args["note"].(*string), fc.Args["dryRun"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
@@ -19181,6 +20032,50 @@ func (ec *executionContext) fieldContext_Query_client(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_memberships(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Memberships(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipConnection) graphql.Marshaler {
+			return ec.marshalOMembershipConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_memberships(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MembershipConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_memberships_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_subscriptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19194,8 +20089,8 @@ func (ec *executionContext) _Query_subscriptions(ctx context.Context, field grap
 			return ec.Resolvers.Query().Subscriptions(ctx, fc.Args["clientId"].(*int64), fc.Args["seriesId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.SubscriptionConnection) graphql.Marshaler {
-			return ec.marshalOSubscriptionConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MembershipConnection) graphql.Marshaler {
+			return ec.marshalOMembershipConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipConnection(ctx, selections, v)
 		},
 		true,
 		false,
@@ -19208,7 +20103,7 @@ func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionConnection(ctx, field)
+			return ec.childFields_MembershipConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -19219,6 +20114,50 @@ func (ec *executionContext) fieldContext_Query_subscriptions(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_subscriptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_membership(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_membership(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Membership(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+			return ec.marshalOMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_membership(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_membership_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19239,7 +20178,7 @@ func (ec *executionContext) _Query_subscription(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-			return ec.marshalOSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
+			return ec.marshalOMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
 		},
 		true,
 		false,
@@ -19252,7 +20191,7 @@ func (ec *executionContext) fieldContext_Query_subscription(ctx context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
+			return ec.childFields_Membership(ctx, field)
 		},
 	}
 	defer func() {
@@ -20374,7 +21313,7 @@ func (ec *executionContext) _Query_session(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Session(ctx, fc.Args["id"].(int64))
+			return ec.Resolvers.Query().Session(ctx, fc.Args["id"].(model.SessionID))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
@@ -21771,6 +22710,38 @@ func (ec *executionContext) fieldContext_Series_plans(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Series_memberships(ctx context.Context, field graphql.CollectedField, obj *engine.Series) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Series_memberships(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Series().Memberships(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Series_memberships(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Series",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Membership(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Series_subscriptions(ctx context.Context, field graphql.CollectedField, obj *engine.Series) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21784,7 +22755,7 @@ func (ec *executionContext) _Series_subscriptions(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
+			return ec.marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -21797,7 +22768,7 @@ func (ec *executionContext) fieldContext_Series_subscriptions(_ context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
+			return ec.childFields_Membership(ctx, field)
 		},
 	}
 	return fc, nil
@@ -22210,14 +23181,14 @@ func (ec *executionContext) _Session_id(ctx context.Context, field graphql.Colle
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
+			return ec.marshalNSessionID2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Session_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Session", field, false, false, "ID")
+	return graphql.NewScalarFieldContext("Session", field, false, false, "SessionID")
 }
 
 func (ec *executionContext) _Session_date(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -22695,6 +23666,29 @@ func (ec *executionContext) _Session_note(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Session_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Session", field, false, false, "String")
+}
+
+func (ec *executionContext) _Session_placesTaken(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_placesTaken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().PlacesTaken(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_placesTaken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Session", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Session_booked(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
@@ -23334,455 +24328,6 @@ func (ec *executionContext) fieldContext_StaffPayload_staff(_ context.Context, f
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Staff(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_id(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNID2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subscription", field, false, false, "ID")
-}
-
-func (ec *executionContext) _Subscription_client(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_client(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Client(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
-			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Subscription",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Client(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_series(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_series(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Series(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Series) graphql.Marshaler {
-			return ec.marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Subscription",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Series(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_plan(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_plan(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Plan(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Plan) graphql.Marshaler {
-			return ec.marshalOPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_plan(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Subscription",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Plan(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Subscription_startDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_startDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().StartDate(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
-			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_startDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subscription", field, true, true, "Date")
-}
-
-func (ec *executionContext) _Subscription_endDate(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Subscription_endDate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().EndDate(ctx, obj)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
-			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Subscription_endDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Subscription", field, true, true, "Date")
-}
-
-func (ec *executionContext) _SubscriptionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_edges(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Edges, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []model.SubscriptionEdge) graphql.Marshaler {
-			return ec.marshalNSubscriptionEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdgeᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_SubscriptionEdge(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_nodes(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Nodes, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_pageInfo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PageInfo, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
-			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_PageInfo(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionConnection", field, false, false, "Int")
-}
-
-func (ec *executionContext) _SubscriptionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionEdge", field, false, false, "String")
-}
-
-func (ec *executionContext) _SubscriptionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionEdge_node(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Node, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionEdge",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_dryRun(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DryRun, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionPayload", field, false, false, "Boolean")
-}
-
-func (ec *executionContext) _SubscriptionPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_revision(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Revision, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SubscriptionPayload", field, false, false, "Int")
-}
-
-func (ec *executionContext) _SubscriptionPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_clashes(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Clashes, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
-			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionPayload",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Clash(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _SubscriptionPayload_subscription(ctx context.Context, field graphql.CollectedField, obj *model.SubscriptionPayload) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SubscriptionPayload_subscription(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Subscription, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-			return ec.marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_SubscriptionPayload_subscription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "SubscriptionPayload",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Subscription(ctx, field)
 		},
 	}
 	return fc, nil
@@ -24979,11 +25524,11 @@ func (ec *executionContext) _WebhookEndpoint_description(ctx context.Context, fi
 			return obj.Description, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_WebhookEndpoint_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -26929,6 +27474,62 @@ func UnmarshalCreateActivityInput(ctx context.Context, raw any) (model.CreateAct
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateAppPasswordInput(ctx context.Context, obj any) (model.CreateAppPasswordInput, error) {
+	var it model.CreateAppPasswordInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"login", "role", "staffId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "login":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("login"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Login = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateAppPasswordInput unmarshals raw into the CreateAppPasswordInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateAppPasswordInput(ctx context.Context, raw any) (model.CreateAppPasswordInput, error) {
+	var out model.CreateAppPasswordInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateAppPasswordInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateCapacityRuleInput(ctx context.Context, obj any) (model.CreateCapacityRuleInput, error) {
 	var it model.CreateCapacityRuleInput
 	if obj == nil {
@@ -27293,6 +27894,76 @@ func UnmarshalCreateClosureInput(ctx context.Context, raw any) (model.CreateClos
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateMembershipInput(ctx context.Context, obj any) (model.CreateMembershipInput, error) {
+	var it model.CreateMembershipInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "seriesId", "planId", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "seriesId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesID = data
+		case "planId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("planId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlanID = data
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = data
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateMembershipInput unmarshals raw into the CreateMembershipInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateMembershipInput(ctx context.Context, raw any) (model.CreateMembershipInput, error) {
+	var out model.CreateMembershipInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateMembershipInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateOneOffInput(ctx context.Context, obj any) (model.CreateOneOffInput, error) {
 	var it model.CreateOneOffInput
 	if obj == nil {
@@ -27650,8 +28321,8 @@ func UnmarshalCreateStaffInput(ctx context.Context, raw any) (model.CreateStaffI
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateSubscriptionInput, error) {
-	var it model.CreateSubscriptionInput
+func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateMembershipInput, error) {
+	var it model.CreateMembershipInput
 	if obj == nil {
 		return it, nil
 	}
@@ -27714,9 +28385,72 @@ func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Co
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateSubscriptionInput, error) {
-	var out model.CreateSubscriptionInput
+func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateMembershipInput, error) {
+	var out model.CreateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSubscriptionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateTokenInput(ctx context.Context, obj any) (model.CreateTokenInput, error) {
+	var it model.CreateTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"role", "name", "clientId", "staffId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateTokenInput unmarshals raw into the CreateTokenInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateTokenInput(ctx context.Context, raw any) (model.CreateTokenInput, error) {
+	var out model.CreateTokenInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTokenInput", raw, &out)
 	return out, err
 }
 
@@ -28539,6 +29273,76 @@ func UnmarshalUpdateClientInput(ctx context.Context, raw any) (model.UpdateClien
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateMembershipInput(ctx context.Context, obj any) (model.UpdateMembershipInput, error) {
+	var it model.UpdateMembershipInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "seriesId", "planId", "startDate", "endDate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = graphql.OmittableOf(data)
+		case "seriesId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesID = graphql.OmittableOf(data)
+		case "planId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("planId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlanID = graphql.OmittableOf(data)
+		case "startDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartDate = graphql.OmittableOf(data)
+		case "endDate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endDate"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EndDate = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateMembershipInput unmarshals raw into the UpdateMembershipInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateMembershipInput(ctx context.Context, raw any) (model.UpdateMembershipInput, error) {
+	var out model.UpdateMembershipInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateMembershipInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateOneOffInput(ctx context.Context, obj any) (model.UpdateOneOffInput, error) {
 	var it model.UpdateOneOffInput
 	if obj == nil {
@@ -28896,8 +29700,8 @@ func UnmarshalUpdateStaffInput(ctx context.Context, raw any) (model.UpdateStaffI
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateSubscriptionInput, error) {
-	var it model.UpdateSubscriptionInput
+func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateMembershipInput, error) {
+	var it model.UpdateMembershipInput
 	if obj == nil {
 		return it, nil
 	}
@@ -28960,8 +29764,8 @@ func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Co
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.UpdateSubscriptionInput, error) {
-	var out model.UpdateSubscriptionInput
+func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.UpdateMembershipInput, error) {
+	var out model.UpdateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSubscriptionInput", raw, &out)
 	return out, err
 }
@@ -29058,13 +29862,6 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._TokenPayload(ctx, sel, obj)
-	case model.SubscriptionPayload:
-		return ec._SubscriptionPayload(ctx, sel, &obj)
-	case *model.SubscriptionPayload:
-		if obj == nil {
-			return graphql.Null
-		}
-		return ec._SubscriptionPayload(ctx, sel, obj)
 	case model.StaffPayload:
 		return ec._StaffPayload(ctx, sel, &obj)
 	case *model.StaffPayload:
@@ -29114,6 +29911,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._OneOffPayload(ctx, sel, obj)
+	case model.MembershipPayload:
+		return ec._MembershipPayload(ctx, sel, &obj)
+	case *model.MembershipPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MembershipPayload(ctx, sel, obj)
 	case model.FeedPayload:
 		return ec._FeedPayload(ctx, sel, &obj)
 	case *model.FeedPayload:
@@ -30089,15 +30893,17 @@ func (ec *executionContext) _CapacityRule(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "from":
-			out.Values[i] = ec._CapacityRule_from(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapacityRule_from(ctx, field, obj)
+				})
 		case "to":
-			out.Values[i] = ec._CapacityRule_to(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapacityRule_to(ctx, field, obj)
+				})
 		case "start":
 			out.Values[i] = ec._CapacityRule_start(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30564,6 +31370,12 @@ func (ec *executionContext) _Client(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Client_phone(ctx, field, obj)
 				})
+		case "memberships":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Client_memberships(ctx, field, obj)
+				})
 		case "subscriptions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -30984,6 +31796,208 @@ func (ec *executionContext) _Live(ctx context.Context, sel ast.SelectionSet) fun
 	}
 }
 
+var membershipImplementors = []string{"Membership"}
+
+func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSet, obj *engine.Subscription) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Membership")
+		case "id":
+			out.Values[i] = ec._Membership_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_client(ctx, field, obj)
+				})
+		case "series":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_series(ctx, field, obj)
+				})
+		case "plan":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_plan(ctx, field, obj)
+				})
+		case "startDate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_startDate(ctx, field, obj)
+				})
+		case "endDate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Membership_endDate(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var membershipConnectionImplementors = []string{"MembershipConnection"}
+
+func (ec *executionContext) _MembershipConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipConnection")
+		case "edges":
+			out.Values[i] = ec._MembershipConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._MembershipConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MembershipConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MembershipConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var membershipEdgeImplementors = []string{"MembershipEdge"}
+
+func (ec *executionContext) _MembershipEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipEdge")
+		case "cursor":
+			out.Values[i] = ec._MembershipEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._MembershipEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var membershipPayloadImplementors = []string{"MembershipPayload", "Write"}
+
+func (ec *executionContext) _MembershipPayload(ctx context.Context, sel ast.SelectionSet, obj *model.MembershipPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, membershipPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MembershipPayload")
+		case "dryRun":
+			out.Values[i] = ec._MembershipPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._MembershipPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._MembershipPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "membership":
+			out.Values[i] = ec._MembershipPayload_membership(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "subscription":
+			out.Values[i] = ec._MembershipPayload_subscription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -31069,6 +32083,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteClient":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClient(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createMembership":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createMembership(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateMembership":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateMembership(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteMembership":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteMembership(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
@@ -31827,11 +32862,23 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_client(ctx, field)
 				})
+		case "memberships":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_memberships(ctx, field)
+				})
 		case "subscriptions":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_subscriptions(ctx, field)
+				})
+		case "membership":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_membership(ctx, field)
 				})
 		case "subscription":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -32488,6 +33535,12 @@ func (ec *executionContext) _Series(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Series_plans(ctx, field, obj)
 				})
+		case "memberships":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Series_memberships(ctx, field, obj)
+				})
 		case "subscriptions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -32774,6 +33827,12 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "placesTaken":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_placesTaken(ctx, field, obj)
+				})
 		case "booked":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -33041,203 +34100,6 @@ func (ec *executionContext) _StaffPayload(ctx context.Context, sel ast.Selection
 			}
 		case "staff":
 			out.Values[i] = ec._StaffPayload_staff(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionImplementors = []string{"Subscription"}
-
-func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet, obj *engine.Subscription) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("Subscription")
-		case "id":
-			out.Values[i] = ec._Subscription_id(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
-		case "client":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_client(ctx, field, obj)
-				})
-		case "series":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_series(ctx, field, obj)
-				})
-		case "plan":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_plan(ctx, field, obj)
-				})
-		case "startDate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_startDate(ctx, field, obj)
-				})
-		case "endDate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Subscription_endDate(ctx, field, obj)
-				})
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionConnectionImplementors = []string{"SubscriptionConnection"}
-
-func (ec *executionContext) _SubscriptionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionConnectionImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubscriptionConnection")
-		case "edges":
-			out.Values[i] = ec._SubscriptionConnection_edges(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "nodes":
-			out.Values[i] = ec._SubscriptionConnection_nodes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "pageInfo":
-			out.Values[i] = ec._SubscriptionConnection_pageInfo(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "totalCount":
-			out.Values[i] = ec._SubscriptionConnection_totalCount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionEdgeImplementors = []string{"SubscriptionEdge"}
-
-func (ec *executionContext) _SubscriptionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionEdgeImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubscriptionEdge")
-		case "cursor":
-			out.Values[i] = ec._SubscriptionEdge_cursor(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "node":
-			out.Values[i] = ec._SubscriptionEdge_node(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var subscriptionPayloadImplementors = []string{"SubscriptionPayload", "Write"}
-
-func (ec *executionContext) _SubscriptionPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SubscriptionPayload) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionPayloadImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("SubscriptionPayload")
-		case "dryRun":
-			out.Values[i] = ec._SubscriptionPayload_dryRun(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "revision":
-			out.Values[i] = ec._SubscriptionPayload_revision(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "clashes":
-			out.Values[i] = ec._SubscriptionPayload_clashes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "subscription":
-			out.Values[i] = ec._SubscriptionPayload_subscription(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -33748,7 +34610,7 @@ func (ec *executionContext) _WebhookEndpoint(ctx context.Context, sel ast.Select
 			}
 		case "description":
 			out.Values[i] = ec._WebhookEndpoint_description(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "status":
@@ -34865,6 +35727,11 @@ func (ec *executionContext) unmarshalNCreateClosureInput2githubᚗcomᚋkoredyne
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx context.Context, v any) (model.CreateMembershipInput, error) {
+	res, err := ec.unmarshalInputCreateMembershipInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateOneOffInput(ctx context.Context, v any) (model.CreateOneOffInput, error) {
 	res, err := ec.unmarshalInputCreateOneOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -34890,7 +35757,7 @@ func (ec *executionContext) unmarshalNCreateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateSubscriptionInput(ctx context.Context, v any) (model.CreateSubscriptionInput, error) {
+func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx context.Context, v any) (model.CreateMembershipInput, error) {
 	res, err := ec.unmarshalInputCreateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -34958,20 +35825,6 @@ func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int6
 func (ec *executionContext) marshalNID2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
 	_ = sel
 	res := model.MarshalID64(v)
-	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
-	}
-	return res
-}
-
-func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalID(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalID(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
 	}
@@ -35047,6 +35900,54 @@ func (ec *executionContext) marshalNLocalTime2githubᚗcomᚋkoredyneᚋschedule
 		graphql.AddInvalidNullFromMarshaler(ctx, "LocalTime!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNMembership2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v engine.Subscription) graphql.Marshaler {
+	return ec._Membership(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMembership2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMembership2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Membership!")
+		return graphql.Null
+	}
+	return ec._Membership(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMembershipEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdge(ctx context.Context, sel ast.SelectionSet, v model.MembershipEdge) graphql.Marshaler {
+	return ec._MembershipEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMembershipEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.MembershipEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMembershipEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNOneOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOff(ctx context.Context, sel ast.SelectionSet, v engine.OneOff) graphql.Marshaler {
@@ -35310,6 +36211,34 @@ func (ec *executionContext) unmarshalNSessionChangeInput2githubᚗcomᚋkoredyne
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, v any) (model.SessionID, error) {
+	res, err := model.UnmarshalSessionID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, sel ast.SelectionSet, v model.SessionID) graphql.Marshaler {
+	_ = sel
+	res := model.MarshalSessionID(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNSessionID2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
 	return ec._SessionRef(ctx, sel, &v)
 }
@@ -35391,54 +36320,6 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	for i := range v {
 		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
 	}
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNSubscription2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v engine.Subscription) graphql.Marshaler {
-	return ec._Subscription(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNSubscription2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscriptionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Subscription) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNSubscription2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Subscription!")
-		return graphql.Null
-	}
-	return ec._Subscription(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNSubscriptionEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdge(ctx context.Context, sel ast.SelectionSet, v model.SubscriptionEdge) graphql.Marshaler {
-	return ec._SubscriptionEdge(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNSubscriptionEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SubscriptionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNSubscriptionEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionEdge(ctx, sel, v[i])
-	})
 
 	for _, e := range ret {
 		if e == graphql.Null {
@@ -35531,6 +36412,11 @@ func (ec *executionContext) unmarshalNUpdateClientInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateMembershipInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
+	res, err := ec.unmarshalInputUpdateMembershipInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateOneOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateOneOffInput(ctx context.Context, v any) (model.UpdateOneOffInput, error) {
 	res, err := ec.unmarshalInputUpdateOneOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -35556,7 +36442,7 @@ func (ec *executionContext) unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateSubscriptionInput(ctx context.Context, v any) (model.UpdateSubscriptionInput, error) {
+func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
 	res, err := ec.unmarshalInputUpdateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -36251,6 +37137,14 @@ func (ec *executionContext) marshalOClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋ
 	return ec._ClosurePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOCreateAppPasswordInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateAppPasswordInput(ctx context.Context, v any) (*model.CreateAppPasswordInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateAppPasswordInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOCreateClassInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateClassInput(ctx context.Context, v any) (*model.CreateClassInput, error) {
 	if v == nil {
 		return nil, nil
@@ -36267,16 +37161,12 @@ func (ec *executionContext) unmarshalOCreateClassTimeInput2ᚖgithubᚗcomᚋkor
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (engine.Date, error) {
-	res, err := model.UnmarshalDate(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalODate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, sel ast.SelectionSet, v engine.Date) graphql.Marshaler {
-	_ = sel
-	_ = ctx
-	res := model.MarshalDate(v)
-	return res
+func (ec *executionContext) unmarshalOCreateTokenInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTokenInput(ctx context.Context, v any) (*model.CreateTokenInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateTokenInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx context.Context, v any) (*engine.Date, error) {
@@ -36444,6 +37334,27 @@ func (ec *executionContext) marshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋsched
 	return res
 }
 
+func (ec *executionContext) marshalOMembership2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Membership(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMembershipConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipConnection(ctx context.Context, sel ast.SelectionSet, v *model.MembershipConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MembershipConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMembershipPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐMembershipPayload(ctx context.Context, sel ast.SelectionSet, v *model.MembershipPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MembershipPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOOneOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOneOffᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.OneOff) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -36509,6 +37420,44 @@ func (ec *executionContext) marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋsch
 	}
 	return ec._PlanPayload(ctx, sel, v)
 }
+
+func (ec *executionContext) unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (*models.Role, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, sel ast.SelectionSet, v *models.Role) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole[*v])
+	return res
+}
+
+var (
+	unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole = map[string]models.Role{
+		"OWNER":      models.Owner,
+		"MANAGER":    models.Manager,
+		"FRONT_DESK": models.FrontDesk,
+		"STAFF":      models.StaffRole,
+		"READ_ONLY":  models.ReadOnly,
+		"CLIENT":     models.ClientRole,
+	}
+	marshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole = map[models.Role]string{
+		models.Owner:      "OWNER",
+		models.Manager:    "MANAGER",
+		models.FrontDesk:  "FRONT_DESK",
+		models.StaffRole:  "STAFF",
+		models.ReadOnly:   "READ_ONLY",
+		models.ClientRole: "CLIENT",
+	}
+)
 
 func (ec *executionContext) marshalORoom2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Room) graphql.Marshaler {
 	if v == nil {
@@ -36665,6 +37614,24 @@ func (ec *executionContext) unmarshalOSessionFilter2ᚖgithubᚗcomᚋkoredyne�
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, v any) (*model.SessionID, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := model.UnmarshalSessionID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, sel ast.SelectionSet, v *model.SessionID) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := model.MarshalSessionID(*v)
+	return res
+}
+
 func (ec *executionContext) marshalOSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx context.Context, sel ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -36778,27 +37745,6 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
-}
-
-func (ec *executionContext) marshalOSubscription2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v *engine.Subscription) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._Subscription(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalOSubscriptionConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionConnection(ctx context.Context, sel ast.SelectionSet, v *model.SubscriptionConnection) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._SubscriptionConnection(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalOSubscriptionPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSubscriptionPayload(ctx context.Context, sel ast.SelectionSet, v *model.SubscriptionPayload) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec._SubscriptionPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {

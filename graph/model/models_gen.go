@@ -23,14 +23,15 @@ import (
 // session named by ref, plans for a plan of a series' plans), CLASH (the write would add clashes, listed in
 // extensions.clashes), IN_USE (a deletion of something still used), TIMEOUT, UNAVAILABLE.
 //
-// The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it can be
-// empty (the fields that read as nullable: a label, a capacity, a colour); null on a field that cannot be empty (a name, a
-// room, a time) is refused with BAD_USER_INPUT naming the field.
+// The update rule, for every UpdateXInput: a field left out keeps its value; a field set to null clears it where it reads
+// as nullable on its object (a label, a class time's capacity, a colour); null on any other field — one that reads non-null
+// (a name, a room, a time, a room's capacity) and every list, which [] empties where it can be empty — is refused with
+// BAD_USER_INPUT naming the field. A count that must be at least 1 refuses 0 rather than reading it as a default.
 type Write interface {
 	IsWrite()
-	// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+	// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 	GetDryRun() bool
-	// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+	// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 	GetRevision() int
 	// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 	GetClashes() []engine.Clash
@@ -50,10 +51,10 @@ type ActivityPayload struct {
 
 func (ActivityPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this ActivityPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ActivityPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -104,10 +105,10 @@ type AppPasswordPayload struct {
 
 func (AppPasswordPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this AppPasswordPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this AppPasswordPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -186,10 +187,10 @@ type BookingPayload struct {
 
 func (BookingPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this BookingPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this BookingPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -238,10 +239,10 @@ type BusinessPayload struct {
 
 func (BusinessPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this BusinessPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this BusinessPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -278,10 +279,10 @@ type CalendarImportPayload struct {
 
 func (CalendarImportPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this CalendarImportPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this CalendarImportPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -318,10 +319,10 @@ type CapacityRulePayload struct {
 
 func (CapacityRulePayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this CapacityRulePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this CapacityRulePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -350,10 +351,10 @@ type ClassPayload struct {
 
 func (ClassPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this ClassPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClassPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -382,10 +383,10 @@ type ClassTimePayload struct {
 
 func (ClassTimePayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this ClassTimePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClassTimePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -434,10 +435,10 @@ type ClientPayload struct {
 
 func (ClientPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this ClientPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClientPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -466,10 +467,10 @@ type ClosurePayload struct {
 
 func (ClosurePayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this ClosurePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this ClosurePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -490,6 +491,16 @@ type CreateActivityInput struct {
 	Name string `json:"name"`
 	// A CSS colour (#e4572e); none when left out.
 	Color *string `json:"color,omitempty"`
+}
+
+// A new CalDAV login.
+type CreateAppPasswordInput struct {
+	// The user name: letters, digits and dashes, unique on the server.
+	Login string `json:"login"`
+	// What the login may do.
+	Role models.Role `json:"role"`
+	// The staff member the login is tied to.
+	StaffID *int64 `json:"staffId,omitempty"`
 }
 
 // A new capacity rule: weekly (weekdays) or an override (from and to), not both.
@@ -566,6 +577,20 @@ type CreateClosureInput struct {
 	PausesRotation *bool `json:"pausesRotation,omitempty"`
 }
 
+// A new membership.
+type CreateMembershipInput struct {
+	// Who becomes a member.
+	ClientID int64 `json:"clientId"`
+	// The series it is a place on.
+	SeriesID int64 `json:"seriesId"`
+	// A plan of the series that limits the sessions a month; left out: no plan, no limit.
+	PlanID *int64 `json:"planId,omitempty"`
+	// The first date the membership holds, in the business's time zone.
+	StartDate engine.Date `json:"startDate"`
+	// The last date, inclusive; left out: open, or for the plan's months when there is a plan.
+	EndDate *engine.Date `json:"endDate,omitempty"`
+}
+
 // A new one-off. Give exactly one of classId and class, else BAD_USER_INPUT.
 type CreateOneOffInput struct {
 	// An existing class.
@@ -612,7 +637,7 @@ type CreatePlanInput struct {
 type CreateRoomInput struct {
 	// The room's name, unique in the business.
 	Name string `json:"name"`
-	// How many units the room has, 1 to 10000; 1 when left out.
+	// How many units the room has, 1 to 10000; 1 when left out or null (0: BAD_USER_INPUT).
 	Capacity *int `json:"capacity,omitempty"`
 }
 
@@ -638,18 +663,16 @@ type CreateStaffInput struct {
 	Name string `json:"name"`
 }
 
-// A new subscription.
-type CreateSubscriptionInput struct {
-	// Who subscribes.
-	ClientID int64 `json:"clientId"`
-	// The series subscribed to.
-	SeriesID int64 `json:"seriesId"`
-	// A plan of the series that limits the sessions a month; left out: no plan, no limit.
-	PlanID *int64 `json:"planId,omitempty"`
-	// The first date the subscription holds, in the business's time zone.
-	StartDate engine.Date `json:"startDate"`
-	// The last date, inclusive; left out: open, or for the plan's months when there is a plan.
-	EndDate *engine.Date `json:"endDate,omitempty"`
+// A new API token.
+type CreateTokenInput struct {
+	// What the token may do.
+	Role models.Role `json:"role"`
+	// A name to tell tokens apart; empty when left out.
+	Name *string `json:"name,omitempty"`
+	// The client a CLIENT token books for (required with CLIENT).
+	ClientID *int64 `json:"clientId,omitempty"`
+	// The staff member a STAFF token acts for: it sees who is booked into that member's sessions.
+	StaffID *int64 `json:"staffId,omitempty"`
 }
 
 // A new webhook endpoint.
@@ -684,10 +707,10 @@ type DeletePayload struct {
 
 func (DeletePayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this DeletePayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this DeletePayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -716,10 +739,10 @@ type FeedPayload struct {
 
 func (FeedPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this FeedPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this FeedPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -734,10 +757,68 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
-// The root of subscriptions (Subscription is a client's place on a plan).
+// The root of subscription operations: what a front end can listen to.
 type Live struct {
 }
 
+// A page of memberships, by start date then id.
+type MembershipConnection struct {
+	// The page's memberships with their cursors.
+	Edges []MembershipEdge `json:"edges"`
+	// The page's memberships.
+	Nodes []engine.Subscription `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many memberships the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
+}
+
+// A membership and its place in the list.
+type MembershipEdge struct {
+	// Pass as after to get the memberships that follow this one.
+	Cursor string `json:"cursor"`
+	// The membership.
+	Node *engine.Subscription `json:"node"`
+}
+
+// What createMembership and updateMembership return.
+type MembershipPayload struct {
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: memberships take no time in the schedule.
+	Clashes []engine.Clash `json:"clashes"`
+	// The membership as saved (as it would be, for a dry run).
+	Membership *engine.Subscription `json:"membership"`
+	// The membership as saved (renamed membership; this name goes in the next release).
+	Subscription *engine.Subscription `json:"subscription"`
+}
+
+func (MembershipPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this MembershipPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this MembershipPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this MembershipPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// What can be written. Each mutation is one write of the business of the request's token, checked in full (clashes on
+// every future date included) and kept all or nothing; a request's mutations run one after the other. Every mutation
+// takes dryRun, which checks everything and keeps nothing, and answers a payload implementing Write: see Write for the
+// error codes and for the update rule that every UpdateXInput follows.
 type Mutation struct {
 }
 
@@ -755,10 +836,10 @@ type OneOffPayload struct {
 
 func (OneOffPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this OneOffPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this OneOffPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -799,10 +880,10 @@ type PlanPayload struct {
 
 func (PlanPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this PlanPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this PlanPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -817,6 +898,10 @@ func (this PlanPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What can be read. Every field answers for the business of the request's token (Authorization: Bearer <token>) and
+// says which roles may ask; a field the token may not read, or that fails, answers null with its error (path,
+// extensions.code) while the request's other fields still answer. Lists that grow with use are cursor connections
+// (first, after; see PageInfo).
 type Query struct {
 }
 
@@ -854,10 +939,10 @@ type RoomBookingPayload struct {
 
 func (RoomBookingPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this RoomBookingPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this RoomBookingPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -886,10 +971,10 @@ type RoomPayload struct {
 
 func (RoomPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this RoomPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this RoomPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -948,10 +1033,10 @@ type SeriesPayload struct {
 
 func (SeriesPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this SeriesPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SeriesPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1027,10 +1112,10 @@ type SessionPayload struct {
 
 func (SessionPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this SessionPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this SessionPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1069,66 +1154,14 @@ type StaffPayload struct {
 
 func (StaffPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this StaffPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this StaffPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this StaffPayload) GetClashes() []engine.Clash {
-	if this.Clashes == nil {
-		return nil
-	}
-	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
-	for _, concrete := range this.Clashes {
-		interfaceSlice = append(interfaceSlice, concrete)
-	}
-	return interfaceSlice
-}
-
-// A page of subscriptions, by start date then id.
-type SubscriptionConnection struct {
-	// The page's subscriptions with their cursors.
-	Edges []SubscriptionEdge `json:"edges"`
-	// The page's subscriptions.
-	Nodes []engine.Subscription `json:"nodes"`
-	// Where the page stands in the whole list.
-	PageInfo *PageInfo `json:"pageInfo"`
-	// How many subscriptions the whole list holds (every page), of those the caller may see.
-	TotalCount int `json:"totalCount"`
-}
-
-// A subscription and its place in the list.
-type SubscriptionEdge struct {
-	// Pass as after to get the subscriptions that follow this one.
-	Cursor string `json:"cursor"`
-	// The subscription.
-	Node *engine.Subscription `json:"node"`
-}
-
-// What createSubscription and updateSubscription return.
-type SubscriptionPayload struct {
-	// True when nothing was saved (see Write.dryRun).
-	DryRun bool `json:"dryRun"`
-	// The business's revision after the write (unchanged for a dry run).
-	Revision int `json:"revision"`
-	// Always empty: subscriptions take no time in the schedule.
-	Clashes []engine.Clash `json:"clashes"`
-	// The subscription as saved (as it would be, for a dry run).
-	Subscription *engine.Subscription `json:"subscription"`
-}
-
-func (SubscriptionPayload) IsWrite() {}
-
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
-func (this SubscriptionPayload) GetDryRun() bool { return this.DryRun }
-
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
-func (this SubscriptionPayload) GetRevision() int { return this.Revision }
-
-// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
-func (this SubscriptionPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
 	}
@@ -1189,10 +1222,10 @@ type TokenPayload struct {
 
 func (TokenPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this TokenPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this TokenPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1229,13 +1262,14 @@ type UpdateBusinessInput struct {
 	WeekStart graphql.Omittable[*time.Weekday] `json:"weekStart,omitempty"`
 }
 
-// Changes to a capacity rule. A field left out keeps its value; weekdays, from
-// and to set to null are cleared (to turn a weekly rule into an override, clear
-// weekdays and give from and to); null on any other field is BAD_USER_INPUT.
+// Changes to a capacity rule. A field left out keeps its value; from and to set
+// to null are cleared, and weekdays set to [] (to turn a weekly rule into an
+// override, give weekdays: [] with from and to); null on any other field, the
+// weekdays too, is BAD_USER_INPUT.
 type UpdateCapacityRuleInput struct {
 	// The room the rule is about.
 	RoomID graphql.Omittable[*int64] `json:"roomId,omitempty"`
-	// The days of the week of a weekly rule; null clears them.
+	// The days of the week of a weekly rule; [] clears them (null is BAD_USER_INPUT, as for every list).
 	Weekdays graphql.Omittable[[]time.Weekday] `json:"weekdays,omitempty"`
 	// The first date of an override; null clears it.
 	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
@@ -1292,6 +1326,22 @@ type UpdateClientInput struct {
 	Phone graphql.Omittable[*string] `json:"phone,omitempty"`
 }
 
+// Changes to a membership. A field left out keeps its value; planId and
+// endDate set to null are cleared (no plan; no end, or through a plan its
+// months); null on any other field is BAD_USER_INPUT.
+type UpdateMembershipInput struct {
+	// Who is a member.
+	ClientID graphql.Omittable[*int64] `json:"clientId,omitempty"`
+	// The series it is a place on.
+	SeriesID graphql.Omittable[*int64] `json:"seriesId,omitempty"`
+	// A plan of the series; null: no plan.
+	PlanID graphql.Omittable[*int64] `json:"planId,omitempty"`
+	// The first date the membership holds.
+	StartDate graphql.Omittable[*engine.Date] `json:"startDate,omitempty"`
+	// The last date, inclusive; null: no end, or through a plan the plan's months from the start (as when it is made).
+	EndDate graphql.Omittable[*engine.Date] `json:"endDate,omitempty"`
+}
+
 // A change of a one-off. A field left out keeps its value; label, capacity, units and note set to null clear (no label, no
 // limit, all of the room, no note); null on any other field is BAD_USER_INPUT naming it. Give at most one of classId and class.
 type UpdateOneOffInput struct {
@@ -1335,11 +1385,11 @@ type UpdatePlanInput struct {
 	Price graphql.Omittable[*string] `json:"price,omitempty"`
 }
 
-// Changes to a room; follows the update rule (see Write). Neither field can be cleared.
+// Changes to a room; follows the update rule (see Write). Neither field can be cleared: null on either is BAD_USER_INPUT.
 type UpdateRoomInput struct {
 	// The room's name, unique in the business.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
-	// How many units the room has, 1 to 10000.
+	// How many units the room has, 1 to 10000 (0 or null: BAD_USER_INPUT).
 	Capacity graphql.Omittable[*int] `json:"capacity,omitempty"`
 }
 
@@ -1364,22 +1414,6 @@ type UpdateSeriesInput struct {
 type UpdateStaffInput struct {
 	// The staff member's name.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
-}
-
-// Changes to a subscription. A field left out keeps its value; planId and
-// endDate set to null are cleared (no plan; no end); null on any other field is
-// BAD_USER_INPUT.
-type UpdateSubscriptionInput struct {
-	// Who is subscribed.
-	ClientID graphql.Omittable[*int64] `json:"clientId,omitempty"`
-	// The series subscribed to.
-	SeriesID graphql.Omittable[*int64] `json:"seriesId,omitempty"`
-	// A plan of the series; null: no plan.
-	PlanID graphql.Omittable[*int64] `json:"planId,omitempty"`
-	// The first date the subscription holds.
-	StartDate graphql.Omittable[*engine.Date] `json:"startDate,omitempty"`
-	// The last date, inclusive; null: no end.
-	EndDate graphql.Omittable[*engine.Date] `json:"endDate,omitempty"`
 }
 
 // Changes to a webhook endpoint; a field left out keeps its value.
@@ -1446,8 +1480,8 @@ type WebhookEndpoint struct {
 	URL string `json:"url"`
 	// The event types it is sent (webhookEventTypes lists them).
 	Events []string `json:"events"`
-	// What it is for; may be empty.
-	Description string `json:"description"`
+	// What it is for; null when nothing is said.
+	Description *string `json:"description,omitempty"`
 	// Whether it is sent its events.
 	Status WebhookEndpointStatus `json:"status"`
 	// Why it is DISABLED; null otherwise.
@@ -1502,10 +1536,10 @@ type WebhookEndpointPayload struct {
 
 func (WebhookEndpointPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this WebhookEndpointPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this WebhookEndpointPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
@@ -1542,10 +1576,10 @@ type WebhookQueuedPayload struct {
 
 func (WebhookQueuedPayload) IsWrite() {}
 
-// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept.
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
 func (this WebhookQueuedPayload) GetDryRun() bool { return this.DryRun }
 
-// The business's revision after the write (unchanged by a dry run, and by the writes outside the schedule: tokens, logins, feed secrets).
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
 func (this WebhookQueuedPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).

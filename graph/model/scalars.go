@@ -13,6 +13,19 @@ import (
 	"github.com/koredyne/schedule/engine"
 )
 
+// ValueError is a value a scalar cannot read: BAD_USER_INPUT. The scalar
+// does not know where the value was given; the API's error presenter
+// names it from the error's path (the argument, or the field of an input
+// inside it), as the client wrote it.
+type ValueError struct{ err *engine.Error }
+
+func (e *ValueError) Error() string { return e.err.Error() }
+func (e *ValueError) Unwrap() error { return e.err }
+
+func badValue(format string, args ...any) error {
+	return &ValueError{engine.Errorf(engine.Invalid, "", format, args...)}
+}
+
 // MarshalID64 writes a row id as a GraphQL ID (a string).
 func MarshalID64(id int64) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
@@ -33,11 +46,11 @@ func UnmarshalID64(v any) (int64, error) {
 	case int:
 		return int64(x), nil
 	default:
-		return 0, engine.Errorf(engine.Invalid, "id", "%v is not an id", v)
+		return 0, badValue("%v is not an id", v)
 	}
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, engine.Errorf(engine.Invalid, "id", "%q is not an id", s)
+		return 0, badValue("%q is not an id", s)
 	}
 	return id, nil
 }
@@ -51,11 +64,11 @@ func MarshalDate(d engine.Date) graphql.Marshaler {
 func UnmarshalDate(v any) (engine.Date, error) {
 	s, ok := v.(string)
 	if !ok {
-		return 0, engine.Errorf(engine.Invalid, "date", "a date is written as a string, YYYY-MM-DD")
+		return 0, badValue("a date is written as a string, YYYY-MM-DD")
 	}
 	d, err := engine.ParseDate(s)
 	if err != nil {
-		return 0, engine.Errorf(engine.Invalid, "date", "%v", err)
+		return 0, badValue("%v", err)
 	}
 	return d, nil
 }
@@ -69,11 +82,11 @@ func MarshalLocalTime(t engine.LocalTime) graphql.Marshaler {
 func UnmarshalLocalTime(v any) (engine.LocalTime, error) {
 	s, ok := v.(string)
 	if !ok {
-		return 0, engine.Errorf(engine.Invalid, "time", "a time is written as a string, HH:MM")
+		return 0, badValue("a time is written as a string, HH:MM")
 	}
 	t, err := engine.ParseLocalTime(s)
 	if err != nil {
-		return 0, engine.Errorf(engine.Invalid, "time", "%v", err)
+		return 0, badValue("%v", err)
 	}
 	return t, nil
 }
@@ -86,11 +99,40 @@ func MarshalDateTime(t time.Time) graphql.Marshaler { return graphql.MarshalTime
 func UnmarshalDateTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return time.Time{}, engine.Errorf(engine.Invalid, "dateTime", "an instant is written as a string in RFC 3339, such as 2026-12-01T09:00:00Z")
+		return time.Time{}, badValue("an instant is written as a string in RFC 3339, such as 2026-12-01T09:00:00Z")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, engine.Errorf(engine.Invalid, "dateTime", "%q is not an instant in RFC 3339, such as 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00", s)
+		return time.Time{}, badValue("%q is not an instant in RFC 3339, such as 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00", s)
 	}
 	return t, nil
+}
+
+// SessionID is a session's id as an argument (the SessionID scalar): a
+// series session by its ref, or a one-off by its id (OneOff not 0).
+type SessionID struct {
+	Ref    engine.SessionRef
+	OneOff int64
+}
+
+// String is the id as the API writes it (engine.SessionKey).
+func (s SessionID) String() string { return engine.SessionKey(s.Ref, s.OneOff) }
+
+// MarshalSessionID writes a session's id as text.
+func MarshalSessionID(s SessionID) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) { io.WriteString(w, strconv.Quote(s.String())) })
+}
+
+// UnmarshalSessionID reads a session's id as engine.ParseSessionKey does,
+// strictly; whether the session happens is for the resolver to check.
+func UnmarshalSessionID(v any) (SessionID, error) {
+	s, ok := v.(string)
+	if !ok {
+		return SessionID{}, badValue("a session id is written as text, such as s/2026-12-05/103/19 or o/42")
+	}
+	ref, oneOff, err := engine.ParseSessionKey(s)
+	if e, ok := err.(*engine.Error); ok {
+		return SessionID{}, &ValueError{e}
+	}
+	return SessionID{Ref: ref, OneOff: oneOff}, err
 }
