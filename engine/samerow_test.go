@@ -51,6 +51,10 @@ func TestSameRowIsDeepEqual(t *testing.T) {
 			return func(a, b any) bool { x, y := a.(CapacityRule), b.(CapacityRule); return SameRow(&x, &y) }
 		case RoomBooking:
 			return func(a, b any) bool { x, y := a.(RoomBooking), b.(RoomBooking); return SameRow(&x, &y) }
+		case Standing:
+			return func(a, b any) bool { x, y := a.(Standing), b.(Standing); return SameRow(&x, &y) }
+		case StandingSkip:
+			return func(a, b any) bool { x, y := a.(StandingSkip), b.(StandingSkip); return SameRow(&x, &y) }
 		}
 		return nil
 	}

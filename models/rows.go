@@ -583,3 +583,49 @@ func fit(s string, t engine.Text) string {
 	s, _ = t.Clean(s)
 	return s
 }
+
+// StandingBooking is a client's standing place (engine.Standing): one rule,
+// never a row per date.
+type StandingBooking struct {
+	bun.BaseModel `bun:"table:standing_bookings"`
+	versioned
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64 `bun:",pk"`
+	ClientID    int64
+	ClassTimeID int64
+	ClassID     int64
+	FromDate    Day
+	UntilDate   Day
+	Waitlist    bool
+}
+
+func (r *StandingBooking) Engine() engine.Standing {
+	return engine.Standing{ID: r.ID, ClientID: r.ClientID, ClassTimeID: r.ClassTimeID, ClassID: r.ClassID,
+		From: engine.Date(r.FromDate), Until: engine.Date(r.UntilDate), Waitlist: r.Waitlist}
+}
+
+func standingRow(b int64, s engine.Standing) StandingBooking {
+	return StandingBooking{ID: s.ID, BusinessID: b, ClientID: s.ClientID, ClassTimeID: s.ClassTimeID, ClassID: s.ClassID,
+		FromDate: Day(s.From), UntilDate: Day(s.Until), Waitlist: s.Waitlist}
+}
+
+// StandingSkip is one date a standing place is given up (engine.StandingSkip).
+type StandingSkip struct {
+	bun.BaseModel `bun:"table:standing_skips"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StandingID int64
+	Date       Day
+	Late       bool
+}
+
+func (r *StandingSkip) Engine() engine.StandingSkip {
+	return engine.StandingSkip{ID: r.ID, StandingID: r.StandingID, Date: engine.Date(r.Date), Late: r.Late}
+}
+
+func standingSkipRow(b int64, s engine.StandingSkip) StandingSkip {
+	return StandingSkip{ID: s.ID, BusinessID: b, StandingID: s.StandingID, Date: Day(s.Date), Late: s.Late}
+}
