@@ -98,7 +98,7 @@ func firstSession(s State) Date {
 // differs, in any order of the rows.
 func rulesDiffer(a, b State) bool {
 	ab, bb := a.Business, b.Business
-	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart ||
+	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart || ab.Locale != bb.Locale ||
 		ab.Location.String() != bb.Location.String() {
 		return true
 	}

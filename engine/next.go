@@ -134,7 +134,7 @@ type stateDiff struct {
 func diffStates(a, b *State) *stateDiff {
 	d := &stateDiff{}
 	ab, bb := a.Business, b.Business
-	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart ||
+	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart || ab.Locale != bb.Locale ||
 		ab.Location != bb.Location {
 		return d
 	}

@@ -306,6 +306,8 @@ func fixedBound(parent, field string) (bound, bool) {
 		return bound{each: eventTypesBound, all: -1, oneToMany: true}, true
 	case parent == "CapacityRule" && field == "weekdays":
 		return bound{each: 7, all: -1}, true
+	case parent == "Locale" && field == "pluralCategories": // CLDR has six
+		return bound{each: 6, all: -1}, true
 	}
 	return bound{}, false
 }

@@ -91,7 +91,13 @@ type Business struct {
 	Currency  string
 	TimeZone  string
 	WeekStart int
-	Revision  int64
+	// Language, FirstDay, Clock and Digits are engine.Locale: the language
+	// of the business's words and how it writes days, times and digits.
+	Language string
+	FirstDay int8
+	Clock    int8
+	Digits   string
+	Revision int64
 	// SettingsRevision is the revision that last changed the settings.
 	SettingsRevision int64
 	// CursorKey is the secret the API seals the cursors of the business's
@@ -109,6 +115,7 @@ func (b *Business) Settings() (engine.Business, error) {
 	return engine.Business{
 		Kind: engine.Kind(b.Kind), Name: fit(b.Name, engine.NameText), Currency: fit(b.Currency, engine.CurrencyText),
 		Location: loc, WeekStart: time.Weekday(b.WeekStart),
+		Locale: engine.Locale{Language: b.Language, FirstDay: b.FirstDay, Clock: b.Clock, Digits: b.Digits},
 	}, nil
 }
 
@@ -122,6 +129,7 @@ func (b *Business) SetSettings(s engine.Business) {
 	b.Kind, b.Name, b.Currency = string(s.Kind), s.Name, s.Currency
 	b.TimeZone = s.Location.String()
 	b.WeekStart = int(s.WeekStart)
+	b.Language, b.FirstDay, b.Clock, b.Digits = s.Locale.Language, s.Locale.FirstDay, s.Locale.Clock, s.Locale.Digits
 }
 
 // APIToken is a bearer token of one business; only its SHA-256 is stored.

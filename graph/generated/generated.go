@@ -17,6 +17,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -148,17 +149,22 @@ type ComplexityRoot struct {
 	}
 
 	Business struct {
-		Currency     func(childComplexity int) int
-		FeedURL      func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Kind         func(childComplexity int) int
-		Name         func(childComplexity int) int
-		Playground   func(childComplexity int) int
-		Revision     func(childComplexity int) int
-		Slug         func(childComplexity int) int
-		TimeZone     func(childComplexity int) int
-		TimetableURL func(childComplexity int) int
-		WeekStart    func(childComplexity int) int
+		Clock          func(childComplexity int) int
+		Currency       func(childComplexity int) int
+		Digits         func(childComplexity int) int
+		FeedURL        func(childComplexity int) int
+		FirstDayOfWeek func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		Language       func(childComplexity int) int
+		Locale         func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Playground     func(childComplexity int) int
+		Revision       func(childComplexity int) int
+		Slug           func(childComplexity int) int
+		TimeZone       func(childComplexity int) int
+		TimetableURL   func(childComplexity int) int
+		WeekStart      func(childComplexity int) int
 	}
 
 	BusinessPayload struct {
@@ -323,6 +329,15 @@ type ComplexityRoot struct {
 		ScheduleChanged func(childComplexity int) int
 	}
 
+	Locale struct {
+		Clock            func(childComplexity int) int
+		Digits           func(childComplexity int) int
+		FirstDayOfWeek   func(childComplexity int) int
+		Language         func(childComplexity int) int
+		PluralCategories func(childComplexity int) int
+		RightToLeft      func(childComplexity int) int
+	}
+
 	Membership struct {
 		Client    func(childComplexity int) int
 		EndDate   func(childComplexity int) int
@@ -464,6 +479,15 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Plan     func(childComplexity int) int
 		Revision func(childComplexity int) int
+	}
+
+	PluralForms struct {
+		Few   func(childComplexity int) int
+		Many  func(childComplexity int) int
+		One   func(childComplexity int) int
+		Other func(childComplexity int) int
+		Two   func(childComplexity int) int
+		Zero  func(childComplexity int) int
 	}
 
 	Query struct {
@@ -782,8 +806,9 @@ type ComplexityRoot struct {
 	}
 
 	Word struct {
-		Many func(childComplexity int) int
-		One  func(childComplexity int) int
+		Forms func(childComplexity int) int
+		Many  func(childComplexity int) int
+		One   func(childComplexity int) int
 	}
 }
 
@@ -811,6 +836,11 @@ type BusinessResolver interface {
 
 	Playground(ctx context.Context, obj *models.Business) (bool, error)
 	TimetableURL(ctx context.Context, obj *models.Business) (*string, error)
+	Language(ctx context.Context, obj *models.Business) (string, error)
+	FirstDayOfWeek(ctx context.Context, obj *models.Business) (*time.Weekday, error)
+	Clock(ctx context.Context, obj *models.Business) (*model.Clock, error)
+	Digits(ctx context.Context, obj *models.Business) (*model.Digits, error)
+	Locale(ctx context.Context, obj *models.Business) (*model.Locale, error)
 }
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
@@ -949,7 +979,7 @@ type PlanResolver interface {
 }
 type QueryResolver interface {
 	Business(ctx context.Context) (*models.Business, error)
-	Vocabulary(ctx context.Context) (*engine.Vocabulary, error)
+	Vocabulary(ctx context.Context) (*locale.Vocabulary, error)
 	Tokens(ctx context.Context, first *int, after *string) (*model.TokenConnection, error)
 	Token(ctx context.Context, id int64) (*models.APIToken, error)
 	AppPasswords(ctx context.Context, first *int, after *string) (*model.AppPasswordConnection, error)
@@ -1377,18 +1407,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BookingSnapshot.StartsAt(childComplexity), true
 
+	case "Business.clock":
+		if e.ComplexityRoot.Business.Clock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Clock(childComplexity), true
 	case "Business.currency":
 		if e.ComplexityRoot.Business.Currency == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Business.Currency(childComplexity), true
+	case "Business.digits":
+		if e.ComplexityRoot.Business.Digits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Digits(childComplexity), true
 	case "Business.feedUrl":
 		if e.ComplexityRoot.Business.FeedURL == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Business.FeedURL(childComplexity), true
+	case "Business.firstDayOfWeek":
+		if e.ComplexityRoot.Business.FirstDayOfWeek == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.FirstDayOfWeek(childComplexity), true
 	case "Business.id":
 		if e.ComplexityRoot.Business.ID == nil {
 			break
@@ -1401,6 +1449,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Business.Kind(childComplexity), true
+	case "Business.language":
+		if e.ComplexityRoot.Business.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Language(childComplexity), true
+	case "Business.locale":
+		if e.ComplexityRoot.Business.Locale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Locale(childComplexity), true
 	case "Business.name":
 		if e.ComplexityRoot.Business.Name == nil {
 			break
@@ -2058,6 +2118,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Live.ScheduleChanged(childComplexity), true
+
+	case "Locale.clock":
+		if e.ComplexityRoot.Locale.Clock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.Clock(childComplexity), true
+	case "Locale.digits":
+		if e.ComplexityRoot.Locale.Digits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.Digits(childComplexity), true
+	case "Locale.firstDayOfWeek":
+		if e.ComplexityRoot.Locale.FirstDayOfWeek == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.FirstDayOfWeek(childComplexity), true
+	case "Locale.language":
+		if e.ComplexityRoot.Locale.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.Language(childComplexity), true
+	case "Locale.pluralCategories":
+		if e.ComplexityRoot.Locale.PluralCategories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.PluralCategories(childComplexity), true
+	case "Locale.rightToLeft":
+		if e.ComplexityRoot.Locale.RightToLeft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.RightToLeft(childComplexity), true
 
 	case "Membership.client":
 		if e.ComplexityRoot.Membership.Client == nil {
@@ -3066,6 +3163,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlanPayload.Revision(childComplexity), true
+
+	case "PluralForms.few":
+		if e.ComplexityRoot.PluralForms.Few == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Few(childComplexity), true
+	case "PluralForms.many":
+		if e.ComplexityRoot.PluralForms.Many == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Many(childComplexity), true
+	case "PluralForms.one":
+		if e.ComplexityRoot.PluralForms.One == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.One(childComplexity), true
+	case "PluralForms.other":
+		if e.ComplexityRoot.PluralForms.Other == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Other(childComplexity), true
+	case "PluralForms.two":
+		if e.ComplexityRoot.PluralForms.Two == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Two(childComplexity), true
+	case "PluralForms.zero":
+		if e.ComplexityRoot.PluralForms.Zero == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Zero(childComplexity), true
 
 	case "Query.activities":
 		if e.ComplexityRoot.Query.Activities == nil {
@@ -4582,6 +4716,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookQueuedPayload.Revision(childComplexity), true
 
+	case "Word.forms":
+		if e.ComplexityRoot.Word.Forms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Word.Forms(childComplexity), true
 	case "Word.many":
 		if e.ComplexityRoot.Word.Many == nil {
 			break
@@ -5795,17 +5935,77 @@ type Business {
   playground: Boolean!
   "The secret URL of the business's public timetable page: the week's sessions, no client data (anyone with it can read the timetable). Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
   timetableUrl: String
+  "The language of the business's words, a BCP 47 tag: en (the default), ar, tr or ru. The vocabulary, the timetable page, calendar events and messages are in it, unless a request asks for another with Accept-Language."
+  language: String!
+  "The first day of a displayed week (the timetable page, the printed week) as the business set it; null for its language's default (locale.firstDayOfWeek). Apart from weekStart, which rotations count weeks from."
+  firstDayOfWeek: Weekday
+  "The clock times are written on as the business set it; null for its language's default (locale.clock)."
+  clock: Clock
+  "The digits numbers are written in as the business set it (a choice in Arabic only); null for its language's default (locale.digits)."
+  digits: Digits
+  "How the business's words are written: its language and the facts that come with it, the business's settings or the language's defaults."
+  locale: Locale!
 }
 
-"A noun of the business's vocabulary, in the singular and the plural."
+"How times of day are written."
+enum Clock {
+  "A 12-hour clock with a mark for before and after noon: 9 AM, 1:30 PM."
+  H12
+  "A 24-hour clock: 09:00, 13:30."
+  H24
+}
+
+"The digits numbers are written in."
+enum Digits {
+  "0123456789."
+  LATIN
+  "Arabic-Indic digits, ٠١٢٣٤٥٦٧٨٩ (Arabic only)."
+  ARABIC_INDIC
+}
+
+"How a business's words are written: a language and the facts of writing that come with it (CLDR's, or the business's settings)."
+type Locale {
+  "The language, a BCP 47 tag (en, ar, tr, ru)."
+  language: String!
+  "True for a language written right to left (Arabic): pages lay out their grid mirrored."
+  rightToLeft: Boolean!
+  "The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian, Sunday in English)."
+  firstDayOfWeek: Weekday!
+  "The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian)."
+  clock: Clock!
+  "The digits numbers are written in: the business's digits in Arabic (Arabic-Indic unless set to LATIN), Latin in the other languages."
+  digits: Digits!
+  "CLDR's cardinal plural categories of the language (zero one two few many other; Arabic has six, Russian four, English and Turkish two): the forms a Word has."
+  pluralCategories: [String!]!
+}
+
+"A noun of the business's vocabulary, in the singular and the plural, and in each form a count gives it."
 type Word {
   "The singular: \"class\"."
   one: String!
-  "The plural: \"classes\"."
+  "The plural as it stands alone, in a heading: \"classes\"."
   many: String!
+  "The noun as it follows a count, in each of CLDR's plural categories of the language (1 занятие, 2 занятия, 5 занятий); null where the language has no such category."
+  forms: PluralForms!
 }
 
-"The words a business uses on screens and in messages; they follow Business.kind."
+"A noun in each of CLDR's cardinal plural categories (https://cldr.unicode.org/index/cldr-spec/plural-rules); null where the language has no such category."
+type PluralForms {
+  "The form for zero (Arabic: 0)."
+  zero: String
+  "The form for one (English: 1; Russian: 1, 21, 31…)."
+  one: String
+  "The form for two (Arabic: 2)."
+  two: String
+  "The form for a few (Arabic: 3–10, 103–110…; Russian: 2–4, 22–24…)."
+  few: String
+  "The form for many (Arabic: 11–99, 111…; Russian: 0, 5–20, 25–30…)."
+  many: String
+  "The form for every other count (English: 0, 2, 3…; Arabic: 100–102…; Russian: fractions)."
+  other: String
+}
+
+"The words a business uses on screens and in messages; they follow Business.kind, in Business.language (or the request's Accept-Language, when it asks for a language the catalogues have)."
 type Vocabulary {
   "What a class is called (class, session, meeting)."
   class: Word!
@@ -5896,7 +6096,7 @@ type DeletePayload implements Write {
   id: ID!
 }
 
-"Changes to the business's settings; follows the update rule (see Write). None of them can be cleared: null on any is BAD_USER_INPUT."
+"Changes to the business's settings; follows the update rule (see Write). firstDayOfWeek, clock and digits are cleared by null (back to the language's default); null on any other is BAD_USER_INPUT."
 input UpdateBusinessInput {
   "The business's name."
   name: String @goField(omittable: true)
@@ -5908,6 +6108,14 @@ input UpdateBusinessInput {
   timeZone: String @goField(omittable: true)
   "The first day of the week: SUNDAY or MONDAY (BAD_USER_INPUT for another day)."
   weekStart: Weekday @goField(omittable: true)
+  "The language of the business's words: en, ar, tr or ru (a BCP 47 tag; ar-KW is ar). BAD_USER_INPUT for a language the catalogues do not have. The locale facts left at their defaults follow it."
+  language: String @goField(omittable: true)
+  "The first day of a displayed week, any day; null for the language's default."
+  firstDayOfWeek: Weekday @goField(omittable: true)
+  "The clock times are written on; null for the language's default."
+  clock: Clock @goField(omittable: true)
+  "The digits numbers are written in, a choice in Arabic (other languages write Latin digits whatever this says); null for the language's default."
+  digits: Digits @goField(omittable: true)
 }
 
 """
@@ -7697,6 +7905,16 @@ func (ec *executionContext) childFields_Business(ctx context.Context, field grap
 		return ec.fieldContext_Business_playground(ctx, field)
 	case "timetableUrl":
 		return ec.fieldContext_Business_timetableUrl(ctx, field)
+	case "language":
+		return ec.fieldContext_Business_language(ctx, field)
+	case "firstDayOfWeek":
+		return ec.fieldContext_Business_firstDayOfWeek(ctx, field)
+	case "clock":
+		return ec.fieldContext_Business_clock(ctx, field)
+	case "digits":
+		return ec.fieldContext_Business_digits(ctx, field)
+	case "locale":
+		return ec.fieldContext_Business_locale(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Business", field.Name)
 }
@@ -8017,6 +8235,24 @@ func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type FeedPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Locale(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "language":
+		return ec.fieldContext_Locale_language(ctx, field)
+	case "rightToLeft":
+		return ec.fieldContext_Locale_rightToLeft(ctx, field)
+	case "firstDayOfWeek":
+		return ec.fieldContext_Locale_firstDayOfWeek(ctx, field)
+	case "clock":
+		return ec.fieldContext_Locale_clock(ctx, field)
+	case "digits":
+		return ec.fieldContext_Locale_digits(ctx, field)
+	case "pluralCategories":
+		return ec.fieldContext_Locale_pluralCategories(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Locale", field.Name)
+}
+
 func (ec *executionContext) childFields_Membership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -8167,6 +8403,24 @@ func (ec *executionContext) childFields_PlanPayload(ctx context.Context, field g
 		return ec.fieldContext_PlanPayload_plan(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlanPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_PluralForms(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "zero":
+		return ec.fieldContext_PluralForms_zero(ctx, field)
+	case "one":
+		return ec.fieldContext_PluralForms_one(ctx, field)
+	case "two":
+		return ec.fieldContext_PluralForms_two(ctx, field)
+	case "few":
+		return ec.fieldContext_PluralForms_few(ctx, field)
+	case "many":
+		return ec.fieldContext_PluralForms_many(ctx, field)
+	case "other":
+		return ec.fieldContext_PluralForms_other(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PluralForms", field.Name)
 }
 
 func (ec *executionContext) childFields_Room(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8703,6 +8957,8 @@ func (ec *executionContext) childFields_Word(ctx context.Context, field graphql.
 		return ec.fieldContext_Word_one(ctx, field)
 	case "many":
 		return ec.fieldContext_Word_many(ctx, field)
+	case "forms":
+		return ec.fieldContext_Word_forms(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Word", field.Name)
 }
@@ -13034,6 +13290,130 @@ func (ec *executionContext) fieldContext_Business_timetableUrl(_ context.Context
 	return graphql.NewScalarFieldContext("Business", field, true, true, "String")
 }
 
+func (ec *executionContext) _Business_language(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Language(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Business_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "String")
+}
+
+func (ec *executionContext) _Business_firstDayOfWeek(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_firstDayOfWeek(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().FirstDayOfWeek(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Weekday) graphql.Marshaler {
+			return ec.marshalOWeekday2ᚖtimeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Business_firstDayOfWeek(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "Weekday")
+}
+
+func (ec *executionContext) _Business_clock(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_clock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Clock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Clock) graphql.Marshaler {
+			return ec.marshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Business_clock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "Clock")
+}
+
+func (ec *executionContext) _Business_digits(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_digits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Digits(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Digits) graphql.Marshaler {
+			return ec.marshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Business_digits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "Digits")
+}
+
+func (ec *executionContext) _Business_locale(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_locale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Locale(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Locale) graphql.Marshaler {
+			return ec.marshalNLocale2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐLocale(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Business_locale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Business",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Locale(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BusinessPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.BusinessPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15597,6 +15977,144 @@ func (ec *executionContext) fieldContext_Live_scheduleChanged(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Locale_language(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "String")
+}
+
+func (ec *executionContext) _Locale_rightToLeft(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_rightToLeft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RightToLeft, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_rightToLeft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Locale_firstDayOfWeek(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_firstDayOfWeek(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstDayOfWeek, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2timeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_firstDayOfWeek(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _Locale_clock(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_clock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Clock) graphql.Marshaler {
+			return ec.marshalNClock2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_clock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Clock")
+}
+
+func (ec *executionContext) _Locale_digits(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_digits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Digits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Digits) graphql.Marshaler {
+			return ec.marshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_digits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Digits")
+}
+
+func (ec *executionContext) _Locale_pluralCategories(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_pluralCategories(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PluralCategories, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_pluralCategories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "String")
 }
 
 func (ec *executionContext) _Membership_id(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
@@ -19704,6 +20222,144 @@ func (ec *executionContext) fieldContext_PlanPayload_plan(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _PluralForms_zero(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_zero(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zero, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_zero(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_one(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_one(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.One, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_one(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_two(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_two(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Two, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_two(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_few(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_few(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Few, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_few(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_many(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_many(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Many, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_many(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_other(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_other(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Other, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_other(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
 func (ec *executionContext) _Query_business(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19748,8 +20404,8 @@ func (ec *executionContext) _Query_vocabulary(ctx context.Context, field graphql
 			return ec.Resolvers.Query().Vocabulary(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
-			return ec.marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *locale.Vocabulary) graphql.Marshaler {
+			return ec.marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐVocabulary(ctx, selections, v)
 		},
 		true,
 		false,
@@ -24824,7 +25480,7 @@ func (ec *executionContext) fieldContext_TokenPayload_secret(_ context.Context, 
 	return graphql.NewScalarFieldContext("TokenPayload", field, false, false, "String")
 }
 
-func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24836,8 +25492,8 @@ func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql
 			return obj.Class, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24856,7 +25512,7 @@ func (ec *executionContext) fieldContext_Vocabulary_class(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_staff(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_staff(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24868,8 +25524,8 @@ func (ec *executionContext) _Vocabulary_staff(ctx context.Context, field graphql
 			return obj.Staff, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24888,7 +25544,7 @@ func (ec *executionContext) fieldContext_Vocabulary_staff(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_activity(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_activity(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24900,8 +25556,8 @@ func (ec *executionContext) _Vocabulary_activity(ctx context.Context, field grap
 			return obj.Activity, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24920,7 +25576,7 @@ func (ec *executionContext) fieldContext_Vocabulary_activity(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_client(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_client(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24932,8 +25588,8 @@ func (ec *executionContext) _Vocabulary_client(ctx context.Context, field graphq
 			return obj.Client, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24952,7 +25608,7 @@ func (ec *executionContext) fieldContext_Vocabulary_client(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_series(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_series(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24964,8 +25620,8 @@ func (ec *executionContext) _Vocabulary_series(ctx context.Context, field graphq
 			return obj.Series, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24984,7 +25640,7 @@ func (ec *executionContext) fieldContext_Vocabulary_series(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_room(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_room(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24996,8 +25652,8 @@ func (ec *executionContext) _Vocabulary_room(ctx context.Context, field graphql.
 			return obj.Room, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25016,7 +25672,7 @@ func (ec *executionContext) fieldContext_Vocabulary_room(_ context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_printTitle(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_printTitle(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26173,7 +26829,7 @@ func (ec *executionContext) fieldContext_WebhookQueuedPayload_queued(_ context.C
 	return graphql.NewScalarFieldContext("WebhookQueuedPayload", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Word_one(ctx context.Context, field graphql.CollectedField, obj *engine.Word) (ret graphql.Marshaler) {
+func (ec *executionContext) _Word_one(ctx context.Context, field graphql.CollectedField, obj *locale.Word) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26196,7 +26852,7 @@ func (ec *executionContext) fieldContext_Word_one(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Word", field, false, false, "String")
 }
 
-func (ec *executionContext) _Word_many(ctx context.Context, field graphql.CollectedField, obj *engine.Word) (ret graphql.Marshaler) {
+func (ec *executionContext) _Word_many(ctx context.Context, field graphql.CollectedField, obj *locale.Word) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26217,6 +26873,38 @@ func (ec *executionContext) _Word_many(ctx context.Context, field graphql.Collec
 }
 func (ec *executionContext) fieldContext_Word_many(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Word", field, false, false, "String")
+}
+
+func (ec *executionContext) _Word_forms(ctx context.Context, field graphql.CollectedField, obj *locale.Word) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Word_forms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Forms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v locale.PluralForms) graphql.Marshaler {
+			return ec.marshalNPluralForms2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐPluralForms(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Word_forms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Word",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PluralForms(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -28920,7 +29608,7 @@ func (ec *executionContext) unmarshalInputUpdateBusinessInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "kind", "currency", "timeZone", "weekStart"}
+	fieldsInOrder := [...]string{"name", "kind", "currency", "timeZone", "weekStart", "language", "firstDayOfWeek", "clock", "digits"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28962,6 +29650,34 @@ func (ec *executionContext) unmarshalInputUpdateBusinessInput(ctx context.Contex
 				return it, err
 			}
 			it.WeekStart = graphql.OmittableOf(data)
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = graphql.OmittableOf(data)
+		case "firstDayOfWeek":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstDayOfWeek"))
+			data, err := ec.unmarshalOWeekday2ᚖtimeᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstDayOfWeek = graphql.OmittableOf(data)
+		case "clock":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clock"))
+			data, err := ec.unmarshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Clock = graphql.OmittableOf(data)
+		case "digits":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("digits"))
+			data, err := ec.unmarshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Digits = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -30684,6 +31400,36 @@ func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Business_timetableUrl(ctx, field, obj)
 				})
+		case "language":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_language(ctx, field, obj)
+				})
+		case "firstDayOfWeek":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_firstDayOfWeek(ctx, field, obj)
+				})
+		case "clock":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_clock(ctx, field, obj)
+				})
+		case "digits":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_digits(ctx, field, obj)
+				})
+		case "locale":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_locale(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31796,6 +32542,64 @@ func (ec *executionContext) _Live(ctx context.Context, sel ast.SelectionSet) fun
 	}
 }
 
+var localeImplementors = []string{"Locale"}
+
+func (ec *executionContext) _Locale(ctx context.Context, sel ast.SelectionSet, obj *model.Locale) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, localeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Locale")
+		case "language":
+			out.Values[i] = ec._Locale_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rightToLeft":
+			out.Values[i] = ec._Locale_rightToLeft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstDayOfWeek":
+			out.Values[i] = ec._Locale_firstDayOfWeek(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clock":
+			out.Values[i] = ec._Locale_clock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "digits":
+			out.Values[i] = ec._Locale_digits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pluralCategories":
+			out.Values[i] = ec._Locale_pluralCategories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var membershipImplementors = []string{"Membership"}
 
 func (ec *executionContext) _Membership(ctx context.Context, sel ast.SelectionSet, obj *engine.Subscription) graphql.Marshaler {
@@ -32776,6 +33580,64 @@ func (ec *executionContext) _PlanPayload(ctx context.Context, sel ast.SelectionS
 		case "plan":
 			out.Values[i] = ec._PlanPayload_plan(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var pluralFormsImplementors = []string{"PluralForms"}
+
+func (ec *executionContext) _PluralForms(ctx context.Context, sel ast.SelectionSet, obj *locale.PluralForms) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pluralFormsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PluralForms")
+		case "zero":
+			out.Values[i] = ec._PluralForms_zero(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "one":
+			out.Values[i] = ec._PluralForms_one(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "two":
+			out.Values[i] = ec._PluralForms_two(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "few":
+			out.Values[i] = ec._PluralForms_few(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "many":
+			out.Values[i] = ec._PluralForms_many(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "other":
+			out.Values[i] = ec._PluralForms_other(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -34357,7 +35219,7 @@ func (ec *executionContext) _TokenPayload(ctx context.Context, sel ast.Selection
 
 var vocabularyImplementors = []string{"Vocabulary"}
 
-func (ec *executionContext) _Vocabulary(ctx context.Context, sel ast.SelectionSet, obj *engine.Vocabulary) graphql.Marshaler {
+func (ec *executionContext) _Vocabulary(ctx context.Context, sel ast.SelectionSet, obj *locale.Vocabulary) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, vocabularyImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -34897,7 +35759,7 @@ func (ec *executionContext) _WebhookQueuedPayload(ctx context.Context, sel ast.S
 
 var wordImplementors = []string{"Word"}
 
-func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj *engine.Word) graphql.Marshaler {
+func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj *locale.Word) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, wordImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -34913,6 +35775,11 @@ func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "many":
 			out.Values[i] = ec._Word_many(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "forms":
+			out.Values[i] = ec._Word_forms(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35685,6 +36552,16 @@ func (ec *executionContext) marshalNClientEdge2ᚕgithubᚗcomᚋkoredyneᚋsche
 	return ret
 }
 
+func (ec *executionContext) unmarshalNClock2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, v any) (model.Clock, error) {
+	var res model.Clock
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNClock2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, sel ast.SelectionSet, v model.Clock) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNClosure2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx context.Context, sel ast.SelectionSet, v engine.Closure) graphql.Marshaler {
 	return ec._Closure(ctx, sel, &v)
 }
@@ -35817,6 +36694,16 @@ func (ec *executionContext) marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgra
 	return ec._Day(ctx, sel, &v)
 }
 
+func (ec *executionContext) unmarshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (model.Digits, error) {
+	var res model.Digits
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, sel ast.SelectionSet, v model.Digits) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
 	res, err := model.UnmarshalID64(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -35900,6 +36787,14 @@ func (ec *executionContext) marshalNLocalTime2githubᚗcomᚋkoredyneᚋschedule
 		graphql.AddInvalidNullFromMarshaler(ctx, "LocalTime!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNLocale2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐLocale(ctx context.Context, sel ast.SelectionSet, v *model.Locale) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Locale!")
+		return graphql.Null
+	}
+	return ec._Locale(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMembership2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v engine.Subscription) graphql.Marshaler {
@@ -35996,6 +36891,10 @@ func (ec *executionContext) marshalNPlan2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Plan(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPluralForms2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐPluralForms(ctx context.Context, sel ast.SelectionSet, v locale.PluralForms) graphql.Marshaler {
+	return ec._PluralForms(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (models.Role, error) {
@@ -36654,7 +37553,7 @@ func (ec *executionContext) marshalNWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Con
 	return ret
 }
 
-func (ec *executionContext) marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx context.Context, sel ast.SelectionSet, v engine.Word) graphql.Marshaler {
+func (ec *executionContext) marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx context.Context, sel ast.SelectionSet, v locale.Word) graphql.Marshaler {
 	return ec._Word(ctx, sel, &v)
 }
 
@@ -37104,6 +38003,22 @@ func (ec *executionContext) marshalOClientPayload2ᚖgithubᚗcomᚋkoredyneᚋs
 	return ec._ClientPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, v any) (*model.Clock, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Clock)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, sel ast.SelectionSet, v *model.Clock) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOClosure2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosureᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Closure) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -37236,6 +38151,22 @@ func (ec *executionContext) marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋs
 		return graphql.Null
 	}
 	return ec._DeletePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (*model.Digits, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Digits)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, sel ast.SelectionSet, v *model.Digits) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOFeedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐFeedPayload(ctx context.Context, sel ast.SelectionSet, v *model.FeedPayload) graphql.Marshaler {
@@ -37787,7 +38718,7 @@ func (ec *executionContext) marshalOTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 	return ec._TokenPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
+func (ec *executionContext) marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *locale.Vocabulary) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -761,6 +761,22 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 type Live struct {
 }
 
+// How a business's words are written: a language and the facts of writing that come with it (CLDR's, or the business's settings).
+type Locale struct {
+	// The language, a BCP 47 tag (en, ar, tr, ru).
+	Language string `json:"language"`
+	// True for a language written right to left (Arabic): pages lay out their grid mirrored.
+	RightToLeft bool `json:"rightToLeft"`
+	// The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian, Sunday in English).
+	FirstDayOfWeek time.Weekday `json:"firstDayOfWeek"`
+	// The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian).
+	Clock Clock `json:"clock"`
+	// The digits numbers are written in: the business's digits in Arabic (Arabic-Indic unless set to LATIN), Latin in the other languages.
+	Digits Digits `json:"digits"`
+	// CLDR's cardinal plural categories of the language (zero one two few many other; Arabic has six, Russian four, English and Turkish two): the forms a Word has.
+	PluralCategories []string `json:"pluralCategories"`
+}
+
 // A page of memberships, by start date then id.
 type MembershipConnection struct {
 	// The page's memberships with their cursors.
@@ -1248,7 +1264,7 @@ type UpdateActivityInput struct {
 	Color graphql.Omittable[*string] `json:"color,omitempty"`
 }
 
-// Changes to the business's settings; follows the update rule (see Write). None of them can be cleared: null on any is BAD_USER_INPUT.
+// Changes to the business's settings; follows the update rule (see Write). firstDayOfWeek, clock and digits are cleared by null (back to the language's default); null on any other is BAD_USER_INPUT.
 type UpdateBusinessInput struct {
 	// The business's name.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
@@ -1260,6 +1276,14 @@ type UpdateBusinessInput struct {
 	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
 	// The first day of the week: SUNDAY or MONDAY (BAD_USER_INPUT for another day).
 	WeekStart graphql.Omittable[*time.Weekday] `json:"weekStart,omitempty"`
+	// The language of the business's words: en, ar, tr or ru (a BCP 47 tag; ar-KW is ar). BAD_USER_INPUT for a language the catalogues do not have. The locale facts left at their defaults follow it.
+	Language graphql.Omittable[*string] `json:"language,omitempty"`
+	// The first day of a displayed week, any day; null for the language's default.
+	FirstDayOfWeek graphql.Omittable[*time.Weekday] `json:"firstDayOfWeek,omitempty"`
+	// The clock times are written on; null for the language's default.
+	Clock graphql.Omittable[*Clock] `json:"clock,omitempty"`
+	// The digits numbers are written in, a choice in Arabic (other languages write Latin digits whatever this says); null for the language's default.
+	Digits graphql.Omittable[*Digits] `json:"digits,omitempty"`
 }
 
 // Changes to a capacity rule. A field left out keeps its value; from and to set
@@ -1592,6 +1616,122 @@ func (this WebhookQueuedPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// How times of day are written.
+type Clock string
+
+const (
+	// A 12-hour clock with a mark for before and after noon: 9 AM, 1:30 PM.
+	ClockH12 Clock = "H12"
+	// A 24-hour clock: 09:00, 13:30.
+	ClockH24 Clock = "H24"
+)
+
+var AllClock = []Clock{
+	ClockH12,
+	ClockH24,
+}
+
+func (e Clock) IsValid() bool {
+	switch e {
+	case ClockH12, ClockH24:
+		return true
+	}
+	return false
+}
+
+func (e Clock) String() string {
+	return string(e)
+}
+
+func (e *Clock) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Clock(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Clock", str)
+	}
+	return nil
+}
+
+func (e Clock) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Clock) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Clock) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The digits numbers are written in.
+type Digits string
+
+const (
+	// 0123456789.
+	DigitsLatin Digits = "LATIN"
+	// Arabic-Indic digits, ٠١٢٣٤٥٦٧٨٩ (Arabic only).
+	DigitsArabicIndic Digits = "ARABIC_INDIC"
+)
+
+var AllDigits = []Digits{
+	DigitsLatin,
+	DigitsArabicIndic,
+}
+
+func (e Digits) IsValid() bool {
+	switch e {
+	case DigitsLatin, DigitsArabicIndic:
+		return true
+	}
+	return false
+}
+
+func (e Digits) String() string {
+	return string(e)
+}
+
+func (e *Digits) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Digits(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Digits", str)
+	}
+	return nil
+}
+
+func (e Digits) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Digits) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Digits) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // Whether an endpoint is sent its events.
