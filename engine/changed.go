@@ -157,6 +157,11 @@ func SameRow[T any](a, b *T) bool {
 		return *x == *any(b).(*Client)
 	case *Subscription:
 		return *x == *any(b).(*Subscription)
+	case *TimeOff:
+		return *x == *any(b).(*TimeOff)
+	case *WorkingHours:
+		y := any(b).(*WorkingHours)
+		return x.ID == y.ID && x.StaffID == y.StaffID && x.From == y.From && sameList(x.Spans, y.Spans)
 	case *Class:
 		y := any(b).(*Class)
 		return x.ID == y.ID && x.ActivityID == y.ActivityID && sameList(x.StaffIDs, y.StaffIDs)

@@ -334,6 +334,9 @@ func (n *Timetable) validAfter(t *Timetable, d *stateDiff) bool {
 			v.checkRoomBooking(*p.is)
 		}
 	}
+	// Time off and working hours are few and refer to staff alone: they
+	// are checked whole.
+	v.checkCover()
 	return len(v.problems) == 0
 }
 

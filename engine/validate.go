@@ -80,6 +80,7 @@ func Validate(s State) error {
 	v.checkChanges()
 	v.checkClosures()
 	v.checkCapacity()
+	v.checkCover()
 	if len(v.problems) == 0 {
 		return nil
 	}

@@ -591,3 +591,59 @@ func fit(s string, t engine.Text) string {
 	s, _ = t.Clean(s)
 	return s
 }
+
+type TimeOff struct {
+	bun.BaseModel `bun:"table:time_offs"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	FromDate   Day
+	ToDate     Day
+	FromMinute int
+	ToMinute   int // 0: the end of the last day
+	Reason     string
+}
+
+func (r *TimeOff) Engine() engine.TimeOff {
+	return engine.TimeOff{ID: r.ID, StaffID: r.StaffID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate),
+		FromTime: engine.LocalTime(r.FromMinute), ToTime: engine.LocalTime(r.ToMinute), Reason: fit(r.Reason, engine.NoteText)}
+}
+
+func timeOffRow(b int64, o engine.TimeOff) TimeOff {
+	return TimeOff{ID: o.ID, BusinessID: b, StaffID: o.StaffID, FromDate: Day(o.From), ToDate: Day(o.To),
+		FromMinute: o.FromTime.Minutes(), ToMinute: o.ToTime.Minutes(), Reason: o.Reason}
+}
+
+// WorkingHours keeps its spans in one text, "weekday:start-end" in minutes,
+// comma-separated (0 = Sunday): they are read and written whole.
+type WorkingHours struct {
+	bun.BaseModel `bun:"table:working_hours"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	FromDate   Day
+	Spans      string
+}
+
+func (r *WorkingHours) Engine() engine.WorkingHours {
+	h := engine.WorkingHours{ID: r.ID, StaffID: r.StaffID, From: engine.Date(r.FromDate)}
+	for _, f := range strings.Split(r.Spans, ",") {
+		var wd, start, end int
+		if _, err := fmt.Sscanf(f, "%d:%d-%d", &wd, &start, &end); err == nil {
+			h.Spans = append(h.Spans, engine.HoursSpan{Weekday: time.Weekday(wd), Start: engine.LocalTime(start), End: engine.LocalTime(end)})
+		}
+	}
+	return h
+}
+
+func hoursRow(b int64, h engine.WorkingHours) WorkingHours {
+	spans := make([]string, len(h.Spans))
+	for i, s := range h.Spans {
+		spans[i] = fmt.Sprintf("%d:%d-%d", int(s.Weekday), s.Start.Minutes(), s.End.Minutes())
+	}
+	return WorkingHours{ID: h.ID, BusinessID: b, StaffID: h.StaffID, FromDate: Day(h.From), Spans: strings.Join(spans, ",")}
+}

@@ -663,6 +663,22 @@ type CreateStaffInput struct {
 	Name string `json:"name"`
 }
 
+// A new time off.
+type CreateTimeOffInput struct {
+	// Who is away.
+	StaffID int64 `json:"staffId"`
+	// The first day away.
+	From engine.Date `json:"from"`
+	// The last day away, inclusive, not before from.
+	To engine.Date `json:"to"`
+	// The time on the first day the absence starts; left out: the whole day.
+	FromTime *engine.LocalTime `json:"fromTime,omitempty"`
+	// The time on the last day the absence ends; left out: the whole day. On a one-day time off, after fromTime.
+	ToTime *engine.LocalTime `json:"toTime,omitempty"`
+	// Why; left out: none.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // A new API token.
 type CreateTokenInput struct {
 	// What the token may do.
@@ -755,6 +771,16 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// A wall-clock span of one day of the week.
+type HoursSpanInput struct {
+	// The day of the week.
+	Weekday time.Weekday `json:"weekday"`
+	// When it starts.
+	Start engine.LocalTime `json:"start"`
+	// When it ends, after the start.
+	End engine.LocalTime `json:"end"`
 }
 
 // The root of subscription operations: what a front end can listen to.
@@ -1156,6 +1182,16 @@ type SessionRefInput struct {
 	ClassID int64 `json:"classId"`
 }
 
+// A staff member's weekly hours from a date on.
+type SetWorkingHoursInput struct {
+	// Whose hours.
+	StaffID int64 `json:"staffId"`
+	// The first date they hold; hours the staff member already has from this date are replaced.
+	From engine.Date `json:"from"`
+	// The spans of each weekday, none overlapping; [] lifts the limit from this date.
+	Spans []HoursSpanInput `json:"spans"`
+}
+
 // What createStaff and updateStaff return.
 type StaffPayload struct {
 	// See Write.dryRun.
@@ -1178,6 +1214,40 @@ func (this StaffPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this StaffPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// What createTimeOff and updateTimeOff return.
+type TimeOffPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The time off as saved.
+	TimeOff *engine.TimeOff `json:"timeOff"`
+	// The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date.
+	NeedsCover []engine.Uncovered `json:"needsCover"`
+}
+
+func (TimeOffPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this TimeOffPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this TimeOffPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this TimeOffPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
 	}
@@ -1440,6 +1510,22 @@ type UpdateStaffInput struct {
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 }
 
+// Changes to a time off: a field left out keeps its value; fromTime, toTime and reason set to null are cleared (the whole day, no reason); null on staffId, from or to is BAD_USER_INPUT.
+type UpdateTimeOffInput struct {
+	// Who is away.
+	StaffID graphql.Omittable[*int64] `json:"staffId,omitempty"`
+	// The first day away.
+	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
+	// The last day away, inclusive.
+	To graphql.Omittable[*engine.Date] `json:"to,omitempty"`
+	// The time on the first day the absence starts; null: the whole day.
+	FromTime graphql.Omittable[*engine.LocalTime] `json:"fromTime,omitempty"`
+	// The time on the last day the absence ends; null: the whole day.
+	ToTime graphql.Omittable[*engine.LocalTime] `json:"toTime,omitempty"`
+	// Why; null: none.
+	Reason graphql.Omittable[*string] `json:"reason,omitempty"`
+}
+
 // Changes to a webhook endpoint; a field left out keeps its value.
 type UpdateWebhookEndpointInput struct {
 	// Where to send events.
@@ -1608,6 +1694,40 @@ func (this WebhookQueuedPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this WebhookQueuedPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// What setWorkingHours returns.
+type WorkingHoursPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The hours as saved.
+	WorkingHours *engine.WorkingHours `json:"workingHours"`
+	// The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover).
+	NeedsCover []engine.Uncovered `json:"needsCover"`
+}
+
+func (WorkingHoursPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this WorkingHoursPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this WorkingHoursPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this WorkingHoursPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
 	}
