@@ -126,7 +126,7 @@ func firstSession(s State) Date {
 // differs, in any order of the rows.
 func rulesDiffer(a, b State) bool {
 	ab, bb := a.Business, b.Business
-	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart ||
+	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart || ab.Locale != bb.Locale ||
 		ab.Location.String() != bb.Location.String() {
 		return true
 	}
@@ -189,6 +189,11 @@ func SameRow[T any](a, b *T) bool {
 		return *x == *any(b).(*Client)
 	case *Subscription:
 		return *x == *any(b).(*Subscription)
+	case *TimeOff:
+		return *x == *any(b).(*TimeOff)
+	case *WorkingHours:
+		y := any(b).(*WorkingHours)
+		return x.ID == y.ID && x.StaffID == y.StaffID && x.From == y.From && sameList(x.Spans, y.Spans)
 	case *Class:
 		y := any(b).(*Class)
 		return x.ID == y.ID && x.ActivityID == y.ActivityID && sameList(x.StaffIDs, y.StaffIDs)

@@ -98,6 +98,9 @@ func (s *State) RemoveStaff(id int64) error {
 		return err
 	}
 	s.Staff = slices.Delete(s.Staff, i, i+1)
+	// Their time off and hours are about them alone, and go with them.
+	s.TimeOffs = slices.DeleteFunc(s.TimeOffs, func(o TimeOff) bool { return o.StaffID == id })
+	s.Hours = slices.DeleteFunc(s.Hours, func(h WorkingHours) bool { return h.StaffID == id })
 	return nil
 }
 

@@ -24,6 +24,26 @@ type Business struct {
 	// WeekStart is Sunday (the default, the zero value) or Monday. Series
 	// anchors and ends fall on it.
 	WeekStart time.Weekday
+	// Locale is the language the business's words are in and how it writes
+	// days and times; the engine only carries it (words are the edges').
+	Locale Locale
+}
+
+// Locale is a business's language and the facts of writing that come with
+// it. The zero value is English with the language's defaults.
+type Locale struct {
+	// Language is a BCP 47 language the catalogues have ("ar", "tr", "ru",
+	// "en"); "" is English.
+	Language string
+	// FirstDay is the first day of a displayed week, plus one (Sunday is 1);
+	// 0 is the language's default. It is apart from the business's WeekStart,
+	// which the rotation counts weeks from.
+	FirstDay int8
+	// Clock is 12 or 24 (hours); 0 is the language's default.
+	Clock int8
+	// Digits is the CLDR numbering system digits are written in ("latn",
+	// "arab"); "" is the language's default.
+	Digits string
 }
 
 // Room is a physical space. Capacity is in units (lanes, mats, desks); zero
@@ -268,6 +288,10 @@ type State struct {
 	RoomBookings  []RoomBooking
 	Standing      []Standing
 	StandingSkips []StandingSkip
+	// TimeOffs and Hours say when staff are away or work (cover.go): rules
+	// like closures, read for any date.
+	TimeOffs []TimeOff
+	Hours    []WorkingHours
 }
 
 // Session is computed: one occurrence on a real date. A week of a business

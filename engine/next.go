@@ -137,7 +137,7 @@ type stateDiff struct {
 func diffStates(a, b *State) *stateDiff {
 	d := &stateDiff{}
 	ab, bb := a.Business, b.Business
-	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart ||
+	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart || ab.Locale != bb.Locale ||
 		ab.Location != bb.Location {
 		return d
 	}
@@ -342,6 +342,9 @@ func (n *Timetable) validAfter(t *Timetable, d *stateDiff) bool {
 	if d.standing || (len(gone) > 0 && len(s.Standing) > 0) {
 		v.checkStanding()
 	}
+	// Time off and working hours are few and refer to staff alone: they
+	// are checked whole.
+	v.checkCover()
 	return len(v.problems) == 0
 }
 

@@ -49,6 +49,9 @@ func (s State) Clone() State {
 	c.RoomBookings = slices.Clone(s.RoomBookings)
 	c.Standing = slices.Clone(s.Standing)
 	c.StandingSkips = slices.Clone(s.StandingSkips)
+	c.TimeOffs = slices.Clone(s.TimeOffs)
+	c.Hours = slices.Clone(s.Hours)
+	cloneLists(c.Hours, func(v *WorkingHours) *[]HoursSpan { return &v.Spans })
 	return c
 }
 
@@ -95,6 +98,15 @@ func (s *State) Canonical() {
 	byID(s.RoomBookings, func(v *RoomBooking) int64 { return v.ID })
 	byID(s.Standing, func(v *Standing) int64 { return v.ID })
 	byID(s.StandingSkips, func(v *StandingSkip) int64 { return v.ID })
+	byID(s.TimeOffs, func(v *TimeOff) int64 { return v.ID })
+	byID(s.Hours, func(v *WorkingHours) int64 { return v.ID })
+	for i := range s.Hours {
+		h := &s.Hours[i]
+		slices.SortFunc(h.Spans, func(a, b HoursSpan) int {
+			return cmp.Or(cmp.Compare(a.Weekday, b.Weekday), cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+		})
+		h.Spans = nilIfEmpty(h.Spans)
+	}
 	sortOnce(s.Changes, func(a, b *DayChange) int {
 		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 	})
@@ -126,6 +138,7 @@ func (s *State) Canonical() {
 	s.OneOffs, s.Changes, s.Closures = nilIfEmpty(s.OneOffs), nilIfEmpty(s.Changes), nilIfEmpty(s.Closures)
 	s.Capacity, s.RoomBookings = nilIfEmpty(s.Capacity), nilIfEmpty(s.RoomBookings)
 	s.Standing, s.StandingSkips = nilIfEmpty(s.Standing), nilIfEmpty(s.StandingSkips)
+	s.TimeOffs, s.Hours = nilIfEmpty(s.TimeOffs), nilIfEmpty(s.Hours)
 }
 
 func byID[T any](l []T, id func(*T) int64) {

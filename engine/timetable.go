@@ -37,6 +37,7 @@ type Timetable struct {
 	bookings map[Date][]*RoomBooking
 
 	proofIx  lazyIndex     // see proofIndex
+	coverIx  coverIndex    // see coverRules
 	standing standingIndex // see standingIx
 	index                  // what answering a date needs, precomputed (index.go)
 }

@@ -81,6 +81,7 @@ func Validate(s State) error {
 	v.checkClosures()
 	v.checkCapacity()
 	v.checkStanding()
+	v.checkCover()
 	if len(v.problems) == 0 {
 		return nil
 	}
@@ -164,6 +165,15 @@ func (v *validator) checkBusiness() {
 	}
 	if b.WeekStart != time.Sunday && b.WeekStart != time.Monday {
 		v.add("business", 0, "weekStart", "The week must start on Sunday or Monday, not %s", b.WeekStart)
+	}
+	if l := b.Locale; l.FirstDay < 0 || l.FirstDay > 7 {
+		v.add("business", 0, "firstDayOfWeek", "The first day of the week must be a day of the week")
+	}
+	if l := b.Locale; l.Clock != 0 && l.Clock != 12 && l.Clock != 24 {
+		v.add("business", 0, "clock", "The clock has 12 or 24 hours, not %d", l.Clock)
+	}
+	if l := b.Locale; l.Digits != "" && l.Digits != "latn" && l.Digits != "arab" {
+		v.add("business", 0, "digits", "Digits are Latin or Arabic-Indic, not %q", l.Digits)
 	}
 }
 

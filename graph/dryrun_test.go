@@ -44,6 +44,7 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 			"createOneOff": {`createOneOff(input: {classId: $class, roomId: $room, date: "2026-12-09", start: "05:00", end: "05:30"}, dryRun: true) { oneOff { id } }`,
 				[][]string{{"oneOff"}}},
 			"createClosure": {`createClosure(input: {from: "2027-03-01", to: "2027-03-01"}, dryRun: true) { closure { id } }`, [][]string{{"closure"}}},
+			"createTimeOff": {`createTimeOff(input: {staffId: $staff, from: "2027-03-01", to: "2027-03-01"}, dryRun: true) { timeOff { id } }`, [][]string{{"timeOff"}}},
 			"createClient":  {`createClient(input: {name: "Preview"}, dryRun: true) { client { id } }`, [][]string{{"client"}}},
 			"createMembership": {`createMembership(input: {clientId: $client, seriesId: $series, startDate: "2026-11-01"}, dryRun: true) { membership { id } }`,
 				[][]string{{"membership"}}},

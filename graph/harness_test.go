@@ -154,7 +154,8 @@ func (a *api) dump(token string) string {
 	data := a.ok(token, `{
 		business { name kind currency timeZone weekStart revision }
 		rooms { id name capacity }
-		staff { id name }
+		staff { id name workingHours { id from spans { weekday start end } } }
+		timeOffs { id staff { id } from to fromTime toTime reason }
 		activities { id name color }
 		classes { id activity { id } staff { id } }
 		classTimes { id room { id } weekday start end label capacity type bufferMinutes active units }

@@ -114,6 +114,12 @@ var idCases = []idCase{
 	{"updateMembership input.clientId", "client", `updateMembership(id: $mySub, input: {clientId: $bad}, dryRun: $dry) { revision }`},
 	{"updateMembership input.planId", "plan", `updateMembership(id: $mySub, input: {planId: $bad}, dryRun: $dry) { revision }`},
 	{"updateMembership input.seriesId", "series", `updateMembership(id: $mySub, input: {seriesId: $bad}, dryRun: $dry) { revision }`},
+	{"createTimeOff input.staffId", "staff", `createTimeOff(input: {staffId: $bad, from: "2027-02-01", to: "2027-02-02"}, dryRun: $dry) { revision }`},
+	{"updateTimeOff id", "timeOff", `updateTimeOff(id: $bad, input: {}, dryRun: $dry) { revision }`},
+	{"updateTimeOff input.staffId", "staff", `updateTimeOff(id: $myTimeOff, input: {staffId: $bad}, dryRun: $dry) { revision }`},
+	{"deleteTimeOff id", "timeOff", `deleteTimeOff(id: $bad, dryRun: $dry) { revision }`},
+	{"setWorkingHours input.staffId", "staff", `setWorkingHours(input: {staffId: $bad, from: "2027-02-01", spans: []}, dryRun: $dry) { revision }`},
+	{"deleteWorkingHours id", "workingHours", `deleteWorkingHours(id: $bad, dryRun: $dry) { revision }`},
 	{"updateWebhookEndpoint id", "webhookEndpoint", `updateWebhookEndpoint(id: $bad, input: {}, dryRun: $dry) { revision }`},
 	{"rotateWebhookSecret id", "webhookEndpoint", `rotateWebhookSecret(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteWebhookEndpoint id", "webhookEndpoint", `deleteWebhookEndpoint(id: $bad, dryRun: $dry) { revision }`},
@@ -257,6 +263,8 @@ func alphaValues(a *api, alpha string) map[string]string {
 	out["refDate"], out["refClassTime"], out["refClass"] = q(ref["date"].(string)), q(ref["classTimeId"].(string)), q(ref["classId"].(string))
 	out["mySession"] = q(fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"]))
 	out["myRule"] = q(created(a, alpha, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["myRoom"]}))
+	out["myTimeOff"] = q(created(a, alpha, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02"}) { timeOff { id } } }`,
+		"createTimeOff", "timeOff", map[string]any{"s": ids["myStaff"]}))
 	// An event alpha's writes have recorded, for redeliverWebhook.
 	p, err := models.Authenticate(context.Background(), a.db.DB, alpha)
 	if err != nil {
@@ -291,6 +299,10 @@ func betaValues(a *api, beta string) map[string]string {
 	out["capacityRule"] = created(a, beta, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["room"]})
 	out["roomBooking"] = created(a, beta, `mutation($r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-06", start: "03:00", end: "04:00"}) { roomBooking { id } } }`,
 		"bookRoom", "roomBooking", map[string]any{"r": ids["room"]})
+	out["timeOff"] = created(a, beta, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02"}) { timeOff { id } } }`,
+		"createTimeOff", "timeOff", map[string]any{"s": ids["staff"]})
+	out["workingHours"] = path(a.ok(beta, `mutation($s: ID!) { setWorkingHours(input: {staffId: $s, from: "2027-03-01", spans: []}) { workingHours { id } } }`,
+		map[string]any{"s": ids["staff"]}), "setWorkingHours", "workingHours", "id").(string)
 	out["webhookEndpoint"] = path(a.ok(beta, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { endpoint { id } } }`, nil),
 		"createWebhookEndpoint", "endpoint", "id").(string)
 	out["appPassword"] = path(a.ok(beta, `mutation { createAppPassword(input: {login: "beta-desk", role: FRONT_DESK}) { appPassword { id } } }`, nil),

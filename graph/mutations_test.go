@@ -638,6 +638,68 @@ var mutationCases = []mutationCase{
 	},
 
 	{
+		name: "createTimeOff",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+		},
+		bad:  `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2026-12-24", to: "2026-12-20"}) { timeOff { id } } }`,
+		code: "BAD_USER_INPUT",
+		dry: `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2026-12-21", to: "2026-12-23", reason: "Dentist"}, dryRun: true) {
+			...write timeOff { reason staff { name } } needsCover { firstDate session { id } } } }`,
+		shows: "timeOff.reason", want: "Dentist",
+	},
+	{
+		name: "updateTimeOff",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+			vars["id"] = created(a, tok, `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2027-02-01", to: "2027-02-02"}) { timeOff { id } } }`,
+				"createTimeOff", "timeOff", vars)
+			return vars
+		},
+		bad:   `mutation($id: ID!) { updateTimeOff(id: $id, input: {to: "2027-01-01"}) { timeOff { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($id: ID!) { updateTimeOff(id: $id, input: {toTime: "12:00"}, dryRun: true) { ...write timeOff { toTime } } }`,
+		shows: "timeOff.toTime", want: "12:00",
+	},
+	{
+		name: "deleteTimeOff",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+			vars["id"] = created(a, tok, `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2027-02-01", to: "2027-02-02"}) { timeOff { id } } }`,
+				"createTimeOff", "timeOff", vars)
+			return vars
+		},
+		bad:   `mutation { deleteTimeOff(id: "999999") { id } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { deleteTimeOff(id: $id, dryRun: true) { ...write id } }`,
+		shows: "id", want: fromVar("id"),
+	},
+	{
+		name: "setWorkingHours",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+		},
+		bad: `mutation($staff: ID!) { setWorkingHours(input: {staffId: $staff, from: "2027-01-04",
+			spans: [{weekday: MONDAY, start: "09:00", end: "13:00"}, {weekday: MONDAY, start: "12:00", end: "17:00"}]}) { workingHours { id } } }`,
+		code: "BAD_USER_INPUT",
+		dry: `mutation($staff: ID!) { setWorkingHours(input: {staffId: $staff, from: "2027-01-04", spans: [{weekday: MONDAY, start: "09:00", end: "17:00"}]}, dryRun: true) {
+			...write workingHours { from spans { weekday start end } } } }`,
+		shows: "workingHours.from", want: "2027-01-04",
+	},
+	{
+		name: "deleteWorkingHours",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+			vars["id"] = path(a.ok(tok, `mutation($staff: ID!) { setWorkingHours(input: {staffId: $staff, from: "2027-01-04", spans: []}) { workingHours { id } } }`, vars),
+				"setWorkingHours", "workingHours", "id")
+			return vars
+		},
+		bad:   `mutation { deleteWorkingHours(id: "999999") { id } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { deleteWorkingHours(id: $id, dryRun: true) { ...write id } }`,
+		shows: "id", want: fromVar("id"),
+	},
+	{
 		name:  "createStandingBooking",
 		setup: standingSetup(false),
 		bad:   `mutation($session: SessionID!, $client: ID!) { createStandingBooking(input: {sessionId: $session, clientId: $client, from: "2026-12-15", until: "2026-12-08"}) { standingBooking { id } } }`,

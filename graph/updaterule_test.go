@@ -43,6 +43,9 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 		activity := created(f.api, f.tok, `mutation { createActivity(input: {name: "Yoga", color: "#e4572e"}) { activity { id } } }`, "createActivity", "activity")
 		endpoint := created(f.api, f.tok, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"], description: "SMS"}) { endpoint { id } } }`,
 			"createWebhookEndpoint", "endpoint")
+		staff := rows(f.ok(f.tok, `{ staff { id } }`, nil), "staff")[0].(map[string]any)["id"]
+		timeOff := created(f.api, f.tok, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02", fromTime: "10:00", toTime: "12:00", reason: "Course"}) { timeOff { id } } }`,
+			"createTimeOff", "timeOff", map[string]any{"s": staff})
 		ct := f.ref["classTimeId"]
 		f.ok(f.tok, `mutation($id: ID!) { updateClassTime(id: $id, input: {label: "Early", type: "open", units: 1}) { classTime { id } } }`, map[string]any{"id": ct})
 		ids := map[string]any{ // a row for each update mutation
@@ -50,7 +53,7 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 			"updateActivity": activity, "updateClass": f.ref["classId"], "updateClassTime": ct, "updateSeries": series,
 			"updatePlan": plan, "updateOneOff": oneOff, "updateClient": f.clients["Bluefin Legal"],
 			"updateMembership": membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup"), "updateCapacityRule": rule,
-			"updateWebhookEndpoint": endpoint,
+			"updateWebhookEndpoint": endpoint, "updateTimeOff": timeOff,
 			"updateStandingBooking": standing,
 		}
 		before := f.dump(f.tok)

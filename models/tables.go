@@ -196,6 +196,18 @@ var tables = []storedTable{
 		value: (*StandingSkip).Engine, row: standingSkipRow, rowID: func(r *StandingSkip) int64 { return r.ID },
 		note: func(*Versions, engine.StandingSkip, int64) {},
 	},
+	// Time off and working hours say who is away, not what happens: the
+	// sessions they reach need cover, but are the same sessions.
+	table[engine.TimeOff, TimeOff]{kind: TimeOffsTable,
+		slice: func(s *engine.State) *[]engine.TimeOff { return &s.TimeOffs }, id: func(v *engine.TimeOff) *int64 { return &v.ID },
+		refs:  func(v *engine.TimeOff, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
+		value: (*TimeOff).Engine, row: timeOffRow, rowID: func(r *TimeOff) int64 { return r.ID },
+	},
+	table[engine.WorkingHours, WorkingHours]{kind: HoursTable,
+		slice: func(s *engine.State) *[]engine.WorkingHours { return &s.Hours }, id: func(v *engine.WorkingHours) *int64 { return &v.ID },
+		refs:  func(v *engine.WorkingHours, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
+		value: (*WorkingHours).Engine, row: hoursRow, rowID: func(r *WorkingHours) int64 { return r.ID },
+	},
 	// What has happened is no part of the engine's state, but it is the
 	// business's data: backups hold it.
 	pastTable[SessionBooking]{order: "id"},
@@ -220,6 +232,8 @@ const (
 	CapacityTable
 	RoomBookingsTable
 	SubscriptionsTable
+	TimeOffsTable
+	HoursTable
 	StandingTable
 	StandingSkipsTable
 )
