@@ -394,17 +394,35 @@ func (e *Edit) FitStanding(ctx context.Context, client int64) error {
 	return e.fitStanding(ctx, client, 0)
 }
 
-// fitStanding is FitStanding; the place being made (quiet) is fitted
-// without an event of its own: the event of its making says its dates.
-func (e *Edit) fitStanding(ctx context.Context, client, quiet int64) error {
+// fitStanding is FitStanding, or with only the place being made, fitted
+// without an event of its own (the event of its making says its dates):
+// the client's memberships are read once, whatever the places.
+func (e *Edit) fitStanding(ctx context.Context, client, only int64) error {
+	var all []Subscription
+	if err := e.Tx.NewSelect().Model(&all).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).
+		OrderExpr("id").Scan(ctx); err != nil {
+		return err
+	}
+	var seriesOf map[engine.Place][]int64
+	quiet := only
 	for i := 0; i < len(e.State.Standing); i++ {
 		r := e.State.Standing[i]
-		if r.ClientID != client || (r.Until != 0 && r.Until < e.Today) {
+		if r.ClientID != client || (r.Until != 0 && r.Until < e.Today) || (only != 0 && r.ID != only) {
 			continue
 		}
-		subs, err := e.memberships(ctx, client, r)
-		if err != nil {
-			return err
+		if seriesOf == nil {
+			seriesOf = map[engine.Place][]int64{}
+			for _, en := range e.State.Entries {
+				k := engine.Place{ClassTime: en.ClassTimeID, Class: en.ClassID}
+				seriesOf[k] = append(seriesOf[k], en.SeriesID)
+			}
+		}
+		series := seriesOf[engine.Place{ClassTime: r.ClassTimeID, Class: r.ClassID}]
+		var subs []Subscription
+		for _, s := range all {
+			if slices.Contains(series, s.SeriesID) {
+				subs = append(subs, s)
+			}
 		}
 		// The last date of the membership run that covers the place from
 		// its first date still to come.
