@@ -236,8 +236,8 @@ func (t *Timetable) Message(u *Uncovered, today Date) string {
 	case OutsideHours:
 		why = "does not work then (hours from " + u.HoursFrom.Short(today) + ")"
 	}
-	s := u.Session
-	msg := words.Staff.Title() + " " + name + " " + why + " for " + t.describe(&s, today)
+	it := t.item(&u.Session)
+	msg := words.Staff.Title() + " " + name + " " + why + " for " + it.describe(today)
 	if u.Every == 0 {
 		return msg + ", on " + u.First.Short(today)
 	}

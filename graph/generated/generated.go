@@ -929,6 +929,7 @@ type CapacityRuleResolver interface {
 	To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
 }
 type ClashResolver interface {
+	Message(ctx context.Context, obj *engine.Clash) (string, error)
 	FirstDate(ctx context.Context, obj *engine.Clash) (engine.Date, error)
 	RepeatsEveryWeeks(ctx context.Context, obj *engine.Clash) (*int, error)
 	Until(ctx context.Context, obj *engine.Clash) (*engine.Date, error)
@@ -6698,7 +6699,7 @@ type Locale {
   language: String!
   "True for a language written right to left (Arabic): pages lay out their grid mirrored."
   rightToLeft: Boolean!
-  "The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian, Sunday in English)."
+  "The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian; in English, weekStart, as the page always began)."
   firstDayOfWeek: Weekday!
   "The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian)."
   clock: Clock!
@@ -7653,7 +7654,7 @@ type ClashReport {
 type Clash {
   "A room clash or a staff clash."
   kind: ClashKind!
-  "The clash in words, in the business's vocabulary."
+  "The clash in words, in the business's vocabulary and language (or the language the request's Accept-Language asks for); in English, the reference format."
   message: String!
   "The first date it happens, in the business's time zone."
   firstDate: Date!
@@ -15430,7 +15431,7 @@ func (ec *executionContext) _Clash_message(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Clash_message(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
+			return ec.Resolvers.Clash().Message(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -15441,7 +15442,7 @@ func (ec *executionContext) _Clash_message(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Clash_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Clash", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Clash", field, true, true, "String")
 }
 
 func (ec *executionContext) _Clash_firstDate(ctx context.Context, field graphql.CollectedField, obj *engine.Clash) (ret graphql.Marshaler) {
@@ -34714,10 +34715,11 @@ func (ec *executionContext) _Clash(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "message":
-			out.Values[i] = ec._Clash_message(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Clash_message(ctx, field, obj)
+				})
 		case "firstDate":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

@@ -793,7 +793,7 @@ type Locale struct {
 	Language string `json:"language"`
 	// True for a language written right to left (Arabic): pages lay out their grid mirrored.
 	RightToLeft bool `json:"rightToLeft"`
-	// The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian, Sunday in English).
+	// The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian; in English, weekStart, as the page always began).
 	FirstDayOfWeek time.Weekday `json:"firstDayOfWeek"`
 	// The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian).
 	Clock Clock `json:"clock"`
