@@ -21,7 +21,7 @@ func (s *State) inUse(what string, u uses) error {
 		{"class time", Word{"class time", "class times"}}, {"class", Words(s.Business.Kind).Class},
 		{"series entry", Word{"series entry", "series entries"}}, {"one-off", Word{"one-off", "one-offs"}},
 		{"day change", Word{"day change", "day changes"}}, {"closure", Word{"closure", "closures"}}, {"cover", Word{"cover", "covers"}},
-		{"room booking", Word{"room booking", "room bookings"}},
+		{"room booking", Word{"room booking", "room bookings"}}, {"standing booking", Word{"standing booking", "standing bookings"}},
 	}
 	var parts []string
 	for _, k := range kinds {
@@ -148,6 +148,11 @@ func (s *State) RemoveClass(id int64) error {
 			u["day change"]++
 		}
 	}
+	for _, r := range s.Standing {
+		if r.ClassID == id {
+			u["standing booking"]++
+		}
+	}
 	if err := s.inUse("this "+w.Class.One, u); err != nil {
 		return err
 	}
@@ -167,6 +172,11 @@ func (s *State) RemoveClassTime(id int64) error {
 	for _, e := range s.Entries {
 		if e.ClassTimeID == id {
 			u["series entry"]++
+		}
+	}
+	for _, r := range s.Standing {
+		if r.ClassTimeID == id {
+			u["standing booking"]++
 		}
 	}
 	if err := s.inUse("this class time", u); err != nil {

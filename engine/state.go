@@ -50,6 +50,8 @@ func (s State) Clone() State {
 	c.TimeOffs = slices.Clone(s.TimeOffs)
 	c.Hours = slices.Clone(s.Hours)
 	cloneLists(c.Hours, func(v *WorkingHours) *[]HoursSpan { return &v.Spans })
+	c.Standing = slices.Clone(s.Standing)
+	c.StandingSkips = slices.Clone(s.StandingSkips)
 	return c
 }
 
@@ -103,6 +105,8 @@ func (s *State) Canonical() {
 		})
 		h.Spans = nilIfEmpty(h.Spans)
 	}
+	byID(s.Standing, func(v *Standing) int64 { return v.ID })
+	byID(s.StandingSkips, func(v *StandingSkip) int64 { return v.ID })
 	sortOnce(s.Changes, func(a, b *DayChange) int {
 		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 	})
@@ -134,6 +138,7 @@ func (s *State) Canonical() {
 	s.OneOffs, s.Changes, s.Closures = nilIfEmpty(s.OneOffs), nilIfEmpty(s.Changes), nilIfEmpty(s.Closures)
 	s.Capacity, s.RoomBookings = nilIfEmpty(s.Capacity), nilIfEmpty(s.RoomBookings)
 	s.TimeOffs, s.Hours = nilIfEmpty(s.TimeOffs), nilIfEmpty(s.Hours)
+	s.Standing, s.StandingSkips = nilIfEmpty(s.Standing), nilIfEmpty(s.StandingSkips)
 }
 
 func byID[T any](l []T, id func(*T) int64) {

@@ -230,6 +230,25 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(k.capacityRules)
 	case "Query.roomBookings":
 		return root(k.roomBookings)
+	case "Query.standingBookings":
+		return root(k.standing)
+	case "Session.standing", "Session.standingWaitlist":
+		return bound{each: k.standingPerSession, all: -1}
+	case "StandingBooking.skipped":
+		return bound{each: k.skipsPerStanding, all: k.standingSkips, oneToMany: true}
+	case "StandingBooking.dates":
+		// One session a week (a class time has one weekday); 4 weeks
+		// when from and to are left out.
+		days := 28
+		if args := f.ArgumentMap(w.vars); args["from"] != nil || args["to"] != nil {
+			days = w.days(f, "from", "to")
+		}
+		return bound{each: days/7 + 1, all: -1, oneToMany: true}
+	case "StandingBookingPayload.waitingDates":
+		// A run for each stretch between the dates where the places
+		// change, for each entry of the session.
+		stretches := add(mul(2, add(add(k.standing, k.standingSkips), add(k.changes, k.closures))), 1)
+		return bound{each: mul(stretches, max(k.entriesPerSeries, 1)), all: -1, oneToMany: true}
 	case "Query.days":
 		return root(w.days(f, "from", "to"))
 	case "Query.timeOffs":
@@ -425,6 +444,9 @@ type counts struct {
 	rooms, staff, activities, classes, classTimes, series, entries, plans  int
 	clients, subscriptions, oneOffs, closures, capacityRules, roomBookings int
 	changes, timeOffs, hours                                               int
+	// standing places and their skipped dates; the most of one session
+	// and of one place
+	standing, standingSkips, standingPerSession, skipsPerStanding int
 
 	entriesPerSeries, plansPerSeries, subscriptionsPerSeries, subscriptionsPerClient int
 	clientsPerOneOff, oneOffClients, roomsPerClosure, closureRooms                   int
@@ -450,6 +472,7 @@ func countsOf(s *engine.State) *counts {
 		clients: len(s.Clients), subscriptions: len(s.Subscriptions), oneOffs: len(s.OneOffs),
 		closures: len(s.Closures), capacityRules: len(s.Capacity), roomBookings: len(s.RoomBookings),
 		changes: len(s.Changes), timeOffs: len(s.TimeOffs), hours: len(s.Hours),
+		standing: len(s.Standing), standingSkips: len(s.StandingSkips),
 	}
 	most := func(m map[int64]int) int {
 		out := 0
@@ -475,6 +498,17 @@ func countsOf(s *engine.State) *counts {
 		perClient[sub.ClientID]++
 	}
 	k.subscriptionsPerSeries, k.subscriptionsPerClient = most(perSeries), most(perClient)
+	perGroup, perRule := map[[2]int64]int{}, map[int64]int{}
+	for _, r := range s.Standing {
+		perGroup[[2]int64{r.ClassTimeID, r.ClassID}]++
+	}
+	for _, n := range perGroup {
+		k.standingPerSession = max(k.standingPerSession, n)
+	}
+	for _, x := range s.StandingSkips {
+		perRule[x.StandingID]++
+	}
+	k.skipsPerStanding = most(perRule)
 	for _, c := range s.Classes {
 		k.staffPerSession = max(k.staffPerSession, len(c.StaffIDs))
 	}

@@ -23,7 +23,7 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 		staff := created(f.api, f.tok, `mutation { createStaff(input: {name: "Pat Newman"}) { staff { id } } }`, "createStaff", "staff")
 		standup := f.ids(f.tok, "allSeries", "name")["Daily standup"]
 		vars := map[string]any{"room": room, "activity": activity, "staff": staff, "series": standup, "ref": f.ref,
-			"client": f.clients["Orbit Analytics"], "class": f.ref["classId"]}
+			"client": f.clients["Orbit Analytics"], "class": f.ref["classId"], "session": f.standupID("2026-12-08")}
 		before := f.dump(f.tok)
 
 		cases := map[string]struct {
@@ -55,6 +55,8 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 				[][]string{{"endpoint"}}},
 			"createAppPassword": {`createAppPassword(input: {login: "preview", role: READ_ONLY}, dryRun: true) { appPassword { id } }`, [][]string{{"appPassword"}}},
 			"bookSession":       {`bookSession(ref: $ref, clientId: $client, dryRun: true) { booking { id } }`, [][]string{{"booking"}}},
+			"createStandingBooking": {`createStandingBooking(input: {sessionId: $session, clientId: $client, from: "2026-12-08"}, dryRun: true) { standingBooking { id } }`,
+				[][]string{{"standingBooking"}}},
 			"bookRoom": {`bookRoom(input: {roomId: $room, date: "2026-12-09", start: "21:00", end: "22:00"}, dryRun: true) { roomBooking { id } }`,
 				[][]string{{"roomBooking"}}},
 			"replaceSeriesFrom": {`replaceSeriesFrom(id: $series, date: "2027-01-11", dryRun: true) { series { id entries { id } } }`,
@@ -66,7 +68,7 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 			}
 		}
 
-		types := map[string]string{"room": "ID!", "activity": "ID!", "staff": "ID!", "series": "ID!", "ref": "SessionRefInput!", "client": "ID!", "class": "ID!"}
+		types := map[string]string{"room": "ID!", "activity": "ID!", "staff": "ID!", "series": "ID!", "ref": "SessionRefInput!", "client": "ID!", "class": "ID!", "session": "SessionID!"}
 		op := func(body string) string { // a mutation declaring the variables body uses
 			var decl []string
 			for name, typ := range types {

@@ -124,6 +124,11 @@ var idCases = []idCase{
 	{"rotateWebhookSecret id", "webhookEndpoint", `rotateWebhookSecret(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteWebhookEndpoint id", "webhookEndpoint", `deleteWebhookEndpoint(id: $bad, dryRun: $dry) { revision }`},
 	{"redeliverWebhook endpointId", "webhookEndpoint", `redeliverWebhook(eventId: $myEvent, endpointId: $bad, dryRun: $dry) { revision }`},
+	{"createStandingBooking input.clientId", "client", `createStandingBooking(input: {clientId: $bad, sessionId: $mySession, from: "2026-12-09"}, dryRun: $dry) { revision }`},
+	{"createStandingBooking input.sessionId", "session", `createStandingBooking(input: {clientId: $myClient, sessionId: $bad, from: "2026-12-09"}, dryRun: $dry) { revision }`},
+	{"updateStandingBooking id", "standingBooking", `updateStandingBooking(id: $bad, input: {}, dryRun: $dry) { revision }`},
+	{"endStandingBooking id", "standingBooking", `endStandingBooking(id: $bad, from: "2027-01-04", dryRun: $dry) { revision }`},
+	{"skipStandingDate id", "standingBooking", `skipStandingDate(id: $bad, date: "2026-12-15", dryRun: $dry) { revision }`},
 	{"replayWebhooks endpointId", "webhookEndpoint", `replayWebhooks(endpointId: $bad, since: "2026-11-01T00:00:00Z", dryRun: $dry) { revision }`},
 }
 
@@ -289,6 +294,8 @@ func betaValues(a *api, beta string) map[string]string {
 	out["session"] = fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"])
 	out["booking"] = path(a.ok(beta, `mutation($ref: SessionRefInput!, $c: ID!) { bookSession(ref: $ref, clientId: $c) { booking { id } } }`,
 		map[string]any{"ref": ref, "c": ids["client"]}), "bookSession", "booking", "id").(string)
+	out["standingBooking"] = created(a, beta, `mutation($s: SessionID!, $c: ID!) { createStandingBooking(input: {sessionId: $s, clientId: $c, from: "2026-12-08"}) { standingBooking { id } } }`,
+		"createStandingBooking", "standingBooking", map[string]any{"s": out["session"], "c": ids["client"]})
 	out["capacityRule"] = created(a, beta, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["room"]})
 	out["roomBooking"] = created(a, beta, `mutation($r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-06", start: "03:00", end: "04:00"}) { roomBooking { id } } }`,
 		"bookRoom", "roomBooking", map[string]any{"r": ids["room"]})

@@ -651,8 +651,8 @@ func (r *seriesEntryResolver) Class(ctx context.Context, obj *engine.Entry) (*mo
 
 // PlacesTaken is the resolver for the placesTaken field.
 func (r *sessionResolver) PlacesTaken(ctx context.Context, obj *model.Session) (int, error) {
-	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
-	return countStatus(bs, models.Booked, models.Attended, models.NoShow), err
+	hold, _, bs, err := r.places(ctx, obj)
+	return countStatus(bs, models.Booked, models.Attended, models.NoShow) + len(hold), err
 }
 
 // Booked is the resolver for the booked field.
@@ -665,15 +665,15 @@ func (r *sessionResolver) PlacesLeft(ctx context.Context, obj *model.Session) (*
 	if obj.Capacity == nil {
 		return nil, nil
 	}
-	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
-	left := max(*obj.Capacity-countStatus(bs, models.Booked, models.Attended, models.NoShow), 0)
+	taken, err := r.PlacesTaken(ctx, obj)
+	left := max(*obj.Capacity-taken, 0)
 	return &left, err
 }
 
 // Waitlist is the resolver for the waitlist field.
 func (r *sessionResolver) Waitlist(ctx context.Context, obj *model.Session) (int, error) {
-	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
-	return countStatus(bs, models.Waitlisted), err
+	_, wait, bs, err := r.places(ctx, obj)
+	return countStatus(bs, models.Waitlisted) + len(wait), err
 }
 
 // Bookings is the resolver for the bookings field.

@@ -30,6 +30,8 @@ var readsAs = map[string]string{
 func TestTheUpdateRuleEverywhere(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		f := newBookingFx(t, a)
+		standing := created(f.api, f.tok, `mutation($c: ID!, $s: SessionID!) { createStandingBooking(input: {clientId: $c, sessionId: $s, from: "2026-12-08", until: "2027-02-01"}) { standingBooking { id } } }`,
+			"createStandingBooking", "standingBooking", map[string]any{"c": f.clients["Bluefin Legal"], "s": f.standupID("2026-12-08")})
 		room := f.ids(f.tok, "rooms", "name")["Boardroom"]
 		oneOff := created(f.api, f.tok, `mutation($c: ID!, $r: ID!) { createOneOff(input: {classId: $c, roomId: $r, date: "2026-12-09", start: "16:00", end: "17:00", label: "Talk", capacity: 5, units: 1, note: "Bring a laptop"}) { oneOff { id } } }`,
 			"createOneOff", "oneOff", map[string]any{"c": f.ref["classId"], "r": room})
@@ -52,6 +54,7 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 			"updatePlan": plan, "updateOneOff": oneOff, "updateClient": f.clients["Bluefin Legal"],
 			"updateMembership": membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup"), "updateCapacityRule": rule,
 			"updateWebhookEndpoint": endpoint, "updateTimeOff": timeOff,
+			"updateStandingBooking": standing,
 		}
 		before := f.dump(f.tok)
 

@@ -592,6 +592,8 @@ func fit(s string, t engine.Text) string {
 	return s
 }
 
+// TimeOff is a staff member's time off (engine.TimeOff): a rule, like a
+// closure.
 type TimeOff struct {
 	bun.BaseModel `bun:"table:time_offs"`
 	versioned
@@ -646,4 +648,50 @@ func hoursRow(b int64, h engine.WorkingHours) WorkingHours {
 		spans[i] = fmt.Sprintf("%d:%d-%d", int(s.Weekday), s.Start.Minutes(), s.End.Minutes())
 	}
 	return WorkingHours{ID: h.ID, BusinessID: b, StaffID: h.StaffID, FromDate: Day(h.From), Spans: strings.Join(spans, ",")}
+}
+
+// StandingBooking is a client's standing place (engine.Standing): one rule,
+// never a row per date.
+type StandingBooking struct {
+	bun.BaseModel `bun:"table:standing_bookings"`
+	versioned
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64 `bun:",pk"`
+	ClientID    int64
+	ClassTimeID int64
+	ClassID     int64
+	FromDate    Day
+	UntilDate   Day
+	Waitlist    bool
+}
+
+func (r *StandingBooking) Engine() engine.Standing {
+	return engine.Standing{ID: r.ID, ClientID: r.ClientID, ClassTimeID: r.ClassTimeID, ClassID: r.ClassID,
+		From: engine.Date(r.FromDate), Until: engine.Date(r.UntilDate), Waitlist: r.Waitlist}
+}
+
+func standingRow(b int64, s engine.Standing) StandingBooking {
+	return StandingBooking{ID: s.ID, BusinessID: b, ClientID: s.ClientID, ClassTimeID: s.ClassTimeID, ClassID: s.ClassID,
+		FromDate: Day(s.From), UntilDate: Day(s.Until), Waitlist: s.Waitlist}
+}
+
+// StandingSkip is one date a standing place is given up (engine.StandingSkip).
+type StandingSkip struct {
+	bun.BaseModel `bun:"table:standing_skips"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StandingID int64
+	Date       Day
+	Late       bool
+}
+
+func (r *StandingSkip) Engine() engine.StandingSkip {
+	return engine.StandingSkip{ID: r.ID, StandingID: r.StandingID, Date: engine.Date(r.Date), Late: r.Late}
+}
+
+func standingSkipRow(b int64, s engine.StandingSkip) StandingSkip {
+	return StandingSkip{ID: s.ID, BusinessID: b, StandingID: s.StandingID, Date: Day(s.Date), Late: s.Late}
 }

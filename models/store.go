@@ -767,6 +767,11 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
+		if changed {
+			if err := proveStanding(ctx, e, before, sn); err != nil {
+				return err
+			}
+		}
 		today := sn.Today(now)
 		was, err := before.ProveClashes(ctx, today)
 		if err != nil {

@@ -190,6 +190,24 @@ var tables = []storedTable{
 		refs:  func(v *engine.WorkingHours, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
 		value: (*WorkingHours).Engine, row: hoursRow, rowID: func(r *WorkingHours) int64 { return r.ID },
 	},
+	// A standing place makes no session: like a room booking, nothing to
+	// note in the versions. Its skipped dates follow it.
+	table[engine.Standing, StandingBooking]{kind: StandingTable,
+		slice: func(s *engine.State) *[]engine.Standing { return &s.Standing }, id: func(v *engine.Standing) *int64 { return &v.ID },
+		refs: func(v *engine.Standing, ref func(Table, *int64)) {
+			ref(ClientsTable, &v.ClientID)
+			ref(ClassTimesTable, &v.ClassTimeID)
+			ref(ClassesTable, &v.ClassID)
+		},
+		value: (*StandingBooking).Engine, row: standingRow, rowID: func(r *StandingBooking) int64 { return r.ID },
+		note: func(*Versions, engine.Standing, int64) {},
+	},
+	table[engine.StandingSkip, StandingSkip]{kind: StandingSkipsTable,
+		slice: func(s *engine.State) *[]engine.StandingSkip { return &s.StandingSkips }, id: func(v *engine.StandingSkip) *int64 { return &v.ID },
+		refs:  func(v *engine.StandingSkip, ref func(Table, *int64)) { ref(StandingTable, &v.StandingID) },
+		value: (*StandingSkip).Engine, row: standingSkipRow, rowID: func(r *StandingSkip) int64 { return r.ID },
+		note: func(*Versions, engine.StandingSkip, int64) {},
+	},
 	// What has happened is no part of the engine's state, but it is the
 	// business's data: backups hold it.
 	pastTable[SessionBooking]{order: "id"},
@@ -216,6 +234,8 @@ const (
 	SubscriptionsTable
 	TimeOffsTable
 	HoursTable
+	StandingTable
+	StandingSkipsTable
 )
 
 // A storedTable is one entry of tables.

@@ -56,6 +56,7 @@ type ResolverRoot interface {
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
+	StandingBooking() StandingBookingResolver
 	TimeOff() TimeOffResolver
 	Uncovered() UncoveredResolver
 	WorkingHours() WorkingHoursResolver
@@ -317,6 +318,12 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	DateRun struct {
+		FirstDate         func(childComplexity int) int
+		RepeatsEveryWeeks func(childComplexity int) int
+		Until             func(childComplexity int) int
+	}
+
 	Day struct {
 		Date     func(childComplexity int) int
 		Sessions func(childComplexity int) int
@@ -406,6 +413,7 @@ type ComplexityRoot struct {
 		CreateRoom            func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
 		CreateSeries          func(childComplexity int, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) int
 		CreateStaff           func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
+		CreateStandingBooking func(childComplexity int, input model.CreateStandingBookingInput, dryRun *bool) int
 		CreateSubscription    func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
 		CreateTimeOff         func(childComplexity int, input model.CreateTimeOffInput, dryRun *bool) int
 		CreateToken           func(childComplexity int, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
@@ -426,6 +434,7 @@ type ComplexityRoot struct {
 		DeleteTimeOff         func(childComplexity int, id int64, dryRun *bool) int
 		DeleteWebhookEndpoint func(childComplexity int, id int64, dryRun *bool) int
 		DeleteWorkingHours    func(childComplexity int, id int64, dryRun *bool) int
+		EndStandingBooking    func(childComplexity int, id int64, from engine.Date, dryRun *bool) int
 		ImportCalendar        func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
 		LoadDemo              func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance        func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
@@ -439,6 +448,7 @@ type ComplexityRoot struct {
 		RotateTimetableToken  func(childComplexity int, dryRun *bool) int
 		RotateWebhookSecret   func(childComplexity int, id int64, dryRun *bool) int
 		SetWorkingHours       func(childComplexity int, input model.SetWorkingHoursInput, dryRun *bool) int
+		SkipStandingDate      func(childComplexity int, id int64, date engine.Date, dryRun *bool) int
 		UpdateActivity        func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
 		UpdateBusiness        func(childComplexity int, input model.UpdateBusinessInput, dryRun *bool) int
 		UpdateCapacityRule    func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
@@ -451,6 +461,7 @@ type ComplexityRoot struct {
 		UpdateRoom            func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
 		UpdateSeries          func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) int
 		UpdateStaff           func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
+		UpdateStandingBooking func(childComplexity int, id int64, input model.UpdateStandingBookingInput, dryRun *bool) int
 		UpdateSubscription    func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
 		UpdateTimeOff         func(childComplexity int, id int64, input model.UpdateTimeOffInput, dryRun *bool) int
 		UpdateWebhookEndpoint func(childComplexity int, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) int
@@ -552,6 +563,8 @@ type ComplexityRoot struct {
 		SessionsNeedingCover func(childComplexity int, from engine.Date, to engine.Date) int
 		Staff                func(childComplexity int) int
 		StaffMember          func(childComplexity int, id int64) int
+		StandingBooking      func(childComplexity int, id int64) int
+		StandingBookings     func(childComplexity int, clientID *int64, first *int, after *string) int
 		Subscription         func(childComplexity int, id int64) int
 		Subscriptions        func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		TimeOff              func(childComplexity int, id int64) int
@@ -655,31 +668,33 @@ type ComplexityRoot struct {
 	}
 
 	Session struct {
-		Booked       func(childComplexity int) int
-		Bookings     func(childComplexity int) int
-		CancelReason func(childComplexity int) int
-		Cancelled    func(childComplexity int) int
-		Capacity     func(childComplexity int) int
-		Changed      func(childComplexity int) int
-		Class        func(childComplexity int) int
-		Date         func(childComplexity int) int
-		End          func(childComplexity int) int
-		EndsAt       func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Label        func(childComplexity int) int
-		NeedsCover   func(childComplexity int) int
-		Note         func(childComplexity int) int
-		OneOff       func(childComplexity int) int
-		Origin       func(childComplexity int) int
-		PlacesLeft   func(childComplexity int) int
-		PlacesTaken  func(childComplexity int) int
-		Ref          func(childComplexity int) int
-		Room         func(childComplexity int) int
-		Series       func(childComplexity int) int
-		Staff        func(childComplexity int) int
-		Start        func(childComplexity int) int
-		StartsAt     func(childComplexity int) int
-		Waitlist     func(childComplexity int) int
+		Booked           func(childComplexity int) int
+		Bookings         func(childComplexity int) int
+		CancelReason     func(childComplexity int) int
+		Cancelled        func(childComplexity int) int
+		Capacity         func(childComplexity int) int
+		Changed          func(childComplexity int) int
+		Class            func(childComplexity int) int
+		Date             func(childComplexity int) int
+		End              func(childComplexity int) int
+		EndsAt           func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Label            func(childComplexity int) int
+		NeedsCover       func(childComplexity int) int
+		Note             func(childComplexity int) int
+		OneOff           func(childComplexity int) int
+		Origin           func(childComplexity int) int
+		PlacesLeft       func(childComplexity int) int
+		PlacesTaken      func(childComplexity int) int
+		Ref              func(childComplexity int) int
+		Room             func(childComplexity int) int
+		Series           func(childComplexity int) int
+		Staff            func(childComplexity int) int
+		Standing         func(childComplexity int) int
+		StandingWaitlist func(childComplexity int) int
+		Start            func(childComplexity int) int
+		StartsAt         func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	SessionOrigin struct {
@@ -716,6 +731,49 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Staff    func(childComplexity int) int
+	}
+
+	StandingBooking struct {
+		Class     func(childComplexity int) int
+		ClassTime func(childComplexity int) int
+		Client    func(childComplexity int) int
+		Dates     func(childComplexity int, from *engine.Date, to *engine.Date) int
+		From      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Skipped   func(childComplexity int) int
+		Until     func(childComplexity int) int
+		Waitlist  func(childComplexity int) int
+	}
+
+	StandingBookingConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	StandingBookingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	StandingBookingPayload struct {
+		Clashes         func(childComplexity int) int
+		DryRun          func(childComplexity int) int
+		Revision        func(childComplexity int) int
+		StandingBooking func(childComplexity int) int
+		WaitingDates    func(childComplexity int) int
+	}
+
+	StandingDate struct {
+		Position func(childComplexity int) int
+		Session  func(childComplexity int) int
+		Status   func(childComplexity int) int
+	}
+
+	StandingSkip struct {
+		Date func(childComplexity int) int
+		Late func(childComplexity int) int
 	}
 
 	TimeOff struct {
@@ -1020,6 +1078,10 @@ type MutationResolver interface {
 	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	CreateStandingBooking(ctx context.Context, input model.CreateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
+	UpdateStandingBooking(ctx context.Context, id int64, input model.UpdateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
+	EndStandingBooking(ctx context.Context, id int64, from engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
+	SkipStandingDate(ctx context.Context, id int64, date engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
 	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	DeleteSeries(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -1100,6 +1162,8 @@ type QueryResolver interface {
 	Class(ctx context.Context, id int64) (*model.Class, error)
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
 	ClassTime(ctx context.Context, id int64) (*engine.ClassTime, error)
+	StandingBooking(ctx context.Context, id int64) (*engine.Standing, error)
+	StandingBookings(ctx context.Context, clientID *int64, first *int, after *string) (*model.StandingBookingConnection, error)
 	AllSeries(ctx context.Context) ([]engine.Series, error)
 	Series(ctx context.Context, id int64) (*engine.Series, error)
 	Plans(ctx context.Context, seriesID *int64) ([]engine.Plan, error)
@@ -1149,6 +1213,8 @@ type SessionResolver interface {
 	Waitlist(ctx context.Context, obj *model.Session) (int, error)
 	Bookings(ctx context.Context, obj *model.Session) ([]models.SessionBooking, error)
 	NeedsCover(ctx context.Context, obj *model.Session) ([]engine.Absence, error)
+	Standing(ctx context.Context, obj *model.Session) ([]engine.Standing, error)
+	StandingWaitlist(ctx context.Context, obj *model.Session) ([]engine.Standing, error)
 }
 type SessionOriginResolver interface {
 	Room(ctx context.Context, obj *engine.Origin) (*engine.Room, error)
@@ -1162,6 +1228,16 @@ type SessionRefResolver interface {
 type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
 	WorkingHours(ctx context.Context, obj *engine.Staff) ([]engine.WorkingHours, error)
+}
+type StandingBookingResolver interface {
+	Client(ctx context.Context, obj *engine.Standing) (*engine.Client, error)
+	ClassTime(ctx context.Context, obj *engine.Standing) (*engine.ClassTime, error)
+	Class(ctx context.Context, obj *engine.Standing) (*model.Class, error)
+
+	Until(ctx context.Context, obj *engine.Standing) (*engine.Date, error)
+
+	Skipped(ctx context.Context, obj *engine.Standing) ([]engine.StandingSkip, error)
+	Dates(ctx context.Context, obj *engine.Standing, from *engine.Date, to *engine.Date) ([]model.StandingDate, error)
 }
 type TimeOffResolver interface {
 	Staff(ctx context.Context, obj *engine.TimeOff) (*engine.Staff, error)
@@ -2188,6 +2264,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ClosurePayload.Revision(childComplexity), true
 
+	case "DateRun.firstDate":
+		if e.ComplexityRoot.DateRun.FirstDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.FirstDate(childComplexity), true
+	case "DateRun.repeatsEveryWeeks":
+		if e.ComplexityRoot.DateRun.RepeatsEveryWeeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.RepeatsEveryWeeks(childComplexity), true
+	case "DateRun.until":
+		if e.ComplexityRoot.DateRun.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.Until(childComplexity), true
+
 	case "Day.date":
 		if e.ComplexityRoot.Day.Date == nil {
 			break
@@ -2651,6 +2746,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateStaff(childComplexity, args["input"].(model.CreateStaffInput), args["dryRun"].(*bool)), true
+	case "Mutation.createStandingBooking":
+		if e.ComplexityRoot.Mutation.CreateStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateStandingBooking(childComplexity, args["input"].(model.CreateStandingBookingInput), args["dryRun"].(*bool)), true
 	case "Mutation.createSubscription":
 		if e.ComplexityRoot.Mutation.CreateSubscription == nil {
 			break
@@ -2871,6 +2977,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWorkingHours(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.endStandingBooking":
+		if e.ComplexityRoot.Mutation.EndStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_endStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EndStandingBooking(childComplexity, args["id"].(int64), args["from"].(engine.Date), args["dryRun"].(*bool)), true
 	case "Mutation.importCalendar":
 		if e.ComplexityRoot.Mutation.ImportCalendar == nil {
 			break
@@ -3014,6 +3131,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetWorkingHours(childComplexity, args["input"].(model.SetWorkingHoursInput), args["dryRun"].(*bool)), true
+	case "Mutation.skipStandingDate":
+		if e.ComplexityRoot.Mutation.SkipStandingDate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_skipStandingDate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SkipStandingDate(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["dryRun"].(*bool)), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -3146,6 +3274,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateStaff(childComplexity, args["id"].(int64), args["input"].(model.UpdateStaffInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateStandingBooking":
+		if e.ComplexityRoot.Mutation.UpdateStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateStandingBooking(childComplexity, args["id"].(int64), args["input"].(model.UpdateStandingBookingInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateSubscription":
 		if e.ComplexityRoot.Mutation.UpdateSubscription == nil {
 			break
@@ -3799,6 +3938,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.StaffMember(childComplexity, args["id"].(int64)), true
+	case "Query.standingBooking":
+		if e.ComplexityRoot.Query.StandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Query_standingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StandingBooking(childComplexity, args["id"].(int64)), true
+	case "Query.standingBookings":
+		if e.ComplexityRoot.Query.StandingBookings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_standingBookings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StandingBookings(childComplexity, args["clientId"].(*int64), args["first"].(*int), args["after"].(*string)), true
 	case "Query.subscription":
 		if e.ComplexityRoot.Query.Subscription == nil {
 			break
@@ -4400,6 +4561,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.Staff(childComplexity), true
+	case "Session.standing":
+		if e.ComplexityRoot.Session.Standing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.Standing(childComplexity), true
+	case "Session.standingWaitlist":
+		if e.ComplexityRoot.Session.StandingWaitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.StandingWaitlist(childComplexity), true
 	case "Session.start":
 		if e.ComplexityRoot.Session.Start == nil {
 			break
@@ -4549,6 +4722,167 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StaffPayload.Staff(childComplexity), true
+
+	case "StandingBooking.class":
+		if e.ComplexityRoot.StandingBooking.Class == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Class(childComplexity), true
+	case "StandingBooking.classTime":
+		if e.ComplexityRoot.StandingBooking.ClassTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.ClassTime(childComplexity), true
+	case "StandingBooking.client":
+		if e.ComplexityRoot.StandingBooking.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Client(childComplexity), true
+	case "StandingBooking.dates":
+		if e.ComplexityRoot.StandingBooking.Dates == nil {
+			break
+		}
+
+		args, err := ec.field_StandingBooking_dates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.StandingBooking.Dates(childComplexity, args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+	case "StandingBooking.from":
+		if e.ComplexityRoot.StandingBooking.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.From(childComplexity), true
+	case "StandingBooking.id":
+		if e.ComplexityRoot.StandingBooking.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.ID(childComplexity), true
+	case "StandingBooking.skipped":
+		if e.ComplexityRoot.StandingBooking.Skipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Skipped(childComplexity), true
+	case "StandingBooking.until":
+		if e.ComplexityRoot.StandingBooking.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Until(childComplexity), true
+	case "StandingBooking.waitlist":
+		if e.ComplexityRoot.StandingBooking.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Waitlist(childComplexity), true
+
+	case "StandingBookingConnection.edges":
+		if e.ComplexityRoot.StandingBookingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.Edges(childComplexity), true
+	case "StandingBookingConnection.nodes":
+		if e.ComplexityRoot.StandingBookingConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.Nodes(childComplexity), true
+	case "StandingBookingConnection.pageInfo":
+		if e.ComplexityRoot.StandingBookingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.PageInfo(childComplexity), true
+	case "StandingBookingConnection.totalCount":
+		if e.ComplexityRoot.StandingBookingConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.TotalCount(childComplexity), true
+
+	case "StandingBookingEdge.cursor":
+		if e.ComplexityRoot.StandingBookingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingEdge.Cursor(childComplexity), true
+	case "StandingBookingEdge.node":
+		if e.ComplexityRoot.StandingBookingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingEdge.Node(childComplexity), true
+
+	case "StandingBookingPayload.clashes":
+		if e.ComplexityRoot.StandingBookingPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Clashes(childComplexity), true
+	case "StandingBookingPayload.dryRun":
+		if e.ComplexityRoot.StandingBookingPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.DryRun(childComplexity), true
+	case "StandingBookingPayload.revision":
+		if e.ComplexityRoot.StandingBookingPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Revision(childComplexity), true
+	case "StandingBookingPayload.standingBooking":
+		if e.ComplexityRoot.StandingBookingPayload.StandingBooking == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.StandingBooking(childComplexity), true
+	case "StandingBookingPayload.waitingDates":
+		if e.ComplexityRoot.StandingBookingPayload.WaitingDates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.WaitingDates(childComplexity), true
+
+	case "StandingDate.position":
+		if e.ComplexityRoot.StandingDate.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Position(childComplexity), true
+	case "StandingDate.session":
+		if e.ComplexityRoot.StandingDate.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Session(childComplexity), true
+	case "StandingDate.status":
+		if e.ComplexityRoot.StandingDate.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Status(childComplexity), true
+
+	case "StandingSkip.date":
+		if e.ComplexityRoot.StandingSkip.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingSkip.Date(childComplexity), true
+	case "StandingSkip.late":
+		if e.ComplexityRoot.StandingSkip.Late == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingSkip.Late(childComplexity), true
 
 	case "TimeOff.from":
 		if e.ComplexityRoot.TimeOff.From == nil {
@@ -5219,6 +5553,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateRoomInput", ec.unmarshalInputCreateRoomInput),
 			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
 			graphql.NewInputUnmarshaler("CreateStaffInput", ec.unmarshalInputCreateStaffInput),
+			graphql.NewInputUnmarshaler("CreateStandingBookingInput", ec.unmarshalInputCreateStandingBookingInput),
 			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
 			graphql.NewInputUnmarshaler("CreateTimeOffInput", ec.unmarshalInputCreateTimeOffInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
@@ -5242,6 +5577,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateRoomInput", ec.unmarshalInputUpdateRoomInput),
 			graphql.NewInputUnmarshaler("UpdateSeriesInput", ec.unmarshalInputUpdateSeriesInput),
 			graphql.NewInputUnmarshaler("UpdateStaffInput", ec.unmarshalInputUpdateStaffInput),
+			graphql.NewInputUnmarshaler("UpdateStandingBookingInput", ec.unmarshalInputUpdateStandingBookingInput),
 			graphql.NewInputUnmarshaler("UpdateSubscriptionInput", ec.unmarshalInputUpdateSubscriptionInput),
 			graphql.NewInputUnmarshaler("UpdateTimeOffInput", ec.unmarshalInputUpdateTimeOffInput),
 			graphql.NewInputUnmarshaler("UpdateWebhookEndpointInput", ec.unmarshalInputUpdateWebhookEndpointInput),
@@ -7411,6 +7747,226 @@ type Live {
   scheduleChanged: ScheduleChange!
 }
 `, BuiltIn: false},
+	{Name: "../schema/standing.graphqls", Input: `"""
+A client's standing place: a place in every occurrence of one series session
+(a class time and class) whose original date is from..until, wherever a day
+change puts the session. It is one rule, never a row per date: a date's place
+is computed like every other fact of a session, and only what happened on a
+date is stored (a date given up, see skipped).
+
+Capacity is proved for every future date: single bookings and standing places
+never exceed a session's places. A standing place with waitlist waits on the
+dates that were full when it was made, and takes a place there as one frees
+(before the single bookings waiting).
+
+Who sees a standing booking follows the rule of who sees bookings (see
+Booking): OWNER, MANAGER and FRONT_DESK every one; a STAFF token tied to a
+staff member those of the classes the member leads; a CLIENT token its own
+client's; READ_ONLY, and a STAFF token tied to no one, none.
+"""
+type StandingBooking {
+  "The standing booking's id."
+  id: ID!
+  "Whose place it is."
+  client: Client!
+  "The class time of the session it holds a place in."
+  classTime: ClassTime!
+  "The class of the session it holds a place in."
+  class: Class!
+  "The first original date (in the business's time zone) the place holds."
+  from: Date!
+  "The last original date the place holds, inclusive; null when it runs on with no end."
+  until: Date
+  "True when the client accepted to wait on the dates that were full when the place was made; false when the place holds every date."
+  waitlist: Boolean!
+  "The dates given up with skipStandingDate, ascending."
+  skipped: [StandingSkip!]!
+  """
+  The sessions the place covers with an original date from..to (to exclusive,
+  at most 400 days apart; the next 4 weeks when left out), each with what the place is on it: the client's view
+  of their dates, moved and cancelled sessions included. BAD_USER_INPUT for an
+  empty or inverted range or more than 400 days.
+  """
+  dates(
+    "The first original date; left out: today."
+    from: Date
+    "The original date to stop before (exclusive); left out: 4 weeks after from."
+    to: Date
+  ): [StandingDate!]!
+}
+
+"One date a standing place is given up."
+type StandingSkip {
+  "The session's original date."
+  date: Date!
+  "True when given up within 12 hours of the start: it counts on the plan as a late cancellation does."
+  late: Boolean!
+}
+
+"What a standing place is on one date."
+enum StandingStatus {
+  "The client holds a place in the session."
+  PLACE
+  "The session is full: the client waits for a place (StandingDate.position)."
+  WAITING
+  "The client gave the date up (skipStandingDate)."
+  SKIPPED
+  "The session is cancelled: the place is cancelled with it."
+  CANCELLED
+}
+
+"A standing place on one date."
+type StandingDate {
+  "The session as it is now: moved, re-timed or in another room if its day change says so."
+  session: Session!
+  "What the place is on this date."
+  status: StandingStatus!
+  "Place among the standing places waiting on this date (1 is next); null unless WAITING."
+  position: Int
+}
+
+"Dates a session is full on: firstDate, then every repeatsEveryWeeks weeks until until."
+type DateRun {
+  "The first date (an original date of the session)."
+  firstDate: Date!
+  "Weeks between the dates; null for firstDate alone."
+  repeatsEveryWeeks: Int
+  "The last date, inclusive; null when the dates run on with no end (or for firstDate alone)."
+  until: Date
+}
+
+"A page of standing bookings, by id."
+type StandingBookingConnection {
+  "The page's standing bookings with their cursors."
+  edges: [StandingBookingEdge!]!
+  "The page's standing bookings."
+  nodes: [StandingBooking!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many standing bookings the whole list holds (every page), of those the caller may see."
+  totalCount: Int!
+}
+
+"A standing booking and its place in the list."
+type StandingBookingEdge {
+  "Pass as after to get the standing bookings that follow this one."
+  cursor: String!
+  "The standing booking."
+  node: StandingBooking!
+}
+
+"What createStandingBooking, updateStandingBooking, endStandingBooking and skipStandingDate return."
+type StandingBookingPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "Always empty: standing places take places, not time."
+  clashes: [Clash!]!
+  "The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from."
+  standingBooking: StandingBooking!
+  "The dates the client waits on because they were full (only with waitlist); empty when the place holds every date."
+  waitingDates: [DateRun!]!
+}
+
+"A standing place to make."
+input CreateStandingBookingInput {
+  "Whose place it is; required except from a CLIENT token, which books for itself."
+  clientId: ID
+  "Any one session of the series session (its Session.id, s/DATE/CLASSTIME/CLASS): its class time and class name the place. A one-off is BAD_USER_INPUT."
+  sessionId: SessionID!
+  "The first original date the place holds: today or later."
+  from: Date!
+  "The last original date the place holds, inclusive; left out or null: no end."
+  until: Date
+  "True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL."
+  waitlist: Boolean
+}
+
+"Changes to a standing place. The update rule (see Write): a field left out keeps its value; until: null clears the end; null on from or waitlist is BAD_USER_INPUT."
+input UpdateStandingBookingInput {
+  "The first original date the place holds: today or later."
+  from: Date @goField(omittable: true)
+  "The last original date the place holds, inclusive; null: no end."
+  until: Date @goField(omittable: true)
+  "True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL."
+  waitlist: Boolean @goField(omittable: true)
+}
+
+extend type Session {
+  "The standing places holding a place in this session (see StandingBooking), in the order they were given: those the caller may see, as for bookings. A one-off has none."
+  standing: [StandingBooking!]!
+  "The standing places waiting for a place in this session, next first: those the caller may see."
+  standingWaitlist: [StandingBooking!]!
+}
+
+extend type Query {
+  "One standing booking by id. NOT_FOUND for an unknown id, and for one the caller may not see (see StandingBooking)."
+  standingBooking(
+    "The standing booking's id."
+    id: ID!
+  ): StandingBooking
+  """
+  Standing bookings by id, a page at a time: of one client or every client, of
+  those the caller may see (see StandingBooking); a CLIENT token naming another
+  client: FORBIDDEN. BAD_USER_INPUT for a bad cursor or first.
+  """
+  standingBookings(
+    "Only this client's; left out: every client's the caller may see."
+    clientId: ID
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): StandingBookingConnection
+}
+
+extend type Mutation {
+  """
+  A standing place for a client in every occurrence of a series session from
+  a date, optionally until one. OWNER, MANAGER and FRONT_DESK for the client
+  they name; a CLIENT token for itself. The client needs a membership of a
+  series holding the session on from. Errors: CAPACITY_FULL when some dates
+  have no place left (extensions firstDate, repeatsEveryWeeks, until, capacity,
+  and dates: every run), unless waitlist; NOT_FOUND (no such session or
+  client); BAD_USER_INPUT (a one-off, until before from, from before today, no
+  membership, already holding a place in it); FORBIDDEN.
+  """
+  createStandingBooking(
+    "The standing place."
+    input: CreateStandingBookingInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Changes a standing place's dates or waitlist, proved again like a new one. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT, CAPACITY_FULL."
+  updateStandingBooking(
+    "The standing booking's id."
+    id: ID!
+    "The changes."
+    input: UpdateStandingBookingInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Ends a standing place: it holds no date from from on (a place that has not started by then goes). OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (from before today)."
+  endStandingBooking(
+    "The standing booking's id."
+    id: ID!
+    "The first original date the place no longer holds: today or later."
+    from: Date!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Gives up a standing place on one date (the session's original date); within 12 hours of the start it is late and counts on the plan. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (a date the place does not cover, no session then, started)."
+  skipStandingDate(
+    "The standing booking's id."
+    id: ID!
+    "The session's original date."
+    date: Date!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+}
+`, BuiltIn: false},
 	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
 #
 # Who may do what here: every signed-in token may read (who is booked into a
@@ -8965,6 +9521,18 @@ func (ec *executionContext) childFields_ClosurePayload(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type ClosurePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DateRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "firstDate":
+		return ec.fieldContext_DateRun_firstDate(ctx, field)
+	case "repeatsEveryWeeks":
+		return ec.fieldContext_DateRun_repeatsEveryWeeks(ctx, field)
+	case "until":
+		return ec.fieldContext_DateRun_until(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DateRun", field.Name)
+}
+
 func (ec *executionContext) childFields_Day(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "date":
@@ -9427,6 +9995,10 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_bookings(ctx, field)
 	case "needsCover":
 		return ec.fieldContext_Session_needsCover(ctx, field)
+	case "standing":
+		return ec.fieldContext_Session_standing(ctx, field)
+	case "standingWaitlist":
+		return ec.fieldContext_Session_standingWaitlist(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -9501,6 +10073,92 @@ func (ec *executionContext) childFields_StaffPayload(ctx context.Context, field 
 		return ec.fieldContext_StaffPayload_staff(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StaffPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBooking(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_StandingBooking_id(ctx, field)
+	case "client":
+		return ec.fieldContext_StandingBooking_client(ctx, field)
+	case "classTime":
+		return ec.fieldContext_StandingBooking_classTime(ctx, field)
+	case "class":
+		return ec.fieldContext_StandingBooking_class(ctx, field)
+	case "from":
+		return ec.fieldContext_StandingBooking_from(ctx, field)
+	case "until":
+		return ec.fieldContext_StandingBooking_until(ctx, field)
+	case "waitlist":
+		return ec.fieldContext_StandingBooking_waitlist(ctx, field)
+	case "skipped":
+		return ec.fieldContext_StandingBooking_skipped(ctx, field)
+	case "dates":
+		return ec.fieldContext_StandingBooking_dates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBooking", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_StandingBookingConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_StandingBookingConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_StandingBookingConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_StandingBookingConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_StandingBookingEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_StandingBookingEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_StandingBookingPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+	case "standingBooking":
+		return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
+	case "waitingDates":
+		return ec.fieldContext_StandingBookingPayload_waitingDates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingDate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "session":
+		return ec.fieldContext_StandingDate_session(ctx, field)
+	case "status":
+		return ec.fieldContext_StandingDate_status(ctx, field)
+	case "position":
+		return ec.fieldContext_StandingDate_position(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingDate", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingSkip(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_StandingSkip_date(ctx, field)
+	case "late":
+		return ec.fieldContext_StandingSkip_late(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingSkip", field.Name)
 }
 
 func (ec *executionContext) childFields_TimeOff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10559,6 +11217,28 @@ func (ec *executionContext) field_Mutation_createStaff_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateStandingBookingInput, error) {
+			return ec.unmarshalNCreateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStandingBookingInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11039,6 +11719,36 @@ func (ec *executionContext) field_Mutation_deleteWorkingHours_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_endStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importCalendar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11410,6 +12120,36 @@ func (ec *executionContext) field_Mutation_setWorkingHours_args(ctx context.Cont
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_skipStandingDate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "date",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["date"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
 	return args, nil
 }
 
@@ -11797,6 +12537,36 @@ func (ec *executionContext) field_Mutation_updateStaff_args(ctx context.Context,
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateStaffInput, error) {
 			return ec.unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStaffInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateStandingBookingInput, error) {
+			return ec.unmarshalNUpdateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStandingBookingInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12545,6 +13315,50 @@ func (ec *executionContext) field_Query_staffMember_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_standingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_standingBookings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_subscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12784,6 +13598,28 @@ func (ec *executionContext) field_Query_workingHours_args(ctx context.Context, r
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_StandingBooking_dates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
 	return args, nil
 }
 
@@ -16968,6 +17804,75 @@ func (ec *executionContext) fieldContext_ClosurePayload_closure(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _DateRun_firstDate(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_firstDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_firstDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DateRun_repeatsEveryWeeks(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_repeatsEveryWeeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RepeatsEveryWeeks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_repeatsEveryWeeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DateRun_until(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Until, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Date")
+}
+
 func (ec *executionContext) _Day_date(ctx context.Context, field graphql.CollectedField, obj *model.Day) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20007,6 +20912,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteClassTime(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteClassTime_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateStandingBooking(ctx, fc.Args["input"].(model.CreateStandingBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateStandingBooking(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateStandingBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_endStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_endStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().EndStandingBooking(ctx, fc.Args["id"].(int64), fc.Args["from"].(engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_endStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_endStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_skipStandingDate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_skipStandingDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SkipStandingDate(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_skipStandingDate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_skipStandingDate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23406,6 +24487,94 @@ func (ec *executionContext) fieldContext_Query_classTime(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_standingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_standingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StandingBooking(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalOStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_standingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_standingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_standingBookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_standingBookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StandingBookings(ctx, fc.Args["clientId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingConnection) graphql.Marshaler {
+			return ec.marshalOStandingBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_standingBookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_standingBookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_allSeries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26255,6 +27424,70 @@ func (ec *executionContext) fieldContext_Session_needsCover(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Session_standing(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_standing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().Standing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_standing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Session_standingWaitlist(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_standingWaitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().StandingWaitlist(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_standingWaitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SessionOrigin_date(ctx context.Context, field graphql.CollectedField, obj *engine.Origin) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26826,6 +28059,710 @@ func (ec *executionContext) fieldContext_StaffPayload_staff(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_id(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "ID")
+}
+
+func (ec *executionContext) _StandingBooking_client(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Client(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_classTime(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_classTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().ClassTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.ClassTime) graphql.Marshaler {
+			return ec.marshalNClassTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_classTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClassTime(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_class(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_class(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Class(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_class(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Class(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_from(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "Date")
+}
+
+func (ec *executionContext) _StandingBooking_until(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Until(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, true, true, "Date")
+}
+
+func (ec *executionContext) _StandingBooking_waitlist(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _StandingBooking_skipped(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_skipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Skipped(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.StandingSkip) graphql.Marshaler {
+			return ec.marshalNStandingSkip2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkipᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingSkip(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_dates(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_dates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.StandingBooking().Dates(ctx, obj, fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StandingDate) graphql.Marshaler {
+			return ec.marshalNStandingDate2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_dates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingDate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_StandingBooking_dates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StandingBookingEdge) graphql.Marshaler {
+			return ec.marshalNStandingBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingBookingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _StandingBookingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _StandingBookingPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingBookingPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_standingBooking(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StandingBooking, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_standingBooking(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_waitingDates(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_waitingDates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WaitingDates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.DateRun) graphql.Marshaler {
+			return ec.marshalNDateRun2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_waitingDates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DateRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingDate_session(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Session, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingDate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingDate_status(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StandingStatus) graphql.Marshaler {
+			return ec.marshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingDate", field, false, false, "StandingStatus")
+}
+
+func (ec *executionContext) _StandingDate_position(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingDate", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingSkip_date(ctx context.Context, field graphql.CollectedField, obj *engine.StandingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingSkip_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingSkip_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingSkip", field, false, false, "Date")
+}
+
+func (ec *executionContext) _StandingSkip_late(ctx context.Context, field graphql.CollectedField, obj *engine.StandingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingSkip_late(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Late, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingSkip_late(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingSkip", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TimeOff_id(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
@@ -31646,6 +33583,76 @@ func UnmarshalCreateStaffInput(ctx context.Context, raw any) (model.CreateStaffI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateStandingBookingInput(ctx context.Context, obj any) (model.CreateStandingBookingInput, error) {
+	var it model.CreateStandingBookingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "sessionId", "from", "until", "waitlist"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = data
+		case "waitlist":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitlist"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Waitlist = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateStandingBookingInput unmarshals raw into the CreateStandingBookingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateStandingBookingInput(ctx context.Context, raw any) (model.CreateStandingBookingInput, error) {
+	var out model.CreateStandingBookingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateStandingBookingInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateMembershipInput, error) {
 	var it model.CreateMembershipInput
 	if obj == nil {
@@ -33242,6 +35249,62 @@ func UnmarshalUpdateStaffInput(ctx context.Context, raw any) (model.UpdateStaffI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateStandingBookingInput(ctx context.Context, obj any) (model.UpdateStandingBookingInput, error) {
+	var it model.UpdateStandingBookingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"from", "until", "waitlist"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = graphql.OmittableOf(data)
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = graphql.OmittableOf(data)
+		case "waitlist":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitlist"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Waitlist = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateStandingBookingInput unmarshals raw into the UpdateStandingBookingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateStandingBookingInput(ctx context.Context, raw any) (model.UpdateStandingBookingInput, error) {
+	var out model.UpdateStandingBookingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateStandingBookingInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateMembershipInput, error) {
 	var it model.UpdateMembershipInput
 	if obj == nil {
@@ -33495,6 +35558,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._TimeOffPayload(ctx, sel, obj)
+	case model.StandingBookingPayload:
+		return ec._StandingBookingPayload(ctx, sel, &obj)
+	case *model.StandingBookingPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StandingBookingPayload(ctx, sel, obj)
 	case model.StaffPayload:
 		return ec._StaffPayload(ctx, sel, &obj)
 	case *model.StaffPayload:
@@ -35357,6 +37427,49 @@ func (ec *executionContext) _ClosurePayload(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var dateRunImplementors = []string{"DateRun"}
+
+func (ec *executionContext) _DateRun(ctx context.Context, sel ast.SelectionSet, obj *model.DateRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dateRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DateRun")
+		case "firstDate":
+			out.Values[i] = ec._DateRun_firstDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "repeatsEveryWeeks":
+			out.Values[i] = ec._DateRun_repeatsEveryWeeks(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "until":
+			out.Values[i] = ec._DateRun_until(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var dayImplementors = []string{"Day"}
 
 func (ec *executionContext) _Day(ctx context.Context, sel ast.SelectionSet, obj *model.Day) graphql.Marshaler {
@@ -36162,6 +38275,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_endStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "skipStandingDate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_skipStandingDate(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createSeries":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createSeries(ctx, field)
@@ -36938,6 +39079,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_classTime(ctx, field)
+				})
+		case "standingBooking":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_standingBooking(ctx, field)
+				})
+		case "standingBookings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_standingBookings(ctx, field)
 				})
 		case "allSeries":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -37802,6 +39955,18 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Session_needsCover(ctx, field, obj)
 				})
+		case "standing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_standing(ctx, field, obj)
+				})
+		case "standingWaitlist":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_standingWaitlist(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -38051,6 +40216,305 @@ func (ec *executionContext) _StaffPayload(ctx context.Context, sel ast.Selection
 			}
 		case "staff":
 			out.Values[i] = ec._StaffPayload_staff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingImplementors = []string{"StandingBooking"}
+
+func (ec *executionContext) _StandingBooking(ctx context.Context, sel ast.SelectionSet, obj *engine.Standing) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBooking")
+		case "id":
+			out.Values[i] = ec._StandingBooking_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_client(ctx, field, obj)
+				})
+		case "classTime":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_classTime(ctx, field, obj)
+				})
+		case "class":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_class(ctx, field, obj)
+				})
+		case "from":
+			out.Values[i] = ec._StandingBooking_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "until":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_until(ctx, field, obj)
+				})
+		case "waitlist":
+			out.Values[i] = ec._StandingBooking_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "skipped":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_skipped(ctx, field, obj)
+				})
+		case "dates":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_dates(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingConnectionImplementors = []string{"StandingBookingConnection"}
+
+func (ec *executionContext) _StandingBookingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingConnection")
+		case "edges":
+			out.Values[i] = ec._StandingBookingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._StandingBookingConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._StandingBookingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._StandingBookingConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingEdgeImplementors = []string{"StandingBookingEdge"}
+
+func (ec *executionContext) _StandingBookingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingEdge")
+		case "cursor":
+			out.Values[i] = ec._StandingBookingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._StandingBookingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingPayloadImplementors = []string{"StandingBookingPayload", "Write"}
+
+func (ec *executionContext) _StandingBookingPayload(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingPayload")
+		case "dryRun":
+			out.Values[i] = ec._StandingBookingPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._StandingBookingPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._StandingBookingPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "standingBooking":
+			out.Values[i] = ec._StandingBookingPayload_standingBooking(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waitingDates":
+			out.Values[i] = ec._StandingBookingPayload_waitingDates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingDateImplementors = []string{"StandingDate"}
+
+func (ec *executionContext) _StandingDate(ctx context.Context, sel ast.SelectionSet, obj *model.StandingDate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingDateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingDate")
+		case "session":
+			out.Values[i] = ec._StandingDate_session(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._StandingDate_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._StandingDate_position(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingSkipImplementors = []string{"StandingSkip"}
+
+func (ec *executionContext) _StandingSkip(ctx context.Context, sel ast.SelectionSet, obj *engine.StandingSkip) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingSkipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingSkip")
+		case "date":
+			out.Values[i] = ec._StandingSkip_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "late":
+			out.Values[i] = ec._StandingSkip_late(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -40056,6 +42520,11 @@ func (ec *executionContext) unmarshalNCreateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStandingBookingInput(ctx context.Context, v any) (model.CreateStandingBookingInput, error) {
+	res, err := ec.unmarshalInputCreateStandingBookingInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx context.Context, v any) (model.CreateMembershipInput, error) {
 	res, err := ec.unmarshalInputCreateSubscriptionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -40083,6 +42552,26 @@ func (ec *executionContext) marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋen
 		graphql.AddInvalidNullFromMarshaler(ctx, "Date!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNDateRun2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRun(ctx context.Context, sel ast.SelectionSet, v model.DateRun) graphql.Marshaler {
+	return ec._DateRun(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDateRun2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRunᚄ(ctx context.Context, sel ast.SelectionSet, v []model.DateRun) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDateRun2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRun(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -40657,6 +43146,104 @@ func (ec *executionContext) marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 	return ec._Staff(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v engine.Standing) graphql.Marshaler {
+	return ec._StandingBooking(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StandingBooking!")
+		return graphql.Null
+	}
+	return ec._StandingBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStandingBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdge(ctx context.Context, sel ast.SelectionSet, v model.StandingBookingEdge) graphql.Marshaler {
+	return ec._StandingBookingEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StandingBookingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingDate2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDate(ctx context.Context, sel ast.SelectionSet, v model.StandingDate) graphql.Marshaler {
+	return ec._StandingDate(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingDate2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDateᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StandingDate) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingDate2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingSkip2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkip(ctx context.Context, sel ast.SelectionSet, v engine.StandingSkip) graphql.Marshaler {
+	return ec._StandingSkip(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingSkip2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkipᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.StandingSkip) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingSkip2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkip(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx context.Context, v any) (model.StandingStatus, error) {
+	var res model.StandingStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx context.Context, sel ast.SelectionSet, v model.StandingStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -40841,6 +43428,11 @@ func (ec *executionContext) unmarshalNUpdateSeriesInput2githubᚗcomᚋkoredyne�
 
 func (ec *executionContext) unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStaffInput(ctx context.Context, v any) (model.UpdateStaffInput, error) {
 	res, err := ec.unmarshalInputUpdateStaffInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStandingBookingInput(ctx context.Context, v any) (model.UpdateStandingBookingInput, error) {
+	res, err := ec.unmarshalInputUpdateStandingBookingInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -42178,6 +44770,27 @@ func (ec *executionContext) marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 		return graphql.Null
 	}
 	return ec._StaffPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStandingBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingConnection(ctx context.Context, sel ast.SelectionSet, v *model.StandingBookingConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBookingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBookingPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

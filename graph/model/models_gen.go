@@ -663,6 +663,20 @@ type CreateStaffInput struct {
 	Name string `json:"name"`
 }
 
+// A standing place to make.
+type CreateStandingBookingInput struct {
+	// Whose place it is; required except from a CLIENT token, which books for itself.
+	ClientID *int64 `json:"clientId,omitempty"`
+	// Any one session of the series session (its Session.id, s/DATE/CLASSTIME/CLASS): its class time and class name the place. A one-off is BAD_USER_INPUT.
+	SessionID SessionID `json:"sessionId"`
+	// The first original date the place holds: today or later.
+	From engine.Date `json:"from"`
+	// The last original date the place holds, inclusive; left out or null: no end.
+	Until *engine.Date `json:"until,omitempty"`
+	// True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL.
+	Waitlist *bool `json:"waitlist,omitempty"`
+}
+
 // A new time off.
 type CreateTimeOffInput struct {
 	// Who is away.
@@ -699,6 +713,16 @@ type CreateWebhookEndpointInput struct {
 	Events []string `json:"events"`
 	// What it is for; empty when left out.
 	Description *string `json:"description,omitempty"`
+}
+
+// Dates a session is full on: firstDate, then every repeatsEveryWeeks weeks until until.
+type DateRun struct {
+	// The first date (an original date of the session).
+	FirstDate engine.Date `json:"firstDate"`
+	// Weeks between the dates; null for firstDate alone.
+	RepeatsEveryWeeks *int `json:"repeatsEveryWeeks,omitempty"`
+	// The last date, inclusive; null when the dates run on with no end (or for firstDate alone).
+	Until *engine.Date `json:"until,omitempty"`
 }
 
 // One date of the timetable and its sessions.
@@ -1224,6 +1248,70 @@ func (this StaffPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// A page of standing bookings, by id.
+type StandingBookingConnection struct {
+	// The page's standing bookings with their cursors.
+	Edges []StandingBookingEdge `json:"edges"`
+	// The page's standing bookings.
+	Nodes []engine.Standing `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many standing bookings the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
+}
+
+// A standing booking and its place in the list.
+type StandingBookingEdge struct {
+	// Pass as after to get the standing bookings that follow this one.
+	Cursor string `json:"cursor"`
+	// The standing booking.
+	Node *engine.Standing `json:"node"`
+}
+
+// What createStandingBooking, updateStandingBooking, endStandingBooking and skipStandingDate return.
+type StandingBookingPayload struct {
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: standing places take places, not time.
+	Clashes []engine.Clash `json:"clashes"`
+	// The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from.
+	StandingBooking *engine.Standing `json:"standingBooking"`
+	// The dates the client waits on because they were full (only with waitlist); empty when the place holds every date.
+	WaitingDates []DateRun `json:"waitingDates"`
+}
+
+func (StandingBookingPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this StandingBookingPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this StandingBookingPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this StandingBookingPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// A standing place on one date.
+type StandingDate struct {
+	// The session as it is now: moved, re-timed or in another room if its day change says so.
+	Session *Session `json:"session"`
+	// What the place is on this date.
+	Status StandingStatus `json:"status"`
+	// Place among the standing places waiting on this date (1 is next); null unless WAITING.
+	Position *int `json:"position,omitempty"`
+}
+
 // What createTimeOff and updateTimeOff return.
 type TimeOffPayload struct {
 	// See Write.dryRun.
@@ -1508,6 +1596,16 @@ type UpdateSeriesInput struct {
 type UpdateStaffInput struct {
 	// The staff member's name.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
+}
+
+// Changes to a standing place. The update rule (see Write): a field left out keeps its value; until: null clears the end; null on from or waitlist is BAD_USER_INPUT.
+type UpdateStandingBookingInput struct {
+	// The first original date the place holds: today or later.
+	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
+	// The last original date the place holds, inclusive; null: no end.
+	Until graphql.Omittable[*engine.Date] `json:"until,omitempty"`
+	// True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL.
+	Waitlist graphql.Omittable[*bool] `json:"waitlist,omitempty"`
 }
 
 // Changes to a time off: a field left out keeps its value; fromTime, toTime and reason set to null are cleared (the whole day, no reason); null on staffId, from or to is BAD_USER_INPUT.
@@ -1849,6 +1947,70 @@ func (e *Digits) UnmarshalJSON(b []byte) error {
 }
 
 func (e Digits) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a standing place is on one date.
+type StandingStatus string
+
+const (
+	// The client holds a place in the session.
+	StandingStatusPlace StandingStatus = "PLACE"
+	// The session is full: the client waits for a place (StandingDate.position).
+	StandingStatusWaiting StandingStatus = "WAITING"
+	// The client gave the date up (skipStandingDate).
+	StandingStatusSkipped StandingStatus = "SKIPPED"
+	// The session is cancelled: the place is cancelled with it.
+	StandingStatusCancelled StandingStatus = "CANCELLED"
+)
+
+var AllStandingStatus = []StandingStatus{
+	StandingStatusPlace,
+	StandingStatusWaiting,
+	StandingStatusSkipped,
+	StandingStatusCancelled,
+}
+
+func (e StandingStatus) IsValid() bool {
+	switch e {
+	case StandingStatusPlace, StandingStatusWaiting, StandingStatusSkipped, StandingStatusCancelled:
+		return true
+	}
+	return false
+}
+
+func (e StandingStatus) String() string {
+	return string(e)
+}
+
+func (e *StandingStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StandingStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StandingStatus", str)
+	}
+	return nil
+}
+
+func (e StandingStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StandingStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StandingStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
