@@ -24,6 +24,26 @@ type Business struct {
 	// WeekStart is Sunday (the default, the zero value) or Monday. Series
 	// anchors and ends fall on it.
 	WeekStart time.Weekday
+	// Locale is the language the business's words are in and how it writes
+	// days and times; the engine only carries it (words are the edges').
+	Locale Locale
+}
+
+// Locale is a business's language and the facts of writing that come with
+// it. The zero value is English with the language's defaults.
+type Locale struct {
+	// Language is a BCP 47 language the catalogues have ("ar", "tr", "ru",
+	// "en"); "" is English.
+	Language string
+	// FirstDay is the first day of a displayed week, plus one (Sunday is 1);
+	// 0 is the language's default. It is apart from the business's WeekStart,
+	// which the rotation counts weeks from.
+	FirstDay int8
+	// Clock is 12 or 24 (hours); 0 is the language's default.
+	Clock int8
+	// Digits is the CLDR numbering system digits are written in ("latn",
+	// "arab"); "" is the language's default.
+	Digits string
 }
 
 // Room is a physical space. Capacity is in units (lanes, mats, desks); zero
@@ -217,6 +237,36 @@ type RoomBooking struct {
 	Cancelled  bool
 }
 
+// Standing is a client's standing place: one rule that holds a place in
+// every occurrence of one series session (a class time and class) whose
+// original date is From..Until, wherever a day change puts it. No row per
+// date is ever stored; what happened on one date is (a StandingSkip).
+type Standing struct {
+	ID          int64
+	ClientID    int64
+	ClassTimeID int64
+	ClassID     int64
+	From        Date
+	Until       Date // inclusive; zero = no end
+	// Waitlist: the client accepted to wait on the dates that were full
+	// when the place was made. A place without it holds every date, and
+	// the capacity proof keeps it so.
+	Waitlist bool
+}
+
+// Covers reports whether the rule reaches the session of original date d.
+func (s *Standing) Covers(d Date) bool { return d >= s.From && (s.Until == 0 || d <= s.Until) }
+
+// StandingSkip is one date a standing place is given up: the session's
+// original date. Late: within the late-cancellation window of its start,
+// so it counts on the client's plan like a late cancellation.
+type StandingSkip struct {
+	ID         int64
+	StandingID int64
+	Date       Date
+	Late       bool
+}
+
 // State is everything the engine knows about one business: the rules and the
 // exceptions, never the sessions they produce.
 type State struct {
@@ -236,6 +286,12 @@ type State struct {
 	Closures      []Closure
 	Capacity      []CapacityRule
 	RoomBookings  []RoomBooking
+	// TimeOffs and Hours say when staff are away or work (cover.go): rules
+	// like closures, read for any date.
+	TimeOffs      []TimeOff
+	Hours         []WorkingHours
+	Standing      []Standing
+	StandingSkips []StandingSkip
 }
 
 // Session is computed: one occurrence on a real date. A week of a business

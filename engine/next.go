@@ -129,12 +129,15 @@ type stateDiff struct {
 	// redated: the day changes, one-offs or room bookings differ, or stand
 	// in another order (which the lists of a date keep).
 	redated [3]bool
+	// standing: the standing places or their skipped dates differ. They
+	// make no session: only their own rules are checked again.
+	standing bool
 }
 
 func diffStates(a, b *State) *stateDiff {
 	d := &stateDiff{}
 	ab, bb := a.Business, b.Business
-	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart ||
+	if ab.Kind != bb.Kind || ab.Name != bb.Name || ab.Currency != bb.Currency || ab.WeekStart != bb.WeekStart || ab.Locale != bb.Locale ||
 		ab.Location != bb.Location {
 		return d
 	}
@@ -179,6 +182,8 @@ func diffStates(a, b *State) *stateDiff {
 	})
 	d.changes = pairsOf(a.Changes, b.Changes, changeKey, sameChange)
 	d.bookings = pairsOf(a.RoomBookings, b.RoomBookings, func(r *RoomBooking) int64 { return r.ID }, eq)
+	d.standing = len(pairsOf(a.Standing, b.Standing, func(r *Standing) int64 { return r.ID }, eq)) > 0 ||
+		len(pairsOf(a.StandingSkips, b.StandingSkips, func(r *StandingSkip) int64 { return r.ID }, eq)) > 0
 	d.redated = [3]bool{len(d.changes) > 0 || !sameKeys(a.Changes, b.Changes, changeKey),
 		len(d.oneOffs) > 0 || !sameKeys(a.OneOffs, b.OneOffs, func(r *OneOff) int64 { return r.ID }),
 		len(d.bookings) > 0 || !sameKeys(a.RoomBookings, b.RoomBookings, func(r *RoomBooking) int64 { return r.ID })}
@@ -333,6 +338,12 @@ func (n *Timetable) validAfter(t *Timetable, d *stateDiff) bool {
 		if p.is != nil {
 			v.checkRoomBooking(*p.is)
 		}
+	}
+	// Time off and working hours are few and refer to staff alone: they
+	// are checked whole.
+	v.checkCover()
+	if d.standing || (len(gone) > 0 && len(s.Standing) > 0) {
+		v.checkStanding()
 	}
 	return len(v.problems) == 0
 }

@@ -42,7 +42,7 @@ func (p *Proof) carry(t *Timetable, today Date, stop func() bool, d *diff) (*Pro
 // activity's name.
 func everywhere(a, b *Timetable) bool {
 	ab, bb := a.state.Business, b.state.Business
-	if ab.Kind != bb.Kind || ab.WeekStart != bb.WeekStart {
+	if ab.Kind != bb.Kind || ab.WeekStart != bb.WeekStart || ab.Locale != bb.Locale {
 		return true
 	}
 	for id, r := range b.rooms {

@@ -36,8 +36,10 @@ type Timetable struct {
 	rules    map[int64][]*CapacityRule // by room
 	bookings map[Date][]*RoomBooking
 
-	proofIx lazyIndex // see proofIndex
-	index             // what answering a date needs, precomputed (index.go)
+	proofIx  lazyIndex     // see proofIndex
+	coverIx  coverIndex    // see coverRules
+	standing standingIndex // see standingIx
+	index                  // what answering a date needs, precomputed (index.go)
 }
 
 type groupKey struct{ classTime, class int64 }

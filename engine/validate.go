@@ -18,6 +18,9 @@ type Problem struct {
 	Field   string
 	Message string
 	Code    Code
+	// Format and Args are what Message was written from (see Error).
+	Format string
+	Args   []any
 }
 
 // ValidationError lists every problem found, not just the first.
@@ -80,6 +83,8 @@ func Validate(s State) error {
 	v.checkChanges()
 	v.checkClosures()
 	v.checkCapacity()
+	v.checkCover()
+	v.checkStanding()
 	if len(v.problems) == 0 {
 		return nil
 	}
@@ -111,13 +116,13 @@ type validator struct {
 }
 
 func (v *validator) add(table string, id int64, field, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: Invalid})
+	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: Invalid, Format: format, Args: args})
 }
 
 // missing reports a row that names one the state does not have: what an
 // input that names an unknown id (or another business's) leaves behind.
 func (v *validator) missing(table string, id int64, field, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: NotFound})
+	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: NotFound, Format: format, Args: args})
 }
 
 // text reports a text field that does not fit its rule (text.go).
@@ -163,6 +168,15 @@ func (v *validator) checkBusiness() {
 	}
 	if b.WeekStart != time.Sunday && b.WeekStart != time.Monday {
 		v.add("business", 0, "weekStart", "The week must start on Sunday or Monday, not %s", b.WeekStart)
+	}
+	if l := b.Locale; l.FirstDay < 0 || l.FirstDay > 7 {
+		v.add("business", 0, "firstDayOfWeek", "The first day of the week must be a day of the week")
+	}
+	if l := b.Locale; l.Clock != 0 && l.Clock != 12 && l.Clock != 24 {
+		v.add("business", 0, "clock", "The clock has 12 or 24 hours, not %d", l.Clock)
+	}
+	if l := b.Locale; l.Digits != "" && l.Digits != "latn" && l.Digits != "arab" {
+		v.add("business", 0, "digits", "Digits are Latin or Arabic-Indic, not %q", l.Digits)
 	}
 }
 
@@ -695,6 +709,46 @@ func (v *validator) checkRoomBooking(b RoomBooking) {
 	v.span("roomBookings", b.ID, b.Start, b.End)
 	v.units("roomBookings", b.ID, b.Units, r, ok)
 	v.text("roomBookings", b.ID, "note", "The note of a booking", b.Note, NoteText)
+}
+
+// checkStanding checks the standing places and their skipped dates: each
+// names a class time and class that exist, once, and a date range in
+// order; a skip names a standing place, once a date, on a date it covers.
+// The client is checked where clients are (they are stored apart).
+func (v *validator) checkStanding() {
+	if len(v.s.Standing) == 0 && len(v.s.StandingSkips) == 0 {
+		return
+	}
+	rules := indexByID(v, "standingBookings", v.s.Standing, func(r *Standing) int64 { return r.ID })
+	for i := range v.s.Standing {
+		r := &v.s.Standing[i]
+		if _, ok := v.classTimes[r.ClassTimeID]; !ok {
+			v.missing("standingBookings", r.ID, "sessionId", "A standing booking names a class time that does not exist")
+		}
+		if _, ok := v.classes[r.ClassID]; !ok {
+			v.missing("standingBookings", r.ID, "sessionId", "A standing booking names a %s that does not exist", v.words.Class.One)
+		}
+		switch {
+		case !r.From.Valid():
+			v.add("standingBookings", r.ID, "from", "A standing booking needs a first date")
+		case r.Until != 0 && (!r.Until.Valid() || r.Until < r.From):
+			v.add("standingBookings", r.ID, "until", "A standing booking cannot end (%s) before it starts (%s)", r.Until, r.From)
+		}
+	}
+	indexByID(v, "standingSkips", v.s.StandingSkips, func(r *StandingSkip) int64 { return r.ID })
+	seen := make(map[[2]int64]bool, len(v.s.StandingSkips))
+	for _, k := range v.s.StandingSkips {
+		r, ok := rules[k.StandingID]
+		switch {
+		case !ok:
+			v.missing("standingSkips", k.ID, "id", "A skipped date names a standing booking that does not exist")
+		case !r.Covers(k.Date):
+			v.add("standingSkips", k.ID, "date", "The standing booking does not cover %s", k.Date)
+		case seen[[2]int64{k.StandingID, int64(k.Date)}]:
+			v.add("standingSkips", k.ID, "date", "%s is skipped already", k.Date)
+		}
+		seen[[2]int64{k.StandingID, int64(k.Date)}] = true
+	}
 }
 
 // overlaps reports whether two rules of a room declare the same time: both

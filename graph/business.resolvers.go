@@ -14,6 +14,7 @@ import (
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // FeedURL is the resolver for the feedUrl field.
@@ -39,6 +40,31 @@ func (r *businessResolver) Playground(ctx context.Context, obj *models.Business)
 // TimetableURL is the resolver for the timetableUrl field.
 func (r *businessResolver) TimetableURL(ctx context.Context, obj *models.Business) (*string, error) {
 	return r.feedURL(ctx, models.TimetablePage)
+}
+
+// Language is the resolver for the language field.
+func (r *businessResolver) Language(ctx context.Context, obj *models.Business) (string, error) {
+	return locale.Of(engine.Locale{Language: obj.Language}).Language, nil
+}
+
+// FirstDayOfWeek is the resolver for the firstDayOfWeek field.
+func (r *businessResolver) FirstDayOfWeek(ctx context.Context, obj *models.Business) (*time.Weekday, error) {
+	return firstDayOf(obj.FirstDay), nil
+}
+
+// Clock is the resolver for the clock field.
+func (r *businessResolver) Clock(ctx context.Context, obj *models.Business) (*model.Clock, error) {
+	return clockOf(int(obj.Clock)), nil
+}
+
+// Digits is the resolver for the digits field.
+func (r *businessResolver) Digits(ctx context.Context, obj *models.Business) (*model.Digits, error) {
+	return digitsOf(obj.Digits), nil
+}
+
+// Locale is the resolver for the locale field.
+func (r *businessResolver) Locale(ctx context.Context, obj *models.Business) (*model.Locale, error) {
+	return localeOf(r.locale(ctx, rowLocale(obj))), nil
 }
 
 // UpdateBusiness is the resolver for the updateBusiness field.
@@ -82,8 +108,12 @@ func (r *queryResolver) Business(ctx context.Context) (*models.Business, error) 
 }
 
 // Vocabulary is the resolver for the vocabulary field.
-func (r *queryResolver) Vocabulary(ctx context.Context) (*engine.Vocabulary, error) {
-	v := r.words(ctx)
+func (r *queryResolver) Vocabulary(ctx context.Context) (*locale.Vocabulary, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := r.locale(ctx, sn.State.Business).Words(sn.State.Business.Kind)
 	return &v, nil
 }
 

@@ -80,7 +80,8 @@ func (c *responseCache) key(req *http.Request, rq *request, body []byte, today e
 	b = strconv.AppendInt(append(b, 0), int64(today), 10)
 	b = append(append(b, 0), req.Method...)
 	b = append(append(b, 0), rq.base...)
-	b = append(append(b, 0), req.Header.Get("Accept")...) // which media type the answer is sent as
+	b = append(append(b, 0), req.Header.Get("Accept")...)          // which media type the answer is sent as
+	b = append(append(b, 0), req.Header.Get("Accept-Language")...) // which language its words are in
 	b = append(b, 0)
 	h := sha256.New()
 	h.Write(b)

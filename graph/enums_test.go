@@ -53,6 +53,14 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 					return map[string]any{"in": map[string]any{"kind": v}}
 				}, "$in.kind"},
 			},
+			"Clock": {
+				{`mutation($v: Clock) { updateBusiness(input: {clock: $v}) { business { clock } } }`, only("v"), "$v"},
+			},
+			"Digits": {
+				{`mutation($in: UpdateBusinessInput!) { updateBusiness(input: $in) { business { digits } } }`, func(v any) map[string]any {
+					return map[string]any{"in": map[string]any{"digits": v}}
+				}, "$in.digits"},
+			},
 			"WebhookEndpointStatus": {
 				{`mutation($v: WebhookEndpointStatus) { updateWebhookEndpoint(id: "1", input: {status: $v}) { endpoint { status } } }`, only("v"), "$v"},
 			},

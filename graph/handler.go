@@ -138,6 +138,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 		}
 		if rq := requestFrom(ctx); rq != nil {
 			rq.base = r.baseURL(req)
+			rq.acceptLanguage = req.Header.Get("Accept-Language")
 		}
 		if err != nil {
 			var api *apiError

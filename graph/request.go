@@ -19,6 +19,9 @@ type request struct {
 	principal models.Principal
 	store     *models.Store // for the dataloaders, made on first use
 	base      string        // the server's URL, for URLs handed out
+	// acceptLanguage is the request's Accept-Language: the language it
+	// reads the business's words in, when the catalogues have it.
+	acceptLanguage string
 	// hold is the request's part of the server's request memory
 	// (Resolver.Requests): its body and what decoding it made.
 	hold *inflight.Hold

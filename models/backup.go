@@ -46,6 +46,12 @@ type BackupBusiness struct {
 	Currency  string `json:"currency"`
 	TimeZone  string `json:"timeZone"`
 	WeekStart int    `json:"weekStart"`
+	// The locale; left out of backups of a business in English with the
+	// defaults, and of backups made before businesses had a language.
+	Language string `json:"language,omitempty"`
+	FirstDay int8   `json:"firstDay,omitempty"`
+	Clock    int8   `json:"clock,omitempty"`
+	Digits   string `json:"digits,omitempty"`
 }
 
 // backupTables are the tables a backup holds: every table of the registry
@@ -97,7 +103,7 @@ func largestID(ctx context.Context, tx bun.Tx, db *DB) (int64, error) {
 // ExportBackup reads a business's data in one consistent read.
 func ExportBackup(ctx context.Context, db *DB, b *Business) ([]byte, error) {
 	out := backupFile[map[string]any]{Format: BackupFormat, Version: BackupVersion,
-		Business: &BackupBusiness{b.Slug, b.Name, b.Kind, b.Currency, b.TimeZone, b.WeekStart}, Tables: map[string][]map[string]any{}}
+		Business: &BackupBusiness{b.Slug, b.Name, b.Kind, b.Currency, b.TimeZone, b.WeekStart, b.Language, b.FirstDay, b.Clock, b.Digits}, Tables: map[string][]map[string]any{}}
 	err := db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
 		for _, t := range backupTables() {
 			rows := newRows(t)
@@ -159,7 +165,8 @@ func RestoreBackup(ctx context.Context, db *DB, data []byte, slug string, now in
 	}
 	var b *Business
 	err := db.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
-		settings := &Business{Name: in.Business.Name, Kind: in.Business.Kind, Currency: in.Business.Currency, TimeZone: in.Business.TimeZone, WeekStart: in.Business.WeekStart}
+		settings := &Business{Name: in.Business.Name, Kind: in.Business.Kind, Currency: in.Business.Currency, TimeZone: in.Business.TimeZone, WeekStart: in.Business.WeekStart,
+			Language: in.Business.Language, FirstDay: in.Business.FirstDay, Clock: in.Business.Clock, Digits: in.Business.Digits}
 		engineSettings, err := settings.Settings()
 		if err != nil {
 			return engine.Errorf(engine.Invalid, "timeZone", "%v", err)

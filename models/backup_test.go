@@ -24,6 +24,14 @@ func TestBackupRoundTrip(t *testing.T) {
 			for _, kind := range []engine.Kind{engine.Gym, engine.Clinic, engine.Office} {
 				store, b := demoBusiness(t, d.DB, kind)
 				addPast(t, store, b)
+				if kind == engine.Gym { // a business's language and locale facts travel too
+					if _, err := store.Write(ctx, b.ID, false, func(e *models.Edit) error {
+						e.State.Business.Locale = engine.Locale{Language: "ar", FirstDay: 1, Clock: 24, Digits: "latn"}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				}
 				first, err := models.ExportBackup(ctx, d.DB, mustBusiness(t, d.DB, b.Slug))
 				if err != nil {
 					t.Fatal(err)
@@ -51,6 +59,9 @@ func TestBackupRoundTrip(t *testing.T) {
 				is, err := models.NewStore(empty.DB, nil).Snapshot(ctx, restored.ID, -1)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if was.State.Business.Locale != is.State.Business.Locale {
+					t.Errorf("%s: restored the locale %+v, want %+v", kind, is.State.Business.Locale, was.State.Business.Locale)
 				}
 				if !sameState(was.State, is.State) {
 					t.Errorf("%s: the restored schedule differs", kind)

@@ -66,7 +66,7 @@ func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State
 }
 
 func sameSettings(a, b engine.Business) bool {
-	return a.Kind == b.Kind && a.Name == b.Name && a.Currency == b.Currency && a.WeekStart == b.WeekStart &&
+	return a.Kind == b.Kind && a.Name == b.Name && a.Currency == b.Currency && a.WeekStart == b.WeekStart && a.Locale == b.Locale &&
 		a.Location.String() == b.Location.String()
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -31,6 +32,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Absence() AbsenceResolver
 	AppPassword() AppPasswordResolver
 	Booking() BookingResolver
 	Business() BusinessResolver
@@ -54,12 +56,23 @@ type ResolverRoot interface {
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
+	StandingBooking() StandingBookingResolver
+	TimeOff() TimeOffResolver
+	Uncovered() UncoveredResolver
+	WorkingHours() WorkingHoursResolver
 }
 
 type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Absence struct {
+		HoursFrom func(childComplexity int) int
+		Reason    func(childComplexity int) int
+		Staff     func(childComplexity int) int
+		TimeOff   func(childComplexity int) int
+	}
+
 	Activity struct {
 		Color func(childComplexity int) int
 		ID    func(childComplexity int) int
@@ -148,17 +161,22 @@ type ComplexityRoot struct {
 	}
 
 	Business struct {
-		Currency     func(childComplexity int) int
-		FeedURL      func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Kind         func(childComplexity int) int
-		Name         func(childComplexity int) int
-		Playground   func(childComplexity int) int
-		Revision     func(childComplexity int) int
-		Slug         func(childComplexity int) int
-		TimeZone     func(childComplexity int) int
-		TimetableURL func(childComplexity int) int
-		WeekStart    func(childComplexity int) int
+		Clock          func(childComplexity int) int
+		Currency       func(childComplexity int) int
+		Digits         func(childComplexity int) int
+		FeedURL        func(childComplexity int) int
+		FirstDayOfWeek func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		Language       func(childComplexity int) int
+		Locale         func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Playground     func(childComplexity int) int
+		Revision       func(childComplexity int) int
+		Slug           func(childComplexity int) int
+		TimeZone       func(childComplexity int) int
+		TimetableURL   func(childComplexity int) int
+		WeekStart      func(childComplexity int) int
 	}
 
 	BusinessPayload struct {
@@ -300,6 +318,12 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	DateRun struct {
+		FirstDate         func(childComplexity int) int
+		RepeatsEveryWeeks func(childComplexity int) int
+		Until             func(childComplexity int) int
+	}
+
 	Day struct {
 		Date     func(childComplexity int) int
 		Sessions func(childComplexity int) int
@@ -319,8 +343,23 @@ type ComplexityRoot struct {
 		URL      func(childComplexity int) int
 	}
 
+	HoursSpan struct {
+		End     func(childComplexity int) int
+		Start   func(childComplexity int) int
+		Weekday func(childComplexity int) int
+	}
+
 	Live struct {
 		ScheduleChanged func(childComplexity int) int
+	}
+
+	Locale struct {
+		Clock            func(childComplexity int) int
+		Digits           func(childComplexity int) int
+		FirstDayOfWeek   func(childComplexity int) int
+		Language         func(childComplexity int) int
+		PluralCategories func(childComplexity int) int
+		RightToLeft      func(childComplexity int) int
 	}
 
 	Membership struct {
@@ -359,22 +398,24 @@ type ComplexityRoot struct {
 		CancelOneOff          func(childComplexity int, id int64, reason *string, note *string, dryRun *bool) int
 		CancelRoomBooking     func(childComplexity int, id int64, dryRun *bool) int
 		CancelSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) int
-		ChangeSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
+		ChangeSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) int
 		ClearData             func(childComplexity int, dryRun *bool) int
 		CreateActivity        func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
 		CreateAppPassword     func(childComplexity int, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) int
 		CreateCapacityRule    func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
-		CreateClass           func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
-		CreateClassTime       func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
+		CreateClass           func(childComplexity int, input model.CreateClassInput, dryRun *bool, allowNeedsCover *bool) int
+		CreateClassTime       func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) int
 		CreateClient          func(childComplexity int, input model.CreateClientInput, dryRun *bool) int
 		CreateClosure         func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
 		CreateMembership      func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
-		CreateOneOff          func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
+		CreateOneOff          func(childComplexity int, input model.CreateOneOffInput, dryRun *bool, allowNeedsCover *bool) int
 		CreatePlan            func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
 		CreateRoom            func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
-		CreateSeries          func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
+		CreateSeries          func(childComplexity int, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) int
 		CreateStaff           func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
+		CreateStandingBooking func(childComplexity int, input model.CreateStandingBookingInput, dryRun *bool) int
 		CreateSubscription    func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
+		CreateTimeOff         func(childComplexity int, input model.CreateTimeOffInput, dryRun *bool) int
 		CreateToken           func(childComplexity int, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
 		CreateWebhookEndpoint func(childComplexity int, input model.CreateWebhookEndpointInput, dryRun *bool) int
 		DeleteActivity        func(childComplexity int, id int64, dryRun *bool) int
@@ -382,7 +423,7 @@ type ComplexityRoot struct {
 		DeleteClass           func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClassTime       func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClient          func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClosure         func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClosure         func(childComplexity int, id int64, dryRun *bool, allowNeedsCover *bool) int
 		DeleteMembership      func(childComplexity int, id int64, dryRun *bool) int
 		DeleteOneOff          func(childComplexity int, id int64, dryRun *bool) int
 		DeletePlan            func(childComplexity int, id int64, dryRun *bool) int
@@ -390,32 +431,39 @@ type ComplexityRoot struct {
 		DeleteSeries          func(childComplexity int, id int64, dryRun *bool) int
 		DeleteStaff           func(childComplexity int, id int64, dryRun *bool) int
 		DeleteSubscription    func(childComplexity int, id int64, dryRun *bool) int
+		DeleteTimeOff         func(childComplexity int, id int64, dryRun *bool) int
 		DeleteWebhookEndpoint func(childComplexity int, id int64, dryRun *bool) int
+		DeleteWorkingHours    func(childComplexity int, id int64, dryRun *bool) int
+		EndStandingBooking    func(childComplexity int, id int64, from engine.Date, dryRun *bool) int
 		ImportCalendar        func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
 		LoadDemo              func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance        func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
 		RedeliverWebhook      func(childComplexity int, eventID string, endpointID *int64, dryRun *bool) int
-		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
+		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool, allowNeedsCover *bool) int
 		ReplayWebhooks        func(childComplexity int, endpointID int64, since time.Time, dryRun *bool) int
-		RestoreSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) int
+		RestoreSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool, allowNeedsCover *bool) int
 		RevokeAppPassword     func(childComplexity int, id int64, dryRun *bool) int
 		RevokeToken           func(childComplexity int, id int64, dryRun *bool) int
 		RotateFeedToken       func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
 		RotateTimetableToken  func(childComplexity int, dryRun *bool) int
 		RotateWebhookSecret   func(childComplexity int, id int64, dryRun *bool) int
+		SetWorkingHours       func(childComplexity int, input model.SetWorkingHoursInput, dryRun *bool) int
+		SkipStandingDate      func(childComplexity int, id int64, date engine.Date, dryRun *bool) int
 		UpdateActivity        func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
 		UpdateBusiness        func(childComplexity int, input model.UpdateBusinessInput, dryRun *bool) int
 		UpdateCapacityRule    func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
-		UpdateClass           func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool) int
-		UpdateClassTime       func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool) int
+		UpdateClass           func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool, allowNeedsCover *bool) int
+		UpdateClassTime       func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) int
 		UpdateClient          func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
 		UpdateMembership      func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
-		UpdateOneOff          func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
+		UpdateOneOff          func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool, allowNeedsCover *bool) int
 		UpdatePlan            func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
 		UpdateRoom            func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
-		UpdateSeries          func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
+		UpdateSeries          func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) int
 		UpdateStaff           func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
+		UpdateStandingBooking func(childComplexity int, id int64, input model.UpdateStandingBookingInput, dryRun *bool) int
 		UpdateSubscription    func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
+		UpdateTimeOff         func(childComplexity int, id int64, input model.UpdateTimeOffInput, dryRun *bool) int
 		UpdateWebhookEndpoint func(childComplexity int, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) int
 	}
 
@@ -466,55 +514,71 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	PluralForms struct {
+		Few   func(childComplexity int) int
+		Many  func(childComplexity int) int
+		One   func(childComplexity int) int
+		Other func(childComplexity int) int
+		Two   func(childComplexity int) int
+		Zero  func(childComplexity int) int
+	}
+
 	Query struct {
-		Activities        func(childComplexity int) int
-		Activity          func(childComplexity int, id int64) int
-		AllSeries         func(childComplexity int) int
-		AppPassword       func(childComplexity int, id int64) int
-		AppPasswords      func(childComplexity int, first *int, after *string) int
-		Availability      func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
-		Booking           func(childComplexity int, id int64) int
-		Bookings          func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
-		Business          func(childComplexity int) int
-		CalendarExport    func(childComplexity int) int
-		CapacityRule      func(childComplexity int, id int64) int
-		CapacityRules     func(childComplexity int, roomID *int64) int
-		Clashes           func(childComplexity int) int
-		Class             func(childComplexity int, id int64) int
-		ClassTime         func(childComplexity int, id int64) int
-		ClassTimes        func(childComplexity int, roomID *int64) int
-		Classes           func(childComplexity int) int
-		Client            func(childComplexity int, id int64) int
-		Clients           func(childComplexity int, search *string, first *int, after *string) int
-		Closure           func(childComplexity int, id int64) int
-		Closures          func(childComplexity int) int
-		Day               func(childComplexity int, date engine.Date) int
-		Days              func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
-		Membership        func(childComplexity int, id int64) int
-		Memberships       func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
-		OneOff            func(childComplexity int, id int64) int
-		OneOffs           func(childComplexity int, from *engine.Date, to *engine.Date) int
-		Plan              func(childComplexity int, id int64) int
-		Plans             func(childComplexity int, seriesID *int64) int
-		Room              func(childComplexity int, id int64) int
-		RoomBooking       func(childComplexity int, id int64) int
-		RoomBookings      func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
-		Rooms             func(childComplexity int) int
-		Series            func(childComplexity int, id int64) int
-		Session           func(childComplexity int, id model.SessionID) int
-		Sessions          func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
-		Staff             func(childComplexity int) int
-		StaffMember       func(childComplexity int, id int64) int
-		Subscription      func(childComplexity int, id int64) int
-		Subscriptions     func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
-		Timeline          func(childComplexity int, roomID int64, from time.Time, to time.Time) int
-		Token             func(childComplexity int, id int64) int
-		Tokens            func(childComplexity int, first *int, after *string) int
-		Vocabulary        func(childComplexity int) int
-		WebhookDeliveries func(childComplexity int, endpointID int64, first *int, after *string) int
-		WebhookEndpoint   func(childComplexity int, id int64) int
-		WebhookEndpoints  func(childComplexity int, first *int, after *string) int
-		WebhookEventTypes func(childComplexity int) int
+		Activities           func(childComplexity int) int
+		Activity             func(childComplexity int, id int64) int
+		AllSeries            func(childComplexity int) int
+		AppPassword          func(childComplexity int, id int64) int
+		AppPasswords         func(childComplexity int, first *int, after *string) int
+		Availability         func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
+		Booking              func(childComplexity int, id int64) int
+		Bookings             func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
+		Business             func(childComplexity int) int
+		CalendarExport       func(childComplexity int) int
+		CapacityRule         func(childComplexity int, id int64) int
+		CapacityRules        func(childComplexity int, roomID *int64) int
+		Clashes              func(childComplexity int) int
+		Class                func(childComplexity int, id int64) int
+		ClassTime            func(childComplexity int, id int64) int
+		ClassTimes           func(childComplexity int, roomID *int64) int
+		Classes              func(childComplexity int) int
+		Client               func(childComplexity int, id int64) int
+		Clients              func(childComplexity int, search *string, first *int, after *string) int
+		Closure              func(childComplexity int, id int64) int
+		Closures             func(childComplexity int) int
+		Day                  func(childComplexity int, date engine.Date) int
+		Days                 func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		Membership           func(childComplexity int, id int64) int
+		Memberships          func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
+		OneOff               func(childComplexity int, id int64) int
+		OneOffs              func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Plan                 func(childComplexity int, id int64) int
+		Plans                func(childComplexity int, seriesID *int64) int
+		Room                 func(childComplexity int, id int64) int
+		RoomBooking          func(childComplexity int, id int64) int
+		RoomBookings         func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
+		Rooms                func(childComplexity int) int
+		Series               func(childComplexity int, id int64) int
+		Session              func(childComplexity int, id model.SessionID) int
+		Sessions             func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
+		SessionsNeedingCover func(childComplexity int, from engine.Date, to engine.Date) int
+		Staff                func(childComplexity int) int
+		StaffMember          func(childComplexity int, id int64) int
+		StandingBooking      func(childComplexity int, id int64) int
+		StandingBookings     func(childComplexity int, clientID *int64, first *int, after *string) int
+		Subscription         func(childComplexity int, id int64) int
+		Subscriptions        func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
+		TimeOff              func(childComplexity int, id int64) int
+		TimeOffs             func(childComplexity int, staffID *int64, from *engine.Date, to *engine.Date) int
+		Timeline             func(childComplexity int, roomID int64, from time.Time, to time.Time) int
+		Token                func(childComplexity int, id int64) int
+		Tokens               func(childComplexity int, first *int, after *string) int
+		Uncovered            func(childComplexity int) int
+		Vocabulary           func(childComplexity int) int
+		WebhookDeliveries    func(childComplexity int, endpointID int64, first *int, after *string) int
+		WebhookEndpoint      func(childComplexity int, id int64) int
+		WebhookEndpoints     func(childComplexity int, first *int, after *string) int
+		WebhookEventTypes    func(childComplexity int) int
+		WorkingHours         func(childComplexity int, id int64) int
 	}
 
 	Room struct {
@@ -604,30 +668,33 @@ type ComplexityRoot struct {
 	}
 
 	Session struct {
-		Booked       func(childComplexity int) int
-		Bookings     func(childComplexity int) int
-		CancelReason func(childComplexity int) int
-		Cancelled    func(childComplexity int) int
-		Capacity     func(childComplexity int) int
-		Changed      func(childComplexity int) int
-		Class        func(childComplexity int) int
-		Date         func(childComplexity int) int
-		End          func(childComplexity int) int
-		EndsAt       func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Label        func(childComplexity int) int
-		Note         func(childComplexity int) int
-		OneOff       func(childComplexity int) int
-		Origin       func(childComplexity int) int
-		PlacesLeft   func(childComplexity int) int
-		PlacesTaken  func(childComplexity int) int
-		Ref          func(childComplexity int) int
-		Room         func(childComplexity int) int
-		Series       func(childComplexity int) int
-		Staff        func(childComplexity int) int
-		Start        func(childComplexity int) int
-		StartsAt     func(childComplexity int) int
-		Waitlist     func(childComplexity int) int
+		Booked           func(childComplexity int) int
+		Bookings         func(childComplexity int) int
+		CancelReason     func(childComplexity int) int
+		Cancelled        func(childComplexity int) int
+		Capacity         func(childComplexity int) int
+		Changed          func(childComplexity int) int
+		Class            func(childComplexity int) int
+		Date             func(childComplexity int) int
+		End              func(childComplexity int) int
+		EndsAt           func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Label            func(childComplexity int) int
+		NeedsCover       func(childComplexity int) int
+		Note             func(childComplexity int) int
+		OneOff           func(childComplexity int) int
+		Origin           func(childComplexity int) int
+		PlacesLeft       func(childComplexity int) int
+		PlacesTaken      func(childComplexity int) int
+		Ref              func(childComplexity int) int
+		Room             func(childComplexity int) int
+		Series           func(childComplexity int) int
+		Staff            func(childComplexity int) int
+		Standing         func(childComplexity int) int
+		StandingWaitlist func(childComplexity int) int
+		Start            func(childComplexity int) int
+		StartsAt         func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	SessionOrigin struct {
@@ -653,9 +720,10 @@ type ComplexityRoot struct {
 	}
 
 	Staff struct {
-		FeedURL func(childComplexity int) int
-		ID      func(childComplexity int) int
-		Name    func(childComplexity int) int
+		FeedURL      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Name         func(childComplexity int) int
+		WorkingHours func(childComplexity int) int
 	}
 
 	StaffPayload struct {
@@ -663,6 +731,67 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Staff    func(childComplexity int) int
+	}
+
+	StandingBooking struct {
+		Class     func(childComplexity int) int
+		ClassTime func(childComplexity int) int
+		Client    func(childComplexity int) int
+		Dates     func(childComplexity int, from *engine.Date, to *engine.Date) int
+		From      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Skipped   func(childComplexity int) int
+		Until     func(childComplexity int) int
+		Waitlist  func(childComplexity int) int
+	}
+
+	StandingBookingConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	StandingBookingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	StandingBookingPayload struct {
+		Clashes         func(childComplexity int) int
+		DryRun          func(childComplexity int) int
+		Revision        func(childComplexity int) int
+		StandingBooking func(childComplexity int) int
+		WaitingDates    func(childComplexity int) int
+	}
+
+	StandingDate struct {
+		Position func(childComplexity int) int
+		Session  func(childComplexity int) int
+		Status   func(childComplexity int) int
+	}
+
+	StandingSkip struct {
+		Date func(childComplexity int) int
+		Late func(childComplexity int) int
+	}
+
+	TimeOff struct {
+		From     func(childComplexity int) int
+		FromTime func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Reason   func(childComplexity int) int
+		Staff    func(childComplexity int) int
+		To       func(childComplexity int) int
+		ToTime   func(childComplexity int) int
+	}
+
+	TimeOffPayload struct {
+		Clashes    func(childComplexity int) int
+		DryRun     func(childComplexity int) int
+		NeedsCover func(childComplexity int) int
+		Revision   func(childComplexity int) int
+		TimeOff    func(childComplexity int) int
 	}
 
 	TimelineStretch struct {
@@ -697,6 +826,18 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 		Secret   func(childComplexity int) int
 		Token    func(childComplexity int) int
+	}
+
+	Uncovered struct {
+		FirstDate         func(childComplexity int) int
+		HoursFrom         func(childComplexity int) int
+		Message           func(childComplexity int) int
+		Reason            func(childComplexity int) int
+		RepeatsEveryWeeks func(childComplexity int) int
+		Session           func(childComplexity int) int
+		Staff             func(childComplexity int) int
+		TimeOff           func(childComplexity int) int
+		Until             func(childComplexity int) int
 	}
 
 	Vocabulary struct {
@@ -782,8 +923,24 @@ type ComplexityRoot struct {
 	}
 
 	Word struct {
-		Many func(childComplexity int) int
-		One  func(childComplexity int) int
+		Forms func(childComplexity int) int
+		Many  func(childComplexity int) int
+		One   func(childComplexity int) int
+	}
+
+	WorkingHours struct {
+		From  func(childComplexity int) int
+		ID    func(childComplexity int) int
+		Spans func(childComplexity int) int
+		Staff func(childComplexity int) int
+	}
+
+	WorkingHoursPayload struct {
+		Clashes      func(childComplexity int) int
+		DryRun       func(childComplexity int) int
+		NeedsCover   func(childComplexity int) int
+		Revision     func(childComplexity int) int
+		WorkingHours func(childComplexity int) int
 	}
 }
 
@@ -791,6 +948,12 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AbsenceResolver interface {
+	Staff(ctx context.Context, obj *engine.Absence) (*engine.Staff, error)
+
+	TimeOff(ctx context.Context, obj *engine.Absence) (*engine.TimeOff, error)
+	HoursFrom(ctx context.Context, obj *engine.Absence) (*engine.Date, error)
+}
 type AppPasswordResolver interface {
 	Staff(ctx context.Context, obj *models.AppPassword) (*engine.Staff, error)
 }
@@ -811,6 +974,11 @@ type BusinessResolver interface {
 
 	Playground(ctx context.Context, obj *models.Business) (bool, error)
 	TimetableURL(ctx context.Context, obj *models.Business) (*string, error)
+	Language(ctx context.Context, obj *models.Business) (string, error)
+	FirstDayOfWeek(ctx context.Context, obj *models.Business) (*time.Weekday, error)
+	Clock(ctx context.Context, obj *models.Business) (*model.Clock, error)
+	Digits(ctx context.Context, obj *models.Business) (*model.Digits, error)
+	Locale(ctx context.Context, obj *models.Business) (*model.Locale, error)
 }
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
@@ -819,6 +987,7 @@ type CapacityRuleResolver interface {
 	To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
 }
 type ClashResolver interface {
+	Message(ctx context.Context, obj *engine.Clash) (string, error)
 	FirstDate(ctx context.Context, obj *engine.Clash) (engine.Date, error)
 	RepeatsEveryWeeks(ctx context.Context, obj *engine.Clash) (*int, error)
 	Until(ctx context.Context, obj *engine.Clash) (*engine.Date, error)
@@ -869,6 +1038,11 @@ type MutationResolver interface {
 	RevokeToken(ctx context.Context, id int64, dryRun *bool) (*model.TokenPayload, error)
 	CreateAppPassword(ctx context.Context, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error)
 	RevokeAppPassword(ctx context.Context, id int64, dryRun *bool) (*model.AppPasswordPayload, error)
+	CreateTimeOff(ctx context.Context, input model.CreateTimeOffInput, dryRun *bool) (*model.TimeOffPayload, error)
+	UpdateTimeOff(ctx context.Context, id int64, input model.UpdateTimeOffInput, dryRun *bool) (*model.TimeOffPayload, error)
+	DeleteTimeOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	SetWorkingHours(ctx context.Context, input model.SetWorkingHoursInput, dryRun *bool) (*model.WorkingHoursPayload, error)
+	DeleteWorkingHours(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -898,28 +1072,32 @@ type MutationResolver interface {
 	CreateActivity(ctx context.Context, input model.CreateActivityInput, dryRun *bool) (*model.ActivityPayload, error)
 	UpdateActivity(ctx context.Context, id int64, input model.UpdateActivityInput, dryRun *bool) (*model.ActivityPayload, error)
 	DeleteActivity(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool) (*model.ClassPayload, error)
-	UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool) (*model.ClassPayload, error)
+	CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassPayload, error)
+	UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassPayload, error)
 	DeleteClass(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
-	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
+	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
+	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool) (*model.SeriesPayload, error)
-	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error)
+	CreateStandingBooking(ctx context.Context, input model.CreateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
+	UpdateStandingBooking(ctx context.Context, id int64, input model.UpdateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
+	EndStandingBooking(ctx context.Context, id int64, from engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
+	SkipStandingDate(ctx context.Context, id int64, date engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
+	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
+	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	DeleteSeries(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) (*model.SeriesPayload, error)
+	ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	CreatePlan(ctx context.Context, input model.CreatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	UpdatePlan(ctx context.Context, id int64, input model.UpdatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	DeletePlan(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
+	ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error)
 	CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) (*model.SessionPayload, error)
-	RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
-	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
-	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
+	RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error)
+	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool, allowNeedsCover *bool) (*model.OneOffPayload, error)
+	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool, allowNeedsCover *bool) (*model.OneOffPayload, error)
 	CancelOneOff(ctx context.Context, id int64, reason *string, note *string, dryRun *bool) (*model.OneOffPayload, error)
 	DeleteOneOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClosure(ctx context.Context, input model.CreateClosureInput, dryRun *bool) (*model.ClosurePayload, error)
-	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	DeleteClosure(ctx context.Context, id int64, dryRun *bool, allowNeedsCover *bool) (*model.DeletePayload, error)
 	CreateWebhookEndpoint(ctx context.Context, input model.CreateWebhookEndpointInput, dryRun *bool) (*model.WebhookEndpointPayload, error)
 	UpdateWebhookEndpoint(ctx context.Context, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) (*model.WebhookEndpointPayload, error)
 	RotateWebhookSecret(ctx context.Context, id int64, dryRun *bool) (*model.WebhookEndpointPayload, error)
@@ -949,11 +1127,16 @@ type PlanResolver interface {
 }
 type QueryResolver interface {
 	Business(ctx context.Context) (*models.Business, error)
-	Vocabulary(ctx context.Context) (*engine.Vocabulary, error)
+	Vocabulary(ctx context.Context) (*locale.Vocabulary, error)
 	Tokens(ctx context.Context, first *int, after *string) (*model.TokenConnection, error)
 	Token(ctx context.Context, id int64) (*models.APIToken, error)
 	AppPasswords(ctx context.Context, first *int, after *string) (*model.AppPasswordConnection, error)
 	AppPassword(ctx context.Context, id int64) (*models.AppPassword, error)
+	TimeOff(ctx context.Context, id int64) (*engine.TimeOff, error)
+	TimeOffs(ctx context.Context, staffID *int64, from *engine.Date, to *engine.Date) ([]engine.TimeOff, error)
+	WorkingHours(ctx context.Context, id int64) (*engine.WorkingHours, error)
+	SessionsNeedingCover(ctx context.Context, from engine.Date, to engine.Date) ([]model.Session, error)
+	Uncovered(ctx context.Context) ([]engine.Uncovered, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
@@ -979,6 +1162,8 @@ type QueryResolver interface {
 	Class(ctx context.Context, id int64) (*model.Class, error)
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
 	ClassTime(ctx context.Context, id int64) (*engine.ClassTime, error)
+	StandingBooking(ctx context.Context, id int64) (*engine.Standing, error)
+	StandingBookings(ctx context.Context, clientID *int64, first *int, after *string) (*model.StandingBookingConnection, error)
 	AllSeries(ctx context.Context) ([]engine.Series, error)
 	Series(ctx context.Context, id int64) (*engine.Series, error)
 	Plans(ctx context.Context, seriesID *int64) ([]engine.Plan, error)
@@ -1027,6 +1212,9 @@ type SessionResolver interface {
 	PlacesLeft(ctx context.Context, obj *model.Session) (*int, error)
 	Waitlist(ctx context.Context, obj *model.Session) (int, error)
 	Bookings(ctx context.Context, obj *model.Session) ([]models.SessionBooking, error)
+	NeedsCover(ctx context.Context, obj *model.Session) ([]engine.Absence, error)
+	Standing(ctx context.Context, obj *model.Session) ([]engine.Standing, error)
+	StandingWaitlist(ctx context.Context, obj *model.Session) ([]engine.Standing, error)
 }
 type SessionOriginResolver interface {
 	Room(ctx context.Context, obj *engine.Origin) (*engine.Room, error)
@@ -1039,6 +1227,38 @@ type SessionRefResolver interface {
 }
 type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
+	WorkingHours(ctx context.Context, obj *engine.Staff) ([]engine.WorkingHours, error)
+}
+type StandingBookingResolver interface {
+	Client(ctx context.Context, obj *engine.Standing) (*engine.Client, error)
+	ClassTime(ctx context.Context, obj *engine.Standing) (*engine.ClassTime, error)
+	Class(ctx context.Context, obj *engine.Standing) (*model.Class, error)
+
+	Until(ctx context.Context, obj *engine.Standing) (*engine.Date, error)
+
+	Skipped(ctx context.Context, obj *engine.Standing) ([]engine.StandingSkip, error)
+	Dates(ctx context.Context, obj *engine.Standing, from *engine.Date, to *engine.Date) ([]model.StandingDate, error)
+}
+type TimeOffResolver interface {
+	Staff(ctx context.Context, obj *engine.TimeOff) (*engine.Staff, error)
+
+	FromTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
+	ToTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
+	Reason(ctx context.Context, obj *engine.TimeOff) (*string, error)
+}
+type UncoveredResolver interface {
+	Staff(ctx context.Context, obj *engine.Uncovered) (*engine.Staff, error)
+
+	TimeOff(ctx context.Context, obj *engine.Uncovered) (*engine.TimeOff, error)
+	HoursFrom(ctx context.Context, obj *engine.Uncovered) (*engine.Date, error)
+	FirstDate(ctx context.Context, obj *engine.Uncovered) (engine.Date, error)
+	RepeatsEveryWeeks(ctx context.Context, obj *engine.Uncovered) (*int, error)
+	Until(ctx context.Context, obj *engine.Uncovered) (engine.Date, error)
+	Session(ctx context.Context, obj *engine.Uncovered) (*model.Session, error)
+	Message(ctx context.Context, obj *engine.Uncovered) (string, error)
+}
+type WorkingHoursResolver interface {
+	Staff(ctx context.Context, obj *engine.WorkingHours) (*engine.Staff, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1058,6 +1278,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Absence.hoursFrom":
+		if e.ComplexityRoot.Absence.HoursFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.HoursFrom(childComplexity), true
+	case "Absence.reason":
+		if e.ComplexityRoot.Absence.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.Reason(childComplexity), true
+	case "Absence.staff":
+		if e.ComplexityRoot.Absence.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.Staff(childComplexity), true
+	case "Absence.timeOff":
+		if e.ComplexityRoot.Absence.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.TimeOff(childComplexity), true
 
 	case "Activity.color":
 		if e.ComplexityRoot.Activity.Color == nil {
@@ -1377,18 +1622,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BookingSnapshot.StartsAt(childComplexity), true
 
+	case "Business.clock":
+		if e.ComplexityRoot.Business.Clock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Clock(childComplexity), true
 	case "Business.currency":
 		if e.ComplexityRoot.Business.Currency == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Business.Currency(childComplexity), true
+	case "Business.digits":
+		if e.ComplexityRoot.Business.Digits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Digits(childComplexity), true
 	case "Business.feedUrl":
 		if e.ComplexityRoot.Business.FeedURL == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Business.FeedURL(childComplexity), true
+	case "Business.firstDayOfWeek":
+		if e.ComplexityRoot.Business.FirstDayOfWeek == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.FirstDayOfWeek(childComplexity), true
 	case "Business.id":
 		if e.ComplexityRoot.Business.ID == nil {
 			break
@@ -1401,6 +1664,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Business.Kind(childComplexity), true
+	case "Business.language":
+		if e.ComplexityRoot.Business.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Language(childComplexity), true
+	case "Business.locale":
+		if e.ComplexityRoot.Business.Locale == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Business.Locale(childComplexity), true
 	case "Business.name":
 		if e.ComplexityRoot.Business.Name == nil {
 			break
@@ -1989,6 +2264,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ClosurePayload.Revision(childComplexity), true
 
+	case "DateRun.firstDate":
+		if e.ComplexityRoot.DateRun.FirstDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.FirstDate(childComplexity), true
+	case "DateRun.repeatsEveryWeeks":
+		if e.ComplexityRoot.DateRun.RepeatsEveryWeeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.RepeatsEveryWeeks(childComplexity), true
+	case "DateRun.until":
+		if e.ComplexityRoot.DateRun.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.Until(childComplexity), true
+
 	case "Day.date":
 		if e.ComplexityRoot.Day.Date == nil {
 			break
@@ -2052,12 +2346,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FeedPayload.URL(childComplexity), true
 
+	case "HoursSpan.end":
+		if e.ComplexityRoot.HoursSpan.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoursSpan.End(childComplexity), true
+	case "HoursSpan.start":
+		if e.ComplexityRoot.HoursSpan.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoursSpan.Start(childComplexity), true
+	case "HoursSpan.weekday":
+		if e.ComplexityRoot.HoursSpan.Weekday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoursSpan.Weekday(childComplexity), true
+
 	case "Live.scheduleChanged":
 		if e.ComplexityRoot.Live.ScheduleChanged == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Live.ScheduleChanged(childComplexity), true
+
+	case "Locale.clock":
+		if e.ComplexityRoot.Locale.Clock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.Clock(childComplexity), true
+	case "Locale.digits":
+		if e.ComplexityRoot.Locale.Digits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.Digits(childComplexity), true
+	case "Locale.firstDayOfWeek":
+		if e.ComplexityRoot.Locale.FirstDayOfWeek == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.FirstDayOfWeek(childComplexity), true
+	case "Locale.language":
+		if e.ComplexityRoot.Locale.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.Language(childComplexity), true
+	case "Locale.pluralCategories":
+		if e.ComplexityRoot.Locale.PluralCategories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.PluralCategories(childComplexity), true
+	case "Locale.rightToLeft":
+		if e.ComplexityRoot.Locale.RightToLeft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Locale.RightToLeft(childComplexity), true
 
 	case "Membership.client":
 		if e.ComplexityRoot.Membership.Client == nil {
@@ -2241,7 +2591,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.clearData":
 		if e.ComplexityRoot.Mutation.ClearData == nil {
 			break
@@ -2296,7 +2646,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClass(childComplexity, args["input"].(model.CreateClassInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClass(childComplexity, args["input"].(model.CreateClassInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createClassTime":
 		if e.ComplexityRoot.Mutation.CreateClassTime == nil {
 			break
@@ -2307,7 +2657,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClassTime(childComplexity, args["input"].(model.CreateClassTimeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClassTime(childComplexity, args["input"].(model.CreateClassTimeInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createClient":
 		if e.ComplexityRoot.Mutation.CreateClient == nil {
 			break
@@ -2351,7 +2701,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateOneOff(childComplexity, args["input"].(model.CreateOneOffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateOneOff(childComplexity, args["input"].(model.CreateOneOffInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createPlan":
 		if e.ComplexityRoot.Mutation.CreatePlan == nil {
 			break
@@ -2384,7 +2734,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateSeries(childComplexity, args["input"].(model.CreateSeriesInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateSeries(childComplexity, args["input"].(model.CreateSeriesInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createStaff":
 		if e.ComplexityRoot.Mutation.CreateStaff == nil {
 			break
@@ -2396,6 +2746,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateStaff(childComplexity, args["input"].(model.CreateStaffInput), args["dryRun"].(*bool)), true
+	case "Mutation.createStandingBooking":
+		if e.ComplexityRoot.Mutation.CreateStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateStandingBooking(childComplexity, args["input"].(model.CreateStandingBookingInput), args["dryRun"].(*bool)), true
 	case "Mutation.createSubscription":
 		if e.ComplexityRoot.Mutation.CreateSubscription == nil {
 			break
@@ -2407,6 +2768,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.CreateMembershipInput), args["dryRun"].(*bool)), true
+	case "Mutation.createTimeOff":
+		if e.ComplexityRoot.Mutation.CreateTimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createTimeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateTimeOff(childComplexity, args["input"].(model.CreateTimeOffInput), args["dryRun"].(*bool)), true
 	case "Mutation.createToken":
 		if e.ComplexityRoot.Mutation.CreateToken == nil {
 			break
@@ -2494,7 +2866,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteClosure(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.DeleteClosure(childComplexity, args["id"].(int64), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.deleteMembership":
 		if e.ComplexityRoot.Mutation.DeleteMembership == nil {
 			break
@@ -2572,6 +2944,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteSubscription(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteTimeOff":
+		if e.ComplexityRoot.Mutation.DeleteTimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteTimeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteTimeOff(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.deleteWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.DeleteWebhookEndpoint == nil {
 			break
@@ -2583,6 +2966,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteWorkingHours":
+		if e.ComplexityRoot.Mutation.DeleteWorkingHours == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWorkingHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWorkingHours(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.endStandingBooking":
+		if e.ComplexityRoot.Mutation.EndStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_endStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EndStandingBooking(childComplexity, args["id"].(int64), args["from"].(engine.Date), args["dryRun"].(*bool)), true
 	case "Mutation.importCalendar":
 		if e.ComplexityRoot.Mutation.ImportCalendar == nil {
 			break
@@ -2637,7 +3042,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ReplaceSeriesFrom(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["name"].(*string), args["copyEntries"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ReplaceSeriesFrom(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["name"].(*string), args["copyEntries"].(*bool), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.replayWebhooks":
 		if e.ComplexityRoot.Mutation.ReplayWebhooks == nil {
 			break
@@ -2659,7 +3064,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.revokeAppPassword":
 		if e.ComplexityRoot.Mutation.RevokeAppPassword == nil {
 			break
@@ -2715,6 +3120,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.setWorkingHours":
+		if e.ComplexityRoot.Mutation.SetWorkingHours == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setWorkingHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetWorkingHours(childComplexity, args["input"].(model.SetWorkingHoursInput), args["dryRun"].(*bool)), true
+	case "Mutation.skipStandingDate":
+		if e.ComplexityRoot.Mutation.SkipStandingDate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_skipStandingDate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SkipStandingDate(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["dryRun"].(*bool)), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -2758,7 +3185,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateClass(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateClass(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updateClassTime":
 		if e.ComplexityRoot.Mutation.UpdateClassTime == nil {
 			break
@@ -2769,7 +3196,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateClassTime(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassTimeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateClassTime(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassTimeInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updateClient":
 		if e.ComplexityRoot.Mutation.UpdateClient == nil {
 			break
@@ -2802,7 +3229,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateOneOff(childComplexity, args["id"].(int64), args["input"].(model.UpdateOneOffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateOneOff(childComplexity, args["id"].(int64), args["input"].(model.UpdateOneOffInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updatePlan":
 		if e.ComplexityRoot.Mutation.UpdatePlan == nil {
 			break
@@ -2835,7 +3262,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.UpdateSeriesInput), args["from"].(*engine.Date), args["carryChanges"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.UpdateSeriesInput), args["from"].(*engine.Date), args["carryChanges"].(*bool), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updateStaff":
 		if e.ComplexityRoot.Mutation.UpdateStaff == nil {
 			break
@@ -2847,6 +3274,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateStaff(childComplexity, args["id"].(int64), args["input"].(model.UpdateStaffInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateStandingBooking":
+		if e.ComplexityRoot.Mutation.UpdateStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateStandingBooking(childComplexity, args["id"].(int64), args["input"].(model.UpdateStandingBookingInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateSubscription":
 		if e.ComplexityRoot.Mutation.UpdateSubscription == nil {
 			break
@@ -2858,6 +3296,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateMembershipInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateTimeOff":
+		if e.ComplexityRoot.Mutation.UpdateTimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTimeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTimeOff(childComplexity, args["id"].(int64), args["input"].(model.UpdateTimeOffInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.UpdateWebhookEndpoint == nil {
 			break
@@ -3066,6 +3515,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlanPayload.Revision(childComplexity), true
+
+	case "PluralForms.few":
+		if e.ComplexityRoot.PluralForms.Few == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Few(childComplexity), true
+	case "PluralForms.many":
+		if e.ComplexityRoot.PluralForms.Many == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Many(childComplexity), true
+	case "PluralForms.one":
+		if e.ComplexityRoot.PluralForms.One == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.One(childComplexity), true
+	case "PluralForms.other":
+		if e.ComplexityRoot.PluralForms.Other == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Other(childComplexity), true
+	case "PluralForms.two":
+		if e.ComplexityRoot.PluralForms.Two == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Two(childComplexity), true
+	case "PluralForms.zero":
+		if e.ComplexityRoot.PluralForms.Zero == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PluralForms.Zero(childComplexity), true
 
 	case "Query.activities":
 		if e.ComplexityRoot.Query.Activities == nil {
@@ -3424,6 +3910,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Sessions(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["staffId"].(*int64), args["roomId"].(*int64), args["seriesId"].(*int64)), true
+	case "Query.sessionsNeedingCover":
+		if e.ComplexityRoot.Query.SessionsNeedingCover == nil {
+			break
+		}
+
+		args, err := ec.field_Query_sessionsNeedingCover_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SessionsNeedingCover(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date)), true
 	case "Query.staff":
 		if e.ComplexityRoot.Query.Staff == nil {
 			break
@@ -3441,6 +3938,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.StaffMember(childComplexity, args["id"].(int64)), true
+	case "Query.standingBooking":
+		if e.ComplexityRoot.Query.StandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Query_standingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StandingBooking(childComplexity, args["id"].(int64)), true
+	case "Query.standingBookings":
+		if e.ComplexityRoot.Query.StandingBookings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_standingBookings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StandingBookings(childComplexity, args["clientId"].(*int64), args["first"].(*int), args["after"].(*string)), true
 	case "Query.subscription":
 		if e.ComplexityRoot.Query.Subscription == nil {
 			break
@@ -3463,6 +3982,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Subscriptions(childComplexity, args["clientId"].(*int64), args["seriesId"].(*int64), args["first"].(*int), args["after"].(*string)), true
+	case "Query.timeOff":
+		if e.ComplexityRoot.Query.TimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Query_timeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TimeOff(childComplexity, args["id"].(int64)), true
+	case "Query.timeOffs":
+		if e.ComplexityRoot.Query.TimeOffs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_timeOffs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TimeOffs(childComplexity, args["staffId"].(*int64), args["from"].(*engine.Date), args["to"].(*engine.Date)), true
 	case "Query.timeline":
 		if e.ComplexityRoot.Query.Timeline == nil {
 			break
@@ -3496,6 +4037,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Tokens(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.uncovered":
+		if e.ComplexityRoot.Query.Uncovered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Uncovered(childComplexity), true
 	case "Query.vocabulary":
 		if e.ComplexityRoot.Query.Vocabulary == nil {
 			break
@@ -3541,6 +4088,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WebhookEventTypes(childComplexity), true
+	case "Query.workingHours":
+		if e.ComplexityRoot.Query.WorkingHours == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workingHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WorkingHours(childComplexity, args["id"].(int64)), true
 
 	case "Room.feedUrl":
 		if e.ComplexityRoot.Room.FeedURL == nil {
@@ -3943,6 +4501,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.Label(childComplexity), true
+	case "Session.needsCover":
+		if e.ComplexityRoot.Session.NeedsCover == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.NeedsCover(childComplexity), true
 	case "Session.note":
 		if e.ComplexityRoot.Session.Note == nil {
 			break
@@ -3997,6 +4561,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.Staff(childComplexity), true
+	case "Session.standing":
+		if e.ComplexityRoot.Session.Standing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.Standing(childComplexity), true
+	case "Session.standingWaitlist":
+		if e.ComplexityRoot.Session.StandingWaitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.StandingWaitlist(childComplexity), true
 	case "Session.start":
 		if e.ComplexityRoot.Session.Start == nil {
 			break
@@ -4115,6 +4691,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Staff.Name(childComplexity), true
+	case "Staff.workingHours":
+		if e.ComplexityRoot.Staff.WorkingHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Staff.WorkingHours(childComplexity), true
 
 	case "StaffPayload.clashes":
 		if e.ComplexityRoot.StaffPayload.Clashes == nil {
@@ -4140,6 +4722,241 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StaffPayload.Staff(childComplexity), true
+
+	case "StandingBooking.class":
+		if e.ComplexityRoot.StandingBooking.Class == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Class(childComplexity), true
+	case "StandingBooking.classTime":
+		if e.ComplexityRoot.StandingBooking.ClassTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.ClassTime(childComplexity), true
+	case "StandingBooking.client":
+		if e.ComplexityRoot.StandingBooking.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Client(childComplexity), true
+	case "StandingBooking.dates":
+		if e.ComplexityRoot.StandingBooking.Dates == nil {
+			break
+		}
+
+		args, err := ec.field_StandingBooking_dates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.StandingBooking.Dates(childComplexity, args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+	case "StandingBooking.from":
+		if e.ComplexityRoot.StandingBooking.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.From(childComplexity), true
+	case "StandingBooking.id":
+		if e.ComplexityRoot.StandingBooking.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.ID(childComplexity), true
+	case "StandingBooking.skipped":
+		if e.ComplexityRoot.StandingBooking.Skipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Skipped(childComplexity), true
+	case "StandingBooking.until":
+		if e.ComplexityRoot.StandingBooking.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Until(childComplexity), true
+	case "StandingBooking.waitlist":
+		if e.ComplexityRoot.StandingBooking.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Waitlist(childComplexity), true
+
+	case "StandingBookingConnection.edges":
+		if e.ComplexityRoot.StandingBookingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.Edges(childComplexity), true
+	case "StandingBookingConnection.nodes":
+		if e.ComplexityRoot.StandingBookingConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.Nodes(childComplexity), true
+	case "StandingBookingConnection.pageInfo":
+		if e.ComplexityRoot.StandingBookingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.PageInfo(childComplexity), true
+	case "StandingBookingConnection.totalCount":
+		if e.ComplexityRoot.StandingBookingConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.TotalCount(childComplexity), true
+
+	case "StandingBookingEdge.cursor":
+		if e.ComplexityRoot.StandingBookingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingEdge.Cursor(childComplexity), true
+	case "StandingBookingEdge.node":
+		if e.ComplexityRoot.StandingBookingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingEdge.Node(childComplexity), true
+
+	case "StandingBookingPayload.clashes":
+		if e.ComplexityRoot.StandingBookingPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Clashes(childComplexity), true
+	case "StandingBookingPayload.dryRun":
+		if e.ComplexityRoot.StandingBookingPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.DryRun(childComplexity), true
+	case "StandingBookingPayload.revision":
+		if e.ComplexityRoot.StandingBookingPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Revision(childComplexity), true
+	case "StandingBookingPayload.standingBooking":
+		if e.ComplexityRoot.StandingBookingPayload.StandingBooking == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.StandingBooking(childComplexity), true
+	case "StandingBookingPayload.waitingDates":
+		if e.ComplexityRoot.StandingBookingPayload.WaitingDates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.WaitingDates(childComplexity), true
+
+	case "StandingDate.position":
+		if e.ComplexityRoot.StandingDate.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Position(childComplexity), true
+	case "StandingDate.session":
+		if e.ComplexityRoot.StandingDate.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Session(childComplexity), true
+	case "StandingDate.status":
+		if e.ComplexityRoot.StandingDate.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Status(childComplexity), true
+
+	case "StandingSkip.date":
+		if e.ComplexityRoot.StandingSkip.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingSkip.Date(childComplexity), true
+	case "StandingSkip.late":
+		if e.ComplexityRoot.StandingSkip.Late == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingSkip.Late(childComplexity), true
+
+	case "TimeOff.from":
+		if e.ComplexityRoot.TimeOff.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.From(childComplexity), true
+	case "TimeOff.fromTime":
+		if e.ComplexityRoot.TimeOff.FromTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.FromTime(childComplexity), true
+	case "TimeOff.id":
+		if e.ComplexityRoot.TimeOff.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.ID(childComplexity), true
+	case "TimeOff.reason":
+		if e.ComplexityRoot.TimeOff.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.Reason(childComplexity), true
+	case "TimeOff.staff":
+		if e.ComplexityRoot.TimeOff.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.Staff(childComplexity), true
+	case "TimeOff.to":
+		if e.ComplexityRoot.TimeOff.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.To(childComplexity), true
+	case "TimeOff.toTime":
+		if e.ComplexityRoot.TimeOff.ToTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.ToTime(childComplexity), true
+
+	case "TimeOffPayload.clashes":
+		if e.ComplexityRoot.TimeOffPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.Clashes(childComplexity), true
+	case "TimeOffPayload.dryRun":
+		if e.ComplexityRoot.TimeOffPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.DryRun(childComplexity), true
+	case "TimeOffPayload.needsCover":
+		if e.ComplexityRoot.TimeOffPayload.NeedsCover == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.NeedsCover(childComplexity), true
+	case "TimeOffPayload.revision":
+		if e.ComplexityRoot.TimeOffPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.Revision(childComplexity), true
+	case "TimeOffPayload.timeOff":
+		if e.ComplexityRoot.TimeOffPayload.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.TimeOff(childComplexity), true
 
 	case "TimelineStretch.capacity":
 		if e.ComplexityRoot.TimelineStretch.Capacity == nil {
@@ -4259,6 +5076,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenPayload.Token(childComplexity), true
+
+	case "Uncovered.firstDate":
+		if e.ComplexityRoot.Uncovered.FirstDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.FirstDate(childComplexity), true
+	case "Uncovered.hoursFrom":
+		if e.ComplexityRoot.Uncovered.HoursFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.HoursFrom(childComplexity), true
+	case "Uncovered.message":
+		if e.ComplexityRoot.Uncovered.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Message(childComplexity), true
+	case "Uncovered.reason":
+		if e.ComplexityRoot.Uncovered.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Reason(childComplexity), true
+	case "Uncovered.repeatsEveryWeeks":
+		if e.ComplexityRoot.Uncovered.RepeatsEveryWeeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.RepeatsEveryWeeks(childComplexity), true
+	case "Uncovered.session":
+		if e.ComplexityRoot.Uncovered.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Session(childComplexity), true
+	case "Uncovered.staff":
+		if e.ComplexityRoot.Uncovered.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Staff(childComplexity), true
+	case "Uncovered.timeOff":
+		if e.ComplexityRoot.Uncovered.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.TimeOff(childComplexity), true
+	case "Uncovered.until":
+		if e.ComplexityRoot.Uncovered.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Until(childComplexity), true
 
 	case "Vocabulary.activity":
 		if e.ComplexityRoot.Vocabulary.Activity == nil {
@@ -4582,6 +5454,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WebhookQueuedPayload.Revision(childComplexity), true
 
+	case "Word.forms":
+		if e.ComplexityRoot.Word.Forms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Word.Forms(childComplexity), true
 	case "Word.many":
 		if e.ComplexityRoot.Word.Many == nil {
 			break
@@ -4594,6 +5472,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Word.One(childComplexity), true
+
+	case "WorkingHours.from":
+		if e.ComplexityRoot.WorkingHours.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.From(childComplexity), true
+	case "WorkingHours.id":
+		if e.ComplexityRoot.WorkingHours.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.ID(childComplexity), true
+	case "WorkingHours.spans":
+		if e.ComplexityRoot.WorkingHours.Spans == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Spans(childComplexity), true
+	case "WorkingHours.staff":
+		if e.ComplexityRoot.WorkingHours.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Staff(childComplexity), true
+
+	case "WorkingHoursPayload.clashes":
+		if e.ComplexityRoot.WorkingHoursPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.Clashes(childComplexity), true
+	case "WorkingHoursPayload.dryRun":
+		if e.ComplexityRoot.WorkingHoursPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.DryRun(childComplexity), true
+	case "WorkingHoursPayload.needsCover":
+		if e.ComplexityRoot.WorkingHoursPayload.NeedsCover == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.NeedsCover(childComplexity), true
+	case "WorkingHoursPayload.revision":
+		if e.ComplexityRoot.WorkingHoursPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.Revision(childComplexity), true
+	case "WorkingHoursPayload.workingHours":
+		if e.ComplexityRoot.WorkingHoursPayload.WorkingHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.WorkingHours(childComplexity), true
 
 	}
 	return 0, false
@@ -4619,14 +5553,18 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateRoomInput", ec.unmarshalInputCreateRoomInput),
 			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
 			graphql.NewInputUnmarshaler("CreateStaffInput", ec.unmarshalInputCreateStaffInput),
+			graphql.NewInputUnmarshaler("CreateStandingBookingInput", ec.unmarshalInputCreateStandingBookingInput),
 			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
+			graphql.NewInputUnmarshaler("CreateTimeOffInput", ec.unmarshalInputCreateTimeOffInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("CreateWebhookEndpointInput", ec.unmarshalInputCreateWebhookEndpointInput),
+			graphql.NewInputUnmarshaler("HoursSpanInput", ec.unmarshalInputHoursSpanInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
 			graphql.NewInputUnmarshaler("SessionFilter", ec.unmarshalInputSessionFilter),
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
+			graphql.NewInputUnmarshaler("SetWorkingHoursInput", ec.unmarshalInputSetWorkingHoursInput),
 			graphql.NewInputUnmarshaler("UpdateActivityInput", ec.unmarshalInputUpdateActivityInput),
 			graphql.NewInputUnmarshaler("UpdateBusinessInput", ec.unmarshalInputUpdateBusinessInput),
 			graphql.NewInputUnmarshaler("UpdateCapacityRuleInput", ec.unmarshalInputUpdateCapacityRuleInput),
@@ -4639,7 +5577,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateRoomInput", ec.unmarshalInputUpdateRoomInput),
 			graphql.NewInputUnmarshaler("UpdateSeriesInput", ec.unmarshalInputUpdateSeriesInput),
 			graphql.NewInputUnmarshaler("UpdateStaffInput", ec.unmarshalInputUpdateStaffInput),
+			graphql.NewInputUnmarshaler("UpdateStandingBookingInput", ec.unmarshalInputUpdateStandingBookingInput),
 			graphql.NewInputUnmarshaler("UpdateSubscriptionInput", ec.unmarshalInputUpdateSubscriptionInput),
+			graphql.NewInputUnmarshaler("UpdateTimeOffInput", ec.unmarshalInputUpdateTimeOffInput),
 			graphql.NewInputUnmarshaler("UpdateWebhookEndpointInput", ec.unmarshalInputUpdateWebhookEndpointInput),
 		)
 	}
@@ -4943,6 +5883,272 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): AppPasswordPayload
+}
+`, BuiltIn: false},
+	{Name: "../schema/assistant.graphqls", Input: `# The scheduling assistant (docs/assistant.md): time off and working hours,
+# rules like closures, and the sessions they leave needing cover. Recording
+# time off needs the front desk or above, working hours the owner or a
+# manager; every signed-in token reads them, the reason of a time off only
+# the front desk and above and the staff member's own STAFF token.
+
+"""
+A staff member away from one date to another, inclusive: from fromTime on the
+first day and until toTime on the last (null: the whole day). A rule, like a
+closure: every session it reaches needs cover (Session.needsCover).
+"""
+type TimeOff {
+  "The time off's id; look it up with timeOff(id)."
+  id: ID!
+  "Who is away."
+  staff: Staff!
+  "The first day away, in the business's time zone."
+  from: Date!
+  "The last day away, inclusive."
+  to: Date!
+  "The time on the first day the absence starts; null for the whole day."
+  fromTime: LocalTime
+  "The time on the last day the absence ends; null for the whole day."
+  toTime: LocalTime
+  "Why; null for none, and for a token that may not see it (only the front desk and above, and the staff member's own STAFF token, do)."
+  reason: String
+}
+
+"""
+The weekly hours a staff member works from a date on, until the date of their
+next hours: contracts change, and earlier dates keep the earlier hours. A
+session not held whole by the spans of its weekday (touching spans join) needs
+cover. Hours without spans lift the limit from their date; a staff member with
+no hours has none.
+"""
+type WorkingHours {
+  "The hours' id; look them up with workingHours(id)."
+  id: ID!
+  "Whose hours they are."
+  staff: Staff!
+  "The first date they hold, in the business's time zone."
+  from: Date!
+  "The wall-clock spans of each weekday, by weekday then start; empty: no limit."
+  spans: [HoursSpan!]!
+}
+
+"A wall-clock span of one day of the week."
+type HoursSpan {
+  "The day of the week."
+  weekday: Weekday!
+  "When it starts, wall-clock time."
+  start: LocalTime!
+  "When it ends, wall-clock time, after the start."
+  end: LocalTime!
+}
+
+"Why a staff member is missing from a session."
+enum AbsenceReason {
+  "A time off covers part of the session."
+  TIME_OFF
+  "The session is not within the working hours in force on its date."
+  OUTSIDE_HOURS
+}
+
+"One staff member missing from a session, and the rule that says so."
+type Absence {
+  "Who is missing."
+  staff: Staff!
+  "Why."
+  reason: AbsenceReason!
+  "The time off, for TIME_OFF; null otherwise."
+  timeOff: TimeOff
+  "The date the working hours in force start, for OUTSIDE_HOURS; null otherwise."
+  hoursFrom: Date
+}
+
+"""
+Sessions a rule leaves without one of their staff: the sessions of one series
+entry (or one changed session or one-off) that a time off or working hours
+take a staff member from, as one run of dates — firstDate, then every
+repeatsEveryWeeks weeks until until — as a clash is reported. Exact for every
+future date: the engine finds them by arithmetic over the rotations, not by
+scanning weeks.
+"""
+type Uncovered {
+  "Who is missing."
+  staff: Staff!
+  "Why."
+  reason: AbsenceReason!
+  "The time off, for TIME_OFF; null otherwise."
+  timeOff: TimeOff
+  "The date the working hours in force start, for OUTSIDE_HOURS; null otherwise."
+  hoursFrom: Date
+  "The first date a session is left without them."
+  firstDate: Date!
+  "How many weeks apart the dates are; null for one date."
+  repeatsEveryWeeks: Int
+  "The last date, inclusive."
+  until: Date!
+  "The session on firstDate."
+  session: Session!
+  "What it is, in the business's words."
+  message: String!
+}
+
+"What createTimeOff and updateTimeOff return."
+type TimeOffPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The time off as saved."
+  timeOff: TimeOff!
+  "The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date."
+  needsCover: [Uncovered!]!
+}
+
+"What setWorkingHours returns."
+type WorkingHoursPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The hours as saved."
+  workingHours: WorkingHours!
+  "The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover)."
+  needsCover: [Uncovered!]!
+}
+
+"A new time off."
+input CreateTimeOffInput {
+  "Who is away."
+  staffId: ID!
+  "The first day away."
+  from: Date!
+  "The last day away, inclusive, not before from."
+  to: Date!
+  "The time on the first day the absence starts; left out: the whole day."
+  fromTime: LocalTime
+  "The time on the last day the absence ends; left out: the whole day. On a one-day time off, after fromTime."
+  toTime: LocalTime
+  "Why; left out: none."
+  reason: String
+}
+
+"Changes to a time off: a field left out keeps its value; fromTime, toTime and reason set to null are cleared (the whole day, no reason); null on staffId, from or to is BAD_USER_INPUT."
+input UpdateTimeOffInput {
+  "Who is away."
+  staffId: ID @goField(omittable: true)
+  "The first day away."
+  from: Date @goField(omittable: true)
+  "The last day away, inclusive."
+  to: Date @goField(omittable: true)
+  "The time on the first day the absence starts; null: the whole day."
+  fromTime: LocalTime @goField(omittable: true)
+  "The time on the last day the absence ends; null: the whole day."
+  toTime: LocalTime @goField(omittable: true)
+  "Why; null: none."
+  reason: String @goField(omittable: true)
+}
+
+"A staff member's weekly hours from a date on."
+input SetWorkingHoursInput {
+  "Whose hours."
+  staffId: ID!
+  "The first date they hold; hours the staff member already has from this date are replaced."
+  from: Date!
+  "The spans of each weekday, none overlapping; [] lifts the limit from this date."
+  spans: [HoursSpanInput!]!
+}
+
+"A wall-clock span of one day of the week."
+input HoursSpanInput {
+  "The day of the week."
+  weekday: Weekday!
+  "When it starts."
+  start: LocalTime!
+  "When it ends, after the start."
+  end: LocalTime!
+}
+
+extend type Staff {
+  "The staff member's working hours, by the date they start; empty: no limit."
+  workingHours: [WorkingHours!]!
+}
+
+extend type Session {
+  "Who of its staff is missing from it and why (time off, outside their working hours); null when nobody is. A cancelled session needs no cover."
+  needsCover: [Absence!]
+}
+
+extend type Query {
+  "One time off by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  timeOff(
+    "The time off's id."
+    id: ID!
+  ): TimeOff
+  "Time off that meets from..to (inclusive), by first day then id. Any signed-in token."
+  timeOffs(
+    "Only this staff member's; left out: everyone's."
+    staffId: ID
+    "The first date of the range; left out: no limit."
+    from: Date
+    "The last date of the range, inclusive; left out: no limit."
+    to: Date
+  ): [TimeOff!]
+  "One set of working hours by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  workingHours(
+    "The hours' id."
+    id: ID!
+  ): WorkingHours
+  "The sessions from from to to (exclusive) that need cover (Session.needsCover), by date and start. At most 400 days. Any signed-in token."
+  sessionsNeedingCover(
+    "The first date."
+    from: Date!
+    "The date after the last."
+    to: Date!
+  ): [Session!]
+  "Every run of sessions that time off or working hours leave without one of their staff, from the week of today on, for every future date: the first date each rule leaves uncovered and how it repeats, as clashes are reported. Any signed-in token."
+  uncovered: [Uncovered!]
+}
+
+extend type Mutation {
+  "Records that a staff member is away. It always succeeds (the absence is a fact): needsCover lists the sessions it leaves needing cover. Front desk and above. BAD_USER_INPUT (ends before it starts), NOT_FOUND for an unknown staff member."
+  createTimeOff(
+    "The new time off."
+    input: CreateTimeOffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): TimeOffPayload
+  "Changes a time off (see UpdateTimeOffInput for what null does). Front desk and above. NOT_FOUND, BAD_USER_INPUT."
+  updateTimeOff(
+    "The time off's id."
+    id: ID!
+    "The changes."
+    input: UpdateTimeOffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): TimeOffPayload
+  "Removes a time off: the staff member is there again. Front desk and above. NOT_FOUND."
+  deleteTimeOff(
+    "The time off's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Sets a staff member's weekly hours from a date on (replacing hours they have from that date). It always succeeds, as time off does: needsCover lists the sessions the hours leave needing cover. Owner or manager. BAD_USER_INPUT (spans that overlap or end before they start), NOT_FOUND."
+  setWorkingHours(
+    "The hours."
+    input: SetWorkingHoursInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WorkingHoursPayload
+  "Removes a set of working hours: the ones before it hold on. Owner or manager. NOT_FOUND."
+  deleteWorkingHours(
+    "The hours' id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
@@ -5795,17 +7001,77 @@ type Business {
   playground: Boolean!
   "The secret URL of the business's public timetable page: the week's sessions, no client data (anyone with it can read the timetable). Null on a playground server (` + "`" + `business { playground }` + "`" + `), which serves no feeds or timetable pages."
   timetableUrl: String
+  "The language of the business's words, a BCP 47 tag: en (the default), ar, tr or ru. The vocabulary, the timetable page, calendar events and messages are in it, unless a request asks for another with Accept-Language."
+  language: String!
+  "The first day of a displayed week (the timetable page, the printed week) as the business set it; null for its language's default (locale.firstDayOfWeek). Apart from weekStart, which rotations count weeks from."
+  firstDayOfWeek: Weekday
+  "The clock times are written on as the business set it; null for its language's default (locale.clock)."
+  clock: Clock
+  "The digits numbers are written in as the business set it (a choice in Arabic only); null for its language's default (locale.digits)."
+  digits: Digits
+  "How the business's words are written: its language and the facts that come with it, the business's settings or the language's defaults."
+  locale: Locale!
 }
 
-"A noun of the business's vocabulary, in the singular and the plural."
+"How times of day are written."
+enum Clock {
+  "A 12-hour clock with a mark for before and after noon: 9 AM, 1:30 PM."
+  H12
+  "A 24-hour clock: 09:00, 13:30."
+  H24
+}
+
+"The digits numbers are written in."
+enum Digits {
+  "0123456789."
+  LATIN
+  "Arabic-Indic digits, ٠١٢٣٤٥٦٧٨٩ (Arabic only)."
+  ARABIC_INDIC
+}
+
+"How a business's words are written: a language and the facts of writing that come with it (CLDR's, or the business's settings)."
+type Locale {
+  "The language, a BCP 47 tag (en, ar, tr, ru)."
+  language: String!
+  "True for a language written right to left (Arabic): pages lay out their grid mirrored."
+  rightToLeft: Boolean!
+  "The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian; in English, weekStart, as the page always began)."
+  firstDayOfWeek: Weekday!
+  "The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian)."
+  clock: Clock!
+  "The digits numbers are written in: the business's digits in Arabic (Arabic-Indic unless set to LATIN), Latin in the other languages."
+  digits: Digits!
+  "CLDR's cardinal plural categories of the language (zero one two few many other; Arabic has six, Russian four, English and Turkish two): the forms a Word has."
+  pluralCategories: [String!]!
+}
+
+"A noun of the business's vocabulary, in the singular and the plural, and in each form a count gives it."
 type Word {
   "The singular: \"class\"."
   one: String!
-  "The plural: \"classes\"."
+  "The plural as it stands alone, in a heading: \"classes\"."
   many: String!
+  "The noun as it follows a count, in each of CLDR's plural categories of the language (1 занятие, 2 занятия, 5 занятий); null where the language has no such category."
+  forms: PluralForms!
 }
 
-"The words a business uses on screens and in messages; they follow Business.kind."
+"A noun in each of CLDR's cardinal plural categories (https://cldr.unicode.org/index/cldr-spec/plural-rules); null where the language has no such category."
+type PluralForms {
+  "The form for zero (Arabic: 0)."
+  zero: String
+  "The form for one (English: 1; Russian: 1, 21, 31…)."
+  one: String
+  "The form for two (Arabic: 2)."
+  two: String
+  "The form for a few (Arabic: 3–10, 103–110…; Russian: 2–4, 22–24…)."
+  few: String
+  "The form for many (Arabic: 11–99, 111…; Russian: 0, 5–20, 25–30…)."
+  many: String
+  "The form for every other count (English: 0, 2, 3…; Arabic: 100–102…; Russian: fractions)."
+  other: String
+}
+
+"The words a business uses on screens and in messages; they follow Business.kind, in Business.language (or the request's Accept-Language, when it asks for a language the catalogues have)."
 type Vocabulary {
   "What a class is called (class, session, meeting)."
   class: Word!
@@ -5896,7 +7162,7 @@ type DeletePayload implements Write {
   id: ID!
 }
 
-"Changes to the business's settings; follows the update rule (see Write). None of them can be cleared: null on any is BAD_USER_INPUT."
+"Changes to the business's settings; follows the update rule (see Write). firstDayOfWeek, clock and digits are cleared by null (back to the language's default); null on any other is BAD_USER_INPUT."
 input UpdateBusinessInput {
   "The business's name."
   name: String @goField(omittable: true)
@@ -5908,6 +7174,14 @@ input UpdateBusinessInput {
   timeZone: String @goField(omittable: true)
   "The first day of the week: SUNDAY or MONDAY (BAD_USER_INPUT for another day)."
   weekStart: Weekday @goField(omittable: true)
+  "The language of the business's words: en, ar, tr or ru (a BCP 47 tag; ar-KW is ar). BAD_USER_INPUT for a language the catalogues do not have. The locale facts left at their defaults follow it."
+  language: String @goField(omittable: true)
+  "The first day of a displayed week, any day; null for the language's default."
+  firstDayOfWeek: Weekday @goField(omittable: true)
+  "The clock times are written on; null for the language's default."
+  clock: Clock @goField(omittable: true)
+  "The digits numbers are written in, a choice in Arabic (other languages write Latin digits whatever this says); null for the language's default."
+  digits: Digits @goField(omittable: true)
 }
 
 """
@@ -6401,6 +7675,8 @@ extend type Mutation {
     input: CreateClassInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassPayload
   "Change a class. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH (a new staff member busy at its sessions)."
   updateClass(
@@ -6410,6 +7686,8 @@ extend type Mutation {
     input: UpdateClassInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassPayload
   "Delete a class. OWNER and MANAGER; NOT_FOUND, IN_USE while a series entry, one-off or day change uses it."
   deleteClass(
@@ -6424,6 +7702,8 @@ extend type Mutation {
     input: CreateClassTimeInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassTimePayload
   "Change a class time; its sessions move with it. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH."
   updateClassTime(
@@ -6433,6 +7713,8 @@ extend type Mutation {
     input: UpdateClassTimeInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassTimePayload
   "Delete a class time. OWNER and MANAGER; NOT_FOUND, IN_USE while a series entry uses it (the day changes of its sessions go with it)."
   deleteClassTime(
@@ -6463,6 +7745,226 @@ type Live {
   Any role; a browser page of another origin may not open the websocket (FORBIDDEN) unless the server allows it.
   """
   scheduleChanged: ScheduleChange!
+}
+`, BuiltIn: false},
+	{Name: "../schema/standing.graphqls", Input: `"""
+A client's standing place: a place in every occurrence of one series session
+(a class time and class) whose original date is from..until, wherever a day
+change puts the session. It is one rule, never a row per date: a date's place
+is computed like every other fact of a session, and only what happened on a
+date is stored (a date given up, see skipped).
+
+Capacity is proved for every future date: single bookings and standing places
+never exceed a session's places. A standing place with waitlist waits on the
+dates that were full when it was made, and takes a place there as one frees
+(before the single bookings waiting).
+
+Who sees a standing booking follows the rule of who sees bookings (see
+Booking): OWNER, MANAGER and FRONT_DESK every one; a STAFF token tied to a
+staff member those of the classes the member leads; a CLIENT token its own
+client's; READ_ONLY, and a STAFF token tied to no one, none.
+"""
+type StandingBooking {
+  "The standing booking's id."
+  id: ID!
+  "Whose place it is."
+  client: Client!
+  "The class time of the session it holds a place in."
+  classTime: ClassTime!
+  "The class of the session it holds a place in."
+  class: Class!
+  "The first original date (in the business's time zone) the place holds."
+  from: Date!
+  "The last original date the place holds, inclusive; null when it runs on with no end."
+  until: Date
+  "True when the client accepted to wait on the dates that were full when the place was made; false when the place holds every date."
+  waitlist: Boolean!
+  "The dates given up with skipStandingDate, ascending."
+  skipped: [StandingSkip!]!
+  """
+  The sessions the place covers with an original date from..to (to exclusive,
+  at most 400 days apart; the next 4 weeks when left out), each with what the place is on it: the client's view
+  of their dates, moved and cancelled sessions included. BAD_USER_INPUT for an
+  empty or inverted range or more than 400 days.
+  """
+  dates(
+    "The first original date; left out: today."
+    from: Date
+    "The original date to stop before (exclusive); left out: 4 weeks after from."
+    to: Date
+  ): [StandingDate!]!
+}
+
+"One date a standing place is given up."
+type StandingSkip {
+  "The session's original date."
+  date: Date!
+  "True when given up within 12 hours of the start: it counts on the plan as a late cancellation does."
+  late: Boolean!
+}
+
+"What a standing place is on one date."
+enum StandingStatus {
+  "The client holds a place in the session."
+  PLACE
+  "The session is full: the client waits for a place (StandingDate.position)."
+  WAITING
+  "The client gave the date up (skipStandingDate)."
+  SKIPPED
+  "The session is cancelled: the place is cancelled with it."
+  CANCELLED
+}
+
+"A standing place on one date."
+type StandingDate {
+  "The session as it is now: moved, re-timed or in another room if its day change says so."
+  session: Session!
+  "What the place is on this date."
+  status: StandingStatus!
+  "Place among the standing places waiting on this date (1 is next); null unless WAITING."
+  position: Int
+}
+
+"Dates a session is full on: firstDate, then every repeatsEveryWeeks weeks until until."
+type DateRun {
+  "The first date (an original date of the session)."
+  firstDate: Date!
+  "Weeks between the dates; null for firstDate alone."
+  repeatsEveryWeeks: Int
+  "The last date, inclusive; null when the dates run on with no end (or for firstDate alone)."
+  until: Date
+}
+
+"A page of standing bookings, by id."
+type StandingBookingConnection {
+  "The page's standing bookings with their cursors."
+  edges: [StandingBookingEdge!]!
+  "The page's standing bookings."
+  nodes: [StandingBooking!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many standing bookings the whole list holds (every page), of those the caller may see."
+  totalCount: Int!
+}
+
+"A standing booking and its place in the list."
+type StandingBookingEdge {
+  "Pass as after to get the standing bookings that follow this one."
+  cursor: String!
+  "The standing booking."
+  node: StandingBooking!
+}
+
+"What createStandingBooking, updateStandingBooking, endStandingBooking and skipStandingDate return."
+type StandingBookingPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "Always empty: standing places take places, not time."
+  clashes: [Clash!]!
+  "The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from."
+  standingBooking: StandingBooking!
+  "The dates the client waits on because they were full (only with waitlist); empty when the place holds every date."
+  waitingDates: [DateRun!]!
+}
+
+"A standing place to make."
+input CreateStandingBookingInput {
+  "Whose place it is; required except from a CLIENT token, which books for itself."
+  clientId: ID
+  "Any one session of the series session (its Session.id, s/DATE/CLASSTIME/CLASS): its class time and class name the place. A one-off is BAD_USER_INPUT."
+  sessionId: SessionID!
+  "The first original date the place holds: today or later."
+  from: Date!
+  "The last original date the place holds, inclusive; left out or null: no end."
+  until: Date
+  "True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL."
+  waitlist: Boolean
+}
+
+"Changes to a standing place. The update rule (see Write): a field left out keeps its value; until: null clears the end; null on from or waitlist is BAD_USER_INPUT."
+input UpdateStandingBookingInput {
+  "The first original date the place holds: today or later."
+  from: Date @goField(omittable: true)
+  "The last original date the place holds, inclusive; null: no end."
+  until: Date @goField(omittable: true)
+  "True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL."
+  waitlist: Boolean @goField(omittable: true)
+}
+
+extend type Session {
+  "The standing places holding a place in this session (see StandingBooking), in the order they were given: those the caller may see, as for bookings. A one-off has none."
+  standing: [StandingBooking!]!
+  "The standing places waiting for a place in this session, next first: those the caller may see."
+  standingWaitlist: [StandingBooking!]!
+}
+
+extend type Query {
+  "One standing booking by id. NOT_FOUND for an unknown id, and for one the caller may not see (see StandingBooking)."
+  standingBooking(
+    "The standing booking's id."
+    id: ID!
+  ): StandingBooking
+  """
+  Standing bookings by id, a page at a time: of one client or every client, of
+  those the caller may see (see StandingBooking); a CLIENT token naming another
+  client: FORBIDDEN. BAD_USER_INPUT for a bad cursor or first.
+  """
+  standingBookings(
+    "Only this client's; left out: every client's the caller may see."
+    clientId: ID
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): StandingBookingConnection
+}
+
+extend type Mutation {
+  """
+  A standing place for a client in every occurrence of a series session from
+  a date, optionally until one. OWNER, MANAGER and FRONT_DESK for the client
+  they name; a CLIENT token for itself. The client needs a membership of a
+  series holding the session on from. Errors: CAPACITY_FULL when some dates
+  have no place left (extensions firstDate, repeatsEveryWeeks, until, capacity,
+  and dates: every run), unless waitlist; NOT_FOUND (no such session or
+  client); BAD_USER_INPUT (a one-off, until before from, from before today, no
+  membership, already holding a place in it); FORBIDDEN.
+  """
+  createStandingBooking(
+    "The standing place."
+    input: CreateStandingBookingInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Changes a standing place's dates or waitlist, proved again like a new one. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT, CAPACITY_FULL."
+  updateStandingBooking(
+    "The standing booking's id."
+    id: ID!
+    "The changes."
+    input: UpdateStandingBookingInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Ends a standing place: it holds no date from from on (a place that has not started by then goes). OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (from before today)."
+  endStandingBooking(
+    "The standing booking's id."
+    id: ID!
+    "The first original date the place no longer holds: today or later."
+    from: Date!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Gives up a standing place on one date (the session's original date); within 12 hours of the start it is late and counts on the plan. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (a date the place does not cover, no session then, started)."
+  skipStandingDate(
+    "The standing booking's id."
+    id: ID!
+    "The session's original date."
+    date: Date!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
@@ -6708,7 +8210,7 @@ type ClashReport {
 type Clash {
   "A room clash or a staff clash."
   kind: ClashKind!
-  "The clash in words, in the business's vocabulary."
+  "The clash in words, in the business's vocabulary and language (or the language the request's Accept-Language asks for); in English, the reference format."
   message: String!
   "The first date it happens, in the business's time zone."
   firstDate: Date!
@@ -7089,6 +8591,8 @@ extend type Mutation {
     input: CreateSeriesInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SeriesPayload
   """
   Edits a series without rewriting the weeks that already happened. An edit of its sessions (anchor, end, cycle, entries) from a week after its
@@ -7111,6 +8615,8 @@ extend type Mutation {
     carryChanges: Boolean
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SeriesPayload
   "Removes a series with its entries and plans. Owner or manager. IN_USE while clients are subscribed, NOT_FOUND."
   deleteSeries(
@@ -7131,6 +8637,8 @@ extend type Mutation {
     copyEntries: Boolean
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SeriesPayload
   "A plan of an existing series. Owner or manager. BAD_USER_INPUT for a bad field, NOT_FOUND for an unknown series."
   createPlan(
@@ -7170,6 +8678,8 @@ extend type Mutation {
     change: SessionChangeInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SessionPayload
   "Cancels one series session on its date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND."
   cancelSession(
@@ -7192,6 +8702,8 @@ extend type Mutation {
     ref: SessionRefInput
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SessionPayload
   "A one-off session. Owner, manager or front desk. BAD_USER_INPUT for a bad field, NOT_FOUND for an unknown class, room or client, CLASH."
   createOneOff(
@@ -7199,6 +8711,8 @@ extend type Mutation {
     input: CreateOneOffInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): OneOffPayload
   "Changes a one-off. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND, CLASH."
   updateOneOff(
@@ -7208,6 +8722,8 @@ extend type Mutation {
     input: UpdateOneOffInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): OneOffPayload
   "Cancels a one-off; it stays on the timetable, marked cancelled. Owner, manager or front desk. NOT_FOUND."
   cancelOneOff(
@@ -7240,6 +8756,8 @@ extend type Mutation {
     id: ID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): DeletePayload
 }
 `, BuiltIn: false},
@@ -7499,6 +9017,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_Absence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_Absence_staff(ctx, field)
+	case "reason":
+		return ec.fieldContext_Absence_reason(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_Absence_timeOff(ctx, field)
+	case "hoursFrom":
+		return ec.fieldContext_Absence_hoursFrom(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Absence", field.Name)
+}
+
 func (ec *executionContext) childFields_Activity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7697,6 +9229,16 @@ func (ec *executionContext) childFields_Business(ctx context.Context, field grap
 		return ec.fieldContext_Business_playground(ctx, field)
 	case "timetableUrl":
 		return ec.fieldContext_Business_timetableUrl(ctx, field)
+	case "language":
+		return ec.fieldContext_Business_language(ctx, field)
+	case "firstDayOfWeek":
+		return ec.fieldContext_Business_firstDayOfWeek(ctx, field)
+	case "clock":
+		return ec.fieldContext_Business_clock(ctx, field)
+	case "digits":
+		return ec.fieldContext_Business_digits(ctx, field)
+	case "locale":
+		return ec.fieldContext_Business_locale(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Business", field.Name)
 }
@@ -7979,6 +9521,18 @@ func (ec *executionContext) childFields_ClosurePayload(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type ClosurePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DateRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "firstDate":
+		return ec.fieldContext_DateRun_firstDate(ctx, field)
+	case "repeatsEveryWeeks":
+		return ec.fieldContext_DateRun_repeatsEveryWeeks(ctx, field)
+	case "until":
+		return ec.fieldContext_DateRun_until(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DateRun", field.Name)
+}
+
 func (ec *executionContext) childFields_Day(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "date":
@@ -8015,6 +9569,36 @@ func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field g
 		return ec.fieldContext_FeedPayload_url(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeedPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_HoursSpan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "weekday":
+		return ec.fieldContext_HoursSpan_weekday(ctx, field)
+	case "start":
+		return ec.fieldContext_HoursSpan_start(ctx, field)
+	case "end":
+		return ec.fieldContext_HoursSpan_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HoursSpan", field.Name)
+}
+
+func (ec *executionContext) childFields_Locale(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "language":
+		return ec.fieldContext_Locale_language(ctx, field)
+	case "rightToLeft":
+		return ec.fieldContext_Locale_rightToLeft(ctx, field)
+	case "firstDayOfWeek":
+		return ec.fieldContext_Locale_firstDayOfWeek(ctx, field)
+	case "clock":
+		return ec.fieldContext_Locale_clock(ctx, field)
+	case "digits":
+		return ec.fieldContext_Locale_digits(ctx, field)
+	case "pluralCategories":
+		return ec.fieldContext_Locale_pluralCategories(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Locale", field.Name)
 }
 
 func (ec *executionContext) childFields_Membership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8167,6 +9751,24 @@ func (ec *executionContext) childFields_PlanPayload(ctx context.Context, field g
 		return ec.fieldContext_PlanPayload_plan(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlanPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_PluralForms(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "zero":
+		return ec.fieldContext_PluralForms_zero(ctx, field)
+	case "one":
+		return ec.fieldContext_PluralForms_one(ctx, field)
+	case "two":
+		return ec.fieldContext_PluralForms_two(ctx, field)
+	case "few":
+		return ec.fieldContext_PluralForms_few(ctx, field)
+	case "many":
+		return ec.fieldContext_PluralForms_many(ctx, field)
+	case "other":
+		return ec.fieldContext_PluralForms_other(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PluralForms", field.Name)
 }
 
 func (ec *executionContext) childFields_Room(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8391,6 +9993,12 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_waitlist(ctx, field)
 	case "bookings":
 		return ec.fieldContext_Session_bookings(ctx, field)
+	case "needsCover":
+		return ec.fieldContext_Session_needsCover(ctx, field)
+	case "standing":
+		return ec.fieldContext_Session_standing(ctx, field)
+	case "standingWaitlist":
+		return ec.fieldContext_Session_standingWaitlist(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -8447,6 +10055,8 @@ func (ec *executionContext) childFields_Staff(ctx context.Context, field graphql
 		return ec.fieldContext_Staff_name(ctx, field)
 	case "feedUrl":
 		return ec.fieldContext_Staff_feedUrl(ctx, field)
+	case "workingHours":
+		return ec.fieldContext_Staff_workingHours(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Staff", field.Name)
 }
@@ -8463,6 +10073,128 @@ func (ec *executionContext) childFields_StaffPayload(ctx context.Context, field 
 		return ec.fieldContext_StaffPayload_staff(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StaffPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBooking(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_StandingBooking_id(ctx, field)
+	case "client":
+		return ec.fieldContext_StandingBooking_client(ctx, field)
+	case "classTime":
+		return ec.fieldContext_StandingBooking_classTime(ctx, field)
+	case "class":
+		return ec.fieldContext_StandingBooking_class(ctx, field)
+	case "from":
+		return ec.fieldContext_StandingBooking_from(ctx, field)
+	case "until":
+		return ec.fieldContext_StandingBooking_until(ctx, field)
+	case "waitlist":
+		return ec.fieldContext_StandingBooking_waitlist(ctx, field)
+	case "skipped":
+		return ec.fieldContext_StandingBooking_skipped(ctx, field)
+	case "dates":
+		return ec.fieldContext_StandingBooking_dates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBooking", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_StandingBookingConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_StandingBookingConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_StandingBookingConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_StandingBookingConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_StandingBookingEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_StandingBookingEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_StandingBookingPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+	case "standingBooking":
+		return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
+	case "waitingDates":
+		return ec.fieldContext_StandingBookingPayload_waitingDates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingDate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "session":
+		return ec.fieldContext_StandingDate_session(ctx, field)
+	case "status":
+		return ec.fieldContext_StandingDate_status(ctx, field)
+	case "position":
+		return ec.fieldContext_StandingDate_position(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingDate", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingSkip(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_StandingSkip_date(ctx, field)
+	case "late":
+		return ec.fieldContext_StandingSkip_late(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingSkip", field.Name)
+}
+
+func (ec *executionContext) childFields_TimeOff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TimeOff_id(ctx, field)
+	case "staff":
+		return ec.fieldContext_TimeOff_staff(ctx, field)
+	case "from":
+		return ec.fieldContext_TimeOff_from(ctx, field)
+	case "to":
+		return ec.fieldContext_TimeOff_to(ctx, field)
+	case "fromTime":
+		return ec.fieldContext_TimeOff_fromTime(ctx, field)
+	case "toTime":
+		return ec.fieldContext_TimeOff_toTime(ctx, field)
+	case "reason":
+		return ec.fieldContext_TimeOff_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeOff", field.Name)
+}
+
+func (ec *executionContext) childFields_TimeOffPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_TimeOffPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_TimeOffPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_TimeOffPayload_clashes(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_TimeOffPayload_timeOff(ctx, field)
+	case "needsCover":
+		return ec.fieldContext_TimeOffPayload_needsCover(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeOffPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_TimelineStretch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8531,6 +10263,30 @@ func (ec *executionContext) childFields_TokenPayload(ctx context.Context, field 
 		return ec.fieldContext_TokenPayload_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Uncovered(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_Uncovered_staff(ctx, field)
+	case "reason":
+		return ec.fieldContext_Uncovered_reason(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_Uncovered_timeOff(ctx, field)
+	case "hoursFrom":
+		return ec.fieldContext_Uncovered_hoursFrom(ctx, field)
+	case "firstDate":
+		return ec.fieldContext_Uncovered_firstDate(ctx, field)
+	case "repeatsEveryWeeks":
+		return ec.fieldContext_Uncovered_repeatsEveryWeeks(ctx, field)
+	case "until":
+		return ec.fieldContext_Uncovered_until(ctx, field)
+	case "session":
+		return ec.fieldContext_Uncovered_session(ctx, field)
+	case "message":
+		return ec.fieldContext_Uncovered_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Uncovered", field.Name)
 }
 
 func (ec *executionContext) childFields_Vocabulary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8703,8 +10459,40 @@ func (ec *executionContext) childFields_Word(ctx context.Context, field graphql.
 		return ec.fieldContext_Word_one(ctx, field)
 	case "many":
 		return ec.fieldContext_Word_many(ctx, field)
+	case "forms":
+		return ec.fieldContext_Word_forms(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Word", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkingHours(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WorkingHours_id(ctx, field)
+	case "staff":
+		return ec.fieldContext_WorkingHours_staff(ctx, field)
+	case "from":
+		return ec.fieldContext_WorkingHours_from(ctx, field)
+	case "spans":
+		return ec.fieldContext_WorkingHours_spans(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingHours", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkingHoursPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_WorkingHoursPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_WorkingHoursPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_WorkingHoursPayload_clashes(ctx, field)
+	case "workingHours":
+		return ec.fieldContext_WorkingHoursPayload_workingHours(ctx, field)
+	case "needsCover":
+		return ec.fieldContext_WorkingHoursPayload_needsCover(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingHoursPayload", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9062,6 +10850,14 @@ func (ec *executionContext) field_Mutation_changeSession_args(ctx context.Contex
 		return nil, err
 	}
 	args["dryRun"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg4
 	return args, nil
 }
 
@@ -9188,6 +10984,14 @@ func (ec *executionContext) field_Mutation_createClassTime_args(ctx context.Cont
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9210,6 +11014,14 @@ func (ec *executionContext) field_Mutation_createClass_args(ctx context.Context,
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9298,6 +11110,14 @@ func (ec *executionContext) field_Mutation_createOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9364,6 +11184,14 @@ func (ec *executionContext) field_Mutation_createSeries_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9389,12 +11217,56 @@ func (ec *executionContext) field_Mutation_createStaff_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateStandingBookingInput, error) {
+			return ec.unmarshalNCreateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStandingBookingInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateMembershipInput, error) {
 			return ec.unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createTimeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateTimeOffInput, error) {
+			return ec.unmarshalNCreateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTimeOffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9616,6 +11488,14 @@ func (ec *executionContext) field_Mutation_deleteClosure_args(ctx context.Contex
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9773,6 +11653,28 @@ func (ec *executionContext) field_Mutation_deleteSubscription_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteTimeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteWebhookEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9792,6 +11694,58 @@ func (ec *executionContext) field_Mutation_deleteWebhookEndpoint_args(ctx contex
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteWorkingHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_endStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
 	return args, nil
 }
 
@@ -9966,6 +11920,14 @@ func (ec *executionContext) field_Mutation_replaceSeriesFrom_args(ctx context.Co
 		return nil, err
 	}
 	args["dryRun"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg5
 	return args, nil
 }
 
@@ -10026,6 +11988,14 @@ func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Conte
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10128,6 +12098,58 @@ func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setWorkingHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetWorkingHoursInput, error) {
+			return ec.unmarshalNSetWorkingHoursInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetWorkingHoursInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_skipStandingDate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "date",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["date"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
 	return args, nil
 }
 
@@ -10240,6 +12262,14 @@ func (ec *executionContext) field_Mutation_updateClassTime_args(ctx context.Cont
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10270,6 +12300,14 @@ func (ec *executionContext) field_Mutation_updateClass_args(ctx context.Context,
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10360,6 +12398,14 @@ func (ec *executionContext) field_Mutation_updateOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10466,6 +12512,14 @@ func (ec *executionContext) field_Mutation_updateSeries_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg5
 	return args, nil
 }
 
@@ -10499,6 +12553,36 @@ func (ec *executionContext) field_Mutation_updateStaff_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateStandingBookingInput, error) {
+			return ec.unmarshalNUpdateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStandingBookingInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10513,6 +12597,36 @@ func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.C
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
 			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTimeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateTimeOffInput, error) {
+			return ec.unmarshalNUpdateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateTimeOffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11119,6 +13233,28 @@ func (ec *executionContext) field_Query_session_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_sessionsNeedingCover_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11179,6 +13315,50 @@ func (ec *executionContext) field_Query_staffMember_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_standingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_standingBookings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_subscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11228,6 +13408,50 @@ func (ec *executionContext) field_Query_subscriptions_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_timeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_timeOffs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["staffId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
 	return args, nil
 }
 
@@ -11363,6 +13587,42 @@ func (ec *executionContext) field_Query_webhookEndpoints_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_workingHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_StandingBooking_dates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11436,6 +13696,116 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Absence_staff(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Absence().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Absence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Absence_reason(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.AbsenceReason) graphql.Marshaler {
+			return ec.marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Absence", field, false, false, "AbsenceReason")
+}
+
+func (ec *executionContext) _Absence_timeOff(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Absence().TimeOff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Absence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Absence_hoursFrom(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_hoursFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Absence().HoursFrom(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_hoursFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Absence", field, true, true, "Date")
+}
 
 func (ec *executionContext) _Activity_id(ctx context.Context, field graphql.CollectedField, obj *model.Activity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -13034,6 +15404,130 @@ func (ec *executionContext) fieldContext_Business_timetableUrl(_ context.Context
 	return graphql.NewScalarFieldContext("Business", field, true, true, "String")
 }
 
+func (ec *executionContext) _Business_language(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Language(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Business_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "String")
+}
+
+func (ec *executionContext) _Business_firstDayOfWeek(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_firstDayOfWeek(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().FirstDayOfWeek(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Weekday) graphql.Marshaler {
+			return ec.marshalOWeekday2ᚖtimeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Business_firstDayOfWeek(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "Weekday")
+}
+
+func (ec *executionContext) _Business_clock(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_clock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Clock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Clock) graphql.Marshaler {
+			return ec.marshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Business_clock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "Clock")
+}
+
+func (ec *executionContext) _Business_digits(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_digits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Digits(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Digits) graphql.Marshaler {
+			return ec.marshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Business_digits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Business", field, true, true, "Digits")
+}
+
+func (ec *executionContext) _Business_locale(ctx context.Context, field graphql.CollectedField, obj *models.Business) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Business_locale(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Business().Locale(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Locale) graphql.Marshaler {
+			return ec.marshalNLocale2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐLocale(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Business_locale(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Business",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Locale(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BusinessPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.BusinessPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13773,7 +16267,7 @@ func (ec *executionContext) _Clash_message(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Clash_message(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
+			return ec.Resolvers.Clash().Message(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -13784,7 +16278,7 @@ func (ec *executionContext) _Clash_message(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Clash_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Clash", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Clash", field, true, true, "String")
 }
 
 func (ec *executionContext) _Clash_firstDate(ctx context.Context, field graphql.CollectedField, obj *engine.Clash) (ret graphql.Marshaler) {
@@ -15310,6 +17804,75 @@ func (ec *executionContext) fieldContext_ClosurePayload_closure(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _DateRun_firstDate(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_firstDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_firstDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DateRun_repeatsEveryWeeks(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_repeatsEveryWeeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RepeatsEveryWeeks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_repeatsEveryWeeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DateRun_until(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Until, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Date")
+}
+
 func (ec *executionContext) _Day_date(ctx context.Context, field graphql.CollectedField, obj *model.Day) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15567,6 +18130,75 @@ func (ec *executionContext) fieldContext_FeedPayload_url(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("FeedPayload", field, false, false, "String")
 }
 
+func (ec *executionContext) _HoursSpan_weekday(ctx context.Context, field graphql.CollectedField, obj *engine.HoursSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoursSpan_weekday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weekday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2timeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoursSpan_weekday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _HoursSpan_start(ctx context.Context, field graphql.CollectedField, obj *engine.HoursSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoursSpan_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoursSpan_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _HoursSpan_end(ctx context.Context, field graphql.CollectedField, obj *engine.HoursSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoursSpan_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoursSpan_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "LocalTime")
+}
+
 func (ec *executionContext) _Live_scheduleChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -15597,6 +18229,144 @@ func (ec *executionContext) fieldContext_Live_scheduleChanged(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Locale_language(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "String")
+}
+
+func (ec *executionContext) _Locale_rightToLeft(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_rightToLeft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RightToLeft, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_rightToLeft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Locale_firstDayOfWeek(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_firstDayOfWeek(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstDayOfWeek, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2timeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_firstDayOfWeek(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _Locale_clock(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_clock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Clock) graphql.Marshaler {
+			return ec.marshalNClock2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_clock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Clock")
+}
+
+func (ec *executionContext) _Locale_digits(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_digits(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Digits, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Digits) graphql.Marshaler {
+			return ec.marshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_digits(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "Digits")
+}
+
+func (ec *executionContext) _Locale_pluralCategories(ctx context.Context, field graphql.CollectedField, obj *model.Locale) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Locale_pluralCategories(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PluralCategories, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Locale_pluralCategories(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Locale", field, false, false, "String")
 }
 
 func (ec *executionContext) _Membership_id(ctx context.Context, field graphql.CollectedField, obj *engine.Subscription) (ret graphql.Marshaler) {
@@ -16382,6 +19152,226 @@ func (ec *executionContext) fieldContext_Mutation_revokeAppPassword(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createTimeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createTimeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateTimeOff(ctx, fc.Args["input"].(model.CreateTimeOffInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TimeOffPayload) graphql.Marshaler {
+			return ec.marshalOTimeOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimeOffPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createTimeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOffPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createTimeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTimeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTimeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTimeOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateTimeOffInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TimeOffPayload) graphql.Marshaler {
+			return ec.marshalOTimeOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimeOffPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTimeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOffPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTimeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteTimeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteTimeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteTimeOff(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteTimeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteTimeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setWorkingHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setWorkingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetWorkingHours(ctx, fc.Args["input"].(model.SetWorkingHoursInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkingHoursPayload) graphql.Marshaler {
+			return ec.marshalOWorkingHoursPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWorkingHoursPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setWorkingHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHoursPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setWorkingHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteWorkingHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteWorkingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteWorkingHours(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteWorkingHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteWorkingHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17674,7 +20664,7 @@ func (ec *executionContext) _Mutation_createClass(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClass(ctx, fc.Args["input"].(model.CreateClassInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClass(ctx, fc.Args["input"].(model.CreateClassInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
@@ -17718,7 +20708,7 @@ func (ec *executionContext) _Mutation_updateClass(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClass(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateClass(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
@@ -17806,7 +20796,7 @@ func (ec *executionContext) _Mutation_createClassTime(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClassTime(ctx, fc.Args["input"].(model.CreateClassTimeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClassTime(ctx, fc.Args["input"].(model.CreateClassTimeInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
@@ -17850,7 +20840,7 @@ func (ec *executionContext) _Mutation_updateClassTime(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClassTime(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassTimeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateClassTime(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassTimeInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
@@ -17928,6 +20918,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteClassTime(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateStandingBooking(ctx, fc.Args["input"].(model.CreateStandingBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateStandingBooking(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateStandingBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_endStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_endStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().EndStandingBooking(ctx, fc.Args["id"].(int64), fc.Args["from"].(engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_endStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_endStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_skipStandingDate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_skipStandingDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SkipStandingDate(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_skipStandingDate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_skipStandingDate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createSeries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17938,7 +21104,7 @@ func (ec *executionContext) _Mutation_createSeries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSeries(ctx, fc.Args["input"].(model.CreateSeriesInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateSeries(ctx, fc.Args["input"].(model.CreateSeriesInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
@@ -17982,7 +21148,7 @@ func (ec *executionContext) _Mutation_updateSeries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSeriesInput), fc.Args["from"].(*engine.Date), fc.Args["carryChanges"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSeriesInput), fc.Args["from"].(*engine.Date), fc.Args["carryChanges"].(*bool), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
@@ -18070,7 +21236,7 @@ func (ec *executionContext) _Mutation_replaceSeriesFrom(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ReplaceSeriesFrom(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["name"].(*string), fc.Args["copyEntries"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().ReplaceSeriesFrom(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["name"].(*string), fc.Args["copyEntries"].(*bool), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
@@ -18246,7 +21412,7 @@ func (ec *executionContext) _Mutation_changeSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -18334,7 +21500,7 @@ func (ec *executionContext) _Mutation_restoreSession(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -18378,7 +21544,7 @@ func (ec *executionContext) _Mutation_createOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateOneOff(ctx, fc.Args["input"].(model.CreateOneOffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateOneOff(ctx, fc.Args["input"].(model.CreateOneOffInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
@@ -18422,7 +21588,7 @@ func (ec *executionContext) _Mutation_updateOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateOneOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateOneOffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateOneOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateOneOffInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
@@ -18598,7 +21764,7 @@ func (ec *executionContext) _Mutation_deleteClosure(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteClosure(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().DeleteClosure(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
@@ -19704,6 +22870,144 @@ func (ec *executionContext) fieldContext_PlanPayload_plan(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _PluralForms_zero(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_zero(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zero, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_zero(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_one(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_one(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.One, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_one(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_two(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_two(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Two, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_two(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_few(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_few(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Few, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_few(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_many(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_many(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Many, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_many(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _PluralForms_other(ctx context.Context, field graphql.CollectedField, obj *locale.PluralForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PluralForms_other(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Other, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PluralForms_other(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
 func (ec *executionContext) _Query_business(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19748,8 +23052,8 @@ func (ec *executionContext) _Query_vocabulary(ctx context.Context, field graphql
 			return ec.Resolvers.Query().Vocabulary(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
-			return ec.marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *locale.Vocabulary) graphql.Marshaler {
+			return ec.marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐVocabulary(ctx, selections, v)
 		},
 		true,
 		false,
@@ -19940,6 +23244,214 @@ func (ec *executionContext) fieldContext_Query_appPassword(ctx context.Context, 
 	if fc.Args, err = ec.field_Query_appPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_timeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TimeOff(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_timeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_timeOffs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_timeOffs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TimeOffs(ctx, fc.Args["staffId"].(*int64), fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOffᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_timeOffs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeOffs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workingHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WorkingHours(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_workingHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workingHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_sessionsNeedingCover(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sessionsNeedingCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SessionsNeedingCover(ctx, fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sessionsNeedingCover(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_sessionsNeedingCover_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_uncovered(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_uncovered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Uncovered(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+			return ec.marshalOUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_uncovered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Uncovered(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -20969,6 +24481,94 @@ func (ec *executionContext) fieldContext_Query_classTime(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_classTime_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_standingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_standingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StandingBooking(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalOStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_standingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_standingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_standingBookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_standingBookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StandingBookings(ctx, fc.Args["clientId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingConnection) graphql.Marshaler {
+			return ec.marshalOStandingBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_standingBookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_standingBookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23792,6 +27392,102 @@ func (ec *executionContext) fieldContext_Session_bookings(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Session_needsCover(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_needsCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().NeedsCover(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Absence) graphql.Marshaler {
+			return ec.marshalOAbsence2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Session_needsCover(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Absence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Session_standing(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_standing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().Standing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_standing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Session_standingWaitlist(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_standingWaitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().StandingWaitlist(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_standingWaitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SessionOrigin_date(ctx context.Context, field graphql.CollectedField, obj *engine.Origin) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24223,6 +27919,38 @@ func (ec *executionContext) fieldContext_Staff_feedUrl(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Staff", field, true, true, "String")
 }
 
+func (ec *executionContext) _Staff_workingHours(ctx context.Context, field graphql.CollectedField, obj *engine.Staff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Staff_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Staff().WorkingHours(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.WorkingHours) graphql.Marshaler {
+			return ec.marshalNWorkingHours2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHoursᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Staff_workingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Staff",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StaffPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.StaffPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24328,6 +28056,1022 @@ func (ec *executionContext) fieldContext_StaffPayload_staff(_ context.Context, f
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_id(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "ID")
+}
+
+func (ec *executionContext) _StandingBooking_client(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Client(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_classTime(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_classTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().ClassTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.ClassTime) graphql.Marshaler {
+			return ec.marshalNClassTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_classTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClassTime(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_class(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_class(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Class(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_class(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Class(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_from(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "Date")
+}
+
+func (ec *executionContext) _StandingBooking_until(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Until(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, true, true, "Date")
+}
+
+func (ec *executionContext) _StandingBooking_waitlist(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _StandingBooking_skipped(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_skipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Skipped(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.StandingSkip) graphql.Marshaler {
+			return ec.marshalNStandingSkip2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkipᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingSkip(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_dates(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_dates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.StandingBooking().Dates(ctx, obj, fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StandingDate) graphql.Marshaler {
+			return ec.marshalNStandingDate2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_dates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingDate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_StandingBooking_dates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StandingBookingEdge) graphql.Marshaler {
+			return ec.marshalNStandingBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingBookingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _StandingBookingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _StandingBookingPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingBookingPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_standingBooking(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StandingBooking, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_standingBooking(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_waitingDates(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_waitingDates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WaitingDates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.DateRun) graphql.Marshaler {
+			return ec.marshalNDateRun2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_waitingDates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DateRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingDate_session(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Session, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingDate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingDate_status(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StandingStatus) graphql.Marshaler {
+			return ec.marshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingDate", field, false, false, "StandingStatus")
+}
+
+func (ec *executionContext) _StandingDate_position(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingDate", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingSkip_date(ctx context.Context, field graphql.CollectedField, obj *engine.StandingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingSkip_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingSkip_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingSkip", field, false, false, "Date")
+}
+
+func (ec *executionContext) _StandingSkip_late(ctx context.Context, field graphql.CollectedField, obj *engine.StandingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingSkip_late(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Late, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingSkip_late(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingSkip", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TimeOff_id(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TimeOff_staff(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOff",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOff_from(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, false, false, "Date")
+}
+
+func (ec *executionContext) _TimeOff_to(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, false, false, "Date")
+}
+
+func (ec *executionContext) _TimeOff_fromTime(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_fromTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().FromTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.LocalTime) graphql.Marshaler {
+			return ec.marshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_fromTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, true, true, "LocalTime")
+}
+
+func (ec *executionContext) _TimeOff_toTime(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_toTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().ToTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.LocalTime) graphql.Marshaler {
+			return ec.marshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_toTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, true, true, "LocalTime")
+}
+
+func (ec *executionContext) _TimeOff_reason(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().Reason(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, true, true, "String")
+}
+
+func (ec *executionContext) _TimeOffPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOffPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TimeOffPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOffPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TimeOffPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOffPayload_timeOff(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeOff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalNTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOffPayload_needsCover(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_needsCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NeedsCover, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+			return ec.marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_needsCover(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Uncovered(ctx, field)
 		},
 	}
 	return fc, nil
@@ -24824,7 +29568,241 @@ func (ec *executionContext) fieldContext_TokenPayload_secret(_ context.Context, 
 	return graphql.NewScalarFieldContext("TokenPayload", field, false, false, "String")
 }
 
-func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Uncovered_staff(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Uncovered",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Uncovered_reason(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.AbsenceReason) graphql.Marshaler {
+			return ec.marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, false, false, "AbsenceReason")
+}
+
+func (ec *executionContext) _Uncovered_timeOff(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().TimeOff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Uncovered",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Uncovered_hoursFrom(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_hoursFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().HoursFrom(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_hoursFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Uncovered_firstDate(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_firstDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().FirstDate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_firstDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Uncovered_repeatsEveryWeeks(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_repeatsEveryWeeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().RepeatsEveryWeeks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_repeatsEveryWeeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Uncovered_until(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Until(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Uncovered_session(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Uncovered",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Uncovered_message(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Message(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "String")
+}
+
+func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24836,8 +29814,8 @@ func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql
 			return obj.Class, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24856,7 +29834,7 @@ func (ec *executionContext) fieldContext_Vocabulary_class(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_staff(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_staff(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24868,8 +29846,8 @@ func (ec *executionContext) _Vocabulary_staff(ctx context.Context, field graphql
 			return obj.Staff, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24888,7 +29866,7 @@ func (ec *executionContext) fieldContext_Vocabulary_staff(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_activity(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_activity(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24900,8 +29878,8 @@ func (ec *executionContext) _Vocabulary_activity(ctx context.Context, field grap
 			return obj.Activity, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24920,7 +29898,7 @@ func (ec *executionContext) fieldContext_Vocabulary_activity(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_client(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_client(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24932,8 +29910,8 @@ func (ec *executionContext) _Vocabulary_client(ctx context.Context, field graphq
 			return obj.Client, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24952,7 +29930,7 @@ func (ec *executionContext) fieldContext_Vocabulary_client(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_series(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_series(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24964,8 +29942,8 @@ func (ec *executionContext) _Vocabulary_series(ctx context.Context, field graphq
 			return obj.Series, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -24984,7 +29962,7 @@ func (ec *executionContext) fieldContext_Vocabulary_series(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_room(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_room(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24996,8 +29974,8 @@ func (ec *executionContext) _Vocabulary_room(ctx context.Context, field graphql.
 			return obj.Room, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v engine.Word) graphql.Marshaler {
-			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v locale.Word) graphql.Marshaler {
+			return ec.marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx, selections, v)
 		},
 		true,
 		true,
@@ -25016,7 +29994,7 @@ func (ec *executionContext) fieldContext_Vocabulary_room(_ context.Context, fiel
 	return fc, nil
 }
 
-func (ec *executionContext) _Vocabulary_printTitle(ctx context.Context, field graphql.CollectedField, obj *engine.Vocabulary) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vocabulary_printTitle(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26173,7 +31151,7 @@ func (ec *executionContext) fieldContext_WebhookQueuedPayload_queued(_ context.C
 	return graphql.NewScalarFieldContext("WebhookQueuedPayload", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Word_one(ctx context.Context, field graphql.CollectedField, obj *engine.Word) (ret graphql.Marshaler) {
+func (ec *executionContext) _Word_one(ctx context.Context, field graphql.CollectedField, obj *locale.Word) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26196,7 +31174,7 @@ func (ec *executionContext) fieldContext_Word_one(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Word", field, false, false, "String")
 }
 
-func (ec *executionContext) _Word_many(ctx context.Context, field graphql.CollectedField, obj *engine.Word) (ret graphql.Marshaler) {
+func (ec *executionContext) _Word_many(ctx context.Context, field graphql.CollectedField, obj *locale.Word) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26217,6 +31195,290 @@ func (ec *executionContext) _Word_many(ctx context.Context, field graphql.Collec
 }
 func (ec *executionContext) fieldContext_Word_many(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Word", field, false, false, "String")
+}
+
+func (ec *executionContext) _Word_forms(ctx context.Context, field graphql.CollectedField, obj *locale.Word) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Word_forms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Forms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v locale.PluralForms) graphql.Marshaler {
+			return ec.marshalNPluralForms2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐPluralForms(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Word_forms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Word",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PluralForms(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHours_id(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHours", field, false, false, "ID")
+}
+
+func (ec *executionContext) _WorkingHours_staff(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkingHours().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHours_from(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHours", field, false, false, "Date")
+}
+
+func (ec *executionContext) _WorkingHours_spans(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_spans(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Spans, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.HoursSpan) graphql.Marshaler {
+			return ec.marshalNHoursSpan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpanᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_spans(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HoursSpan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHoursPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _WorkingHoursPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHoursPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WorkingHoursPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_workingHours(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkingHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+			return ec.marshalNWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_workingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_needsCover(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_needsCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NeedsCover, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+			return ec.marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_needsCover(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Uncovered(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -28321,6 +33583,76 @@ func UnmarshalCreateStaffInput(ctx context.Context, raw any) (model.CreateStaffI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateStandingBookingInput(ctx context.Context, obj any) (model.CreateStandingBookingInput, error) {
+	var it model.CreateStandingBookingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "sessionId", "from", "until", "waitlist"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = data
+		case "waitlist":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitlist"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Waitlist = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateStandingBookingInput unmarshals raw into the CreateStandingBookingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateStandingBookingInput(ctx context.Context, raw any) (model.CreateStandingBookingInput, error) {
+	var out model.CreateStandingBookingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateStandingBookingInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateMembershipInput, error) {
 	var it model.CreateMembershipInput
 	if obj == nil {
@@ -28388,6 +33720,83 @@ func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Co
 func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateMembershipInput, error) {
 	var out model.CreateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSubscriptionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateTimeOffInput(ctx context.Context, obj any) (model.CreateTimeOffInput, error) {
+	var it model.CreateTimeOffInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "from", "to", "fromTime", "toTime", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "fromTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromTime = data
+		case "toTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToTime = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateTimeOffInput unmarshals raw into the CreateTimeOffInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateTimeOffInput(ctx context.Context, raw any) (model.CreateTimeOffInput, error) {
+	var out model.CreateTimeOffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTimeOffInput", raw, &out)
 	return out, err
 }
 
@@ -28507,6 +33916,62 @@ func (ec *executionContext) unmarshalInputCreateWebhookEndpointInput(ctx context
 func UnmarshalCreateWebhookEndpointInput(ctx context.Context, raw any) (model.CreateWebhookEndpointInput, error) {
 	var out model.CreateWebhookEndpointInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateWebhookEndpointInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputHoursSpanInput(ctx context.Context, obj any) (model.HoursSpanInput, error) {
+	var it model.HoursSpanInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"weekday", "start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "weekday":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekday"))
+			data, err := ec.unmarshalNWeekday2timeᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekday = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHoursSpanInput unmarshals raw into the HoursSpanInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHoursSpanInput(ctx context.Context, raw any) (model.HoursSpanInput, error) {
+	var out model.HoursSpanInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HoursSpanInput", raw, &out)
 	return out, err
 }
 
@@ -28860,6 +34325,62 @@ func UnmarshalSessionRefInput(ctx context.Context, raw any) (model.SessionRefInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSetWorkingHoursInput(ctx context.Context, obj any) (model.SetWorkingHoursInput, error) {
+	var it model.SetWorkingHoursInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "from", "spans"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "spans":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("spans"))
+			data, err := ec.unmarshalNHoursSpanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Spans = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetWorkingHoursInput unmarshals raw into the SetWorkingHoursInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetWorkingHoursInput(ctx context.Context, raw any) (model.SetWorkingHoursInput, error) {
+	var out model.SetWorkingHoursInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetWorkingHoursInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateActivityInput(ctx context.Context, obj any) (model.UpdateActivityInput, error) {
 	var it model.UpdateActivityInput
 	if obj == nil {
@@ -28920,7 +34441,7 @@ func (ec *executionContext) unmarshalInputUpdateBusinessInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "kind", "currency", "timeZone", "weekStart"}
+	fieldsInOrder := [...]string{"name", "kind", "currency", "timeZone", "weekStart", "language", "firstDayOfWeek", "clock", "digits"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -28962,6 +34483,34 @@ func (ec *executionContext) unmarshalInputUpdateBusinessInput(ctx context.Contex
 				return it, err
 			}
 			it.WeekStart = graphql.OmittableOf(data)
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = graphql.OmittableOf(data)
+		case "firstDayOfWeek":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("firstDayOfWeek"))
+			data, err := ec.unmarshalOWeekday2ᚖtimeᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FirstDayOfWeek = graphql.OmittableOf(data)
+		case "clock":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clock"))
+			data, err := ec.unmarshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Clock = graphql.OmittableOf(data)
+		case "digits":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("digits"))
+			data, err := ec.unmarshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Digits = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -29700,6 +35249,62 @@ func UnmarshalUpdateStaffInput(ctx context.Context, raw any) (model.UpdateStaffI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateStandingBookingInput(ctx context.Context, obj any) (model.UpdateStandingBookingInput, error) {
+	var it model.UpdateStandingBookingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"from", "until", "waitlist"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = graphql.OmittableOf(data)
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = graphql.OmittableOf(data)
+		case "waitlist":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitlist"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Waitlist = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateStandingBookingInput unmarshals raw into the UpdateStandingBookingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateStandingBookingInput(ctx context.Context, raw any) (model.UpdateStandingBookingInput, error) {
+	var out model.UpdateStandingBookingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateStandingBookingInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateMembershipInput, error) {
 	var it model.UpdateMembershipInput
 	if obj == nil {
@@ -29767,6 +35372,83 @@ func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Co
 func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.UpdateMembershipInput, error) {
 	var out model.UpdateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSubscriptionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateTimeOffInput(ctx context.Context, obj any) (model.UpdateTimeOffInput, error) {
+	var it model.UpdateTimeOffInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "from", "to", "fromTime", "toTime", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = graphql.OmittableOf(data)
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = graphql.OmittableOf(data)
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = graphql.OmittableOf(data)
+		case "fromTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromTime = graphql.OmittableOf(data)
+		case "toTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToTime = graphql.OmittableOf(data)
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateTimeOffInput unmarshals raw into the UpdateTimeOffInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateTimeOffInput(ctx context.Context, raw any) (model.UpdateTimeOffInput, error) {
+	var out model.UpdateTimeOffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateTimeOffInput", raw, &out)
 	return out, err
 }
 
@@ -29841,6 +35523,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.WorkingHoursPayload:
+		return ec._WorkingHoursPayload(ctx, sel, &obj)
+	case *model.WorkingHoursPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WorkingHoursPayload(ctx, sel, obj)
 	case model.WebhookQueuedPayload:
 		return ec._WebhookQueuedPayload(ctx, sel, &obj)
 	case *model.WebhookQueuedPayload:
@@ -29862,6 +35551,20 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._TokenPayload(ctx, sel, obj)
+	case model.TimeOffPayload:
+		return ec._TimeOffPayload(ctx, sel, &obj)
+	case *model.TimeOffPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TimeOffPayload(ctx, sel, obj)
+	case model.StandingBookingPayload:
+		return ec._StandingBookingPayload(ctx, sel, &obj)
+	case *model.StandingBookingPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StandingBookingPayload(ctx, sel, obj)
 	case model.StaffPayload:
 		return ec._StaffPayload(ctx, sel, &obj)
 	case *model.StaffPayload:
@@ -30014,6 +35717,57 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var absenceImplementors = []string{"Absence"}
+
+func (ec *executionContext) _Absence(ctx context.Context, sel ast.SelectionSet, obj *engine.Absence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, absenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Absence")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Absence_staff(ctx, field, obj)
+				})
+		case "reason":
+			out.Values[i] = ec._Absence_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeOff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Absence_timeOff(ctx, field, obj)
+				})
+		case "hoursFrom":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Absence_hoursFrom(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var activityImplementors = []string{"Activity"}
 
@@ -30684,6 +36438,36 @@ func (ec *executionContext) _Business(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Business_timetableUrl(ctx, field, obj)
 				})
+		case "language":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_language(ctx, field, obj)
+				})
+		case "firstDayOfWeek":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_firstDayOfWeek(ctx, field, obj)
+				})
+		case "clock":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_clock(ctx, field, obj)
+				})
+		case "digits":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_digits(ctx, field, obj)
+				})
+		case "locale":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Business_locale(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31001,10 +36785,11 @@ func (ec *executionContext) _Clash(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "message":
-			out.Values[i] = ec._Clash_message(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Clash_message(ctx, field, obj)
+				})
 		case "firstDate":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -31642,6 +37427,49 @@ func (ec *executionContext) _ClosurePayload(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var dateRunImplementors = []string{"DateRun"}
+
+func (ec *executionContext) _DateRun(ctx context.Context, sel ast.SelectionSet, obj *model.DateRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dateRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DateRun")
+		case "firstDate":
+			out.Values[i] = ec._DateRun_firstDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "repeatsEveryWeeks":
+			out.Values[i] = ec._DateRun_repeatsEveryWeeks(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "until":
+			out.Values[i] = ec._DateRun_until(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var dayImplementors = []string{"Day"}
 
 func (ec *executionContext) _Day(ctx context.Context, sel ast.SelectionSet, obj *model.Day) graphql.Marshaler {
@@ -31776,6 +37604,49 @@ func (ec *executionContext) _FeedPayload(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var hoursSpanImplementors = []string{"HoursSpan"}
+
+func (ec *executionContext) _HoursSpan(ctx context.Context, sel ast.SelectionSet, obj *engine.HoursSpan) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, hoursSpanImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HoursSpan")
+		case "weekday":
+			out.Values[i] = ec._HoursSpan_weekday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._HoursSpan_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._HoursSpan_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var liveImplementors = []string{"Live"}
 
 func (ec *executionContext) _Live(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -31794,6 +37665,64 @@ func (ec *executionContext) _Live(ctx context.Context, sel ast.SelectionSet) fun
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var localeImplementors = []string{"Locale"}
+
+func (ec *executionContext) _Locale(ctx context.Context, sel ast.SelectionSet, obj *model.Locale) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, localeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Locale")
+		case "language":
+			out.Values[i] = ec._Locale_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rightToLeft":
+			out.Values[i] = ec._Locale_rightToLeft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstDayOfWeek":
+			out.Values[i] = ec._Locale_firstDayOfWeek(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clock":
+			out.Values[i] = ec._Locale_clock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "digits":
+			out.Values[i] = ec._Locale_digits(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pluralCategories":
+			out.Values[i] = ec._Locale_pluralCategories(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var membershipImplementors = []string{"Membership"}
@@ -32066,6 +37995,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createTimeOff":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createTimeOff(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateTimeOff":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTimeOff(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteTimeOff":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteTimeOff(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "setWorkingHours":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setWorkingHours(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteWorkingHours":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteWorkingHours(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createClient":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createClient(ctx, field)
@@ -32307,6 +38271,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteClassTime":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClassTime(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_endStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "skipStandingDate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_skipStandingDate(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
@@ -32795,6 +38787,64 @@ func (ec *executionContext) _PlanPayload(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var pluralFormsImplementors = []string{"PluralForms"}
+
+func (ec *executionContext) _PluralForms(ctx context.Context, sel ast.SelectionSet, obj *locale.PluralForms) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pluralFormsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PluralForms")
+		case "zero":
+			out.Values[i] = ec._PluralForms_zero(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "one":
+			out.Values[i] = ec._PluralForms_one(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "two":
+			out.Values[i] = ec._PluralForms_two(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "few":
+			out.Values[i] = ec._PluralForms_few(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "many":
+			out.Values[i] = ec._PluralForms_many(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "other":
+			out.Values[i] = ec._PluralForms_other(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -32849,6 +38899,36 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_appPassword(ctx, field)
+				})
+		case "timeOff":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_timeOff(ctx, field)
+				})
+		case "timeOffs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_timeOffs(ctx, field)
+				})
+		case "workingHours":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_workingHours(ctx, field)
+				})
+		case "sessionsNeedingCover":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_sessionsNeedingCover(ctx, field)
+				})
+		case "uncovered":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_uncovered(ctx, field)
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -32999,6 +39079,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_classTime(ctx, field)
+				})
+		case "standingBooking":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_standingBooking(ctx, field)
+				})
+		case "standingBookings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_standingBookings(ctx, field)
 				})
 		case "allSeries":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -33857,6 +39949,24 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Session_bookings(ctx, field, obj)
 				})
+		case "needsCover":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_needsCover(ctx, field, obj)
+				})
+		case "standing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_standing(ctx, field, obj)
+				})
+		case "standingWaitlist":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_standingWaitlist(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34055,6 +40165,12 @@ func (ec *executionContext) _Staff(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Staff_feedUrl(ctx, field, obj)
 				})
+		case "workingHours":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Staff_workingHours(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34100,6 +40216,425 @@ func (ec *executionContext) _StaffPayload(ctx context.Context, sel ast.Selection
 			}
 		case "staff":
 			out.Values[i] = ec._StaffPayload_staff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingImplementors = []string{"StandingBooking"}
+
+func (ec *executionContext) _StandingBooking(ctx context.Context, sel ast.SelectionSet, obj *engine.Standing) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBooking")
+		case "id":
+			out.Values[i] = ec._StandingBooking_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_client(ctx, field, obj)
+				})
+		case "classTime":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_classTime(ctx, field, obj)
+				})
+		case "class":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_class(ctx, field, obj)
+				})
+		case "from":
+			out.Values[i] = ec._StandingBooking_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "until":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_until(ctx, field, obj)
+				})
+		case "waitlist":
+			out.Values[i] = ec._StandingBooking_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "skipped":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_skipped(ctx, field, obj)
+				})
+		case "dates":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_dates(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingConnectionImplementors = []string{"StandingBookingConnection"}
+
+func (ec *executionContext) _StandingBookingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingConnection")
+		case "edges":
+			out.Values[i] = ec._StandingBookingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._StandingBookingConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._StandingBookingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._StandingBookingConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingEdgeImplementors = []string{"StandingBookingEdge"}
+
+func (ec *executionContext) _StandingBookingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingEdge")
+		case "cursor":
+			out.Values[i] = ec._StandingBookingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._StandingBookingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingPayloadImplementors = []string{"StandingBookingPayload", "Write"}
+
+func (ec *executionContext) _StandingBookingPayload(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingPayload")
+		case "dryRun":
+			out.Values[i] = ec._StandingBookingPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._StandingBookingPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._StandingBookingPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "standingBooking":
+			out.Values[i] = ec._StandingBookingPayload_standingBooking(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waitingDates":
+			out.Values[i] = ec._StandingBookingPayload_waitingDates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingDateImplementors = []string{"StandingDate"}
+
+func (ec *executionContext) _StandingDate(ctx context.Context, sel ast.SelectionSet, obj *model.StandingDate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingDateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingDate")
+		case "session":
+			out.Values[i] = ec._StandingDate_session(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._StandingDate_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._StandingDate_position(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingSkipImplementors = []string{"StandingSkip"}
+
+func (ec *executionContext) _StandingSkip(ctx context.Context, sel ast.SelectionSet, obj *engine.StandingSkip) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingSkipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingSkip")
+		case "date":
+			out.Values[i] = ec._StandingSkip_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "late":
+			out.Values[i] = ec._StandingSkip_late(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var timeOffImplementors = []string{"TimeOff"}
+
+func (ec *executionContext) _TimeOff(ctx context.Context, sel ast.SelectionSet, obj *engine.TimeOff) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeOffImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeOff")
+		case "id":
+			out.Values[i] = ec._TimeOff_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_staff(ctx, field, obj)
+				})
+		case "from":
+			out.Values[i] = ec._TimeOff_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "to":
+			out.Values[i] = ec._TimeOff_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fromTime":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_fromTime(ctx, field, obj)
+				})
+		case "toTime":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_toTime(ctx, field, obj)
+				})
+		case "reason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_reason(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var timeOffPayloadImplementors = []string{"TimeOffPayload", "Write"}
+
+func (ec *executionContext) _TimeOffPayload(ctx context.Context, sel ast.SelectionSet, obj *model.TimeOffPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeOffPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeOffPayload")
+		case "dryRun":
+			out.Values[i] = ec._TimeOffPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._TimeOffPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._TimeOffPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeOff":
+			out.Values[i] = ec._TimeOffPayload_timeOff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "needsCover":
+			out.Values[i] = ec._TimeOffPayload_needsCover(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -34355,9 +40890,90 @@ func (ec *executionContext) _TokenPayload(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var uncoveredImplementors = []string{"Uncovered"}
+
+func (ec *executionContext) _Uncovered(ctx context.Context, sel ast.SelectionSet, obj *engine.Uncovered) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uncoveredImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Uncovered")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_staff(ctx, field, obj)
+				})
+		case "reason":
+			out.Values[i] = ec._Uncovered_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeOff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_timeOff(ctx, field, obj)
+				})
+		case "hoursFrom":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_hoursFrom(ctx, field, obj)
+				})
+		case "firstDate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_firstDate(ctx, field, obj)
+				})
+		case "repeatsEveryWeeks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_repeatsEveryWeeks(ctx, field, obj)
+				})
+		case "until":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_until(ctx, field, obj)
+				})
+		case "session":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_session(ctx, field, obj)
+				})
+		case "message":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_message(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var vocabularyImplementors = []string{"Vocabulary"}
 
-func (ec *executionContext) _Vocabulary(ctx context.Context, sel ast.SelectionSet, obj *engine.Vocabulary) graphql.Marshaler {
+func (ec *executionContext) _Vocabulary(ctx context.Context, sel ast.SelectionSet, obj *locale.Vocabulary) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, vocabularyImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -34897,7 +41513,7 @@ func (ec *executionContext) _WebhookQueuedPayload(ctx context.Context, sel ast.S
 
 var wordImplementors = []string{"Word"}
 
-func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj *engine.Word) graphql.Marshaler {
+func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj *locale.Word) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, wordImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -34913,6 +41529,113 @@ func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "many":
 			out.Values[i] = ec._Word_many(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "forms":
+			out.Values[i] = ec._Word_forms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var workingHoursImplementors = []string{"WorkingHours"}
+
+func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.SelectionSet, obj *engine.WorkingHours) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingHours")
+		case "id":
+			out.Values[i] = ec._WorkingHours_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WorkingHours_staff(ctx, field, obj)
+				})
+		case "from":
+			out.Values[i] = ec._WorkingHours_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "spans":
+			out.Values[i] = ec._WorkingHours_spans(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var workingHoursPayloadImplementors = []string{"WorkingHoursPayload", "Write"}
+
+func (ec *executionContext) _WorkingHoursPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingHoursPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingHoursPayload")
+		case "dryRun":
+			out.Values[i] = ec._WorkingHoursPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._WorkingHoursPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._WorkingHoursPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "workingHours":
+			out.Values[i] = ec._WorkingHoursPayload_workingHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "needsCover":
+			out.Values[i] = ec._WorkingHoursPayload_needsCover(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35294,6 +42017,36 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNAbsence2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsence(ctx context.Context, sel ast.SelectionSet, v engine.Absence) graphql.Marshaler {
+	return ec._Absence(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx context.Context, v any) (engine.AbsenceReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx context.Context, sel ast.SelectionSet, v engine.AbsenceReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "AbsenceReason!")
+	}
+	return res
+}
+
+var (
+	unmarshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason = map[string]engine.AbsenceReason{
+		"TIME_OFF":      engine.OnTimeOff,
+		"OUTSIDE_HOURS": engine.OutsideHours,
+	}
+	marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason = map[engine.AbsenceReason]string{
+		engine.OnTimeOff:    "TIME_OFF",
+		engine.OutsideHours: "OUTSIDE_HOURS",
+	}
+)
 
 func (ec *executionContext) marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v model.Activity) graphql.Marshaler {
 	return ec._Activity(ctx, sel, &v)
@@ -35685,6 +42438,16 @@ func (ec *executionContext) marshalNClientEdge2ᚕgithubᚗcomᚋkoredyneᚋsche
 	return ret
 }
 
+func (ec *executionContext) unmarshalNClock2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, v any) (model.Clock, error) {
+	var res model.Clock
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNClock2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, sel ast.SelectionSet, v model.Clock) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNClosure2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosure(ctx context.Context, sel ast.SelectionSet, v engine.Closure) graphql.Marshaler {
 	return ec._Closure(ctx, sel, &v)
 }
@@ -35757,8 +42520,18 @@ func (ec *executionContext) unmarshalNCreateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStandingBookingInput(ctx context.Context, v any) (model.CreateStandingBookingInput, error) {
+	res, err := ec.unmarshalInputCreateStandingBookingInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx context.Context, v any) (model.CreateMembershipInput, error) {
 	res, err := ec.unmarshalInputCreateSubscriptionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTimeOffInput(ctx context.Context, v any) (model.CreateTimeOffInput, error) {
+	res, err := ec.unmarshalInputCreateTimeOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -35779,6 +42552,26 @@ func (ec *executionContext) marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋen
 		graphql.AddInvalidNullFromMarshaler(ctx, "Date!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNDateRun2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRun(ctx context.Context, sel ast.SelectionSet, v model.DateRun) graphql.Marshaler {
+	return ec._DateRun(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDateRun2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRunᚄ(ctx context.Context, sel ast.SelectionSet, v []model.DateRun) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDateRun2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRun(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -35815,6 +42608,55 @@ func (ec *executionContext) marshalNDateTime2ᚖtimeᚐTime(ctx context.Context,
 
 func (ec *executionContext) marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDay(ctx context.Context, sel ast.SelectionSet, v model.Day) graphql.Marshaler {
 	return ec._Day(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (model.Digits, error) {
+	var res model.Digits
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, sel ast.SelectionSet, v model.Digits) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNHoursSpan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpan(ctx context.Context, sel ast.SelectionSet, v engine.HoursSpan) graphql.Marshaler {
+	return ec._HoursSpan(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNHoursSpan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpanᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.HoursSpan) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHoursSpan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpan(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNHoursSpanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInput(ctx context.Context, v any) (model.HoursSpanInput, error) {
+	res, err := ec.unmarshalInputHoursSpanInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNHoursSpanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInputᚄ(ctx context.Context, v any) ([]model.HoursSpanInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.HoursSpanInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHoursSpanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
@@ -35900,6 +42742,14 @@ func (ec *executionContext) marshalNLocalTime2githubᚗcomᚋkoredyneᚋschedule
 		graphql.AddInvalidNullFromMarshaler(ctx, "LocalTime!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNLocale2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐLocale(ctx context.Context, sel ast.SelectionSet, v *model.Locale) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Locale!")
+		return graphql.Null
+	}
+	return ec._Locale(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMembership2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSubscription(ctx context.Context, sel ast.SelectionSet, v engine.Subscription) graphql.Marshaler {
@@ -35996,6 +42846,10 @@ func (ec *executionContext) marshalNPlan2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Plan(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPluralForms2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐPluralForms(ctx context.Context, sel ast.SelectionSet, v locale.PluralForms) graphql.Marshaler {
+	return ec._PluralForms(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (models.Role, error) {
@@ -36259,6 +43113,11 @@ func (ec *executionContext) marshalNSessionRef2ᚕgithubᚗcomᚋkoredyneᚋsche
 	return ret
 }
 
+func (ec *executionContext) unmarshalNSetWorkingHoursInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetWorkingHoursInput(ctx context.Context, v any) (model.SetWorkingHoursInput, error) {
+	res, err := ec.unmarshalInputSetWorkingHoursInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNStaff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx context.Context, sel ast.SelectionSet, v engine.Staff) graphql.Marshaler {
 	return ec._Staff(ctx, sel, &v)
 }
@@ -36285,6 +43144,104 @@ func (ec *executionContext) marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Staff(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v engine.Standing) graphql.Marshaler {
+	return ec._StandingBooking(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StandingBooking!")
+		return graphql.Null
+	}
+	return ec._StandingBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStandingBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdge(ctx context.Context, sel ast.SelectionSet, v model.StandingBookingEdge) graphql.Marshaler {
+	return ec._StandingBookingEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StandingBookingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingDate2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDate(ctx context.Context, sel ast.SelectionSet, v model.StandingDate) graphql.Marshaler {
+	return ec._StandingDate(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingDate2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDateᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StandingDate) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingDate2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingSkip2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkip(ctx context.Context, sel ast.SelectionSet, v engine.StandingSkip) graphql.Marshaler {
+	return ec._StandingSkip(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingSkip2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkipᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.StandingSkip) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingSkip2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkip(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx context.Context, v any) (model.StandingStatus, error) {
+	var res model.StandingStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx context.Context, sel ast.SelectionSet, v model.StandingStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -36330,6 +43287,18 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) marshalNTimeOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx context.Context, sel ast.SelectionSet, v engine.TimeOff) graphql.Marshaler {
+	return ec._TimeOff(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx context.Context, sel ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TimeOff!")
+		return graphql.Null
+	}
+	return ec._TimeOff(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx context.Context, sel ast.SelectionSet, v model.TimelineStretch) graphql.Marshaler {
 	return ec._TimelineStretch(ctx, sel, &v)
 }
@@ -36371,6 +43340,26 @@ func (ec *executionContext) marshalNTokenEdge2ᚕgithubᚗcomᚋkoredyneᚋsched
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTokenEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx context.Context, sel ast.SelectionSet, v engine.Uncovered) graphql.Marshaler {
+	return ec._Uncovered(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -36442,8 +43431,18 @@ func (ec *executionContext) unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStandingBookingInput(ctx context.Context, v any) (model.UpdateStandingBookingInput, error) {
+	res, err := ec.unmarshalInputUpdateStandingBookingInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
 	res, err := ec.unmarshalInputUpdateSubscriptionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateTimeOffInput(ctx context.Context, v any) (model.UpdateTimeOffInput, error) {
+	res, err := ec.unmarshalInputUpdateTimeOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -36654,8 +43653,36 @@ func (ec *executionContext) marshalNWeekday2ᚕtimeᚐWeekdayᚄ(ctx context.Con
 	return ret
 }
 
-func (ec *executionContext) marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWord(ctx context.Context, sel ast.SelectionSet, v engine.Word) graphql.Marshaler {
+func (ec *executionContext) marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐWord(ctx context.Context, sel ast.SelectionSet, v locale.Word) graphql.Marshaler {
 	return ec._Word(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkingHours2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v engine.WorkingHours) graphql.Marshaler {
+	return ec._WorkingHours(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkingHours2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHoursᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.WorkingHours) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkingHours2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WorkingHours!")
+		return graphql.Null
+	}
+	return ec._WorkingHours(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -36798,6 +43825,25 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalOAbsence2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Absence) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAbsence2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsence(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Activity) graphql.Marshaler {
@@ -37104,6 +44150,22 @@ func (ec *executionContext) marshalOClientPayload2ᚖgithubᚗcomᚋkoredyneᚋs
 	return ec._ClientPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, v any) (*model.Clock, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Clock)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOClock2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClock(ctx context.Context, sel ast.SelectionSet, v *model.Clock) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOClosure2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClosureᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Closure) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -37236,6 +44298,22 @@ func (ec *executionContext) marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋs
 		return graphql.Null
 	}
 	return ec._DeletePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (*model.Digits, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Digits)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, sel ast.SelectionSet, v *model.Digits) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOFeedPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐFeedPayload(ctx context.Context, sel ast.SelectionSet, v *model.FeedPayload) graphql.Marshaler {
@@ -37694,6 +44772,27 @@ func (ec *executionContext) marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 	return ec._StaffPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStandingBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingConnection(ctx context.Context, sel ast.SelectionSet, v *model.StandingBookingConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBookingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBookingPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -37747,6 +44846,39 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) marshalOTimeOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOffᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.TimeOff) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimeOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx context.Context, sel ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TimeOff(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTimeOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimeOffPayload(ctx context.Context, sel ast.SelectionSet, v *model.TimeOffPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TimeOffPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -37787,7 +44919,26 @@ func (ec *executionContext) marshalOTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 	return ec._TokenPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *engine.Vocabulary) graphql.Marshaler {
+func (ec *executionContext) marshalOUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *locale.Vocabulary) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -37920,6 +45071,20 @@ var (
 		time.Saturday:  "SATURDAY",
 	}
 )
+
+func (ec *executionContext) marshalOWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkingHours(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWorkingHoursPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWorkingHoursPayload(ctx context.Context, sel ast.SelectionSet, v *model.WorkingHoursPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkingHoursPayload(ctx, sel, v)
+}
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {
 	if v == nil {

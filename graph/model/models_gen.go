@@ -663,6 +663,36 @@ type CreateStaffInput struct {
 	Name string `json:"name"`
 }
 
+// A standing place to make.
+type CreateStandingBookingInput struct {
+	// Whose place it is; required except from a CLIENT token, which books for itself.
+	ClientID *int64 `json:"clientId,omitempty"`
+	// Any one session of the series session (its Session.id, s/DATE/CLASSTIME/CLASS): its class time and class name the place. A one-off is BAD_USER_INPUT.
+	SessionID SessionID `json:"sessionId"`
+	// The first original date the place holds: today or later.
+	From engine.Date `json:"from"`
+	// The last original date the place holds, inclusive; left out or null: no end.
+	Until *engine.Date `json:"until,omitempty"`
+	// True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL.
+	Waitlist *bool `json:"waitlist,omitempty"`
+}
+
+// A new time off.
+type CreateTimeOffInput struct {
+	// Who is away.
+	StaffID int64 `json:"staffId"`
+	// The first day away.
+	From engine.Date `json:"from"`
+	// The last day away, inclusive, not before from.
+	To engine.Date `json:"to"`
+	// The time on the first day the absence starts; left out: the whole day.
+	FromTime *engine.LocalTime `json:"fromTime,omitempty"`
+	// The time on the last day the absence ends; left out: the whole day. On a one-day time off, after fromTime.
+	ToTime *engine.LocalTime `json:"toTime,omitempty"`
+	// Why; left out: none.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // A new API token.
 type CreateTokenInput struct {
 	// What the token may do.
@@ -683,6 +713,16 @@ type CreateWebhookEndpointInput struct {
 	Events []string `json:"events"`
 	// What it is for; empty when left out.
 	Description *string `json:"description,omitempty"`
+}
+
+// Dates a session is full on: firstDate, then every repeatsEveryWeeks weeks until until.
+type DateRun struct {
+	// The first date (an original date of the session).
+	FirstDate engine.Date `json:"firstDate"`
+	// Weeks between the dates; null for firstDate alone.
+	RepeatsEveryWeeks *int `json:"repeatsEveryWeeks,omitempty"`
+	// The last date, inclusive; null when the dates run on with no end (or for firstDate alone).
+	Until *engine.Date `json:"until,omitempty"`
 }
 
 // One date of the timetable and its sessions.
@@ -757,8 +797,34 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// A wall-clock span of one day of the week.
+type HoursSpanInput struct {
+	// The day of the week.
+	Weekday time.Weekday `json:"weekday"`
+	// When it starts.
+	Start engine.LocalTime `json:"start"`
+	// When it ends, after the start.
+	End engine.LocalTime `json:"end"`
+}
+
 // The root of subscription operations: what a front end can listen to.
 type Live struct {
+}
+
+// How a business's words are written: a language and the facts of writing that come with it (CLDR's, or the business's settings).
+type Locale struct {
+	// The language, a BCP 47 tag (en, ar, tr, ru).
+	Language string `json:"language"`
+	// True for a language written right to left (Arabic): pages lay out their grid mirrored.
+	RightToLeft bool `json:"rightToLeft"`
+	// The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian; in English, weekStart, as the page always began).
+	FirstDayOfWeek time.Weekday `json:"firstDayOfWeek"`
+	// The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian).
+	Clock Clock `json:"clock"`
+	// The digits numbers are written in: the business's digits in Arabic (Arabic-Indic unless set to LATIN), Latin in the other languages.
+	Digits Digits `json:"digits"`
+	// CLDR's cardinal plural categories of the language (zero one two few many other; Arabic has six, Russian four, English and Turkish two): the forms a Word has.
+	PluralCategories []string `json:"pluralCategories"`
 }
 
 // A page of memberships, by start date then id.
@@ -1140,6 +1206,16 @@ type SessionRefInput struct {
 	ClassID int64 `json:"classId"`
 }
 
+// A staff member's weekly hours from a date on.
+type SetWorkingHoursInput struct {
+	// Whose hours.
+	StaffID int64 `json:"staffId"`
+	// The first date they hold; hours the staff member already has from this date are replaced.
+	From engine.Date `json:"from"`
+	// The spans of each weekday, none overlapping; [] lifts the limit from this date.
+	Spans []HoursSpanInput `json:"spans"`
+}
+
 // What createStaff and updateStaff return.
 type StaffPayload struct {
 	// See Write.dryRun.
@@ -1162,6 +1238,104 @@ func (this StaffPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this StaffPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// A page of standing bookings, by id.
+type StandingBookingConnection struct {
+	// The page's standing bookings with their cursors.
+	Edges []StandingBookingEdge `json:"edges"`
+	// The page's standing bookings.
+	Nodes []engine.Standing `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many standing bookings the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
+}
+
+// A standing booking and its place in the list.
+type StandingBookingEdge struct {
+	// Pass as after to get the standing bookings that follow this one.
+	Cursor string `json:"cursor"`
+	// The standing booking.
+	Node *engine.Standing `json:"node"`
+}
+
+// What createStandingBooking, updateStandingBooking, endStandingBooking and skipStandingDate return.
+type StandingBookingPayload struct {
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: standing places take places, not time.
+	Clashes []engine.Clash `json:"clashes"`
+	// The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from.
+	StandingBooking *engine.Standing `json:"standingBooking"`
+	// The dates the client waits on because they were full (only with waitlist); empty when the place holds every date.
+	WaitingDates []DateRun `json:"waitingDates"`
+}
+
+func (StandingBookingPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this StandingBookingPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this StandingBookingPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this StandingBookingPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// A standing place on one date.
+type StandingDate struct {
+	// The session as it is now: moved, re-timed or in another room if its day change says so.
+	Session *Session `json:"session"`
+	// What the place is on this date.
+	Status StandingStatus `json:"status"`
+	// Place among the standing places waiting on this date (1 is next); null unless WAITING.
+	Position *int `json:"position,omitempty"`
+}
+
+// What createTimeOff and updateTimeOff return.
+type TimeOffPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The time off as saved.
+	TimeOff *engine.TimeOff `json:"timeOff"`
+	// The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date.
+	NeedsCover []engine.Uncovered `json:"needsCover"`
+}
+
+func (TimeOffPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this TimeOffPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this TimeOffPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this TimeOffPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
 	}
@@ -1248,7 +1422,7 @@ type UpdateActivityInput struct {
 	Color graphql.Omittable[*string] `json:"color,omitempty"`
 }
 
-// Changes to the business's settings; follows the update rule (see Write). None of them can be cleared: null on any is BAD_USER_INPUT.
+// Changes to the business's settings; follows the update rule (see Write). firstDayOfWeek, clock and digits are cleared by null (back to the language's default); null on any other is BAD_USER_INPUT.
 type UpdateBusinessInput struct {
 	// The business's name.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
@@ -1260,6 +1434,14 @@ type UpdateBusinessInput struct {
 	TimeZone graphql.Omittable[*string] `json:"timeZone,omitempty"`
 	// The first day of the week: SUNDAY or MONDAY (BAD_USER_INPUT for another day).
 	WeekStart graphql.Omittable[*time.Weekday] `json:"weekStart,omitempty"`
+	// The language of the business's words: en, ar, tr or ru (a BCP 47 tag; ar-KW is ar). BAD_USER_INPUT for a language the catalogues do not have. The locale facts left at their defaults follow it.
+	Language graphql.Omittable[*string] `json:"language,omitempty"`
+	// The first day of a displayed week, any day; null for the language's default.
+	FirstDayOfWeek graphql.Omittable[*time.Weekday] `json:"firstDayOfWeek,omitempty"`
+	// The clock times are written on; null for the language's default.
+	Clock graphql.Omittable[*Clock] `json:"clock,omitempty"`
+	// The digits numbers are written in, a choice in Arabic (other languages write Latin digits whatever this says); null for the language's default.
+	Digits graphql.Omittable[*Digits] `json:"digits,omitempty"`
 }
 
 // Changes to a capacity rule. A field left out keeps its value; from and to set
@@ -1414,6 +1596,32 @@ type UpdateSeriesInput struct {
 type UpdateStaffInput struct {
 	// The staff member's name.
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
+}
+
+// Changes to a standing place. The update rule (see Write): a field left out keeps its value; until: null clears the end; null on from or waitlist is BAD_USER_INPUT.
+type UpdateStandingBookingInput struct {
+	// The first original date the place holds: today or later.
+	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
+	// The last original date the place holds, inclusive; null: no end.
+	Until graphql.Omittable[*engine.Date] `json:"until,omitempty"`
+	// True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL.
+	Waitlist graphql.Omittable[*bool] `json:"waitlist,omitempty"`
+}
+
+// Changes to a time off: a field left out keeps its value; fromTime, toTime and reason set to null are cleared (the whole day, no reason); null on staffId, from or to is BAD_USER_INPUT.
+type UpdateTimeOffInput struct {
+	// Who is away.
+	StaffID graphql.Omittable[*int64] `json:"staffId,omitempty"`
+	// The first day away.
+	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
+	// The last day away, inclusive.
+	To graphql.Omittable[*engine.Date] `json:"to,omitempty"`
+	// The time on the first day the absence starts; null: the whole day.
+	FromTime graphql.Omittable[*engine.LocalTime] `json:"fromTime,omitempty"`
+	// The time on the last day the absence ends; null: the whole day.
+	ToTime graphql.Omittable[*engine.LocalTime] `json:"toTime,omitempty"`
+	// Why; null: none.
+	Reason graphql.Omittable[*string] `json:"reason,omitempty"`
 }
 
 // Changes to a webhook endpoint; a field left out keeps its value.
@@ -1592,6 +1800,220 @@ func (this WebhookQueuedPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// What setWorkingHours returns.
+type WorkingHoursPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The hours as saved.
+	WorkingHours *engine.WorkingHours `json:"workingHours"`
+	// The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover).
+	NeedsCover []engine.Uncovered `json:"needsCover"`
+}
+
+func (WorkingHoursPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this WorkingHoursPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this WorkingHoursPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this WorkingHoursPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// How times of day are written.
+type Clock string
+
+const (
+	// A 12-hour clock with a mark for before and after noon: 9 AM, 1:30 PM.
+	ClockH12 Clock = "H12"
+	// A 24-hour clock: 09:00, 13:30.
+	ClockH24 Clock = "H24"
+)
+
+var AllClock = []Clock{
+	ClockH12,
+	ClockH24,
+}
+
+func (e Clock) IsValid() bool {
+	switch e {
+	case ClockH12, ClockH24:
+		return true
+	}
+	return false
+}
+
+func (e Clock) String() string {
+	return string(e)
+}
+
+func (e *Clock) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Clock(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Clock", str)
+	}
+	return nil
+}
+
+func (e Clock) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Clock) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Clock) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The digits numbers are written in.
+type Digits string
+
+const (
+	// 0123456789.
+	DigitsLatin Digits = "LATIN"
+	// Arabic-Indic digits, ٠١٢٣٤٥٦٧٨٩ (Arabic only).
+	DigitsArabicIndic Digits = "ARABIC_INDIC"
+)
+
+var AllDigits = []Digits{
+	DigitsLatin,
+	DigitsArabicIndic,
+}
+
+func (e Digits) IsValid() bool {
+	switch e {
+	case DigitsLatin, DigitsArabicIndic:
+		return true
+	}
+	return false
+}
+
+func (e Digits) String() string {
+	return string(e)
+}
+
+func (e *Digits) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Digits(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Digits", str)
+	}
+	return nil
+}
+
+func (e Digits) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Digits) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Digits) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a standing place is on one date.
+type StandingStatus string
+
+const (
+	// The client holds a place in the session.
+	StandingStatusPlace StandingStatus = "PLACE"
+	// The session is full: the client waits for a place (StandingDate.position).
+	StandingStatusWaiting StandingStatus = "WAITING"
+	// The client gave the date up (skipStandingDate).
+	StandingStatusSkipped StandingStatus = "SKIPPED"
+	// The session is cancelled: the place is cancelled with it.
+	StandingStatusCancelled StandingStatus = "CANCELLED"
+)
+
+var AllStandingStatus = []StandingStatus{
+	StandingStatusPlace,
+	StandingStatusWaiting,
+	StandingStatusSkipped,
+	StandingStatusCancelled,
+}
+
+func (e StandingStatus) IsValid() bool {
+	switch e {
+	case StandingStatusPlace, StandingStatusWaiting, StandingStatusSkipped, StandingStatusCancelled:
+		return true
+	}
+	return false
+}
+
+func (e StandingStatus) String() string {
+	return string(e)
+}
+
+func (e *StandingStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StandingStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StandingStatus", str)
+	}
+	return nil
+}
+
+func (e StandingStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StandingStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StandingStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // Whether an endpoint is sent its events.
