@@ -128,3 +128,31 @@ func between(s, from, to string) string {
 	s, _, _ = strings.Cut(s, to)
 	return s
 }
+
+// TestErrorsInTheAskedLanguage: the gateway's error messages follow the
+// request's Accept-Language when the catalogues have it, English otherwise;
+// the status and the DAV precondition never change.
+func TestErrorsInTheAskedLanguage(t *testing.T) {
+	g := newGateway(t, modelstest.SQLite(t), "daverr", engine.Gym, 0, 1)
+	const propfind = `<?xml version="1.0"?><propfind xmlns="DAV:"><prop><getetag/></prop></propfind>`
+	cases := []struct{ lang, want string }{
+		{"", "Depth: infinity is not served; use 0 or 1"},
+		{"fr", "Depth: infinity is not served; use 0 or 1"},
+		{"ar", "لا يُخدم Depth: infinity؛ استخدم 0 أو 1"},
+		{"ru-RU, ru;q=0.9", "Depth: infinity не обслуживается; используйте 0 или 1"},
+	}
+	for _, c := range cases {
+		header := []string{"Depth", "infinity"}
+		if c.lang != "" {
+			header = append(header, "Accept-Language", c.lang)
+		}
+		resp := g.do("PROPFIND", "/caldav/"+g.biz.Slug+"/calendars/all/", propfind, header...)
+		body := read(t, resp)
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "propfind-finite-depth") {
+			t.Errorf("%q: %s %s", c.lang, resp.Status, body)
+		}
+		if got := between(body, "<D:responsedescription>", "</D:responsedescription>"); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.lang, got, c.want)
+		}
+	}
+}
