@@ -286,12 +286,12 @@ type State struct {
 	Closures      []Closure
 	Capacity      []CapacityRule
 	RoomBookings  []RoomBooking
-	// TimeOffs and Hours say when staff are away or work (cover.go): rules
-	// like closures, read for any date.
-	TimeOffs      []TimeOff
-	Hours         []WorkingHours
 	Standing      []Standing
 	StandingSkips []StandingSkip
+	// TimeOffs and Hours say when staff are away or work (cover.go): rules
+	// like closures, read for any date.
+	TimeOffs []TimeOff
+	Hours    []WorkingHours
 }
 
 // Session is computed: one occurrence on a real date. A week of a business

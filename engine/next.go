@@ -339,12 +339,12 @@ func (n *Timetable) validAfter(t *Timetable, d *stateDiff) bool {
 			v.checkRoomBooking(*p.is)
 		}
 	}
-	// Time off and working hours are few and refer to staff alone: they
-	// are checked whole.
-	v.checkCover()
 	if d.standing || (len(gone) > 0 && len(s.Standing) > 0) {
 		v.checkStanding()
 	}
+	// Time off and working hours are few and refer to staff alone: they
+	// are checked whole.
+	v.checkCover()
 	return len(v.problems) == 0
 }
 

@@ -51,14 +51,14 @@ func TestSameRowIsDeepEqual(t *testing.T) {
 			return func(a, b any) bool { x, y := a.(CapacityRule), b.(CapacityRule); return SameRow(&x, &y) }
 		case RoomBooking:
 			return func(a, b any) bool { x, y := a.(RoomBooking), b.(RoomBooking); return SameRow(&x, &y) }
-		case TimeOff:
-			return func(a, b any) bool { x, y := a.(TimeOff), b.(TimeOff); return SameRow(&x, &y) }
-		case WorkingHours:
-			return func(a, b any) bool { x, y := a.(WorkingHours), b.(WorkingHours); return SameRow(&x, &y) }
 		case Standing:
 			return func(a, b any) bool { x, y := a.(Standing), b.(Standing); return SameRow(&x, &y) }
 		case StandingSkip:
 			return func(a, b any) bool { x, y := a.(StandingSkip), b.(StandingSkip); return SameRow(&x, &y) }
+		case TimeOff:
+			return func(a, b any) bool { x, y := a.(TimeOff), b.(TimeOff); return SameRow(&x, &y) }
+		case WorkingHours:
+			return func(a, b any) bool { x, y := a.(WorkingHours), b.(WorkingHours); return SameRow(&x, &y) }
 		}
 		return nil
 	}

@@ -150,25 +150,14 @@ func newFuzzTarget(tb testing.TB, d modelstest.Database) *fuzzTarget {
 		if _, errs := ft.post(tokens[slug], `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { revision } }`); len(errs) > 0 {
 			tb.Fatalf("a webhook endpoint for %s: %v", slug, errs)
 		}
-		staff := ft.ids(tb, tokens[slug], "staff")[0]
-		if _, errs := ft.post(tokens[slug], fmt.Sprintf(`mutation { createTimeOff(input: {staffId: %q, from: "2027-01-04", to: "2027-01-05"}) { revision } }`, staff)); len(errs) > 0 {
-			tb.Fatalf("a time off for %s: %v", slug, errs)
-		}
-		data, errs := ft.post(tokens[slug], fmt.Sprintf(`mutation { setWorkingHours(input: {staffId: %q, from: "2027-01-04", spans: []}) { workingHours { id } } }`, staff))
-		if len(errs) > 0 {
-			tb.Fatalf("working hours for %s: %v", slug, errs)
-		}
-		hours := path(data, "setWorkingHours", "workingHours", "id").(string)
-		ft.pool.byKind["workingHours"] = append(ft.pool.byKind["workingHours"], hours)
-		ft.pool.all = append(ft.pool.all, hours)
 		// A standing place: a client made a member of the first series
 		// session of a week, holding a place in it.
-		data, errs = ft.post(tokens[slug], `{ days(from: "2026-12-07", to: "2026-12-14") { sessions { id series { series { id } } } } }`)
+		week, errs := ft.post(tokens[slug], `{ days(from: "2026-12-07", to: "2026-12-14") { sessions { id series { series { id } } } } }`)
 		if len(errs) > 0 {
 			tb.Fatal(errs)
 		}
 		var session, series string
-		for _, d := range path(data, "days").([]any) {
+		for _, d := range path(week, "days").([]any) {
 			for _, x := range path(d, "sessions").([]any) {
 				if sw := path(x, "series").([]any); session == "" && len(sw) > 0 {
 					session, series = path(x, "id").(string), path(sw[0], "series", "id").(string)
@@ -184,6 +173,17 @@ func newFuzzTarget(tb testing.TB, d modelstest.Database) *fuzzTarget {
 				tb.Fatalf("a standing place for %s: %v", slug, errs)
 			}
 		}
+		staff := ft.ids(tb, tokens[slug], "staff")[0]
+		if _, errs := ft.post(tokens[slug], fmt.Sprintf(`mutation { createTimeOff(input: {staffId: %q, from: "2027-01-04", to: "2027-01-05"}) { revision } }`, staff)); len(errs) > 0 {
+			tb.Fatalf("a time off for %s: %v", slug, errs)
+		}
+		data, errs := ft.post(tokens[slug], fmt.Sprintf(`mutation { setWorkingHours(input: {staffId: %q, from: "2027-01-04", spans: []}) { workingHours { id } } }`, staff))
+		if len(errs) > 0 {
+			tb.Fatalf("working hours for %s: %v", slug, errs)
+		}
+		hours := path(data, "setWorkingHours", "workingHours", "id").(string)
+		ft.pool.byKind["workingHours"] = append(ft.pool.byKind["workingHours"], hours)
+		ft.pool.all = append(ft.pool.all, hours)
 		for kind, list := range idKinds {
 			ids := ft.ids(tb, tokens[slug], list)
 			ft.pool.byKind[kind] = append(ft.pool.byKind[kind], ids...)
