@@ -51,6 +51,8 @@ func TestSameRowIsDeepEqual(t *testing.T) {
 			return func(a, b any) bool { x, y := a.(CapacityRule), b.(CapacityRule); return SameRow(&x, &y) }
 		case RoomBooking:
 			return func(a, b any) bool { x, y := a.(RoomBooking), b.(RoomBooking); return SameRow(&x, &y) }
+		case Qualification:
+			return func(a, b any) bool { x, y := a.(Qualification), b.(Qualification); return SameRow(&x, &y) }
 		case TimeOff:
 			return func(a, b any) bool { x, y := a.(TimeOff), b.(TimeOff); return SameRow(&x, &y) }
 		case WorkingHours:

@@ -81,6 +81,7 @@ func Validate(s State) error {
 	v.checkClosures()
 	v.checkCapacity()
 	v.checkCover()
+	v.checkQualifications()
 	if len(v.problems) == 0 {
 		return nil
 	}

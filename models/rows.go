@@ -639,3 +639,21 @@ func hoursRow(b int64, h engine.WorkingHours) WorkingHours {
 	}
 	return WorkingHours{ID: h.ID, BusinessID: b, StaffID: h.StaffID, FromDate: Day(h.From), Spans: strings.Join(spans, ",")}
 }
+
+type Qualification struct {
+	bun.BaseModel `bun:"table:qualifications"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	ActivityID int64
+}
+
+func (r *Qualification) Engine() engine.Qualification {
+	return engine.Qualification{ID: r.ID, StaffID: r.StaffID, ActivityID: r.ActivityID}
+}
+
+func qualificationRow(b int64, q engine.Qualification) Qualification {
+	return Qualification{ID: q.ID, BusinessID: b, StaffID: q.StaffID, ActivityID: q.ActivityID}
+}
