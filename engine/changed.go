@@ -191,6 +191,8 @@ func SameRow[T any](a, b *T) bool {
 		return *x == *any(b).(*Subscription)
 	case *TimeOff:
 		return *x == *any(b).(*TimeOff)
+	case *Qualification:
+		return *x == *any(b).(*Qualification)
 	case *WorkingHours:
 		y := any(b).(*WorkingHours)
 		return x.ID == y.ID && x.StaffID == y.StaffID && x.From == y.From && sameList(x.Spans, y.Spans)

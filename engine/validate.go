@@ -85,6 +85,7 @@ func Validate(s State) error {
 	v.checkCapacity()
 	v.checkCover()
 	v.checkStanding()
+	v.checkQualifications()
 	if len(v.problems) == 0 {
 		return nil
 	}

@@ -695,3 +695,22 @@ func (r *StandingSkip) Engine() engine.StandingSkip {
 func standingSkipRow(b int64, s engine.StandingSkip) StandingSkip {
 	return StandingSkip{ID: s.ID, BusinessID: b, StandingID: s.StandingID, Date: Day(s.Date), Late: s.Late}
 }
+
+// Qualification is an activity a staff member may give (engine.Qualification).
+type Qualification struct {
+	bun.BaseModel `bun:"table:qualifications"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	ActivityID int64
+}
+
+func (r *Qualification) Engine() engine.Qualification {
+	return engine.Qualification{ID: r.ID, StaffID: r.StaffID, ActivityID: r.ActivityID}
+}
+
+func qualificationRow(b int64, q engine.Qualification) Qualification {
+	return Qualification{ID: q.ID, BusinessID: b, StaffID: q.StaffID, ActivityID: q.ActivityID}
+}

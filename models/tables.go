@@ -208,6 +208,15 @@ var tables = []storedTable{
 		refs:  func(v *engine.WorkingHours, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
 		value: (*WorkingHours).Engine, row: hoursRow, rowID: func(r *WorkingHours) int64 { return r.ID },
 	},
+	table[engine.Qualification, Qualification]{kind: QualificationsTable,
+		slice: func(s *engine.State) *[]engine.Qualification { return &s.Qualifications },
+		id:    func(v *engine.Qualification) *int64 { return &v.ID },
+		refs: func(v *engine.Qualification, ref func(Table, *int64)) {
+			ref(StaffTable, &v.StaffID)
+			ref(ActivitiesTable, &v.ActivityID)
+		},
+		value: (*Qualification).Engine, row: qualificationRow, rowID: func(r *Qualification) int64 { return r.ID },
+	},
 	// What has happened is no part of the engine's state, but it is the
 	// business's data: backups hold it.
 	pastTable[SessionBooking]{order: "id"},
@@ -236,6 +245,7 @@ const (
 	HoursTable
 	StandingTable
 	StandingSkipsTable
+	QualificationsTable
 )
 
 // A storedTable is one entry of tables.
