@@ -46,10 +46,38 @@ func ChangedRange(before, after State, today Date) (from, to Date, open bool) {
 			r.add(c.From, c.To+1)
 		}
 	})
+	// A standing place is on every session its rule reaches, and a day
+	// change may have moved one of them to any date: the range opens at
+	// the rule's first date or the earliest date a session is moved to.
+	eachChanged(before.Standing, after.Standing, func(s *Standing) int64 { return s.ID }, func(s *Standing) {
+		r.open(min(s.From, movedTo(before), movedTo(after)))
+	})
+	eachChanged(before.StandingSkips, after.StandingSkips, func(s *StandingSkip) int64 { return s.ID }, func(s *StandingSkip) {
+		r.add(s.Date, s.Date+1)
+		for _, st := range []State{before, after} {
+			for i := range st.Changes {
+				if c := &st.Changes[i]; c.Ref.Date == s.Date && c.Date != 0 {
+					r.add(c.Date, c.Date+1)
+				}
+			}
+		}
+	})
 	if r.empty() {
 		return today, today, false
 	}
 	return r.from, r.to, r.isOpen
+}
+
+// movedTo returns the earliest date a day change of s moves a session to,
+// MaxDate when none does.
+func movedTo(s State) Date {
+	first := MaxDate
+	for i := range s.Changes {
+		if c := &s.Changes[i]; c.Date != 0 {
+			first = min(first, c.Date)
+		}
+	}
+	return first
 }
 
 // dateRange is the smallest range holding every date added to it.
@@ -151,12 +179,23 @@ func SameRow[T any](a, b *T) bool {
 		return *x == *any(b).(*Series)
 	case *RoomBooking:
 		return *x == *any(b).(*RoomBooking)
+	case *Standing:
+		return *x == *any(b).(*Standing)
+	case *StandingSkip:
+		return *x == *any(b).(*StandingSkip)
 	case *Plan:
 		return *x == *any(b).(*Plan)
 	case *Client:
 		return *x == *any(b).(*Client)
 	case *Subscription:
 		return *x == *any(b).(*Subscription)
+	case *TimeOff:
+		return *x == *any(b).(*TimeOff)
+	case *Qualification:
+		return *x == *any(b).(*Qualification)
+	case *WorkingHours:
+		y := any(b).(*WorkingHours)
+		return x.ID == y.ID && x.StaffID == y.StaffID && x.From == y.From && sameList(x.Spans, y.Spans)
 	case *Class:
 		y := any(b).(*Class)
 		return x.ID == y.ID && x.ActivityID == y.ActivityID && sameList(x.StaffIDs, y.StaffIDs)

@@ -93,6 +93,19 @@
 // proof, which resolves whole days, stays in the tests as the oracle of
 // both.
 //
+// # Cover
+//
+// Time off (a staff member away from a date and time to another) and
+// working hours (weekly spans from a date on, until the next set) are rules
+// like closures, read for any date (cover.go): Timetable.NeedsCover says who
+// of a session's staff is missing and why. Timetable.Uncovered proves, for
+// every date from the week of today on, which sessions the rules leave
+// without their staff, by the same arithmetic as the clash proof: an
+// entry's weeks (its segments) meet a time off's or a set of hours' range
+// of weeks in one progression; dated sessions are resolved one by one.
+// NewUncovered keeps what a write adds, known by rule and sessions, as
+// NewClashes does.
+//
 // # Editing
 //
 // The rules of changing a state that are more than setting a field live here

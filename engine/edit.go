@@ -21,7 +21,7 @@ func (s *State) inUse(what string, u uses) error {
 		{"class time", Word{"class time", "class times"}}, {"class", Words(s.Business.Kind).Class},
 		{"series entry", Word{"series entry", "series entries"}}, {"one-off", Word{"one-off", "one-offs"}},
 		{"day change", Word{"day change", "day changes"}}, {"closure", Word{"closure", "closures"}}, {"cover", Word{"cover", "covers"}},
-		{"room booking", Word{"room booking", "room bookings"}},
+		{"room booking", Word{"room booking", "room bookings"}}, {"standing booking", Word{"standing booking", "standing bookings"}},
 	}
 	var parts []string
 	for _, k := range kinds {
@@ -98,6 +98,10 @@ func (s *State) RemoveStaff(id int64) error {
 		return err
 	}
 	s.Staff = slices.Delete(s.Staff, i, i+1)
+	// Their time off and hours are about them alone, and go with them.
+	s.TimeOffs = slices.DeleteFunc(s.TimeOffs, func(o TimeOff) bool { return o.StaffID == id })
+	s.Hours = slices.DeleteFunc(s.Hours, func(h WorkingHours) bool { return h.StaffID == id })
+	s.Qualifications = slices.DeleteFunc(s.Qualifications, func(q Qualification) bool { return q.StaffID == id })
 	return nil
 }
 
@@ -118,6 +122,9 @@ func (s *State) RemoveActivity(id int64) error {
 		return err
 	}
 	s.Activities = slices.Delete(s.Activities, i, i+1)
+	// Who may give it goes with it; a staff member left with no
+	// qualification may give anything, as one who never had any.
+	s.Qualifications = slices.DeleteFunc(s.Qualifications, func(q Qualification) bool { return q.ActivityID == id })
 	return nil
 }
 
@@ -145,6 +152,11 @@ func (s *State) RemoveClass(id int64) error {
 			u["day change"]++
 		}
 	}
+	for _, r := range s.Standing {
+		if r.ClassID == id {
+			u["standing booking"]++
+		}
+	}
 	if err := s.inUse("this "+w.Class.One, u); err != nil {
 		return err
 	}
@@ -164,6 +176,11 @@ func (s *State) RemoveClassTime(id int64) error {
 	for _, e := range s.Entries {
 		if e.ClassTimeID == id {
 			u["series entry"]++
+		}
+	}
+	for _, r := range s.Standing {
+		if r.ClassTimeID == id {
+			u["standing booking"]++
 		}
 	}
 	if err := s.inUse("this class time", u); err != nil {

@@ -14,9 +14,12 @@ const (
 	NotFound Code = "not found" // the thing named does not exist (in this business)
 	InUse    Code = "in use"    // it cannot be removed while something uses it
 	Conflict Code = "conflict"  // the write would add a clash
-	Full     Code = "full"      // no places or units left
-	OverPlan Code = "over plan" // the client's plan has no sessions left this month
-	Stopped  Code = "stopped"   // the caller's deadline passed before the work was done
+	// Unavailable: the write would put a staff member into a session they
+	// are away for or outside their working hours.
+	Unavailable Code = "unavailable"
+	Full        Code = "full"      // no places or units left
+	OverPlan    Code = "over plan" // the client's plan has no sessions left this month
+	Stopped     Code = "stopped"   // the caller's deadline passed before the work was done
 )
 
 // ErrStopped is returned by work that the caller's stop function ended

@@ -70,25 +70,29 @@ func (t *Timetable) clashFacts(c *Clash) ClashFacts {
 		}
 	}
 	for i := range c.Sessions {
-		s := &c.Sessions[i]
-		it := ClashItem{Activity: t.activities[t.classes[s.ClassID].ActivityID].Name, Room: t.rooms[s.RoomID].Name,
-			Start: s.Start, End: s.End, OneOff: s.IsOneOff()}
-		for _, sw := range s.Series {
-			week := 0
-			if sw.Cycle > 1 {
-				week = sw.Week
-			}
-			it.Series = append(it.Series, SeriesWeekName{t.series[sw.SeriesID].Name, week})
-		}
-		if s.Moved() {
-			it.MovedFrom = s.Origin().Date
-		}
-		f.Items = append(f.Items, it)
+		f.Items = append(f.Items, t.item(&c.Sessions[i]))
 	}
 	for _, bk := range c.Bookings {
 		f.Items = append(f.Items, ClashItem{Booking: true, Units: bk.Units, Room: t.rooms[bk.RoomID].Name, Start: bk.Start, End: bk.End})
 	}
 	return f
+}
+
+// item is a session as messages name it.
+func (t *Timetable) item(s *Session) ClashItem {
+	it := ClashItem{Activity: t.activities[t.classes[s.ClassID].ActivityID].Name, Room: t.rooms[s.RoomID].Name,
+		Start: s.Start, End: s.End, OneOff: s.IsOneOff()}
+	for _, sw := range s.Series {
+		week := 0
+		if sw.Cycle > 1 {
+			week = sw.Week
+		}
+		it.Series = append(it.Series, SeriesWeekName{t.series[sw.SeriesID].Name, week})
+	}
+	if s.Moved() {
+		it.MovedFrom = s.Origin().Date
+	}
+	return it
 }
 
 // Message writes the clash the way the reference system does, in the

@@ -237,6 +237,36 @@ type RoomBooking struct {
 	Cancelled  bool
 }
 
+// Standing is a client's standing place: one rule that holds a place in
+// every occurrence of one series session (a class time and class) whose
+// original date is From..Until, wherever a day change puts it. No row per
+// date is ever stored; what happened on one date is (a StandingSkip).
+type Standing struct {
+	ID          int64
+	ClientID    int64
+	ClassTimeID int64
+	ClassID     int64
+	From        Date
+	Until       Date // inclusive; zero = no end
+	// Waitlist: the client accepted to wait on the dates that were full
+	// when the place was made. A place without it holds every date, and
+	// the capacity proof keeps it so.
+	Waitlist bool
+}
+
+// Covers reports whether the rule reaches the session of original date d.
+func (s *Standing) Covers(d Date) bool { return d >= s.From && (s.Until == 0 || d <= s.Until) }
+
+// StandingSkip is one date a standing place is given up: the session's
+// original date. Late: within the late-cancellation window of its start,
+// so it counts on the client's plan like a late cancellation.
+type StandingSkip struct {
+	ID         int64
+	StandingID int64
+	Date       Date
+	Late       bool
+}
+
 // State is everything the engine knows about one business: the rules and the
 // exceptions, never the sessions they produce.
 type State struct {
@@ -256,6 +286,14 @@ type State struct {
 	Closures      []Closure
 	Capacity      []CapacityRule
 	RoomBookings  []RoomBooking
+	Standing      []Standing
+	StandingSkips []StandingSkip
+	// TimeOffs and Hours say when staff are away or work (cover.go): rules
+	// like closures, read for any date.
+	TimeOffs []TimeOff
+	Hours    []WorkingHours
+	// Qualifications are the activities staff may give (coverage.go).
+	Qualifications []Qualification
 }
 
 // Session is computed: one occurrence on a real date. A week of a business

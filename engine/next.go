@@ -129,6 +129,9 @@ type stateDiff struct {
 	// redated: the day changes, one-offs or room bookings differ, or stand
 	// in another order (which the lists of a date keep).
 	redated [3]bool
+	// standing: the standing places or their skipped dates differ. They
+	// make no session: only their own rules are checked again.
+	standing bool
 }
 
 func diffStates(a, b *State) *stateDiff {
@@ -179,6 +182,8 @@ func diffStates(a, b *State) *stateDiff {
 	})
 	d.changes = pairsOf(a.Changes, b.Changes, changeKey, sameChange)
 	d.bookings = pairsOf(a.RoomBookings, b.RoomBookings, func(r *RoomBooking) int64 { return r.ID }, eq)
+	d.standing = len(pairsOf(a.Standing, b.Standing, func(r *Standing) int64 { return r.ID }, eq)) > 0 ||
+		len(pairsOf(a.StandingSkips, b.StandingSkips, func(r *StandingSkip) int64 { return r.ID }, eq)) > 0
 	d.redated = [3]bool{len(d.changes) > 0 || !sameKeys(a.Changes, b.Changes, changeKey),
 		len(d.oneOffs) > 0 || !sameKeys(a.OneOffs, b.OneOffs, func(r *OneOff) int64 { return r.ID }),
 		len(d.bookings) > 0 || !sameKeys(a.RoomBookings, b.RoomBookings, func(r *RoomBooking) int64 { return r.ID })}
@@ -334,6 +339,13 @@ func (n *Timetable) validAfter(t *Timetable, d *stateDiff) bool {
 			v.checkRoomBooking(*p.is)
 		}
 	}
+	if d.standing || (len(gone) > 0 && len(s.Standing) > 0) {
+		v.checkStanding()
+	}
+	// Time off and working hours are few and refer to staff alone: they
+	// are checked whole.
+	v.checkCover()
+	v.checkQualifications()
 	return len(v.problems) == 0
 }
 

@@ -51,6 +51,16 @@ func TestSameRowIsDeepEqual(t *testing.T) {
 			return func(a, b any) bool { x, y := a.(CapacityRule), b.(CapacityRule); return SameRow(&x, &y) }
 		case RoomBooking:
 			return func(a, b any) bool { x, y := a.(RoomBooking), b.(RoomBooking); return SameRow(&x, &y) }
+		case Standing:
+			return func(a, b any) bool { x, y := a.(Standing), b.(Standing); return SameRow(&x, &y) }
+		case StandingSkip:
+			return func(a, b any) bool { x, y := a.(StandingSkip), b.(StandingSkip); return SameRow(&x, &y) }
+		case Qualification:
+			return func(a, b any) bool { x, y := a.(Qualification), b.(Qualification); return SameRow(&x, &y) }
+		case TimeOff:
+			return func(a, b any) bool { x, y := a.(TimeOff), b.(TimeOff); return SameRow(&x, &y) }
+		case WorkingHours:
+			return func(a, b any) bool { x, y := a.(WorkingHours), b.(WorkingHours); return SameRow(&x, &y) }
 		}
 		return nil
 	}
@@ -101,11 +111,19 @@ func fieldValues(ft reflect.Type) []reflect.Value {
 	switch ft.Kind() {
 	case reflect.Slice:
 		empty := reflect.MakeSlice(ft, 0, 0)
+		// A list of structs (a set of hours' spans) differs in its
+		// elements' first field.
+		setNum := func(v reflect.Value, n int64) {
+			if v.Kind() == reflect.Struct {
+				v = v.Field(0)
+			}
+			v.SetInt(n)
+		}
 		one := reflect.MakeSlice(ft, 1, 1)
-		one.Index(0).SetInt(3)
+		setNum(one.Index(0), 3)
 		two := reflect.MakeSlice(ft, 2, 2)
-		two.Index(0).SetInt(3)
-		two.Index(1).SetInt(4)
+		setNum(two.Index(0), 3)
+		setNum(two.Index(1), 4)
 		return []reflect.Value{reflect.Zero(ft), empty, one, two}
 	case reflect.Pointer:
 		p, q, r := reflect.New(ft.Elem()), reflect.New(ft.Elem()), reflect.New(ft.Elem())

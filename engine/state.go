@@ -47,6 +47,12 @@ func (s State) Clone() State {
 	c.Capacity = slices.Clone(s.Capacity)
 	cloneLists(c.Capacity, func(v *CapacityRule) *[]time.Weekday { return &v.Weekdays })
 	c.RoomBookings = slices.Clone(s.RoomBookings)
+	c.Standing = slices.Clone(s.Standing)
+	c.StandingSkips = slices.Clone(s.StandingSkips)
+	c.TimeOffs = slices.Clone(s.TimeOffs)
+	c.Hours = slices.Clone(s.Hours)
+	cloneLists(c.Hours, func(v *WorkingHours) *[]HoursSpan { return &v.Spans })
+	c.Qualifications = slices.Clone(s.Qualifications)
 	return c
 }
 
@@ -91,6 +97,18 @@ func (s *State) Canonical() {
 	byID(s.Closures, func(v *Closure) int64 { return v.ID })
 	byID(s.Capacity, func(v *CapacityRule) int64 { return v.ID })
 	byID(s.RoomBookings, func(v *RoomBooking) int64 { return v.ID })
+	byID(s.Standing, func(v *Standing) int64 { return v.ID })
+	byID(s.StandingSkips, func(v *StandingSkip) int64 { return v.ID })
+	byID(s.TimeOffs, func(v *TimeOff) int64 { return v.ID })
+	byID(s.Hours, func(v *WorkingHours) int64 { return v.ID })
+	byID(s.Qualifications, func(v *Qualification) int64 { return v.ID })
+	for i := range s.Hours {
+		h := &s.Hours[i]
+		slices.SortFunc(h.Spans, func(a, b HoursSpan) int {
+			return cmp.Or(cmp.Compare(a.Weekday, b.Weekday), cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+		})
+		h.Spans = nilIfEmpty(h.Spans)
+	}
 	sortOnce(s.Changes, func(a, b *DayChange) int {
 		return cmp.Or(cmp.Compare(a.Ref.Date, b.Ref.Date), cmp.Compare(a.Ref.ClassTimeID, b.Ref.ClassTimeID), cmp.Compare(a.Ref.ClassID, b.Ref.ClassID))
 	})
@@ -121,6 +139,8 @@ func (s *State) Canonical() {
 	s.Clients, s.Subscriptions = nilIfEmpty(s.Clients), nilIfEmpty(s.Subscriptions)
 	s.OneOffs, s.Changes, s.Closures = nilIfEmpty(s.OneOffs), nilIfEmpty(s.Changes), nilIfEmpty(s.Closures)
 	s.Capacity, s.RoomBookings = nilIfEmpty(s.Capacity), nilIfEmpty(s.RoomBookings)
+	s.Standing, s.StandingSkips = nilIfEmpty(s.Standing), nilIfEmpty(s.StandingSkips)
+	s.TimeOffs, s.Hours, s.Qualifications = nilIfEmpty(s.TimeOffs), nilIfEmpty(s.Hours), nilIfEmpty(s.Qualifications)
 }
 
 func byID[T any](l []T, id func(*T) int64) {

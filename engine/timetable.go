@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -36,8 +37,14 @@ type Timetable struct {
 	rules    map[int64][]*CapacityRule // by room
 	bookings map[Date][]*RoomBooking
 
-	proofIx lazyIndex // see proofIndex
-	index             // what answering a date needs, precomputed (index.go)
+	proofIx  lazyIndex     // see proofIndex
+	coverIx  coverIndex    // see coverRules
+	standing standingIndex // see standingIx
+	qualIx   struct {
+		once sync.Once
+		m    map[int64]map[int64]bool
+	} // see qualifications
+	index // what answering a date needs, precomputed (index.go)
 }
 
 type groupKey struct{ classTime, class int64 }

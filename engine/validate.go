@@ -83,6 +83,9 @@ func Validate(s State) error {
 	v.checkChanges()
 	v.checkClosures()
 	v.checkCapacity()
+	v.checkCover()
+	v.checkStanding()
+	v.checkQualifications()
 	if len(v.problems) == 0 {
 		return nil
 	}
@@ -707,6 +710,46 @@ func (v *validator) checkRoomBooking(b RoomBooking) {
 	v.span("roomBookings", b.ID, b.Start, b.End)
 	v.units("roomBookings", b.ID, b.Units, r, ok)
 	v.text("roomBookings", b.ID, "note", "The note of a booking", b.Note, NoteText)
+}
+
+// checkStanding checks the standing places and their skipped dates: each
+// names a class time and class that exist, once, and a date range in
+// order; a skip names a standing place, once a date, on a date it covers.
+// The client is checked where clients are (they are stored apart).
+func (v *validator) checkStanding() {
+	if len(v.s.Standing) == 0 && len(v.s.StandingSkips) == 0 {
+		return
+	}
+	rules := indexByID(v, "standingBookings", v.s.Standing, func(r *Standing) int64 { return r.ID })
+	for i := range v.s.Standing {
+		r := &v.s.Standing[i]
+		if _, ok := v.classTimes[r.ClassTimeID]; !ok {
+			v.missing("standingBookings", r.ID, "sessionId", "A standing booking names a class time that does not exist")
+		}
+		if _, ok := v.classes[r.ClassID]; !ok {
+			v.missing("standingBookings", r.ID, "sessionId", "A standing booking names a %s that does not exist", v.words.Class.One)
+		}
+		switch {
+		case !r.From.Valid():
+			v.add("standingBookings", r.ID, "from", "A standing booking needs a first date")
+		case r.Until != 0 && (!r.Until.Valid() || r.Until < r.From):
+			v.add("standingBookings", r.ID, "until", "A standing booking cannot end (%s) before it starts (%s)", r.Until, r.From)
+		}
+	}
+	indexByID(v, "standingSkips", v.s.StandingSkips, func(r *StandingSkip) int64 { return r.ID })
+	seen := make(map[[2]int64]bool, len(v.s.StandingSkips))
+	for _, k := range v.s.StandingSkips {
+		r, ok := rules[k.StandingID]
+		switch {
+		case !ok:
+			v.missing("standingSkips", k.ID, "id", "A skipped date names a standing booking that does not exist")
+		case !r.Covers(k.Date):
+			v.add("standingSkips", k.ID, "date", "The standing booking does not cover %s", k.Date)
+		case seen[[2]int64{k.StandingID, int64(k.Date)}]:
+			v.add("standingSkips", k.ID, "date", "%s is skipped already", k.Date)
+		}
+		seen[[2]int64{k.StandingID, int64(k.Date)}] = true
+	}
 }
 
 // overlaps reports whether two rules of a room declare the same time: both

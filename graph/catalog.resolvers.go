@@ -140,8 +140,9 @@ func (r *mutationResolver) DeleteActivity(ctx context.Context, id int64, dryRun 
 }
 
 // CreateClass is the resolver for the createClass field.
-func (r *mutationResolver) CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool) (*model.ClassPayload, error) {
+func (r *mutationResolver) CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassPayload, error) {
 	res, c, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		id := e.NewID()
 		e.State.Classes = append(e.State.Classes, newClass(id, input))
 		return id, nil
@@ -153,8 +154,9 @@ func (r *mutationResolver) CreateClass(ctx context.Context, input model.CreateCl
 }
 
 // UpdateClass is the resolver for the updateClass field.
-func (r *mutationResolver) UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool) (*model.ClassPayload, error) {
+func (r *mutationResolver) UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassPayload, error) {
 	res, c, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		return edit(e.State.Classes, id, func(x *engine.Class) int64 { return x.ID }, engine.Words(e.State.Business.Kind).Class.One,
 			func(x *engine.Class) error { return updateClass(x, input) })
 	}, r.class)
@@ -170,8 +172,9 @@ func (r *mutationResolver) DeleteClass(ctx context.Context, id int64, dryRun *bo
 }
 
 // CreateClassTime is the resolver for the createClassTime field.
-func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error) {
+func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error) {
 	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		id := e.NewID()
 		ct, err := newClassTime(id, input)
 		if err != nil {
@@ -187,8 +190,9 @@ func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.Crea
 }
 
 // UpdateClassTime is the resolver for the updateClassTime field.
-func (r *mutationResolver) UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error) {
+func (r *mutationResolver) UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error) {
 	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		return edit(e.State.ClassTimes, id, func(x *engine.ClassTime) int64 { return x.ID }, "class time",
 			func(x *engine.ClassTime) error { return updateClassTime(x, input) })
 	}, r.classTime)

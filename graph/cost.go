@@ -230,8 +230,51 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(k.capacityRules)
 	case "Query.roomBookings":
 		return root(k.roomBookings)
+	case "Query.standingBookings":
+		return root(k.standing)
+	case "Session.standing", "Session.standingWaitlist":
+		return bound{each: k.standingPerSession, all: -1}
+	case "StandingBooking.skipped":
+		return bound{each: k.skipsPerStanding, all: k.standingSkips, oneToMany: true}
+	case "StandingBooking.dates":
+		// One session a week (a class time has one weekday); 4 weeks
+		// when from and to are left out.
+		days := 28
+		if args := f.ArgumentMap(w.vars); args["from"] != nil || args["to"] != nil {
+			days = w.days(f, "from", "to")
+		}
+		return bound{each: days/7 + 1, all: -1, oneToMany: true}
+	case "StandingBookingPayload.waitingDates":
+		// A run for each stretch between the dates where the places
+		// change, for each entry of the session.
+		stretches := add(mul(2, add(add(k.standing, k.standingSkips), add(k.changes, k.closures))), 1)
+		return bound{each: mul(stretches, max(k.entriesPerSeries, 1)), all: -1, oneToMany: true}
 	case "Query.days":
 		return root(w.days(f, "from", "to"))
+	case "Query.timeOffs":
+		return root(k.timeOffs)
+	case "Staff.workingHours":
+		return bound{each: k.hours, all: k.hours, oneToMany: true}
+	case "Session.needsCover":
+		// Each of its staff: every time off that meets it, and hours.
+		return bound{each: mul(k.staffPerSession, add(k.timeOffs, 1)), all: -1}
+	case "TimeOffPayload.needsCover", "WorkingHoursPayload.needsCover":
+		// One rule: a run of each series entry, and each dated session.
+		return bound{each: add(k.entries, add(k.changes, k.oneOffs)), all: -1, oneToMany: true}
+	case "Query.uncovered":
+		return bound{each: mul(add(k.entries, add(k.changes, k.oneOffs)), add(k.timeOffs, k.hours)), all: -1, oneToMany: true}
+	case "CoverOptions.options", "CoverOptions.excluded":
+		return bound{each: k.staff, all: -1, oneToMany: true}
+	case "CoverPlan.assignments", "CoverPlan.open":
+		// A time off leaves at most the sessions of the days it lasts,
+		// which the snapshot does not count: a year of them.
+		return bound{each: mul(MaxDays, k.perDay), all: -1, oneToMany: true}
+	case "AssignCoverPayload.sessions":
+		return bound{each: maxCovers, all: -1, oneToMany: true}
+	case "Staff.qualifications":
+		return bound{each: k.activities, all: -1}
+	case "Query.sessionsNeedingCover":
+		return bound{each: mul(w.days(f, "from", "to"), k.perDay), all: -1, oneToMany: true}
 	case "Query.sessions", "Clash.sessions":
 		days := 1
 		if parent == "Query" {
@@ -308,6 +351,10 @@ func fixedBound(parent, field string) (bound, bool) {
 		return bound{each: 7, all: -1}, true
 	case parent == "Locale" && field == "pluralCategories": // CLDR has six
 		return bound{each: 6, all: -1}, true
+	case parent == "CoverOption" && field == "reasons":
+		return bound{each: 3, all: -1}, true
+	case parent == "WorkingHours" && field == "spans":
+		return bound{each: engine.MaxHoursSpans, all: -1}, true
 	}
 	return bound{}, false
 }
@@ -408,7 +455,10 @@ func (w *costWalk) clientCounts() *counts {
 type counts struct {
 	rooms, staff, activities, classes, classTimes, series, entries, plans  int
 	clients, subscriptions, oneOffs, closures, capacityRules, roomBookings int
-	changes                                                                int
+	changes, timeOffs, hours                                               int
+	// standing places and their skipped dates; the most of one session
+	// and of one place
+	standing, standingSkips, standingPerSession, skipsPerStanding int
 
 	entriesPerSeries, plansPerSeries, subscriptionsPerSeries, subscriptionsPerClient int
 	clientsPerOneOff, oneOffClients, roomsPerClosure, closureRooms                   int
@@ -433,7 +483,8 @@ func countsOf(s *engine.State) *counts {
 		classTimes: len(s.ClassTimes), series: len(s.Series), entries: len(s.Entries), plans: len(s.Plans),
 		clients: len(s.Clients), subscriptions: len(s.Subscriptions), oneOffs: len(s.OneOffs),
 		closures: len(s.Closures), capacityRules: len(s.Capacity), roomBookings: len(s.RoomBookings),
-		changes: len(s.Changes),
+		changes: len(s.Changes), timeOffs: len(s.TimeOffs), hours: len(s.Hours),
+		standing: len(s.Standing), standingSkips: len(s.StandingSkips),
 	}
 	most := func(m map[int64]int) int {
 		out := 0
@@ -459,6 +510,17 @@ func countsOf(s *engine.State) *counts {
 		perClient[sub.ClientID]++
 	}
 	k.subscriptionsPerSeries, k.subscriptionsPerClient = most(perSeries), most(perClient)
+	perGroup, perRule := map[[2]int64]int{}, map[int64]int{}
+	for _, r := range s.Standing {
+		perGroup[[2]int64{r.ClassTimeID, r.ClassID}]++
+	}
+	for _, n := range perGroup {
+		k.standingPerSession = max(k.standingPerSession, n)
+	}
+	for _, x := range s.StandingSkips {
+		perRule[x.StandingID]++
+	}
+	k.skipsPerStanding = most(perRule)
 	for _, c := range s.Classes {
 		k.staffPerSession = max(k.staffPerSession, len(c.StaffIDs))
 	}
@@ -510,7 +572,8 @@ func countsOf(s *engine.State) *counts {
 	k.perDay = max(onWeekday[0], onWeekday[1], onWeekday[2], onWeekday[3], onWeekday[4], onWeekday[5], onWeekday[6]) +
 		byDate(moved) + byDate(oneOffs)
 	k.largest = max(k.rooms, k.staff, k.activities, k.classes, k.classTimes, k.series, k.entries, k.plans,
-		k.clients, k.subscriptions, k.oneOffs, k.closures, k.capacityRules, k.roomBookings, k.changes, k.perDay)
+		k.clients, k.subscriptions, k.oneOffs, k.closures, k.capacityRules, k.roomBookings, k.changes, k.perDay,
+		k.timeOffs, k.hours)
 	return k
 }
 

@@ -23,7 +23,7 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 		staff := created(f.api, f.tok, `mutation { createStaff(input: {name: "Pat Newman"}) { staff { id } } }`, "createStaff", "staff")
 		standup := f.ids(f.tok, "allSeries", "name")["Daily standup"]
 		vars := map[string]any{"room": room, "activity": activity, "staff": staff, "series": standup, "ref": f.ref,
-			"client": f.clients["Orbit Analytics"], "class": f.ref["classId"]}
+			"client": f.clients["Orbit Analytics"], "class": f.ref["classId"], "session": f.standupID("2026-12-08")}
 		before := f.dump(f.tok)
 
 		cases := map[string]struct {
@@ -44,6 +44,7 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 			"createOneOff": {`createOneOff(input: {classId: $class, roomId: $room, date: "2026-12-09", start: "05:00", end: "05:30"}, dryRun: true) { oneOff { id } }`,
 				[][]string{{"oneOff"}}},
 			"createClosure": {`createClosure(input: {from: "2027-03-01", to: "2027-03-01"}, dryRun: true) { closure { id } }`, [][]string{{"closure"}}},
+			"createTimeOff": {`createTimeOff(input: {staffId: $staff, from: "2027-03-01", to: "2027-03-01"}, dryRun: true) { timeOff { id } }`, [][]string{{"timeOff"}}},
 			"createClient":  {`createClient(input: {name: "Preview"}, dryRun: true) { client { id } }`, [][]string{{"client"}}},
 			"createMembership": {`createMembership(input: {clientId: $client, seriesId: $series, startDate: "2026-11-01"}, dryRun: true) { membership { id } }`,
 				[][]string{{"membership"}}},
@@ -54,6 +55,8 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 				[][]string{{"endpoint"}}},
 			"createAppPassword": {`createAppPassword(input: {login: "preview", role: READ_ONLY}, dryRun: true) { appPassword { id } }`, [][]string{{"appPassword"}}},
 			"bookSession":       {`bookSession(ref: $ref, clientId: $client, dryRun: true) { booking { id } }`, [][]string{{"booking"}}},
+			"createStandingBooking": {`createStandingBooking(input: {sessionId: $session, clientId: $client, from: "2026-12-08"}, dryRun: true) { standingBooking { id } }`,
+				[][]string{{"standingBooking"}}},
 			"bookRoom": {`bookRoom(input: {roomId: $room, date: "2026-12-09", start: "21:00", end: "22:00"}, dryRun: true) { roomBooking { id } }`,
 				[][]string{{"roomBooking"}}},
 			"replaceSeriesFrom": {`replaceSeriesFrom(id: $series, date: "2027-01-11", dryRun: true) { series { id entries { id } } }`,
@@ -65,7 +68,7 @@ func TestDryRunsInventNoIDs(t *testing.T) {
 			}
 		}
 
-		types := map[string]string{"room": "ID!", "activity": "ID!", "staff": "ID!", "series": "ID!", "ref": "SessionRefInput!", "client": "ID!", "class": "ID!"}
+		types := map[string]string{"room": "ID!", "activity": "ID!", "staff": "ID!", "series": "ID!", "ref": "SessionRefInput!", "client": "ID!", "class": "ID!", "session": "SessionID!"}
 		op := func(body string) string { // a mutation declaring the variables body uses
 			var decl []string
 			for name, typ := range types {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -35,13 +36,14 @@ var (
 
 // codes maps the engine's error codes onto extensions.code, once.
 var codes = map[engine.Code]string{
-	engine.Invalid:  "BAD_USER_INPUT",
-	engine.NotFound: "NOT_FOUND",
-	engine.InUse:    "IN_USE",
-	engine.Conflict: "CLASH",
-	engine.Full:     "CAPACITY_FULL",
-	engine.OverPlan: "PLAN_LIMIT",
-	engine.Stopped:  "TIMEOUT",
+	engine.Invalid:     "BAD_USER_INPUT",
+	engine.NotFound:    "NOT_FOUND",
+	engine.InUse:       "IN_USE",
+	engine.Conflict:    "CLASH",
+	engine.Unavailable: "STAFF_UNAVAILABLE",
+	engine.Full:        "CAPACITY_FULL",
+	engine.OverPlan:    "PLAN_LIMIT",
+	engine.Stopped:     "TIMEOUT",
 }
 
 // presentError gives every error an extensions.code. Errors the API does not
@@ -68,6 +70,7 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 	var (
 		api   *apiError
 		clash *models.ClashError
+		away  *models.UnavailableError
 		valid *engine.ValidationError
 		eerr  *engine.Error
 	)
@@ -81,6 +84,13 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 			list[i] = clashJSON(&c, l.Clash(&c, kind, today))
 		}
 		gerr.Extensions["clashes"] = list
+	case errors.As(err, &away):
+		gerr.Message, gerr.Extensions["code"] = away.Error(), "STAFF_UNAVAILABLE"
+		list := make([]map[string]any, len(away.NeedsCover))
+		for i, u := range away.NeedsCover {
+			list[i] = uncoveredJSON(u, away.Messages[i])
+		}
+		gerr.Extensions["needsCover"] = list
 	case errors.As(err, &valid):
 		// A row named by an id the business does not have is NOT_FOUND,
 		// whatever else is wrong, and its field is the one named.
@@ -193,6 +203,22 @@ func clashJSON(c *engine.Clash, message string) map[string]any {
 		if c.Until != 0 {
 			m["until"] = c.Until.String()
 		}
+	}
+	return m
+}
+
+// uncoveredJSON is an engine.Uncovered in a STAFF_UNAVAILABLE error, named
+// as the Uncovered type's fields are.
+func uncoveredJSON(u engine.Uncovered, message string) map[string]any {
+	m := map[string]any{"staffId": strconv.FormatInt(u.StaffID, 10), "reason": u.Reason.String(), "message": message,
+		"firstDate": u.First.String(), "until": u.Until.String(), "sessionId": sessionIDOf(u)}
+	if u.Reason == engine.OnTimeOff {
+		m["timeOffId"] = strconv.FormatInt(u.TimeOffID, 10)
+	} else {
+		m["hoursFrom"] = u.HoursFrom.String()
+	}
+	if u.Every > 0 {
+		m["repeatsEveryWeeks"] = u.Every
 	}
 	return m
 }

@@ -54,14 +54,22 @@ var idOps = []idOp{
 	{`bookSession(ref: {date: "2026-12-09", classTimeId: $a, classId: $b}, clientId: $c`, [4]string{"classTime", "class", "client"}},
 	{`updateClient(id: $a, input: {}`, [4]string{"client"}},
 	{`updateWebhookEndpoint(id: $a, input: {status: PAUSED}`, [4]string{"webhookEndpoint"}},
+	{`updateTimeOff(id: $a, input: {staffId: $b}`, [4]string{"timeOff", "staff"}},
+	{`createTimeOff(input: {staffId: $a, from: "2027-02-01", to: "2027-02-02"}`, [4]string{"staff"}},
+	{`setWorkingHours(input: {staffId: $a, from: "2027-02-01", spans: [{weekday: MONDAY, start: "09:00", end: "17:00"}]}`, [4]string{"staff"}},
+	{`deleteWorkingHours(id: $a`, [4]string{"workingHours"}},
 	{`replayWebhooks(endpointId: $a, since: "2026-11-01T00:00:00Z"`, [4]string{"webhookEndpoint"}},
+	{`updateStandingBooking(id: $a, input: {until: "2027-03-01"}`, [4]string{"standingBooking"}},
+	{`endStandingBooking(id: $a, from: "2027-01-04"`, [4]string{"standingBooking"}},
+	{`skipStandingDate(id: $a, date: "2026-12-15"`, [4]string{"standingBooking"}},
+	{`createStandingBooking(input: {clientId: $a, sessionId: "s/2026-12-09/1/1", from: "2026-12-09"}`, [4]string{"client"}},
 }
 
 // idKinds lists, for each kind, the query that reads a business's ids.
 var idKinds = map[string]string{
 	"series": "allSeries", "classTime": "classTimes", "class": "classes", "room": "rooms", "activity": "activities", "staff": "staff",
 	"plan": "plans", "oneOff": "oneOffs", "subscription": "memberships", "client": "clients", "capacityRule": "capacityRules",
-	"webhookEndpoint": "webhookEndpoints",
+	"webhookEndpoint": "webhookEndpoints", "timeOff": "timeOffs", "standingBooking": "standingBookings",
 }
 
 // idPool picks ids for an idOp from a fuzzer's number: 0, 1, … are
@@ -142,6 +150,40 @@ func newFuzzTarget(tb testing.TB, d modelstest.Database) *fuzzTarget {
 		if _, errs := ft.post(tokens[slug], `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { revision } }`); len(errs) > 0 {
 			tb.Fatalf("a webhook endpoint for %s: %v", slug, errs)
 		}
+		// A standing place: a client made a member of the first series
+		// session of a week, holding a place in it.
+		week, errs := ft.post(tokens[slug], `{ days(from: "2026-12-07", to: "2026-12-14") { sessions { id series { series { id } } } } }`)
+		if len(errs) > 0 {
+			tb.Fatal(errs)
+		}
+		var session, series string
+		for _, d := range path(week, "days").([]any) {
+			for _, x := range path(d, "sessions").([]any) {
+				if sw := path(x, "series").([]any); session == "" && len(sw) > 0 {
+					session, series = path(x, "id").(string), path(sw[0], "series", "id").(string)
+				}
+			}
+		}
+		client := ft.ids(tb, tokens[slug], "clients")[0]
+		for _, doc := range []string{
+			fmt.Sprintf(`mutation { createMembership(input: {clientId: %q, seriesId: %q, startDate: "2026-11-01"}) { revision } }`, client, series),
+			fmt.Sprintf(`mutation { createStandingBooking(input: {clientId: %q, sessionId: %q, from: "2026-12-02", waitlist: true}) { revision } }`, client, session),
+		} {
+			if _, errs := ft.post(tokens[slug], doc); len(errs) > 0 {
+				tb.Fatalf("a standing place for %s: %v", slug, errs)
+			}
+		}
+		staff := ft.ids(tb, tokens[slug], "staff")[0]
+		if _, errs := ft.post(tokens[slug], fmt.Sprintf(`mutation { createTimeOff(input: {staffId: %q, from: "2027-01-04", to: "2027-01-05"}) { revision } }`, staff)); len(errs) > 0 {
+			tb.Fatalf("a time off for %s: %v", slug, errs)
+		}
+		data, errs := ft.post(tokens[slug], fmt.Sprintf(`mutation { setWorkingHours(input: {staffId: %q, from: "2027-01-04", spans: []}) { workingHours { id } } }`, staff))
+		if len(errs) > 0 {
+			tb.Fatalf("working hours for %s: %v", slug, errs)
+		}
+		hours := path(data, "setWorkingHours", "workingHours", "id").(string)
+		ft.pool.byKind["workingHours"] = append(ft.pool.byKind["workingHours"], hours)
+		ft.pool.all = append(ft.pool.all, hours)
 		for kind, list := range idKinds {
 			ids := ft.ids(tb, tokens[slug], list)
 			ft.pool.byKind[kind] = append(ft.pool.byKind[kind], ids...)

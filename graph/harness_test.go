@@ -154,7 +154,8 @@ func (a *api) dump(token string) string {
 	data := a.ok(token, `{
 		business { name kind currency timeZone weekStart revision }
 		rooms { id name capacity }
-		staff { id name }
+		staff { id name workingHours { id from spans { weekday start end } } }
+		timeOffs { id staff { id } from to fromTime toTime reason }
 		activities { id name color }
 		classes { id activity { id } staff { id } }
 		classTimes { id room { id } weekday start end label capacity type bufferMinutes active units }
@@ -162,7 +163,8 @@ func (a *api) dump(token string) string {
 		clients(first: 500) { nodes { id name email phone memberships { id series { id } plan { id } startDate endDate } } }
 		oneOffs { id class { id } room { id } date start end label cancelled note clients { id } }
 		closures { id from to rooms { id } reason pausesRotation }
-		days(from: "2026-11-29", to: "2027-01-10") { date sessions { id start end room { id } staff { id } cancelled note } }
+		standingBookings(first: 500) { nodes { id client { id } classTime { id } class { id } from until waitlist skipped { date late } } }
+		days(from: "2026-11-29", to: "2027-01-10") { date sessions { id start end room { id } staff { id } cancelled note placesTaken standing { id } } }
 	}`, nil)
 	b, _ := json.Marshal(data)
 	return string(b)
@@ -181,7 +183,7 @@ func firstLine(s string) string {
 
 // connectionLists are the Query lists that are connections, their rows
 // under nodes.
-var connectionLists = map[string]bool{"clients": true, "memberships": true, "bookings": true, "roomBookings": true, "webhookEndpoints": true}
+var connectionLists = map[string]bool{"clients": true, "memberships": true, "bookings": true, "roomBookings": true, "webhookEndpoints": true, "standingBookings": true}
 
 // listQuery asks a Query list for sel on each row, through nodes (a page of
 // 500) when the list is a connection.

@@ -114,10 +114,26 @@ var idCases = []idCase{
 	{"updateMembership input.clientId", "client", `updateMembership(id: $mySub, input: {clientId: $bad}, dryRun: $dry) { revision }`},
 	{"updateMembership input.planId", "plan", `updateMembership(id: $mySub, input: {planId: $bad}, dryRun: $dry) { revision }`},
 	{"updateMembership input.seriesId", "series", `updateMembership(id: $mySub, input: {seriesId: $bad}, dryRun: $dry) { revision }`},
+	{"createTimeOff input.staffId", "staff", `createTimeOff(input: {staffId: $bad, from: "2027-02-01", to: "2027-02-02"}, dryRun: $dry) { revision }`},
+	{"updateTimeOff id", "timeOff", `updateTimeOff(id: $bad, input: {}, dryRun: $dry) { revision }`},
+	{"updateTimeOff input.staffId", "staff", `updateTimeOff(id: $myTimeOff, input: {staffId: $bad}, dryRun: $dry) { revision }`},
+	{"deleteTimeOff id", "timeOff", `deleteTimeOff(id: $bad, dryRun: $dry) { revision }`},
+	{"setQualifications input.staffId", "staff", `setQualifications(input: {staffId: $bad, activityIds: []}, dryRun: $dry) { revision }`},
+	{"setQualifications input.activityIds", "activity", `setQualifications(input: {staffId: $myStaff, activityIds: [$myActivity, $bad]}, dryRun: $dry) { revision }`},
+	{"assignCover input.sessionId", "session", `assignCover(input: [{sessionId: $bad, staffId: $myStaff, replaces: $myStaff}], dryRun: $dry) { revision }`},
+	{"assignCover input.staffId", "staff", `assignCover(input: [{sessionId: $mySession, staffId: $bad, replaces: $myStaff}], dryRun: $dry) { revision }`},
+	{"assignCover input.replaces", "staff", `assignCover(input: [{sessionId: $mySession, staffId: $myStaff, replaces: $bad}], dryRun: $dry) { revision }`},
+	{"setWorkingHours input.staffId", "staff", `setWorkingHours(input: {staffId: $bad, from: "2027-02-01", spans: []}, dryRun: $dry) { revision }`},
+	{"deleteWorkingHours id", "workingHours", `deleteWorkingHours(id: $bad, dryRun: $dry) { revision }`},
 	{"updateWebhookEndpoint id", "webhookEndpoint", `updateWebhookEndpoint(id: $bad, input: {}, dryRun: $dry) { revision }`},
 	{"rotateWebhookSecret id", "webhookEndpoint", `rotateWebhookSecret(id: $bad, dryRun: $dry) { revision }`},
 	{"deleteWebhookEndpoint id", "webhookEndpoint", `deleteWebhookEndpoint(id: $bad, dryRun: $dry) { revision }`},
 	{"redeliverWebhook endpointId", "webhookEndpoint", `redeliverWebhook(eventId: $myEvent, endpointId: $bad, dryRun: $dry) { revision }`},
+	{"createStandingBooking input.clientId", "client", `createStandingBooking(input: {clientId: $bad, sessionId: $mySession, from: "2026-12-09"}, dryRun: $dry) { revision }`},
+	{"createStandingBooking input.sessionId", "session", `createStandingBooking(input: {clientId: $myClient, sessionId: $bad, from: "2026-12-09"}, dryRun: $dry) { revision }`},
+	{"updateStandingBooking id", "standingBooking", `updateStandingBooking(id: $bad, input: {}, dryRun: $dry) { revision }`},
+	{"endStandingBooking id", "standingBooking", `endStandingBooking(id: $bad, from: "2027-01-04", dryRun: $dry) { revision }`},
+	{"skipStandingDate id", "standingBooking", `skipStandingDate(id: $bad, date: "2026-12-15", dryRun: $dry) { revision }`},
 	{"replayWebhooks endpointId", "webhookEndpoint", `replayWebhooks(endpointId: $bad, since: "2026-11-01T00:00:00Z", dryRun: $dry) { revision }`},
 }
 
@@ -252,6 +268,8 @@ func alphaValues(a *api, alpha string) map[string]string {
 	out["refDate"], out["refClassTime"], out["refClass"] = q(ref["date"].(string)), q(ref["classTimeId"].(string)), q(ref["classId"].(string))
 	out["mySession"] = q(fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"]))
 	out["myRule"] = q(created(a, alpha, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["myRoom"]}))
+	out["myTimeOff"] = q(created(a, alpha, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02"}) { timeOff { id } } }`,
+		"createTimeOff", "timeOff", map[string]any{"s": ids["myStaff"]}))
 	// An event alpha's writes have recorded, for redeliverWebhook.
 	p, err := models.Authenticate(context.Background(), a.db.DB, alpha)
 	if err != nil {
@@ -281,9 +299,15 @@ func betaValues(a *api, beta string) map[string]string {
 	out["session"] = fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"])
 	out["booking"] = path(a.ok(beta, `mutation($ref: SessionRefInput!, $c: ID!) { bookSession(ref: $ref, clientId: $c) { booking { id } } }`,
 		map[string]any{"ref": ref, "c": ids["client"]}), "bookSession", "booking", "id").(string)
+	out["standingBooking"] = created(a, beta, `mutation($s: SessionID!, $c: ID!) { createStandingBooking(input: {sessionId: $s, clientId: $c, from: "2026-12-08"}) { standingBooking { id } } }`,
+		"createStandingBooking", "standingBooking", map[string]any{"s": out["session"], "c": ids["client"]})
 	out["capacityRule"] = created(a, beta, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["room"]})
 	out["roomBooking"] = created(a, beta, `mutation($r: ID!) { bookRoom(input: {roomId: $r, date: "2027-02-06", start: "03:00", end: "04:00"}) { roomBooking { id } } }`,
 		"bookRoom", "roomBooking", map[string]any{"r": ids["room"]})
+	out["timeOff"] = created(a, beta, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02"}) { timeOff { id } } }`,
+		"createTimeOff", "timeOff", map[string]any{"s": ids["staff"]})
+	out["workingHours"] = path(a.ok(beta, `mutation($s: ID!) { setWorkingHours(input: {staffId: $s, from: "2027-03-01", spans: []}) { workingHours { id } } }`,
+		map[string]any{"s": ids["staff"]}), "setWorkingHours", "workingHours", "id").(string)
 	out["webhookEndpoint"] = path(a.ok(beta, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { endpoint { id } } }`, nil),
 		"createWebhookEndpoint", "endpoint", "id").(string)
 	out["appPassword"] = path(a.ok(beta, `mutation { createAppPassword(input: {login: "beta-desk", role: FRONT_DESK}) { appPassword { id } } }`, nil),

@@ -636,6 +636,140 @@ var mutationCases = []mutationCase{
 		dry:   `mutation($id: ID!) { deleteCapacityRule(id: $id, dryRun: true) { ...write id } }`,
 		shows: "id", want: fromVar("id"),
 	},
+
+	{
+		name: "createTimeOff",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+		},
+		bad:  `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2026-12-24", to: "2026-12-20"}) { timeOff { id } } }`,
+		code: "BAD_USER_INPUT",
+		dry: `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2026-12-21", to: "2026-12-23", reason: "Dentist"}, dryRun: true) {
+			...write timeOff { reason staff { name } } needsCover { firstDate session { id } } } }`,
+		shows: "timeOff.reason", want: "Dentist",
+	},
+	{
+		name: "updateTimeOff",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+			vars["id"] = created(a, tok, `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2027-02-01", to: "2027-02-02"}) { timeOff { id } } }`,
+				"createTimeOff", "timeOff", vars)
+			return vars
+		},
+		bad:   `mutation($id: ID!) { updateTimeOff(id: $id, input: {to: "2027-01-01"}) { timeOff { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($id: ID!) { updateTimeOff(id: $id, input: {toTime: "12:00"}, dryRun: true) { ...write timeOff { toTime } } }`,
+		shows: "timeOff.toTime", want: "12:00",
+	},
+	{
+		name: "deleteTimeOff",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+			vars["id"] = created(a, tok, `mutation($staff: ID!) { createTimeOff(input: {staffId: $staff, from: "2027-02-01", to: "2027-02-02"}) { timeOff { id } } }`,
+				"createTimeOff", "timeOff", vars)
+			return vars
+		},
+		bad:   `mutation { deleteTimeOff(id: "999999") { id } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { deleteTimeOff(id: $id, dryRun: true) { ...write id } }`,
+		shows: "id", want: fromVar("id"),
+	},
+	{
+		name: "setWorkingHours",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+		},
+		bad: `mutation($staff: ID!) { setWorkingHours(input: {staffId: $staff, from: "2027-01-04",
+			spans: [{weekday: MONDAY, start: "09:00", end: "13:00"}, {weekday: MONDAY, start: "12:00", end: "17:00"}]}) { workingHours { id } } }`,
+		code: "BAD_USER_INPUT",
+		dry: `mutation($staff: ID!) { setWorkingHours(input: {staffId: $staff, from: "2027-01-04", spans: [{weekday: MONDAY, start: "09:00", end: "17:00"}]}, dryRun: true) {
+			...write workingHours { from spans { weekday start end } } } }`,
+		shows: "workingHours.from", want: "2027-01-04",
+	},
+	{
+		name: "setQualifications",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen"), "activity": idOf(a, tok, "activities", "name", "Standup")}
+		},
+		bad:   `mutation($staff: ID!, $activity: ID!) { setQualifications(input: {staffId: $staff, activityIds: [$activity, $activity]}) { staff { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($staff: ID!, $activity: ID!) { setQualifications(input: {staffId: $staff, activityIds: [$activity]}, dryRun: true) { ...write staff { qualifications { name } } } }`,
+		shows: "staff.qualifications", want: []any{map[string]any{"name": "Standup"}},
+	},
+	{
+		name: "assignCover",
+		setup: func(a *api, tok string) map[string]any {
+			ref := sessionRefOf(a, tok, "2026-12-09", "Daily standup")
+			return map[string]any{"session": fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"]),
+				"mei":  idOf(a, tok, "staff", "name", "Mei Chen"),
+				"stan": created(a, tok, `mutation { createStaff(input: {name: "Stan Inn"}) { staff { id } } }`, "createStaff", "staff")}
+		},
+		bad:   `mutation($session: SessionID!, $mei: ID!) { assignCover(input: {sessionId: $session, staffId: $mei, replaces: $mei}) { revision } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($session: SessionID!, $mei: ID!, $stan: ID!) { assignCover(input: {sessionId: $session, staffId: $stan, replaces: $mei}, dryRun: true) { ...write sessions { staff { name } } } }`,
+		shows: "sessions", want: []any{map[string]any{"staff": []any{map[string]any{"name": "Stan Inn"}}}},
+	},
+	{
+		name: "deleteWorkingHours",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}
+			vars["id"] = path(a.ok(tok, `mutation($staff: ID!) { setWorkingHours(input: {staffId: $staff, from: "2027-01-04", spans: []}) { workingHours { id } } }`, vars),
+				"setWorkingHours", "workingHours", "id")
+			return vars
+		},
+		bad:   `mutation { deleteWorkingHours(id: "999999") { id } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { deleteWorkingHours(id: $id, dryRun: true) { ...write id } }`,
+		shows: "id", want: fromVar("id"),
+	},
+	{
+		name:  "createStandingBooking",
+		setup: standingSetup(false),
+		bad:   `mutation($session: SessionID!, $client: ID!) { createStandingBooking(input: {sessionId: $session, clientId: $client, from: "2026-12-15", until: "2026-12-08"}) { standingBooking { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($session: SessionID!, $client: ID!) { createStandingBooking(input: {sessionId: $session, clientId: $client, from: "2026-12-08"}, dryRun: true) { ...write standingBooking { from } } }`,
+		shows: "standingBooking.from", want: "2026-12-08",
+	},
+	{
+		name:  "updateStandingBooking",
+		setup: standingSetup(true),
+		bad:   `mutation { updateStandingBooking(id: "999999", input: {}) { standingBooking { id } } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { updateStandingBooking(id: $id, input: {until: "2027-01-26"}, dryRun: true) { ...write standingBooking { until } } }`,
+		shows: "standingBooking.until", want: "2027-01-26",
+	},
+	{
+		name:  "endStandingBooking",
+		setup: standingSetup(true),
+		bad:   `mutation($id: ID!) { endStandingBooking(id: $id, from: "2026-11-03") { standingBooking { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($id: ID!) { endStandingBooking(id: $id, from: "2026-12-22", dryRun: true) { ...write standingBooking { until } } }`,
+		shows: "standingBooking.until", want: "2026-12-21",
+	},
+	{
+		name:  "skipStandingDate",
+		setup: standingSetup(true),
+		bad:   `mutation($id: ID!) { skipStandingDate(id: $id, date: "2026-12-09") { standingBooking { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($id: ID!) { skipStandingDate(id: $id, date: "2026-12-15", dryRun: true) { ...write standingBooking { id } } }`,
+		shows: "standingBooking.id", want: fromVar("id"),
+	},
+}
+
+// standingSetup names the standup of 8 December and Orbit Analytics, a
+// member of its series in the office demo, and with place a standing
+// place of Orbit's in it from that date.
+func standingSetup(place bool) func(a *api, tok string) map[string]any {
+	return func(a *api, tok string) map[string]any {
+		ref := sessionRefOf(a, tok, "2026-12-08", "Daily standup")
+		vars := map[string]any{"session": fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"]),
+			"client": idOf(a, tok, "clients", "name", "Orbit Analytics")}
+		if place {
+			vars["id"] = created(a, tok, `mutation($session: SessionID!, $client: ID!) { createStandingBooking(input: {sessionId: $session, clientId: $client, from: "2026-12-08"}) { standingBooking { id } } }`,
+				"createStandingBooking", "standingBooking", vars)
+		}
+		return vars
+	}
 }
 
 // TestMutations tries every mutation with bad input, which must fail in

@@ -109,6 +109,14 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 	f.vars["standup"] = standup
 	f.vars["plan"] = planOf(a, f.owner, "Daily standup")
 	f.vars["fennaSub"] = membershipOf(a, f.owner, "Fenna Foreign", "Daily standup")
+	// From 15 December Gus holds the Tuesday standup's one place every
+	// week, and Fenna's standing place waits behind him.
+	stand := func(client string, wait bool) string {
+		return path(a.ok(f.owner, `mutation($s: SessionID!, $c: ID!, $w: Boolean) { createStandingBooking(input: {sessionId: $s, clientId: $c, from: "2026-12-15", waitlist: $w}) { standingBooking { id } } }`,
+			map[string]any{"s": f.vars["standupTue"], "c": client, "w": wait}), "createStandingBooking", "standingBooking", "id").(string)
+	}
+	f.vars["gusStanding"] = stand(f.clients["Gus"], false)
+	f.vars["fennaStanding"] = stand(f.clients["Fenna"], true)
 
 	// Places taken in a standup that has happened (Monday 30 November),
 	// for markAttendance: stored as the past is, a row.
@@ -150,6 +158,11 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 		t.Fatalf("the interview over the standup: %v, clashes %v", err, res.Clashes)
 	}
 	f.vars["interview"] = idOf(a, f.owner, "oneOffs", "label", "Interview over the standup")
+	// A stand-in who gives nothing, and a week Mei is away, for the
+	// cover roots.
+	f.vars["standIn"] = created(a, f.owner, `mutation { createStaff(input: {name: "Stan Inn"}) { staff { id } } }`, "createStaff", "staff")
+	f.vars["meiAway"] = created(a, f.owner, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-01-04", to: "2027-01-08"}) { timeOff { id } } }`,
+		"createTimeOff", "timeOff", map[string]any{"s": f.staff["Mei"]})
 	return f
 }
 
@@ -192,20 +205,25 @@ type rootCall struct {
 func (f *whoFx) rootCalls() map[string]rootCall {
 	v := f.vars
 	c := f.clients
-	week := `from: "2026-11-30", to: "2026-12-14"`
+	week := `from: "2026-11-30", to: "2026-12-21"` // the standing places begin on the 15th
 	return map[string]rootCall{
-		"client":       {args: fmt.Sprintf(`(id: %q)`, c["Fenna"])},
-		"membership":   {args: fmt.Sprintf(`(id: %q)`, v["fennaSub"])},
-		"roomBooking":  {args: fmt.Sprintf(`(id: %q)`, v["fennaRoom"])},
-		"bookings":     {args: `(from: "2026-11-30", to: "2026-12-14", first: 500)`},
-		"booking":      {args: fmt.Sprintf(`(id: %q)`, v["fennaBooking"])},
-		"series":       {args: fmt.Sprintf(`(id: %q)`, v["standup"])},
-		"plan":         {args: fmt.Sprintf(`(id: %q)`, v["plan"])},
-		"oneOff":       {args: fmt.Sprintf(`(id: %q)`, v["interview"])},
-		"session":      {args: fmt.Sprintf(`(id: %q)`, v["standupTue"])},
-		"day":          {args: `(date: "2026-12-08")`},
-		"days":         {args: "(" + week + ")"},
-		"sessions":     {args: "(" + week + ")"},
+		"client":               {args: fmt.Sprintf(`(id: %q)`, c["Fenna"])},
+		"membership":           {args: fmt.Sprintf(`(id: %q)`, v["fennaSub"])},
+		"roomBooking":          {args: fmt.Sprintf(`(id: %q)`, v["fennaRoom"])},
+		"bookings":             {args: `(from: "2026-11-30", to: "2026-12-14", first: 500)`},
+		"booking":              {args: fmt.Sprintf(`(id: %q)`, v["fennaBooking"])},
+		"series":               {args: fmt.Sprintf(`(id: %q)`, v["standup"])},
+		"plan":                 {args: fmt.Sprintf(`(id: %q)`, v["plan"])},
+		"oneOff":               {args: fmt.Sprintf(`(id: %q)`, v["interview"])},
+		"session":              {args: fmt.Sprintf(`(id: %q)`, v["standupTue"])},
+		"day":                  {args: `(date: "2026-12-08")`},
+		"days":                 {args: "(" + week + ")"},
+		"sessions":             {args: "(" + week + ")"},
+		"sessionsNeedingCover": {args: "(" + week + ")"},
+		"coverOptions":         {args: fmt.Sprintf(`(sessionId: %q)`, v["standupTue"])},
+		"coverPlan":            {args: fmt.Sprintf(`(timeOffId: %q)`, v["meiAway"])},
+		"assignCover": {args: fmt.Sprintf(`(input: [{sessionId: %q, staffId: %q, replaces: %q}], dryRun: true)`,
+			v["standupWed"], v["standIn"], f.staff["Mei"])},
 		"oneOffs":      {args: "(" + week + ")"},
 		"roomBookings": {args: `(first: 500)`},
 		"clients":      {args: `(first: 500)`},
@@ -221,6 +239,14 @@ func (f *whoFx) rootCalls() map[string]rootCall {
 		"createClient":      {args: `(input: {name: "Walk-in"}, dryRun: true)`},
 		"updateClient":      {args: fmt.Sprintf(`(id: %q, input: {}, dryRun: true)`, c["Fenna"])},
 		"createMembership":  {args: fmt.Sprintf(`(input: {clientId: %q, seriesId: %q, startDate: "2027-01-01"}, dryRun: true)`, c["Gus"], v["standup"])},
+
+		"standingBooking":  {args: fmt.Sprintf(`(id: %q)`, v["fennaStanding"])},
+		"standingBookings": {args: `(first: 500)`},
+		"createStandingBooking": {args: fmt.Sprintf(`(input: {sessionId: %q, from: "2026-12-09"}, dryRun: true)`, v["standupWed"]),
+			owner: fmt.Sprintf(`(input: {sessionId: %q, clientId: %q, from: "2026-12-09"}, dryRun: true)`, v["standupWed"], c["Gus"])},
+		"updateStandingBooking": {args: fmt.Sprintf(`(id: %q, input: {until: "2027-06-01"}, dryRun: true)`, v["fennaStanding"])},
+		"endStandingBooking":    {args: fmt.Sprintf(`(id: %q, from: "2027-01-05", dryRun: true)`, v["fennaStanding"])},
+		"skipStandingDate":      {args: fmt.Sprintf(`(id: %q, date: "2026-12-22", dryRun: true)`, v["fennaStanding"])},
 	}
 }
 
@@ -230,13 +256,24 @@ type facts struct {
 	bookingClient map[string]string
 	bookingStaff  map[string][]string
 	oneOffStaff   map[string][]string
+	// standing places: their client, and the staff of their class
+	standingClient map[string]string
+	standingStaff  map[string][]string
 }
 
 func (f *whoFx) facts() facts {
 	f.t.Helper()
-	out := facts{bookingClient: map[string]string{}, bookingStaff: map[string][]string{}, oneOffStaff: map[string][]string{}}
+	out := facts{bookingClient: map[string]string{}, bookingStaff: map[string][]string{}, oneOffStaff: map[string][]string{},
+		standingClient: map[string]string{}, standingStaff: map[string][]string{}}
 	data := f.ok(f.owner, `{ bookings(from: "2026-11-01", to: "2027-01-01", first: 500) { nodes { id client { id } session { staff { id } } } }
-		oneOffs { id class { staff { id } } } }`, nil)
+		oneOffs { id class { staff { id } } } standingBookings(first: 500) { nodes { id client { id } class { staff { id } } } } }`, nil)
+	for _, b := range rows(data, "standingBookings") {
+		id := path(b, "id").(string)
+		out.standingClient[id] = path(b, "client", "id").(string)
+		for _, s := range path(b, "class", "staff").([]any) {
+			out.standingStaff[id] = append(out.standingStaff[id], path(s, "id").(string))
+		}
+	}
 	for _, b := range rows(data, "bookings") {
 		id := path(b, "id").(string)
 		out.bookingClient[id] = path(b, "client", "id").(string)
@@ -268,6 +305,17 @@ func (fs facts) allowed(r role, s sighting, id string) (bool, error) {
 			return false, fmt.Errorf("booking %s is none the fixture knows", id)
 		}
 		return r.sees(fs.bookingStaff[id], client), nil
+	case s.typ == "StandingBooking":
+		client, ok := fs.standingClient[id]
+		if !ok {
+			// A dry run's standing place: its client is checked where it
+			// shows (StandingBooking.client).
+			if r.all || r.client != "" {
+				return true, nil
+			}
+			return false, fmt.Errorf("standing booking %s is none the fixture knows", id)
+		}
+		return r.sees(fs.standingStaff[id], client), nil
 	case s.edge == "OneOff.clients":
 		return r.sees(fs.oneOffStaff[s.parent], id), nil
 	}
@@ -289,7 +337,7 @@ type root struct {
 // for one that leads to a Client or a Booking.
 func (f *whoFx) walkRoots(s schemaInfo) []root {
 	f.t.Helper()
-	targets := map[string]bool{"Client": true, "Booking": true}
+	targets := map[string]bool{"Client": true, "Booking": true, "StandingBooking": true}
 	reach := s.reaching("Client", "Booking")
 	if s.subscription != "" && reach[s.subscription] {
 		f.t.Errorf("%s leads to a client: the walk does not follow subscriptions yet", s.subscription)
@@ -367,7 +415,7 @@ func (f *whoFx) ask(tok string, r root, owner bool) answer {
 	if res.Data == nil {
 		return out
 	}
-	walkAnswer(r.nodes, res.Data, "", map[string]bool{"Client": true, "Booking": true}, func(s sighting) {
+	walkAnswer(r.nodes, res.Data, "", map[string]bool{"Client": true, "Booking": true, "StandingBooking": true}, func(s sighting) {
 		if old, ok := out.at[s.at]; ok {
 			s.ids = append(old.ids, s.ids...)
 		}
@@ -440,7 +488,7 @@ func TestWhoSeesWhom(t *testing.T) {
 				}
 			}
 		}
-		for _, edge := range s.edgesInto(map[string]bool{"Client": true, "Booking": true}) {
+		for _, edge := range s.edgesInto(map[string]bool{"Client": true, "Booking": true, "StandingBooking": true}) {
 			if !shown[edge] {
 				t.Errorf("%s: no root showed the owner anyone the client token may not see through it; give the walk data there", edge)
 			}

@@ -102,9 +102,10 @@ func (r *closureResolver) PausesRotation(ctx context.Context, obj *engine.Closur
 }
 
 // CreateSeries is the resolver for the createSeries field.
-func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool) (*model.SeriesPayload, error) {
+func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		id = e.NewID()
 		e.State.Series = append(e.State.Series, engine.Series{ID: id, Cycle: 1})
 		return applySeries(e, id, newSeriesInput(input))
@@ -117,10 +118,11 @@ func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateS
 }
 
 // UpdateSeries is the resolver for the updateSeries field.
-func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error) {
+func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error) {
 	var kept int64
 	var lost []engine.SessionRef
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		var err error
 		kept, lost, err = editSeries(e, id, input, from, carryChanges == nil || *carryChanges)
 		return err
@@ -154,9 +156,10 @@ func (r *mutationResolver) DeleteSeries(ctx context.Context, id int64, dryRun *b
 }
 
 // ReplaceSeriesFrom is the resolver for the replaceSeriesFrom field.
-func (r *mutationResolver) ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) (*model.SeriesPayload, error) {
+func (r *mutationResolver) ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error) {
 	var next int64
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		var err error
 		next, err = e.State.ReplaceSeriesFrom(id, date, deref(name), copyEntries == nil || *copyEntries, e.NewID)
 		return err
@@ -218,10 +221,13 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 }
 
 // ChangeSession is the resolver for the changeSession field.
-func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error) {
+func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error) {
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
-	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error { return setChange(e, ref, patch) })
+	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
+		return setChange(e, ref, patch)
+	})
 }
 
 // CancelSession is the resolver for the cancelSession field.
@@ -241,17 +247,19 @@ func (r *mutationResolver) CancelSession(ctx context.Context, sessionID *model.S
 }
 
 // RestoreSession is the resolver for the restoreSession field.
-func (r *mutationResolver) RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error) {
+func (r *mutationResolver) RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error) {
 	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		e.State.Changes = slices.DeleteFunc(e.State.Changes, func(c engine.DayChange) bool { return c.Ref == ref })
 		return nil
 	})
 }
 
 // CreateOneOff is the resolver for the createOneOff field.
-func (r *mutationResolver) CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error) {
+func (r *mutationResolver) CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool, allowNeedsCover *bool) (*model.OneOffPayload, error) {
 	var id int64
 	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		id = e.NewID()
 		o := engine.OneOff{ID: id}
 		if err := createOneOff(e, &o, input); err != nil {
@@ -270,8 +278,9 @@ func (r *mutationResolver) CreateOneOff(ctx context.Context, input model.CreateO
 }
 
 // UpdateOneOff is the resolver for the updateOneOff field.
-func (r *mutationResolver) UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error) {
+func (r *mutationResolver) UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool, allowNeedsCover *bool) (*model.OneOffPayload, error) {
 	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		o, err := row(e.State.OneOffs, id, func(x *engine.OneOff) int64 { return x.ID }, "one-off")
 		if err != nil {
 			return err
@@ -349,8 +358,9 @@ func (r *mutationResolver) CreateClosure(ctx context.Context, input model.Create
 }
 
 // DeleteClosure is the resolver for the deleteClosure field.
-func (r *mutationResolver) DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error) {
+func (r *mutationResolver) DeleteClosure(ctx context.Context, id int64, dryRun *bool, allowNeedsCover *bool) (*model.DeletePayload, error) {
 	return r.remove(ctx, id, dryRun, func(e *models.Edit) error {
+		e.AllowNeedsCover = deref(allowNeedsCover)
 		if _, err := row(e.State.Closures, id, func(x *engine.Closure) int64 { return x.ID }, "closure"); err != nil {
 			return err
 		}
@@ -641,8 +651,8 @@ func (r *seriesEntryResolver) Class(ctx context.Context, obj *engine.Entry) (*mo
 
 // PlacesTaken is the resolver for the placesTaken field.
 func (r *sessionResolver) PlacesTaken(ctx context.Context, obj *model.Session) (int, error) {
-	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
-	return countStatus(bs, models.Booked, models.Attended, models.NoShow), err
+	hold, _, bs, err := r.places(ctx, obj)
+	return countStatus(bs, models.Booked, models.Attended, models.NoShow) + len(hold), err
 }
 
 // Booked is the resolver for the booked field.
@@ -655,15 +665,15 @@ func (r *sessionResolver) PlacesLeft(ctx context.Context, obj *model.Session) (*
 	if obj.Capacity == nil {
 		return nil, nil
 	}
-	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
-	left := max(*obj.Capacity-countStatus(bs, models.Booked, models.Attended, models.NoShow), 0)
+	taken, err := r.PlacesTaken(ctx, obj)
+	left := max(*obj.Capacity-taken, 0)
 	return &left, err
 }
 
 // Waitlist is the resolver for the waitlist field.
 func (r *sessionResolver) Waitlist(ctx context.Context, obj *model.Session) (int, error) {
-	bs, err := loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
-	return countStatus(bs, models.Waitlisted), err
+	_, wait, bs, err := r.places(ctx, obj)
+	return countStatus(bs, models.Waitlisted) + len(wait), err
 }
 
 // Bookings is the resolver for the bookings field.

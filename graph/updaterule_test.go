@@ -30,6 +30,8 @@ var readsAs = map[string]string{
 func TestTheUpdateRuleEverywhere(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *api) {
 		f := newBookingFx(t, a)
+		standing := created(f.api, f.tok, `mutation($c: ID!, $s: SessionID!) { createStandingBooking(input: {clientId: $c, sessionId: $s, from: "2026-12-08", until: "2027-02-01"}) { standingBooking { id } } }`,
+			"createStandingBooking", "standingBooking", map[string]any{"c": f.clients["Bluefin Legal"], "s": f.standupID("2026-12-08")})
 		room := f.ids(f.tok, "rooms", "name")["Boardroom"]
 		oneOff := created(f.api, f.tok, `mutation($c: ID!, $r: ID!) { createOneOff(input: {classId: $c, roomId: $r, date: "2026-12-09", start: "16:00", end: "17:00", label: "Talk", capacity: 5, units: 1, note: "Bring a laptop"}) { oneOff { id } } }`,
 			"createOneOff", "oneOff", map[string]any{"c": f.ref["classId"], "r": room})
@@ -41,6 +43,9 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 		activity := created(f.api, f.tok, `mutation { createActivity(input: {name: "Yoga", color: "#e4572e"}) { activity { id } } }`, "createActivity", "activity")
 		endpoint := created(f.api, f.tok, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"], description: "SMS"}) { endpoint { id } } }`,
 			"createWebhookEndpoint", "endpoint")
+		staff := rows(f.ok(f.tok, `{ staff { id } }`, nil), "staff")[0].(map[string]any)["id"]
+		timeOff := created(f.api, f.tok, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02", fromTime: "10:00", toTime: "12:00", reason: "Course"}) { timeOff { id } } }`,
+			"createTimeOff", "timeOff", map[string]any{"s": staff})
 		ct := f.ref["classTimeId"]
 		f.ok(f.tok, `mutation($id: ID!) { updateClassTime(id: $id, input: {label: "Early", type: "open", units: 1}) { classTime { id } } }`, map[string]any{"id": ct})
 		ids := map[string]any{ // a row for each update mutation
@@ -48,7 +53,8 @@ func TestTheUpdateRuleEverywhere(t *testing.T) {
 			"updateActivity": activity, "updateClass": f.ref["classId"], "updateClassTime": ct, "updateSeries": series,
 			"updatePlan": plan, "updateOneOff": oneOff, "updateClient": f.clients["Bluefin Legal"],
 			"updateMembership": membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup"), "updateCapacityRule": rule,
-			"updateWebhookEndpoint": endpoint,
+			"updateWebhookEndpoint": endpoint, "updateTimeOff": timeOff,
+			"updateStandingBooking": standing,
 		}
 		before := f.dump(f.tok)
 

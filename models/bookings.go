@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,6 +102,16 @@ func (e *Edit) BookSession(ctx context.Context, s engine.Session, client int64, 
 	n, err := e.places(ctx, &s, client)
 	if err != nil {
 		return nil, err
+	}
+	if !s.IsOneOff() {
+		// Standing places take theirs first: a single booking is refused
+		// (or waits) where they and the single bookings fill the session.
+		standing := e.Before.Timetable.StandingOn(s.Ref())
+		if slices.ContainsFunc(standing, func(r engine.Standing) bool { return r.ClientID == client }) {
+			n.mine++
+		}
+		hold, wait := engine.SplitPlaces(standing, int(s.Capacity), n.taken)
+		n.taken, n.queued = n.taken+len(hold), n.queued+len(wait)
 	}
 	if n.mine > 0 {
 		return nil, engine.Errorf(engine.Invalid, "clientId", "%s is already booked into this %s", c.Name, w.Class.One)
@@ -298,6 +309,16 @@ func (e *Edit) promote(ctx context.Context, freed *SessionBooking, now time.Time
 		return nil, err
 	}
 	s := e.sessionOf(freed)
+	if s != nil && !s.IsOneOff() && len(queue) > 0 {
+		// A standing place that waited takes the freed place itself.
+		n, err := e.places(ctx, s, 0)
+		if err != nil {
+			return nil, err
+		}
+		if _, wait := engine.SplitPlaces(e.Before.Timetable.StandingOn(s.Ref()), int(s.Capacity), n.taken+1); len(wait) > 0 {
+			return nil, nil
+		}
+	}
 	for _, next := range queue {
 		if s != nil && !s.IsOneOff() {
 			c, err := e.Client(ctx, next.ClientID)

@@ -154,8 +154,13 @@ func (e *Edit) DeleteClient(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range e.State.Standing {
+		if r.ClientID == id {
+			booked++ // a standing place is a booking of every date
+		}
+	}
 	if subs+booked > 0 {
-		return engine.Errorf(engine.InUse, "id", "Still in use — remove it where it is used first: this %s has %d subscriptions and %d one-offs",
+		return engine.Errorf(engine.InUse, "id", "Still in use — remove it where it is used first: this %s has %d memberships and %d one-offs or standing bookings",
 			e.words().Client.One, subs, booked)
 	}
 	_, err = e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", e.Business.ID).Where("id = ?", id).Exec(ctx)

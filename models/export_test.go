@@ -66,6 +66,15 @@ func OweWrites(s *Store, d time.Duration) {
 	s.yield.credit, s.yield.free = -d, 0
 }
 
+// SimulateYield gives the yield of s's writes (YieldWrites) a simulated
+// clock, which moves only while a write is held; moved runs each time it
+// has moved. It returns the clock's reading.
+func SimulateYield(s *Store, moved func(now time.Time)) (now func() time.Time) {
+	c := simulate(&s.yield)
+	c.moved = moved
+	return c.now
+}
+
 // WithoutOutbox leaves the webhook outbox out of s's writes, for the
 // benchmarks to measure what it adds.
 func WithoutOutbox(s *Store) { s.Webhooks.off = true }

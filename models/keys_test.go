@@ -39,8 +39,10 @@ var rowTypes = []any{
 	(*models.ClosureRoom)(nil), (*models.RevisionTime)(nil), (*models.Tombstone)(nil),
 	(*models.FeedToken)(nil), (*models.AppPassword)(nil), (*models.SyncState)(nil),
 	(*models.CapacityRule)(nil), (*models.RoomBooking)(nil), (*models.SessionBooking)(nil),
+	(*models.StandingBooking)(nil), (*models.StandingSkip)(nil),
 	(*models.AcceptedClash)(nil),
 	(*models.WebhookEndpoint)(nil), (*models.WebhookEvent)(nil), (*models.WebhookDelivery)(nil), (*models.WebhookAttempt)(nil),
+	(*models.TimeOff)(nil), (*models.WorkingHours)(nil), (*models.Qualification)(nil),
 }
 
 // constraint is a primary key, unique constraint or foreign key of the

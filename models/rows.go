@@ -591,3 +591,126 @@ func fit(s string, t engine.Text) string {
 	s, _ = t.Clean(s)
 	return s
 }
+
+// TimeOff is a staff member's time off (engine.TimeOff): a rule, like a
+// closure.
+type TimeOff struct {
+	bun.BaseModel `bun:"table:time_offs"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	FromDate   Day
+	ToDate     Day
+	FromMinute int
+	ToMinute   int // 0: the end of the last day
+	Reason     string
+}
+
+func (r *TimeOff) Engine() engine.TimeOff {
+	return engine.TimeOff{ID: r.ID, StaffID: r.StaffID, From: engine.Date(r.FromDate), To: engine.Date(r.ToDate),
+		FromTime: engine.LocalTime(r.FromMinute), ToTime: engine.LocalTime(r.ToMinute), Reason: fit(r.Reason, engine.NoteText)}
+}
+
+func timeOffRow(b int64, o engine.TimeOff) TimeOff {
+	return TimeOff{ID: o.ID, BusinessID: b, StaffID: o.StaffID, FromDate: Day(o.From), ToDate: Day(o.To),
+		FromMinute: o.FromTime.Minutes(), ToMinute: o.ToTime.Minutes(), Reason: o.Reason}
+}
+
+// WorkingHours keeps its spans in one text, "weekday:start-end" in minutes,
+// comma-separated (0 = Sunday): they are read and written whole.
+type WorkingHours struct {
+	bun.BaseModel `bun:"table:working_hours"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	FromDate   Day
+	Spans      string
+}
+
+func (r *WorkingHours) Engine() engine.WorkingHours {
+	h := engine.WorkingHours{ID: r.ID, StaffID: r.StaffID, From: engine.Date(r.FromDate)}
+	for _, f := range strings.Split(r.Spans, ",") {
+		var wd, start, end int
+		if _, err := fmt.Sscanf(f, "%d:%d-%d", &wd, &start, &end); err == nil {
+			h.Spans = append(h.Spans, engine.HoursSpan{Weekday: time.Weekday(wd), Start: engine.LocalTime(start), End: engine.LocalTime(end)})
+		}
+	}
+	return h
+}
+
+func hoursRow(b int64, h engine.WorkingHours) WorkingHours {
+	spans := make([]string, len(h.Spans))
+	for i, s := range h.Spans {
+		spans[i] = fmt.Sprintf("%d:%d-%d", int(s.Weekday), s.Start.Minutes(), s.End.Minutes())
+	}
+	return WorkingHours{ID: h.ID, BusinessID: b, StaffID: h.StaffID, FromDate: Day(h.From), Spans: strings.Join(spans, ",")}
+}
+
+// StandingBooking is a client's standing place (engine.Standing): one rule,
+// never a row per date.
+type StandingBooking struct {
+	bun.BaseModel `bun:"table:standing_bookings"`
+	versioned
+
+	ID          int64 `bun:",pk,autoincrement"`
+	BusinessID  int64 `bun:",pk"`
+	ClientID    int64
+	ClassTimeID int64
+	ClassID     int64
+	FromDate    Day
+	UntilDate   Day
+	Waitlist    bool
+}
+
+func (r *StandingBooking) Engine() engine.Standing {
+	return engine.Standing{ID: r.ID, ClientID: r.ClientID, ClassTimeID: r.ClassTimeID, ClassID: r.ClassID,
+		From: engine.Date(r.FromDate), Until: engine.Date(r.UntilDate), Waitlist: r.Waitlist}
+}
+
+func standingRow(b int64, s engine.Standing) StandingBooking {
+	return StandingBooking{ID: s.ID, BusinessID: b, ClientID: s.ClientID, ClassTimeID: s.ClassTimeID, ClassID: s.ClassID,
+		FromDate: Day(s.From), UntilDate: Day(s.Until), Waitlist: s.Waitlist}
+}
+
+// StandingSkip is one date a standing place is given up (engine.StandingSkip).
+type StandingSkip struct {
+	bun.BaseModel `bun:"table:standing_skips"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StandingID int64
+	Date       Day
+	Late       bool
+}
+
+func (r *StandingSkip) Engine() engine.StandingSkip {
+	return engine.StandingSkip{ID: r.ID, StandingID: r.StandingID, Date: engine.Date(r.Date), Late: r.Late}
+}
+
+func standingSkipRow(b int64, s engine.StandingSkip) StandingSkip {
+	return StandingSkip{ID: s.ID, BusinessID: b, StandingID: s.StandingID, Date: Day(s.Date), Late: s.Late}
+}
+
+// Qualification is an activity a staff member may give (engine.Qualification).
+type Qualification struct {
+	bun.BaseModel `bun:"table:qualifications"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	ActivityID int64
+}
+
+func (r *Qualification) Engine() engine.Qualification {
+	return engine.Qualification{ID: r.ID, StaffID: r.StaffID, ActivityID: r.ActivityID}
+}
+
+func qualificationRow(b int64, q engine.Qualification) Qualification {
+	return Qualification{ID: q.ID, BusinessID: b, StaffID: q.StaffID, ActivityID: q.ActivityID}
+}

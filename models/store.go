@@ -22,7 +22,8 @@ type Store struct {
 	DB  *DB
 	now func() time.Time
 	// OnWrite, when set, hears the outcome of every guarded write:
-	// "committed", "unchanged", "clash", "error" or "dry_run" (for
+	// "committed", "unchanged", "clash" (a CLASH or STAFF_UNAVAILABLE
+	// refusal), "error" or "dry_run" (for
 	// metrics).
 	OnWrite func(outcome string)
 	// Webhooks are the settings of the events writes send (webhooks.go).
@@ -89,10 +90,11 @@ type Snapshot struct {
 	// (see Edit.AcceptClashes).
 	Accepted map[string]bool
 
-	mu      sync.Mutex
-	reports map[engine.Date]engine.Report
-	proof   *engine.Proof                  // the last proof made, which the next revision carries on from
-	kept    *cache.Cache[int64, *Snapshot] // the cache holding it, to count its reports
+	mu        sync.Mutex
+	reports   map[engine.Date]engine.Report
+	uncovered map[engine.Date][]engine.Uncovered
+	proof     *engine.Proof                  // the last proof made, which the next revision carries on from
+	kept      *cache.Cache[int64, *Snapshot] // the cache holding it, to count its reports
 }
 
 func newSnapshot(b Business, s engine.State, v *Versions, accepted map[string]bool) (*Snapshot, error) {
@@ -186,6 +188,23 @@ func (sn *Snapshot) proveFrom(ctx context.Context, prev *Snapshot, step *engine.
 		sn.kept.Grow(sn.Business.ID, sn, traced*reportSize(r))
 	}
 	return r, nil
+}
+
+// Uncovered returns the sessions from the week of today on that time off
+// or working hours leave without one of their staff (engine.Uncovered),
+// computed once per snapshot and date.
+func (sn *Snapshot) Uncovered(today engine.Date) []engine.Uncovered {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if u, ok := sn.uncovered[today]; ok {
+		return u
+	}
+	u := sn.Timetable.Uncovered(today)
+	if sn.uncovered == nil {
+		sn.uncovered = make(map[engine.Date][]engine.Uncovered)
+	}
+	sn.uncovered[today] = u
+	return u
 }
 
 // Stop is the engine's stop function for work done within ctx: it reports
@@ -537,6 +556,11 @@ type Edit struct {
 	// through. They are remembered, reported as pre-existing, and never
 	// block a later write; a clash that differs from them is new.
 	AcceptClashes bool
+	// AllowNeedsCover lets the write leave sessions without their staff
+	// (a staff member away or outside their hours): time off and hours
+	// are facts, and a timetable write may say it knows. Otherwise a
+	// write that adds such a session is refused (UnavailableError).
+	AllowNeedsCover bool
 
 	dryRun    bool
 	newID     func() int64
@@ -582,6 +606,9 @@ type Result struct {
 	// refused, so only a dry run (or a write that accepts them) returns
 	// them.
 	Clashes []engine.Clash
+	// NeedsCover are the sessions the write leaves without one of their
+	// staff that were not so before (engine.NewUncovered).
+	NeedsCover []engine.Uncovered
 	// After is the schedule after the write.
 	After *Snapshot
 	// Events are the webhook events the write stored (would store, in
@@ -611,6 +638,25 @@ func (e *ClashError) Error() string {
 }
 
 func (e *ClashError) Unwrap() error { return &engine.Error{Code: engine.Conflict, Message: e.Error()} }
+
+// UnavailableError refuses a write that would put staff into sessions they
+// are away for or outside their hours; Messages say each in the
+// business's words, in the order of NeedsCover.
+type UnavailableError struct {
+	NeedsCover []engine.Uncovered
+	Messages   []string
+}
+
+func (e *UnavailableError) Error() string {
+	if len(e.Messages) == 1 {
+		return e.Messages[0]
+	}
+	return fmt.Sprintf("%s (and %d more)", e.Messages[0], len(e.Messages)-1)
+}
+
+func (e *UnavailableError) Unwrap() error {
+	return &engine.Error{Code: engine.Unavailable, Message: e.Error()}
+}
 
 // errDryRun rolls back a dry run once everything has been checked;
 // errUnchanged a write that turned out to change nothing.
@@ -721,6 +767,11 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
+		if changed {
+			if err := proveStanding(ctx, e, before, sn); err != nil {
+				return err
+			}
+		}
 		today := sn.Today(now)
 		was, err := before.ProveClashes(ctx, today)
 		if err != nil {
@@ -731,6 +782,18 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return err
 		}
 		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: answered, Clashes: engine.NewClashes(was, is)}
+		if sn.Timetable.HasCoverRules() {
+			res.NeedsCover = engine.NewUncovered(before.Uncovered(today), sn.Uncovered(today))
+		}
+		if len(res.NeedsCover) > 0 && !e.AllowNeedsCover && !e.AcceptClashes && !e.replaced && len(res.Clashes) == 0 {
+			// Refused as the write itself would be, dry run or not: the
+			// payloads carry clashes, not this.
+			ue := &UnavailableError{NeedsCover: res.NeedsCover}
+			for i := range res.NeedsCover {
+				ue.Messages = append(ue.Messages, sn.Timetable.Message(&res.NeedsCover[i], today))
+			}
+			return ue
+		}
 		if e.AcceptClashes && len(res.Clashes) > 0 {
 			if sn.Accepted, err = accept(ctx, tx, b.ID, before.Accepted, res.Clashes); err != nil {
 				return err
@@ -778,7 +841,8 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	}
 	if err != nil {
 		var clash *ClashError
-		if errors.As(err, &clash) {
+		var away *UnavailableError
+		if errors.As(err, &clash) || errors.As(err, &away) {
 			s.wrote("clash")
 		} else {
 			s.wrote("error")

@@ -178,6 +178,45 @@ var tables = []storedTable{
 		value: (*RoomBooking).Engine, row: roomBookingRow, rowID: func(r *RoomBooking) int64 { return r.ID },
 		note: func(*Versions, engine.RoomBooking, int64) {},
 	},
+	// A standing place makes no session: like a room booking, nothing to
+	// note in the versions. Its skipped dates follow it.
+	table[engine.Standing, StandingBooking]{kind: StandingTable,
+		slice: func(s *engine.State) *[]engine.Standing { return &s.Standing }, id: func(v *engine.Standing) *int64 { return &v.ID },
+		refs: func(v *engine.Standing, ref func(Table, *int64)) {
+			ref(ClientsTable, &v.ClientID)
+			ref(ClassTimesTable, &v.ClassTimeID)
+			ref(ClassesTable, &v.ClassID)
+		},
+		value: (*StandingBooking).Engine, row: standingRow, rowID: func(r *StandingBooking) int64 { return r.ID },
+		note: func(*Versions, engine.Standing, int64) {},
+	},
+	table[engine.StandingSkip, StandingSkip]{kind: StandingSkipsTable,
+		slice: func(s *engine.State) *[]engine.StandingSkip { return &s.StandingSkips }, id: func(v *engine.StandingSkip) *int64 { return &v.ID },
+		refs:  func(v *engine.StandingSkip, ref func(Table, *int64)) { ref(StandingTable, &v.StandingID) },
+		value: (*StandingSkip).Engine, row: standingSkipRow, rowID: func(r *StandingSkip) int64 { return r.ID },
+		note: func(*Versions, engine.StandingSkip, int64) {},
+	},
+	// Time off and working hours say who is away, not what happens: the
+	// sessions they reach need cover, but are the same sessions.
+	table[engine.TimeOff, TimeOff]{kind: TimeOffsTable,
+		slice: func(s *engine.State) *[]engine.TimeOff { return &s.TimeOffs }, id: func(v *engine.TimeOff) *int64 { return &v.ID },
+		refs:  func(v *engine.TimeOff, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
+		value: (*TimeOff).Engine, row: timeOffRow, rowID: func(r *TimeOff) int64 { return r.ID },
+	},
+	table[engine.WorkingHours, WorkingHours]{kind: HoursTable,
+		slice: func(s *engine.State) *[]engine.WorkingHours { return &s.Hours }, id: func(v *engine.WorkingHours) *int64 { return &v.ID },
+		refs:  func(v *engine.WorkingHours, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
+		value: (*WorkingHours).Engine, row: hoursRow, rowID: func(r *WorkingHours) int64 { return r.ID },
+	},
+	table[engine.Qualification, Qualification]{kind: QualificationsTable,
+		slice: func(s *engine.State) *[]engine.Qualification { return &s.Qualifications },
+		id:    func(v *engine.Qualification) *int64 { return &v.ID },
+		refs: func(v *engine.Qualification, ref func(Table, *int64)) {
+			ref(StaffTable, &v.StaffID)
+			ref(ActivitiesTable, &v.ActivityID)
+		},
+		value: (*Qualification).Engine, row: qualificationRow, rowID: func(r *Qualification) int64 { return r.ID },
+	},
 	// What has happened is no part of the engine's state, but it is the
 	// business's data: backups hold it.
 	pastTable[SessionBooking]{order: "id"},
@@ -202,6 +241,11 @@ const (
 	CapacityTable
 	RoomBookingsTable
 	SubscriptionsTable
+	TimeOffsTable
+	HoursTable
+	StandingTable
+	StandingSkipsTable
+	QualificationsTable
 )
 
 // A storedTable is one entry of tables.

@@ -47,7 +47,11 @@ type yielder struct {
 	share    float64      // 0: writes never wait
 	lastRead atomic.Int64 // when a read last ended, in Unix nanoseconds
 	now      func() time.Time
-	cores    int
+	// wait waits d on the clock of now, or until ctx is done (sleep; a
+	// simulated clock in tests, so that what they count does not depend
+	// on how busy the machine is).
+	wait  func(ctx context.Context, d time.Duration) error
+	cores int
 
 	mu     sync.Mutex
 	credit time.Duration // the time writes may still take
@@ -58,7 +62,20 @@ type yielder struct {
 }
 
 func newYielder(now func() time.Time) yielder {
-	return yielder{now: now, cores: runtime.GOMAXPROCS(0), share: DefaultWriteShare, credit: writeBurst, free: freeWrites}
+	return yielder{now: now, wait: sleep, cores: runtime.GOMAXPROCS(0), share: DefaultWriteShare, credit: writeBurst, free: freeWrites}
+}
+
+// sleep waits d, or until ctx is done: the yielder's wait on the wall
+// clock.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // YieldWrites has the guarded writes take at most share (0 < share < 1)
@@ -180,11 +197,7 @@ func (y *yielder) admit(ctx context.Context) (charged bool, err error) {
 		return false, nil
 	}
 	var waited time.Duration
-	var timer *time.Timer
 	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
 		if waited > 0 {
 			y.mu.Lock()
 			y.holds++
@@ -214,17 +227,10 @@ func (y *yielder) admit(ctx context.Context) (charged bool, err error) {
 		// Until the credit or a free write is back, or heldStep, after
 		// which the reads may have ended.
 		wait := min(time.Duration(float64(owed)/y.rate()), time.Duration((1-left)*float64(time.Second)/freeWrites), heldStep)
-		if timer == nil {
-			timer = time.NewTimer(wait)
-		} else {
-			timer.Reset(wait)
-		}
-		select {
-		case <-timer.C:
-			waited += y.now().Sub(now)
-		case <-ctx.Done():
-			waited += y.now().Sub(now)
-			return false, ctx.Err()
+		err := y.wait(ctx, wait)
+		waited += y.now().Sub(now)
+		if err != nil {
+			return false, err
 		}
 	}
 }

@@ -14,12 +14,27 @@ import (
 // TestWritesYieldToReads writes through the store as requests do
 // (Serving): with no reads a write never waits; while reads are served, a
 // write that owes its share waits, stops with its request's context having
-// written nothing, and goes on once the reads end.
+// written nothing, and goes on once the reads end. The yield's clock is
+// simulated: it moves only while a write is held, and reads are served,
+// as a handler serves them, each time it moves.
 func TestWritesYieldToReads(t *testing.T) {
 	for _, d := range modelstest.Databases(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			ctx := context.Background()
 			store, b := demoBusiness(t, d.DB, engine.Gym)
+			read := func() {
+				rctx, done := store.Serving(ctx)
+				defer done()
+				if _, err := store.Snapshot(rctx, b.ID, -1); err != nil {
+					t.Error(err)
+				}
+			}
+			var reading func(now time.Time) // while reads are served
+			now := models.SimulateYield(store, func(now time.Time) {
+				if reading != nil {
+					reading(now)
+				}
+			})
 			rename := func(ctx context.Context, name string) error {
 				ctx, done := store.Serving(ctx)
 				defer done()
@@ -42,43 +57,31 @@ func TestWritesYieldToReads(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// Reads, served as a handler serves them, while writes owe a
-			// minute of their share.
-			stop, stopped, read := make(chan struct{}), make(chan struct{}), make(chan struct{})
-			go func() {
-				defer close(stopped)
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					rctx, done := store.Serving(ctx)
-					_, err := store.Snapshot(rctx, b.ID, -1)
-					done()
-					if i == 0 {
-						close(read)
-					}
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					time.Sleep(time.Millisecond)
-				}
-			}()
-			<-read
-			models.OweWrites(store, time.Minute)
-			short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			// Reads while writes owe a minute of their share, and a write
+			// whose request ends after 50 ms.
+			const deadline = 50 * time.Millisecond
+			short, cancel := context.WithCancel(ctx)
 			defer cancel()
-			if err := rename(short, "Too late"); !errors.Is(err, context.DeadlineExceeded) {
-				close(stop)
-				t.Fatalf("a held write whose request ended: %v, want the deadline's error", err)
+			start := now()
+			reads := 0
+			reading = func(now time.Time) {
+				read()
+				reads++
+				if now.Sub(start) >= deadline {
+					cancel()
+				}
 			}
-			if held, waited := store.WritesHeld(); held != 1 || waited < 40*time.Millisecond {
-				t.Errorf("%d writes held for %v, want the one for its 50 ms", held, waited)
+			read()
+			models.OweWrites(store, time.Minute)
+			if err := rename(short, "Too late"); !errors.Is(err, context.Canceled) {
+				t.Fatalf("a held write whose request ended: %v, want the context's error", err)
 			}
-			close(stop)
-			<-stopped
+			if held, waited := store.WritesHeld(); held != 1 || waited < deadline {
+				t.Errorf("%d writes held for %v, want the one for its %v", held, waited, deadline)
+			}
+			if reads < 2 {
+				t.Errorf("%d reads while the write was held", reads)
+			}
 			after, err := store.Snapshot(ctx, b.ID, -1)
 			if err != nil {
 				t.Fatal(err)
@@ -86,12 +89,17 @@ func TestWritesYieldToReads(t *testing.T) {
 			if after.Business.Revision != before.Business.Revision || after.State.Rooms[0].Name != "Alone" {
 				t.Fatalf("revision %d, room %q after the held write: want %d and %q, nothing written", after.Business.Revision, after.State.Rooms[0].Name, before.Business.Revision, "Alone")
 			}
-			start := time.Now()
+
+			reading = nil
+			start = now()
 			if err := rename(ctx, "After the reads"); err != nil {
 				t.Fatal(err)
 			}
-			if took := time.Since(start); took > 2*time.Second {
-				t.Errorf("a write owing its share took %v once the reads ended", took)
+			if took := now().Sub(start); took > 20*time.Millisecond {
+				t.Errorf("a write owing its share went on %v after the reads ended", took)
+			}
+			if after, err = store.Snapshot(ctx, b.ID, -1); err != nil || after.State.Rooms[0].Name != "After the reads" {
+				t.Errorf("room %q after the write once reads ended (%v)", after.State.Rooms[0].Name, err)
 			}
 		})
 	}

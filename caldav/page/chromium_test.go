@@ -25,6 +25,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models/locale"
 	"github.com/koredyne/schedule/models/modelstest"
+	"github.com/koredyne/schedule/models/modelstest/need"
 )
 
 // chromiumBinary is Debian's chromium on PATH. Under CI=true a missing one
@@ -33,10 +34,7 @@ func chromiumBinary(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("headless Chromium is required under CI: %v", err)
-		}
-		t.Skipf("headless Chromium unavailable: %v", err)
+		need.Missing(t, "chromium", "apt-get install chromium")
 	}
 	return path
 }

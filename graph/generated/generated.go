@@ -32,6 +32,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Absence() AbsenceResolver
 	AppPassword() AppPasswordResolver
 	Booking() BookingResolver
 	Business() BusinessResolver
@@ -41,6 +42,9 @@ type ResolverRoot interface {
 	ClassTime() ClassTimeResolver
 	Client() ClientResolver
 	Closure() ClosureResolver
+	CoverAssignment() CoverAssignmentResolver
+	CoverExclusion() CoverExclusionResolver
+	CoverOption() CoverOptionResolver
 	Live() LiveResolver
 	Membership() MembershipResolver
 	Mutation() MutationResolver
@@ -55,12 +59,23 @@ type ResolverRoot interface {
 	SessionOrigin() SessionOriginResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
+	StandingBooking() StandingBookingResolver
+	TimeOff() TimeOffResolver
+	Uncovered() UncoveredResolver
+	WorkingHours() WorkingHoursResolver
 }
 
 type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Absence struct {
+		HoursFrom func(childComplexity int) int
+		Reason    func(childComplexity int) int
+		Staff     func(childComplexity int) int
+		TimeOff   func(childComplexity int) int
+	}
+
 	Activity struct {
 		Color func(childComplexity int) int
 		ID    func(childComplexity int) int
@@ -99,6 +114,13 @@ type ComplexityRoot struct {
 		DryRun      func(childComplexity int) int
 		Password    func(childComplexity int) int
 		Revision    func(childComplexity int) int
+	}
+
+	AssignCoverPayload struct {
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Revision func(childComplexity int) int
+		Sessions func(childComplexity int) int
 	}
 
 	AvailabilityWindow struct {
@@ -306,6 +328,43 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	CoverAssignment struct {
+		Replaces  func(childComplexity int) int
+		Session   func(childComplexity int) int
+		SessionID func(childComplexity int) int
+		Staff     func(childComplexity int) int
+		StaffID   func(childComplexity int) int
+	}
+
+	CoverExclusion struct {
+		Reason  func(childComplexity int) int
+		Session func(childComplexity int) int
+		Staff   func(childComplexity int) int
+		TimeOff func(childComplexity int) int
+	}
+
+	CoverOption struct {
+		Reasons     func(childComplexity int) int
+		Staff       func(childComplexity int) int
+		WeekMinutes func(childComplexity int) int
+	}
+
+	CoverOptions struct {
+		Excluded func(childComplexity int) int
+		Options  func(childComplexity int) int
+	}
+
+	CoverPlan struct {
+		Assignments func(childComplexity int) int
+		Open        func(childComplexity int) int
+	}
+
+	DateRun struct {
+		FirstDate         func(childComplexity int) int
+		RepeatsEveryWeeks func(childComplexity int) int
+		Until             func(childComplexity int) int
+	}
+
 	Day struct {
 		Date     func(childComplexity int) int
 		Sessions func(childComplexity int) int
@@ -323,6 +382,12 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		URL      func(childComplexity int) int
+	}
+
+	HoursSpan struct {
+		End     func(childComplexity int) int
+		Start   func(childComplexity int) int
+		Weekday func(childComplexity int) int
 	}
 
 	Live struct {
@@ -368,28 +433,31 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AssignCover           func(childComplexity int, input []model.AssignCoverInput, dryRun *bool) int
 		BookRoom              func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
 		BookSession           func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking         func(childComplexity int, id int64, dryRun *bool) int
 		CancelOneOff          func(childComplexity int, id int64, reason *string, note *string, dryRun *bool) int
 		CancelRoomBooking     func(childComplexity int, id int64, dryRun *bool) int
 		CancelSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) int
-		ChangeSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) int
+		ChangeSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) int
 		ClearData             func(childComplexity int, dryRun *bool) int
 		CreateActivity        func(childComplexity int, input model.CreateActivityInput, dryRun *bool) int
 		CreateAppPassword     func(childComplexity int, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) int
 		CreateCapacityRule    func(childComplexity int, input model.CreateCapacityRuleInput, dryRun *bool) int
-		CreateClass           func(childComplexity int, input model.CreateClassInput, dryRun *bool) int
-		CreateClassTime       func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool) int
+		CreateClass           func(childComplexity int, input model.CreateClassInput, dryRun *bool, allowNeedsCover *bool) int
+		CreateClassTime       func(childComplexity int, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) int
 		CreateClient          func(childComplexity int, input model.CreateClientInput, dryRun *bool) int
 		CreateClosure         func(childComplexity int, input model.CreateClosureInput, dryRun *bool) int
 		CreateMembership      func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
-		CreateOneOff          func(childComplexity int, input model.CreateOneOffInput, dryRun *bool) int
+		CreateOneOff          func(childComplexity int, input model.CreateOneOffInput, dryRun *bool, allowNeedsCover *bool) int
 		CreatePlan            func(childComplexity int, input model.CreatePlanInput, dryRun *bool) int
 		CreateRoom            func(childComplexity int, input model.CreateRoomInput, dryRun *bool) int
-		CreateSeries          func(childComplexity int, input model.CreateSeriesInput, dryRun *bool) int
+		CreateSeries          func(childComplexity int, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) int
 		CreateStaff           func(childComplexity int, input model.CreateStaffInput, dryRun *bool) int
+		CreateStandingBooking func(childComplexity int, input model.CreateStandingBookingInput, dryRun *bool) int
 		CreateSubscription    func(childComplexity int, input model.CreateMembershipInput, dryRun *bool) int
+		CreateTimeOff         func(childComplexity int, input model.CreateTimeOffInput, dryRun *bool) int
 		CreateToken           func(childComplexity int, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) int
 		CreateWebhookEndpoint func(childComplexity int, input model.CreateWebhookEndpointInput, dryRun *bool) int
 		DeleteActivity        func(childComplexity int, id int64, dryRun *bool) int
@@ -397,7 +465,7 @@ type ComplexityRoot struct {
 		DeleteClass           func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClassTime       func(childComplexity int, id int64, dryRun *bool) int
 		DeleteClient          func(childComplexity int, id int64, dryRun *bool) int
-		DeleteClosure         func(childComplexity int, id int64, dryRun *bool) int
+		DeleteClosure         func(childComplexity int, id int64, dryRun *bool, allowNeedsCover *bool) int
 		DeleteMembership      func(childComplexity int, id int64, dryRun *bool) int
 		DeleteOneOff          func(childComplexity int, id int64, dryRun *bool) int
 		DeletePlan            func(childComplexity int, id int64, dryRun *bool) int
@@ -405,32 +473,40 @@ type ComplexityRoot struct {
 		DeleteSeries          func(childComplexity int, id int64, dryRun *bool) int
 		DeleteStaff           func(childComplexity int, id int64, dryRun *bool) int
 		DeleteSubscription    func(childComplexity int, id int64, dryRun *bool) int
+		DeleteTimeOff         func(childComplexity int, id int64, dryRun *bool) int
 		DeleteWebhookEndpoint func(childComplexity int, id int64, dryRun *bool) int
+		DeleteWorkingHours    func(childComplexity int, id int64, dryRun *bool) int
+		EndStandingBooking    func(childComplexity int, id int64, from engine.Date, dryRun *bool) int
 		ImportCalendar        func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
 		LoadDemo              func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance        func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
 		RedeliverWebhook      func(childComplexity int, eventID string, endpointID *int64, dryRun *bool) int
-		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) int
+		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool, allowNeedsCover *bool) int
 		ReplayWebhooks        func(childComplexity int, endpointID int64, since time.Time, dryRun *bool) int
-		RestoreSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) int
+		RestoreSession        func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool, allowNeedsCover *bool) int
 		RevokeAppPassword     func(childComplexity int, id int64, dryRun *bool) int
 		RevokeToken           func(childComplexity int, id int64, dryRun *bool) int
 		RotateFeedToken       func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
 		RotateTimetableToken  func(childComplexity int, dryRun *bool) int
 		RotateWebhookSecret   func(childComplexity int, id int64, dryRun *bool) int
+		SetQualifications     func(childComplexity int, input model.SetQualificationsInput, dryRun *bool) int
+		SetWorkingHours       func(childComplexity int, input model.SetWorkingHoursInput, dryRun *bool) int
+		SkipStandingDate      func(childComplexity int, id int64, date engine.Date, dryRun *bool) int
 		UpdateActivity        func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
 		UpdateBusiness        func(childComplexity int, input model.UpdateBusinessInput, dryRun *bool) int
 		UpdateCapacityRule    func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
-		UpdateClass           func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool) int
-		UpdateClassTime       func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool) int
+		UpdateClass           func(childComplexity int, id int64, input model.UpdateClassInput, dryRun *bool, allowNeedsCover *bool) int
+		UpdateClassTime       func(childComplexity int, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) int
 		UpdateClient          func(childComplexity int, id int64, input model.UpdateClientInput, dryRun *bool) int
 		UpdateMembership      func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
-		UpdateOneOff          func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool) int
+		UpdateOneOff          func(childComplexity int, id int64, input model.UpdateOneOffInput, dryRun *bool, allowNeedsCover *bool) int
 		UpdatePlan            func(childComplexity int, id int64, input model.UpdatePlanInput, dryRun *bool) int
 		UpdateRoom            func(childComplexity int, id int64, input model.UpdateRoomInput, dryRun *bool) int
-		UpdateSeries          func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) int
+		UpdateSeries          func(childComplexity int, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) int
 		UpdateStaff           func(childComplexity int, id int64, input model.UpdateStaffInput, dryRun *bool) int
+		UpdateStandingBooking func(childComplexity int, id int64, input model.UpdateStandingBookingInput, dryRun *bool) int
 		UpdateSubscription    func(childComplexity int, id int64, input model.UpdateMembershipInput, dryRun *bool) int
+		UpdateTimeOff         func(childComplexity int, id int64, input model.UpdateTimeOffInput, dryRun *bool) int
 		UpdateWebhookEndpoint func(childComplexity int, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) int
 	}
 
@@ -491,54 +567,63 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Activities        func(childComplexity int) int
-		Activity          func(childComplexity int, id int64) int
-		AllSeries         func(childComplexity int) int
-		AppPassword       func(childComplexity int, id int64) int
-		AppPasswords      func(childComplexity int, first *int, after *string) int
-		Availability      func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
-		Booking           func(childComplexity int, id int64) int
-		Bookings          func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
-		Business          func(childComplexity int) int
-		CalendarExport    func(childComplexity int) int
-		CapacityRule      func(childComplexity int, id int64) int
-		CapacityRules     func(childComplexity int, roomID *int64) int
-		Clashes           func(childComplexity int) int
-		Class             func(childComplexity int, id int64) int
-		ClassTime         func(childComplexity int, id int64) int
-		ClassTimes        func(childComplexity int, roomID *int64) int
-		Classes           func(childComplexity int) int
-		Client            func(childComplexity int, id int64) int
-		Clients           func(childComplexity int, search *string, first *int, after *string) int
-		Closure           func(childComplexity int, id int64) int
-		Closures          func(childComplexity int) int
-		Day               func(childComplexity int, date engine.Date) int
-		Days              func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
-		Membership        func(childComplexity int, id int64) int
-		Memberships       func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
-		OneOff            func(childComplexity int, id int64) int
-		OneOffs           func(childComplexity int, from *engine.Date, to *engine.Date) int
-		Plan              func(childComplexity int, id int64) int
-		Plans             func(childComplexity int, seriesID *int64) int
-		Room              func(childComplexity int, id int64) int
-		RoomBooking       func(childComplexity int, id int64) int
-		RoomBookings      func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
-		Rooms             func(childComplexity int) int
-		Series            func(childComplexity int, id int64) int
-		Session           func(childComplexity int, id model.SessionID) int
-		Sessions          func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
-		Staff             func(childComplexity int) int
-		StaffMember       func(childComplexity int, id int64) int
-		Subscription      func(childComplexity int, id int64) int
-		Subscriptions     func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
-		Timeline          func(childComplexity int, roomID int64, from time.Time, to time.Time) int
-		Token             func(childComplexity int, id int64) int
-		Tokens            func(childComplexity int, first *int, after *string) int
-		Vocabulary        func(childComplexity int) int
-		WebhookDeliveries func(childComplexity int, endpointID int64, first *int, after *string) int
-		WebhookEndpoint   func(childComplexity int, id int64) int
-		WebhookEndpoints  func(childComplexity int, first *int, after *string) int
-		WebhookEventTypes func(childComplexity int) int
+		Activities           func(childComplexity int) int
+		Activity             func(childComplexity int, id int64) int
+		AllSeries            func(childComplexity int) int
+		AppPassword          func(childComplexity int, id int64) int
+		AppPasswords         func(childComplexity int, first *int, after *string) int
+		Availability         func(childComplexity int, roomID int64, from time.Time, to time.Time, units int, minutes int) int
+		Booking              func(childComplexity int, id int64) int
+		Bookings             func(childComplexity int, clientID *int64, from engine.Date, to engine.Date, first *int, after *string) int
+		Business             func(childComplexity int) int
+		CalendarExport       func(childComplexity int) int
+		CapacityRule         func(childComplexity int, id int64) int
+		CapacityRules        func(childComplexity int, roomID *int64) int
+		Clashes              func(childComplexity int) int
+		Class                func(childComplexity int, id int64) int
+		ClassTime            func(childComplexity int, id int64) int
+		ClassTimes           func(childComplexity int, roomID *int64) int
+		Classes              func(childComplexity int) int
+		Client               func(childComplexity int, id int64) int
+		Clients              func(childComplexity int, search *string, first *int, after *string) int
+		Closure              func(childComplexity int, id int64) int
+		Closures             func(childComplexity int) int
+		CoverOptions         func(childComplexity int, sessionID model.SessionID) int
+		CoverPlan            func(childComplexity int, timeOffID int64) int
+		Day                  func(childComplexity int, date engine.Date) int
+		Days                 func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		Membership           func(childComplexity int, id int64) int
+		Memberships          func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
+		OneOff               func(childComplexity int, id int64) int
+		OneOffs              func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Plan                 func(childComplexity int, id int64) int
+		Plans                func(childComplexity int, seriesID *int64) int
+		Room                 func(childComplexity int, id int64) int
+		RoomBooking          func(childComplexity int, id int64) int
+		RoomBookings         func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
+		Rooms                func(childComplexity int) int
+		Series               func(childComplexity int, id int64) int
+		Session              func(childComplexity int, id model.SessionID) int
+		Sessions             func(childComplexity int, from engine.Date, to engine.Date, staffID *int64, roomID *int64, seriesID *int64) int
+		SessionsNeedingCover func(childComplexity int, from engine.Date, to engine.Date) int
+		Staff                func(childComplexity int) int
+		StaffMember          func(childComplexity int, id int64) int
+		StandingBooking      func(childComplexity int, id int64) int
+		StandingBookings     func(childComplexity int, clientID *int64, first *int, after *string) int
+		Subscription         func(childComplexity int, id int64) int
+		Subscriptions        func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
+		TimeOff              func(childComplexity int, id int64) int
+		TimeOffs             func(childComplexity int, staffID *int64, from *engine.Date, to *engine.Date) int
+		Timeline             func(childComplexity int, roomID int64, from time.Time, to time.Time) int
+		Token                func(childComplexity int, id int64) int
+		Tokens               func(childComplexity int, first *int, after *string) int
+		Uncovered            func(childComplexity int) int
+		Vocabulary           func(childComplexity int) int
+		WebhookDeliveries    func(childComplexity int, endpointID int64, first *int, after *string) int
+		WebhookEndpoint      func(childComplexity int, id int64) int
+		WebhookEndpoints     func(childComplexity int, first *int, after *string) int
+		WebhookEventTypes    func(childComplexity int) int
+		WorkingHours         func(childComplexity int, id int64) int
 	}
 
 	Room struct {
@@ -628,30 +713,33 @@ type ComplexityRoot struct {
 	}
 
 	Session struct {
-		Booked       func(childComplexity int) int
-		Bookings     func(childComplexity int) int
-		CancelReason func(childComplexity int) int
-		Cancelled    func(childComplexity int) int
-		Capacity     func(childComplexity int) int
-		Changed      func(childComplexity int) int
-		Class        func(childComplexity int) int
-		Date         func(childComplexity int) int
-		End          func(childComplexity int) int
-		EndsAt       func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Label        func(childComplexity int) int
-		Note         func(childComplexity int) int
-		OneOff       func(childComplexity int) int
-		Origin       func(childComplexity int) int
-		PlacesLeft   func(childComplexity int) int
-		PlacesTaken  func(childComplexity int) int
-		Ref          func(childComplexity int) int
-		Room         func(childComplexity int) int
-		Series       func(childComplexity int) int
-		Staff        func(childComplexity int) int
-		Start        func(childComplexity int) int
-		StartsAt     func(childComplexity int) int
-		Waitlist     func(childComplexity int) int
+		Booked           func(childComplexity int) int
+		Bookings         func(childComplexity int) int
+		CancelReason     func(childComplexity int) int
+		Cancelled        func(childComplexity int) int
+		Capacity         func(childComplexity int) int
+		Changed          func(childComplexity int) int
+		Class            func(childComplexity int) int
+		Date             func(childComplexity int) int
+		End              func(childComplexity int) int
+		EndsAt           func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Label            func(childComplexity int) int
+		NeedsCover       func(childComplexity int) int
+		Note             func(childComplexity int) int
+		OneOff           func(childComplexity int) int
+		Origin           func(childComplexity int) int
+		PlacesLeft       func(childComplexity int) int
+		PlacesTaken      func(childComplexity int) int
+		Ref              func(childComplexity int) int
+		Room             func(childComplexity int) int
+		Series           func(childComplexity int) int
+		Staff            func(childComplexity int) int
+		Standing         func(childComplexity int) int
+		StandingWaitlist func(childComplexity int) int
+		Start            func(childComplexity int) int
+		StartsAt         func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	SessionOrigin struct {
@@ -677,9 +765,11 @@ type ComplexityRoot struct {
 	}
 
 	Staff struct {
-		FeedURL func(childComplexity int) int
-		ID      func(childComplexity int) int
-		Name    func(childComplexity int) int
+		FeedURL        func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Qualifications func(childComplexity int) int
+		WorkingHours   func(childComplexity int) int
 	}
 
 	StaffPayload struct {
@@ -687,6 +777,67 @@ type ComplexityRoot struct {
 		DryRun   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Staff    func(childComplexity int) int
+	}
+
+	StandingBooking struct {
+		Class     func(childComplexity int) int
+		ClassTime func(childComplexity int) int
+		Client    func(childComplexity int) int
+		Dates     func(childComplexity int, from *engine.Date, to *engine.Date) int
+		From      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Skipped   func(childComplexity int) int
+		Until     func(childComplexity int) int
+		Waitlist  func(childComplexity int) int
+	}
+
+	StandingBookingConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	StandingBookingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	StandingBookingPayload struct {
+		Clashes         func(childComplexity int) int
+		DryRun          func(childComplexity int) int
+		Revision        func(childComplexity int) int
+		StandingBooking func(childComplexity int) int
+		WaitingDates    func(childComplexity int) int
+	}
+
+	StandingDate struct {
+		Position func(childComplexity int) int
+		Session  func(childComplexity int) int
+		Status   func(childComplexity int) int
+	}
+
+	StandingSkip struct {
+		Date func(childComplexity int) int
+		Late func(childComplexity int) int
+	}
+
+	TimeOff struct {
+		From     func(childComplexity int) int
+		FromTime func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Reason   func(childComplexity int) int
+		Staff    func(childComplexity int) int
+		To       func(childComplexity int) int
+		ToTime   func(childComplexity int) int
+	}
+
+	TimeOffPayload struct {
+		Clashes    func(childComplexity int) int
+		DryRun     func(childComplexity int) int
+		NeedsCover func(childComplexity int) int
+		Revision   func(childComplexity int) int
+		TimeOff    func(childComplexity int) int
 	}
 
 	TimelineStretch struct {
@@ -721,6 +872,18 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 		Secret   func(childComplexity int) int
 		Token    func(childComplexity int) int
+	}
+
+	Uncovered struct {
+		FirstDate         func(childComplexity int) int
+		HoursFrom         func(childComplexity int) int
+		Message           func(childComplexity int) int
+		Reason            func(childComplexity int) int
+		RepeatsEveryWeeks func(childComplexity int) int
+		Session           func(childComplexity int) int
+		Staff             func(childComplexity int) int
+		TimeOff           func(childComplexity int) int
+		Until             func(childComplexity int) int
 	}
 
 	Vocabulary struct {
@@ -810,12 +973,33 @@ type ComplexityRoot struct {
 		Many  func(childComplexity int) int
 		One   func(childComplexity int) int
 	}
+
+	WorkingHours struct {
+		From  func(childComplexity int) int
+		ID    func(childComplexity int) int
+		Spans func(childComplexity int) int
+		Staff func(childComplexity int) int
+	}
+
+	WorkingHoursPayload struct {
+		Clashes      func(childComplexity int) int
+		DryRun       func(childComplexity int) int
+		NeedsCover   func(childComplexity int) int
+		Revision     func(childComplexity int) int
+		WorkingHours func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
 
 // region    ************************** generated!.gotpl **************************
 
+type AbsenceResolver interface {
+	Staff(ctx context.Context, obj *engine.Absence) (*engine.Staff, error)
+
+	TimeOff(ctx context.Context, obj *engine.Absence) (*engine.TimeOff, error)
+	HoursFrom(ctx context.Context, obj *engine.Absence) (*engine.Date, error)
+}
 type AppPasswordResolver interface {
 	Staff(ctx context.Context, obj *models.AppPassword) (*engine.Staff, error)
 }
@@ -882,6 +1066,22 @@ type ClosureResolver interface {
 	Reason(ctx context.Context, obj *engine.Closure) (*string, error)
 	PausesRotation(ctx context.Context, obj *engine.Closure) (bool, error)
 }
+type CoverAssignmentResolver interface {
+	SessionID(ctx context.Context, obj *engine.CoverAssignment) (*model.SessionID, error)
+
+	Replaces(ctx context.Context, obj *engine.CoverAssignment) (int64, error)
+	Session(ctx context.Context, obj *engine.CoverAssignment) (*model.Session, error)
+	Staff(ctx context.Context, obj *engine.CoverAssignment) (*engine.Staff, error)
+}
+type CoverExclusionResolver interface {
+	Staff(ctx context.Context, obj *engine.CoverExclusion) (*engine.Staff, error)
+
+	Session(ctx context.Context, obj *engine.CoverExclusion) (*model.Session, error)
+	TimeOff(ctx context.Context, obj *engine.CoverExclusion) (*engine.TimeOff, error)
+}
+type CoverOptionResolver interface {
+	Staff(ctx context.Context, obj *engine.CoverOption) (*engine.Staff, error)
+}
 type LiveResolver interface {
 	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
@@ -900,6 +1100,13 @@ type MutationResolver interface {
 	RevokeToken(ctx context.Context, id int64, dryRun *bool) (*model.TokenPayload, error)
 	CreateAppPassword(ctx context.Context, input *model.CreateAppPasswordInput, login *string, role *models.Role, staffID *int64, dryRun *bool) (*model.AppPasswordPayload, error)
 	RevokeAppPassword(ctx context.Context, id int64, dryRun *bool) (*model.AppPasswordPayload, error)
+	CreateTimeOff(ctx context.Context, input model.CreateTimeOffInput, dryRun *bool) (*model.TimeOffPayload, error)
+	UpdateTimeOff(ctx context.Context, id int64, input model.UpdateTimeOffInput, dryRun *bool) (*model.TimeOffPayload, error)
+	DeleteTimeOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	SetWorkingHours(ctx context.Context, input model.SetWorkingHoursInput, dryRun *bool) (*model.WorkingHoursPayload, error)
+	DeleteWorkingHours(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	SetQualifications(ctx context.Context, input model.SetQualificationsInput, dryRun *bool) (*model.StaffPayload, error)
+	AssignCover(ctx context.Context, input []model.AssignCoverInput, dryRun *bool) (*model.AssignCoverPayload, error)
 	CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -929,28 +1136,32 @@ type MutationResolver interface {
 	CreateActivity(ctx context.Context, input model.CreateActivityInput, dryRun *bool) (*model.ActivityPayload, error)
 	UpdateActivity(ctx context.Context, id int64, input model.UpdateActivityInput, dryRun *bool) (*model.ActivityPayload, error)
 	DeleteActivity(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool) (*model.ClassPayload, error)
-	UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool) (*model.ClassPayload, error)
+	CreateClass(ctx context.Context, input model.CreateClassInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassPayload, error)
+	UpdateClass(ctx context.Context, id int64, input model.UpdateClassInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassPayload, error)
 	DeleteClass(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
-	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool) (*model.ClassTimePayload, error)
+	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
+	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool) (*model.SeriesPayload, error)
-	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool) (*model.SeriesPayload, error)
+	CreateStandingBooking(ctx context.Context, input model.CreateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
+	UpdateStandingBooking(ctx context.Context, id int64, input model.UpdateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
+	EndStandingBooking(ctx context.Context, id int64, from engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
+	SkipStandingDate(ctx context.Context, id int64, date engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
+	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
+	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	DeleteSeries(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool) (*model.SeriesPayload, error)
+	ReplaceSeriesFrom(ctx context.Context, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	CreatePlan(ctx context.Context, input model.CreatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	UpdatePlan(ctx context.Context, id int64, input model.UpdatePlanInput, dryRun *bool) (*model.PlanPayload, error)
 	DeletePlan(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
-	ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool) (*model.SessionPayload, error)
+	ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error)
 	CancelSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) (*model.SessionPayload, error)
-	RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool) (*model.SessionPayload, error)
-	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
-	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool) (*model.OneOffPayload, error)
+	RestoreSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error)
+	CreateOneOff(ctx context.Context, input model.CreateOneOffInput, dryRun *bool, allowNeedsCover *bool) (*model.OneOffPayload, error)
+	UpdateOneOff(ctx context.Context, id int64, input model.UpdateOneOffInput, dryRun *bool, allowNeedsCover *bool) (*model.OneOffPayload, error)
 	CancelOneOff(ctx context.Context, id int64, reason *string, note *string, dryRun *bool) (*model.OneOffPayload, error)
 	DeleteOneOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	CreateClosure(ctx context.Context, input model.CreateClosureInput, dryRun *bool) (*model.ClosurePayload, error)
-	DeleteClosure(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	DeleteClosure(ctx context.Context, id int64, dryRun *bool, allowNeedsCover *bool) (*model.DeletePayload, error)
 	CreateWebhookEndpoint(ctx context.Context, input model.CreateWebhookEndpointInput, dryRun *bool) (*model.WebhookEndpointPayload, error)
 	UpdateWebhookEndpoint(ctx context.Context, id int64, input model.UpdateWebhookEndpointInput, dryRun *bool) (*model.WebhookEndpointPayload, error)
 	RotateWebhookSecret(ctx context.Context, id int64, dryRun *bool) (*model.WebhookEndpointPayload, error)
@@ -985,6 +1196,13 @@ type QueryResolver interface {
 	Token(ctx context.Context, id int64) (*models.APIToken, error)
 	AppPasswords(ctx context.Context, first *int, after *string) (*model.AppPasswordConnection, error)
 	AppPassword(ctx context.Context, id int64) (*models.AppPassword, error)
+	TimeOff(ctx context.Context, id int64) (*engine.TimeOff, error)
+	TimeOffs(ctx context.Context, staffID *int64, from *engine.Date, to *engine.Date) ([]engine.TimeOff, error)
+	WorkingHours(ctx context.Context, id int64) (*engine.WorkingHours, error)
+	SessionsNeedingCover(ctx context.Context, from engine.Date, to engine.Date) ([]model.Session, error)
+	Uncovered(ctx context.Context) ([]engine.Uncovered, error)
+	CoverOptions(ctx context.Context, sessionID model.SessionID) (*model.CoverOptions, error)
+	CoverPlan(ctx context.Context, timeOffID int64) (*model.CoverPlan, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
@@ -1010,6 +1228,8 @@ type QueryResolver interface {
 	Class(ctx context.Context, id int64) (*model.Class, error)
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
 	ClassTime(ctx context.Context, id int64) (*engine.ClassTime, error)
+	StandingBooking(ctx context.Context, id int64) (*engine.Standing, error)
+	StandingBookings(ctx context.Context, clientID *int64, first *int, after *string) (*model.StandingBookingConnection, error)
 	AllSeries(ctx context.Context) ([]engine.Series, error)
 	Series(ctx context.Context, id int64) (*engine.Series, error)
 	Plans(ctx context.Context, seriesID *int64) ([]engine.Plan, error)
@@ -1058,6 +1278,9 @@ type SessionResolver interface {
 	PlacesLeft(ctx context.Context, obj *model.Session) (*int, error)
 	Waitlist(ctx context.Context, obj *model.Session) (int, error)
 	Bookings(ctx context.Context, obj *model.Session) ([]models.SessionBooking, error)
+	NeedsCover(ctx context.Context, obj *model.Session) ([]engine.Absence, error)
+	Standing(ctx context.Context, obj *model.Session) ([]engine.Standing, error)
+	StandingWaitlist(ctx context.Context, obj *model.Session) ([]engine.Standing, error)
 }
 type SessionOriginResolver interface {
 	Room(ctx context.Context, obj *engine.Origin) (*engine.Room, error)
@@ -1070,6 +1293,39 @@ type SessionRefResolver interface {
 }
 type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
+	WorkingHours(ctx context.Context, obj *engine.Staff) ([]engine.WorkingHours, error)
+	Qualifications(ctx context.Context, obj *engine.Staff) ([]model.Activity, error)
+}
+type StandingBookingResolver interface {
+	Client(ctx context.Context, obj *engine.Standing) (*engine.Client, error)
+	ClassTime(ctx context.Context, obj *engine.Standing) (*engine.ClassTime, error)
+	Class(ctx context.Context, obj *engine.Standing) (*model.Class, error)
+
+	Until(ctx context.Context, obj *engine.Standing) (*engine.Date, error)
+
+	Skipped(ctx context.Context, obj *engine.Standing) ([]engine.StandingSkip, error)
+	Dates(ctx context.Context, obj *engine.Standing, from *engine.Date, to *engine.Date) ([]model.StandingDate, error)
+}
+type TimeOffResolver interface {
+	Staff(ctx context.Context, obj *engine.TimeOff) (*engine.Staff, error)
+
+	FromTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
+	ToTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
+	Reason(ctx context.Context, obj *engine.TimeOff) (*string, error)
+}
+type UncoveredResolver interface {
+	Staff(ctx context.Context, obj *engine.Uncovered) (*engine.Staff, error)
+
+	TimeOff(ctx context.Context, obj *engine.Uncovered) (*engine.TimeOff, error)
+	HoursFrom(ctx context.Context, obj *engine.Uncovered) (*engine.Date, error)
+	FirstDate(ctx context.Context, obj *engine.Uncovered) (engine.Date, error)
+	RepeatsEveryWeeks(ctx context.Context, obj *engine.Uncovered) (*int, error)
+	Until(ctx context.Context, obj *engine.Uncovered) (engine.Date, error)
+	Session(ctx context.Context, obj *engine.Uncovered) (*model.Session, error)
+	Message(ctx context.Context, obj *engine.Uncovered) (string, error)
+}
+type WorkingHoursResolver interface {
+	Staff(ctx context.Context, obj *engine.WorkingHours) (*engine.Staff, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1089,6 +1345,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Absence.hoursFrom":
+		if e.ComplexityRoot.Absence.HoursFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.HoursFrom(childComplexity), true
+	case "Absence.reason":
+		if e.ComplexityRoot.Absence.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.Reason(childComplexity), true
+	case "Absence.staff":
+		if e.ComplexityRoot.Absence.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.Staff(childComplexity), true
+	case "Absence.timeOff":
+		if e.ComplexityRoot.Absence.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Absence.TimeOff(childComplexity), true
 
 	case "Activity.color":
 		if e.ComplexityRoot.Activity.Color == nil {
@@ -1227,6 +1508,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppPasswordPayload.Revision(childComplexity), true
+
+	case "AssignCoverPayload.clashes":
+		if e.ComplexityRoot.AssignCoverPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Clashes(childComplexity), true
+	case "AssignCoverPayload.dryRun":
+		if e.ComplexityRoot.AssignCoverPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.DryRun(childComplexity), true
+	case "AssignCoverPayload.revision":
+		if e.ComplexityRoot.AssignCoverPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Revision(childComplexity), true
+	case "AssignCoverPayload.sessions":
+		if e.ComplexityRoot.AssignCoverPayload.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Sessions(childComplexity), true
 
 	case "AvailabilityWindow.end":
 		if e.ComplexityRoot.AvailabilityWindow.End == nil {
@@ -2050,6 +2356,126 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ClosurePayload.Revision(childComplexity), true
 
+	case "CoverAssignment.replaces":
+		if e.ComplexityRoot.CoverAssignment.Replaces == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.Replaces(childComplexity), true
+	case "CoverAssignment.session":
+		if e.ComplexityRoot.CoverAssignment.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.Session(childComplexity), true
+	case "CoverAssignment.sessionId":
+		if e.ComplexityRoot.CoverAssignment.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.SessionID(childComplexity), true
+	case "CoverAssignment.staff":
+		if e.ComplexityRoot.CoverAssignment.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.Staff(childComplexity), true
+	case "CoverAssignment.staffId":
+		if e.ComplexityRoot.CoverAssignment.StaffID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.StaffID(childComplexity), true
+
+	case "CoverExclusion.reason":
+		if e.ComplexityRoot.CoverExclusion.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.Reason(childComplexity), true
+	case "CoverExclusion.session":
+		if e.ComplexityRoot.CoverExclusion.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.Session(childComplexity), true
+	case "CoverExclusion.staff":
+		if e.ComplexityRoot.CoverExclusion.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.Staff(childComplexity), true
+	case "CoverExclusion.timeOff":
+		if e.ComplexityRoot.CoverExclusion.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.TimeOff(childComplexity), true
+
+	case "CoverOption.reasons":
+		if e.ComplexityRoot.CoverOption.Reasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOption.Reasons(childComplexity), true
+	case "CoverOption.staff":
+		if e.ComplexityRoot.CoverOption.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOption.Staff(childComplexity), true
+	case "CoverOption.weekMinutes":
+		if e.ComplexityRoot.CoverOption.WeekMinutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOption.WeekMinutes(childComplexity), true
+
+	case "CoverOptions.excluded":
+		if e.ComplexityRoot.CoverOptions.Excluded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOptions.Excluded(childComplexity), true
+	case "CoverOptions.options":
+		if e.ComplexityRoot.CoverOptions.Options == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOptions.Options(childComplexity), true
+
+	case "CoverPlan.assignments":
+		if e.ComplexityRoot.CoverPlan.Assignments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverPlan.Assignments(childComplexity), true
+	case "CoverPlan.open":
+		if e.ComplexityRoot.CoverPlan.Open == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverPlan.Open(childComplexity), true
+
+	case "DateRun.firstDate":
+		if e.ComplexityRoot.DateRun.FirstDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.FirstDate(childComplexity), true
+	case "DateRun.repeatsEveryWeeks":
+		if e.ComplexityRoot.DateRun.RepeatsEveryWeeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.RepeatsEveryWeeks(childComplexity), true
+	case "DateRun.until":
+		if e.ComplexityRoot.DateRun.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DateRun.Until(childComplexity), true
+
 	case "Day.date":
 		if e.ComplexityRoot.Day.Date == nil {
 			break
@@ -2112,6 +2538,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FeedPayload.URL(childComplexity), true
+
+	case "HoursSpan.end":
+		if e.ComplexityRoot.HoursSpan.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoursSpan.End(childComplexity), true
+	case "HoursSpan.start":
+		if e.ComplexityRoot.HoursSpan.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoursSpan.Start(childComplexity), true
+	case "HoursSpan.weekday":
+		if e.ComplexityRoot.HoursSpan.Weekday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HoursSpan.Weekday(childComplexity), true
 
 	case "Live.scheduleChanged":
 		if e.ComplexityRoot.Live.ScheduleChanged == nil {
@@ -2263,6 +2708,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MembershipPayload.Subscription(childComplexity), true
 
+	case "Mutation.assignCover":
+		if e.ComplexityRoot.Mutation.AssignCover == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_assignCover_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AssignCover(childComplexity, args["input"].([]model.AssignCoverInput), args["dryRun"].(*bool)), true
 	case "Mutation.bookRoom":
 		if e.ComplexityRoot.Mutation.BookRoom == nil {
 			break
@@ -2339,7 +2795,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ChangeSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["change"].(model.SessionChangeInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.clearData":
 		if e.ComplexityRoot.Mutation.ClearData == nil {
 			break
@@ -2394,7 +2850,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClass(childComplexity, args["input"].(model.CreateClassInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClass(childComplexity, args["input"].(model.CreateClassInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createClassTime":
 		if e.ComplexityRoot.Mutation.CreateClassTime == nil {
 			break
@@ -2405,7 +2861,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateClassTime(childComplexity, args["input"].(model.CreateClassTimeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateClassTime(childComplexity, args["input"].(model.CreateClassTimeInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createClient":
 		if e.ComplexityRoot.Mutation.CreateClient == nil {
 			break
@@ -2449,7 +2905,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateOneOff(childComplexity, args["input"].(model.CreateOneOffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateOneOff(childComplexity, args["input"].(model.CreateOneOffInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createPlan":
 		if e.ComplexityRoot.Mutation.CreatePlan == nil {
 			break
@@ -2482,7 +2938,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateSeries(childComplexity, args["input"].(model.CreateSeriesInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.CreateSeries(childComplexity, args["input"].(model.CreateSeriesInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.createStaff":
 		if e.ComplexityRoot.Mutation.CreateStaff == nil {
 			break
@@ -2494,6 +2950,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateStaff(childComplexity, args["input"].(model.CreateStaffInput), args["dryRun"].(*bool)), true
+	case "Mutation.createStandingBooking":
+		if e.ComplexityRoot.Mutation.CreateStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateStandingBooking(childComplexity, args["input"].(model.CreateStandingBookingInput), args["dryRun"].(*bool)), true
 	case "Mutation.createSubscription":
 		if e.ComplexityRoot.Mutation.CreateSubscription == nil {
 			break
@@ -2505,6 +2972,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateSubscription(childComplexity, args["input"].(model.CreateMembershipInput), args["dryRun"].(*bool)), true
+	case "Mutation.createTimeOff":
+		if e.ComplexityRoot.Mutation.CreateTimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createTimeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateTimeOff(childComplexity, args["input"].(model.CreateTimeOffInput), args["dryRun"].(*bool)), true
 	case "Mutation.createToken":
 		if e.ComplexityRoot.Mutation.CreateToken == nil {
 			break
@@ -2592,7 +3070,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteClosure(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.DeleteClosure(childComplexity, args["id"].(int64), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.deleteMembership":
 		if e.ComplexityRoot.Mutation.DeleteMembership == nil {
 			break
@@ -2670,6 +3148,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteSubscription(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteTimeOff":
+		if e.ComplexityRoot.Mutation.DeleteTimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteTimeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteTimeOff(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.deleteWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.DeleteWebhookEndpoint == nil {
 			break
@@ -2681,6 +3170,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhookEndpoint(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.deleteWorkingHours":
+		if e.ComplexityRoot.Mutation.DeleteWorkingHours == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWorkingHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWorkingHours(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.endStandingBooking":
+		if e.ComplexityRoot.Mutation.EndStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_endStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EndStandingBooking(childComplexity, args["id"].(int64), args["from"].(engine.Date), args["dryRun"].(*bool)), true
 	case "Mutation.importCalendar":
 		if e.ComplexityRoot.Mutation.ImportCalendar == nil {
 			break
@@ -2735,7 +3246,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ReplaceSeriesFrom(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["name"].(*string), args["copyEntries"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.ReplaceSeriesFrom(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["name"].(*string), args["copyEntries"].(*bool), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.replayWebhooks":
 		if e.ComplexityRoot.Mutation.ReplayWebhooks == nil {
 			break
@@ -2757,7 +3268,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.RestoreSession(childComplexity, args["sessionId"].(*model.SessionID), args["ref"].(*model.SessionRefInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.revokeAppPassword":
 		if e.ComplexityRoot.Mutation.RevokeAppPassword == nil {
 			break
@@ -2813,6 +3324,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.setQualifications":
+		if e.ComplexityRoot.Mutation.SetQualifications == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setQualifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetQualifications(childComplexity, args["input"].(model.SetQualificationsInput), args["dryRun"].(*bool)), true
+	case "Mutation.setWorkingHours":
+		if e.ComplexityRoot.Mutation.SetWorkingHours == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setWorkingHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetWorkingHours(childComplexity, args["input"].(model.SetWorkingHoursInput), args["dryRun"].(*bool)), true
+	case "Mutation.skipStandingDate":
+		if e.ComplexityRoot.Mutation.SkipStandingDate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_skipStandingDate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SkipStandingDate(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["dryRun"].(*bool)), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -2856,7 +3400,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateClass(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateClass(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updateClassTime":
 		if e.ComplexityRoot.Mutation.UpdateClassTime == nil {
 			break
@@ -2867,7 +3411,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateClassTime(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassTimeInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateClassTime(childComplexity, args["id"].(int64), args["input"].(model.UpdateClassTimeInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updateClient":
 		if e.ComplexityRoot.Mutation.UpdateClient == nil {
 			break
@@ -2900,7 +3444,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateOneOff(childComplexity, args["id"].(int64), args["input"].(model.UpdateOneOffInput), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateOneOff(childComplexity, args["id"].(int64), args["input"].(model.UpdateOneOffInput), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updatePlan":
 		if e.ComplexityRoot.Mutation.UpdatePlan == nil {
 			break
@@ -2933,7 +3477,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.UpdateSeriesInput), args["from"].(*engine.Date), args["carryChanges"].(*bool), args["dryRun"].(*bool)), true
+		return e.ComplexityRoot.Mutation.UpdateSeries(childComplexity, args["id"].(int64), args["input"].(model.UpdateSeriesInput), args["from"].(*engine.Date), args["carryChanges"].(*bool), args["dryRun"].(*bool), args["allowNeedsCover"].(*bool)), true
 	case "Mutation.updateStaff":
 		if e.ComplexityRoot.Mutation.UpdateStaff == nil {
 			break
@@ -2945,6 +3489,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateStaff(childComplexity, args["id"].(int64), args["input"].(model.UpdateStaffInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateStandingBooking":
+		if e.ComplexityRoot.Mutation.UpdateStandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateStandingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateStandingBooking(childComplexity, args["id"].(int64), args["input"].(model.UpdateStandingBookingInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateSubscription":
 		if e.ComplexityRoot.Mutation.UpdateSubscription == nil {
 			break
@@ -2956,6 +3511,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateSubscription(childComplexity, args["id"].(int64), args["input"].(model.UpdateMembershipInput), args["dryRun"].(*bool)), true
+	case "Mutation.updateTimeOff":
+		if e.ComplexityRoot.Mutation.UpdateTimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTimeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTimeOff(childComplexity, args["id"].(int64), args["input"].(model.UpdateTimeOffInput), args["dryRun"].(*bool)), true
 	case "Mutation.updateWebhookEndpoint":
 		if e.ComplexityRoot.Mutation.UpdateWebhookEndpoint == nil {
 			break
@@ -3398,6 +3964,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Closures(childComplexity), true
+	case "Query.coverOptions":
+		if e.ComplexityRoot.Query.CoverOptions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_coverOptions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CoverOptions(childComplexity, args["sessionId"].(model.SessionID)), true
+	case "Query.coverPlan":
+		if e.ComplexityRoot.Query.CoverPlan == nil {
+			break
+		}
+
+		args, err := ec.field_Query_coverPlan_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CoverPlan(childComplexity, args["timeOffId"].(int64)), true
 	case "Query.day":
 		if e.ComplexityRoot.Query.Day == nil {
 			break
@@ -3559,6 +4147,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Sessions(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["staffId"].(*int64), args["roomId"].(*int64), args["seriesId"].(*int64)), true
+	case "Query.sessionsNeedingCover":
+		if e.ComplexityRoot.Query.SessionsNeedingCover == nil {
+			break
+		}
+
+		args, err := ec.field_Query_sessionsNeedingCover_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SessionsNeedingCover(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date)), true
 	case "Query.staff":
 		if e.ComplexityRoot.Query.Staff == nil {
 			break
@@ -3576,6 +4175,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.StaffMember(childComplexity, args["id"].(int64)), true
+	case "Query.standingBooking":
+		if e.ComplexityRoot.Query.StandingBooking == nil {
+			break
+		}
+
+		args, err := ec.field_Query_standingBooking_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StandingBooking(childComplexity, args["id"].(int64)), true
+	case "Query.standingBookings":
+		if e.ComplexityRoot.Query.StandingBookings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_standingBookings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StandingBookings(childComplexity, args["clientId"].(*int64), args["first"].(*int), args["after"].(*string)), true
 	case "Query.subscription":
 		if e.ComplexityRoot.Query.Subscription == nil {
 			break
@@ -3598,6 +4219,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Subscriptions(childComplexity, args["clientId"].(*int64), args["seriesId"].(*int64), args["first"].(*int), args["after"].(*string)), true
+	case "Query.timeOff":
+		if e.ComplexityRoot.Query.TimeOff == nil {
+			break
+		}
+
+		args, err := ec.field_Query_timeOff_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TimeOff(childComplexity, args["id"].(int64)), true
+	case "Query.timeOffs":
+		if e.ComplexityRoot.Query.TimeOffs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_timeOffs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TimeOffs(childComplexity, args["staffId"].(*int64), args["from"].(*engine.Date), args["to"].(*engine.Date)), true
 	case "Query.timeline":
 		if e.ComplexityRoot.Query.Timeline == nil {
 			break
@@ -3631,6 +4274,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Tokens(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.uncovered":
+		if e.ComplexityRoot.Query.Uncovered == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Uncovered(childComplexity), true
 	case "Query.vocabulary":
 		if e.ComplexityRoot.Query.Vocabulary == nil {
 			break
@@ -3676,6 +4325,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WebhookEventTypes(childComplexity), true
+	case "Query.workingHours":
+		if e.ComplexityRoot.Query.WorkingHours == nil {
+			break
+		}
+
+		args, err := ec.field_Query_workingHours_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.WorkingHours(childComplexity, args["id"].(int64)), true
 
 	case "Room.feedUrl":
 		if e.ComplexityRoot.Room.FeedURL == nil {
@@ -4078,6 +4738,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.Label(childComplexity), true
+	case "Session.needsCover":
+		if e.ComplexityRoot.Session.NeedsCover == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.NeedsCover(childComplexity), true
 	case "Session.note":
 		if e.ComplexityRoot.Session.Note == nil {
 			break
@@ -4132,6 +4798,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Session.Staff(childComplexity), true
+	case "Session.standing":
+		if e.ComplexityRoot.Session.Standing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.Standing(childComplexity), true
+	case "Session.standingWaitlist":
+		if e.ComplexityRoot.Session.StandingWaitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Session.StandingWaitlist(childComplexity), true
 	case "Session.start":
 		if e.ComplexityRoot.Session.Start == nil {
 			break
@@ -4250,6 +4928,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Staff.Name(childComplexity), true
+	case "Staff.qualifications":
+		if e.ComplexityRoot.Staff.Qualifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Staff.Qualifications(childComplexity), true
+	case "Staff.workingHours":
+		if e.ComplexityRoot.Staff.WorkingHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Staff.WorkingHours(childComplexity), true
 
 	case "StaffPayload.clashes":
 		if e.ComplexityRoot.StaffPayload.Clashes == nil {
@@ -4275,6 +4965,241 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StaffPayload.Staff(childComplexity), true
+
+	case "StandingBooking.class":
+		if e.ComplexityRoot.StandingBooking.Class == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Class(childComplexity), true
+	case "StandingBooking.classTime":
+		if e.ComplexityRoot.StandingBooking.ClassTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.ClassTime(childComplexity), true
+	case "StandingBooking.client":
+		if e.ComplexityRoot.StandingBooking.Client == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Client(childComplexity), true
+	case "StandingBooking.dates":
+		if e.ComplexityRoot.StandingBooking.Dates == nil {
+			break
+		}
+
+		args, err := ec.field_StandingBooking_dates_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.StandingBooking.Dates(childComplexity, args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+	case "StandingBooking.from":
+		if e.ComplexityRoot.StandingBooking.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.From(childComplexity), true
+	case "StandingBooking.id":
+		if e.ComplexityRoot.StandingBooking.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.ID(childComplexity), true
+	case "StandingBooking.skipped":
+		if e.ComplexityRoot.StandingBooking.Skipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Skipped(childComplexity), true
+	case "StandingBooking.until":
+		if e.ComplexityRoot.StandingBooking.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Until(childComplexity), true
+	case "StandingBooking.waitlist":
+		if e.ComplexityRoot.StandingBooking.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBooking.Waitlist(childComplexity), true
+
+	case "StandingBookingConnection.edges":
+		if e.ComplexityRoot.StandingBookingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.Edges(childComplexity), true
+	case "StandingBookingConnection.nodes":
+		if e.ComplexityRoot.StandingBookingConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.Nodes(childComplexity), true
+	case "StandingBookingConnection.pageInfo":
+		if e.ComplexityRoot.StandingBookingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.PageInfo(childComplexity), true
+	case "StandingBookingConnection.totalCount":
+		if e.ComplexityRoot.StandingBookingConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingConnection.TotalCount(childComplexity), true
+
+	case "StandingBookingEdge.cursor":
+		if e.ComplexityRoot.StandingBookingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingEdge.Cursor(childComplexity), true
+	case "StandingBookingEdge.node":
+		if e.ComplexityRoot.StandingBookingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingEdge.Node(childComplexity), true
+
+	case "StandingBookingPayload.clashes":
+		if e.ComplexityRoot.StandingBookingPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Clashes(childComplexity), true
+	case "StandingBookingPayload.dryRun":
+		if e.ComplexityRoot.StandingBookingPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.DryRun(childComplexity), true
+	case "StandingBookingPayload.revision":
+		if e.ComplexityRoot.StandingBookingPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Revision(childComplexity), true
+	case "StandingBookingPayload.standingBooking":
+		if e.ComplexityRoot.StandingBookingPayload.StandingBooking == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.StandingBooking(childComplexity), true
+	case "StandingBookingPayload.waitingDates":
+		if e.ComplexityRoot.StandingBookingPayload.WaitingDates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.WaitingDates(childComplexity), true
+
+	case "StandingDate.position":
+		if e.ComplexityRoot.StandingDate.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Position(childComplexity), true
+	case "StandingDate.session":
+		if e.ComplexityRoot.StandingDate.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Session(childComplexity), true
+	case "StandingDate.status":
+		if e.ComplexityRoot.StandingDate.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingDate.Status(childComplexity), true
+
+	case "StandingSkip.date":
+		if e.ComplexityRoot.StandingSkip.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingSkip.Date(childComplexity), true
+	case "StandingSkip.late":
+		if e.ComplexityRoot.StandingSkip.Late == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingSkip.Late(childComplexity), true
+
+	case "TimeOff.from":
+		if e.ComplexityRoot.TimeOff.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.From(childComplexity), true
+	case "TimeOff.fromTime":
+		if e.ComplexityRoot.TimeOff.FromTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.FromTime(childComplexity), true
+	case "TimeOff.id":
+		if e.ComplexityRoot.TimeOff.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.ID(childComplexity), true
+	case "TimeOff.reason":
+		if e.ComplexityRoot.TimeOff.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.Reason(childComplexity), true
+	case "TimeOff.staff":
+		if e.ComplexityRoot.TimeOff.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.Staff(childComplexity), true
+	case "TimeOff.to":
+		if e.ComplexityRoot.TimeOff.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.To(childComplexity), true
+	case "TimeOff.toTime":
+		if e.ComplexityRoot.TimeOff.ToTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOff.ToTime(childComplexity), true
+
+	case "TimeOffPayload.clashes":
+		if e.ComplexityRoot.TimeOffPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.Clashes(childComplexity), true
+	case "TimeOffPayload.dryRun":
+		if e.ComplexityRoot.TimeOffPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.DryRun(childComplexity), true
+	case "TimeOffPayload.needsCover":
+		if e.ComplexityRoot.TimeOffPayload.NeedsCover == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.NeedsCover(childComplexity), true
+	case "TimeOffPayload.revision":
+		if e.ComplexityRoot.TimeOffPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.Revision(childComplexity), true
+	case "TimeOffPayload.timeOff":
+		if e.ComplexityRoot.TimeOffPayload.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.TimeOff(childComplexity), true
 
 	case "TimelineStretch.capacity":
 		if e.ComplexityRoot.TimelineStretch.Capacity == nil {
@@ -4394,6 +5319,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenPayload.Token(childComplexity), true
+
+	case "Uncovered.firstDate":
+		if e.ComplexityRoot.Uncovered.FirstDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.FirstDate(childComplexity), true
+	case "Uncovered.hoursFrom":
+		if e.ComplexityRoot.Uncovered.HoursFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.HoursFrom(childComplexity), true
+	case "Uncovered.message":
+		if e.ComplexityRoot.Uncovered.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Message(childComplexity), true
+	case "Uncovered.reason":
+		if e.ComplexityRoot.Uncovered.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Reason(childComplexity), true
+	case "Uncovered.repeatsEveryWeeks":
+		if e.ComplexityRoot.Uncovered.RepeatsEveryWeeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.RepeatsEveryWeeks(childComplexity), true
+	case "Uncovered.session":
+		if e.ComplexityRoot.Uncovered.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Session(childComplexity), true
+	case "Uncovered.staff":
+		if e.ComplexityRoot.Uncovered.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Staff(childComplexity), true
+	case "Uncovered.timeOff":
+		if e.ComplexityRoot.Uncovered.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.TimeOff(childComplexity), true
+	case "Uncovered.until":
+		if e.ComplexityRoot.Uncovered.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Uncovered.Until(childComplexity), true
 
 	case "Vocabulary.activity":
 		if e.ComplexityRoot.Vocabulary.Activity == nil {
@@ -4736,6 +5716,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Word.One(childComplexity), true
 
+	case "WorkingHours.from":
+		if e.ComplexityRoot.WorkingHours.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.From(childComplexity), true
+	case "WorkingHours.id":
+		if e.ComplexityRoot.WorkingHours.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.ID(childComplexity), true
+	case "WorkingHours.spans":
+		if e.ComplexityRoot.WorkingHours.Spans == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Spans(childComplexity), true
+	case "WorkingHours.staff":
+		if e.ComplexityRoot.WorkingHours.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHours.Staff(childComplexity), true
+
+	case "WorkingHoursPayload.clashes":
+		if e.ComplexityRoot.WorkingHoursPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.Clashes(childComplexity), true
+	case "WorkingHoursPayload.dryRun":
+		if e.ComplexityRoot.WorkingHoursPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.DryRun(childComplexity), true
+	case "WorkingHoursPayload.needsCover":
+		if e.ComplexityRoot.WorkingHoursPayload.NeedsCover == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.NeedsCover(childComplexity), true
+	case "WorkingHoursPayload.revision":
+		if e.ComplexityRoot.WorkingHoursPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.Revision(childComplexity), true
+	case "WorkingHoursPayload.workingHours":
+		if e.ComplexityRoot.WorkingHoursPayload.WorkingHours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.WorkingHours(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -4745,6 +5781,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AssignCoverInput", ec.unmarshalInputAssignCoverInput),
 			graphql.NewInputUnmarshaler("BookRoomInput", ec.unmarshalInputBookRoomInput),
 			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
 			graphql.NewInputUnmarshaler("CreateActivityInput", ec.unmarshalInputCreateActivityInput),
@@ -4760,14 +5797,19 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateRoomInput", ec.unmarshalInputCreateRoomInput),
 			graphql.NewInputUnmarshaler("CreateSeriesInput", ec.unmarshalInputCreateSeriesInput),
 			graphql.NewInputUnmarshaler("CreateStaffInput", ec.unmarshalInputCreateStaffInput),
+			graphql.NewInputUnmarshaler("CreateStandingBookingInput", ec.unmarshalInputCreateStandingBookingInput),
 			graphql.NewInputUnmarshaler("CreateSubscriptionInput", ec.unmarshalInputCreateSubscriptionInput),
+			graphql.NewInputUnmarshaler("CreateTimeOffInput", ec.unmarshalInputCreateTimeOffInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("CreateWebhookEndpointInput", ec.unmarshalInputCreateWebhookEndpointInput),
+			graphql.NewInputUnmarshaler("HoursSpanInput", ec.unmarshalInputHoursSpanInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
 			graphql.NewInputUnmarshaler("SessionFilter", ec.unmarshalInputSessionFilter),
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
+			graphql.NewInputUnmarshaler("SetQualificationsInput", ec.unmarshalInputSetQualificationsInput),
+			graphql.NewInputUnmarshaler("SetWorkingHoursInput", ec.unmarshalInputSetWorkingHoursInput),
 			graphql.NewInputUnmarshaler("UpdateActivityInput", ec.unmarshalInputUpdateActivityInput),
 			graphql.NewInputUnmarshaler("UpdateBusinessInput", ec.unmarshalInputUpdateBusinessInput),
 			graphql.NewInputUnmarshaler("UpdateCapacityRuleInput", ec.unmarshalInputUpdateCapacityRuleInput),
@@ -4780,7 +5822,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateRoomInput", ec.unmarshalInputUpdateRoomInput),
 			graphql.NewInputUnmarshaler("UpdateSeriesInput", ec.unmarshalInputUpdateSeriesInput),
 			graphql.NewInputUnmarshaler("UpdateStaffInput", ec.unmarshalInputUpdateStaffInput),
+			graphql.NewInputUnmarshaler("UpdateStandingBookingInput", ec.unmarshalInputUpdateStandingBookingInput),
 			graphql.NewInputUnmarshaler("UpdateSubscriptionInput", ec.unmarshalInputUpdateSubscriptionInput),
+			graphql.NewInputUnmarshaler("UpdateTimeOffInput", ec.unmarshalInputUpdateTimeOffInput),
 			graphql.NewInputUnmarshaler("UpdateWebhookEndpointInput", ec.unmarshalInputUpdateWebhookEndpointInput),
 		)
 	}
@@ -5084,6 +6128,411 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): AppPasswordPayload
+}
+`, BuiltIn: false},
+	{Name: "../schema/assistant.graphqls", Input: `# The scheduling assistant (docs/assistant.md): time off and working hours,
+# rules like closures, and the sessions they leave needing cover. Recording
+# time off needs the front desk or above, working hours the owner or a
+# manager; every signed-in token reads them, the reason of a time off only
+# the front desk and above and the staff member's own STAFF token.
+
+"""
+A staff member away from one date to another, inclusive: from fromTime on the
+first day and until toTime on the last (null: the whole day). A rule, like a
+closure: every session it reaches needs cover (Session.needsCover).
+"""
+type TimeOff {
+  "The time off's id; look it up with timeOff(id)."
+  id: ID!
+  "Who is away."
+  staff: Staff!
+  "The first day away, in the business's time zone."
+  from: Date!
+  "The last day away, inclusive."
+  to: Date!
+  "The time on the first day the absence starts; null for the whole day."
+  fromTime: LocalTime
+  "The time on the last day the absence ends; null for the whole day."
+  toTime: LocalTime
+  "Why; null for none, and for a token that may not see it (only the front desk and above, and the staff member's own STAFF token, do)."
+  reason: String
+}
+
+"""
+The weekly hours a staff member works from a date on, until the date of their
+next hours: contracts change, and earlier dates keep the earlier hours. A
+session not held whole by the spans of its weekday (touching spans join) needs
+cover. Hours without spans lift the limit from their date; a staff member with
+no hours has none.
+"""
+type WorkingHours {
+  "The hours' id; look them up with workingHours(id)."
+  id: ID!
+  "Whose hours they are."
+  staff: Staff!
+  "The first date they hold, in the business's time zone."
+  from: Date!
+  "The wall-clock spans of each weekday, by weekday then start; empty: no limit."
+  spans: [HoursSpan!]!
+}
+
+"A wall-clock span of one day of the week."
+type HoursSpan {
+  "The day of the week."
+  weekday: Weekday!
+  "When it starts, wall-clock time."
+  start: LocalTime!
+  "When it ends, wall-clock time, after the start."
+  end: LocalTime!
+}
+
+"Why a staff member is missing from a session."
+enum AbsenceReason {
+  "A time off covers part of the session."
+  TIME_OFF
+  "The session is not within the working hours in force on its date."
+  OUTSIDE_HOURS
+}
+
+"One staff member missing from a session, and the rule that says so."
+type Absence {
+  "Who is missing."
+  staff: Staff!
+  "Why."
+  reason: AbsenceReason!
+  "The time off, for TIME_OFF; null otherwise."
+  timeOff: TimeOff
+  "The date the working hours in force start, for OUTSIDE_HOURS; null otherwise."
+  hoursFrom: Date
+}
+
+"""
+Sessions a rule leaves without one of their staff: the sessions of one series
+entry (or one changed session or one-off) that a time off or working hours
+take a staff member from, as one run of dates — firstDate, then every
+repeatsEveryWeeks weeks until until — as a clash is reported. Exact for every
+future date: the engine finds them by arithmetic over the rotations, not by
+scanning weeks.
+"""
+type Uncovered {
+  "Who is missing."
+  staff: Staff!
+  "Why."
+  reason: AbsenceReason!
+  "The time off, for TIME_OFF; null otherwise."
+  timeOff: TimeOff
+  "The date the working hours in force start, for OUTSIDE_HOURS; null otherwise."
+  hoursFrom: Date
+  "The first date a session is left without them."
+  firstDate: Date!
+  "How many weeks apart the dates are; null for one date."
+  repeatsEveryWeeks: Int
+  "The last date, inclusive."
+  until: Date!
+  "The session on firstDate."
+  session: Session!
+  "What it is, in the business's words."
+  message: String!
+}
+
+"What createTimeOff and updateTimeOff return."
+type TimeOffPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The time off as saved."
+  timeOff: TimeOff!
+  "The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date."
+  needsCover: [Uncovered!]!
+}
+
+"What setWorkingHours returns."
+type WorkingHoursPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The hours as saved."
+  workingHours: WorkingHours!
+  "The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover)."
+  needsCover: [Uncovered!]!
+}
+
+"A new time off."
+input CreateTimeOffInput {
+  "Who is away."
+  staffId: ID!
+  "The first day away."
+  from: Date!
+  "The last day away, inclusive, not before from."
+  to: Date!
+  "The time on the first day the absence starts; left out: the whole day."
+  fromTime: LocalTime
+  "The time on the last day the absence ends; left out: the whole day. On a one-day time off, after fromTime."
+  toTime: LocalTime
+  "Why; left out: none."
+  reason: String
+}
+
+"Changes to a time off: a field left out keeps its value; fromTime, toTime and reason set to null are cleared (the whole day, no reason); null on staffId, from or to is BAD_USER_INPUT."
+input UpdateTimeOffInput {
+  "Who is away."
+  staffId: ID @goField(omittable: true)
+  "The first day away."
+  from: Date @goField(omittable: true)
+  "The last day away, inclusive."
+  to: Date @goField(omittable: true)
+  "The time on the first day the absence starts; null: the whole day."
+  fromTime: LocalTime @goField(omittable: true)
+  "The time on the last day the absence ends; null: the whole day."
+  toTime: LocalTime @goField(omittable: true)
+  "Why; null: none."
+  reason: String @goField(omittable: true)
+}
+
+"A staff member's weekly hours from a date on."
+input SetWorkingHoursInput {
+  "Whose hours."
+  staffId: ID!
+  "The first date they hold; hours the staff member already has from this date are replaced."
+  from: Date!
+  "The spans of each weekday, none overlapping; [] lifts the limit from this date."
+  spans: [HoursSpanInput!]!
+}
+
+"A wall-clock span of one day of the week."
+input HoursSpanInput {
+  "The day of the week."
+  weekday: Weekday!
+  "When it starts."
+  start: LocalTime!
+  "When it ends, after the start."
+  end: LocalTime!
+}
+
+extend type Staff {
+  "The staff member's working hours, by the date they start; empty: no limit."
+  workingHours: [WorkingHours!]!
+}
+
+extend type Session {
+  "Who of its staff is missing from it and why (time off, outside their working hours); null when nobody is. A cancelled session needs no cover."
+  needsCover: [Absence!]
+}
+
+extend type Query {
+  "One time off by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  timeOff(
+    "The time off's id."
+    id: ID!
+  ): TimeOff
+  "Time off that meets from..to (inclusive), by first day then id. Any signed-in token."
+  timeOffs(
+    "Only this staff member's; left out: everyone's."
+    staffId: ID
+    "The first date of the range; left out: no limit."
+    from: Date
+    "The last date of the range, inclusive; left out: no limit."
+    to: Date
+  ): [TimeOff!]
+  "One set of working hours by id; NOT_FOUND for an unknown id or one of another business. Any signed-in token."
+  workingHours(
+    "The hours' id."
+    id: ID!
+  ): WorkingHours
+  "The sessions from from to to (exclusive) that need cover (Session.needsCover), by date and start. At most 400 days. Any signed-in token."
+  sessionsNeedingCover(
+    "The first date."
+    from: Date!
+    "The date after the last."
+    to: Date!
+  ): [Session!]
+  "Every run of sessions that time off or working hours leave without one of their staff, from the week of today on, for every future date: the first date each rule leaves uncovered and how it repeats, as clashes are reported. Any signed-in token."
+  uncovered: [Uncovered!]
+}
+
+extend type Mutation {
+  "Records that a staff member is away. It always succeeds (the absence is a fact): needsCover lists the sessions it leaves needing cover. Front desk and above. BAD_USER_INPUT (ends before it starts), NOT_FOUND for an unknown staff member."
+  createTimeOff(
+    "The new time off."
+    input: CreateTimeOffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): TimeOffPayload
+  "Changes a time off (see UpdateTimeOffInput for what null does). Front desk and above. NOT_FOUND, BAD_USER_INPUT."
+  updateTimeOff(
+    "The time off's id."
+    id: ID!
+    "The changes."
+    input: UpdateTimeOffInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): TimeOffPayload
+  "Removes a time off: the staff member is there again. Front desk and above. NOT_FOUND."
+  deleteTimeOff(
+    "The time off's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+  "Sets a staff member's weekly hours from a date on (replacing hours they have from that date). It always succeeds, as time off does: needsCover lists the sessions the hours leave needing cover. Owner or manager. BAD_USER_INPUT (spans that overlap or end before they start), NOT_FOUND."
+  setWorkingHours(
+    "The hours."
+    input: SetWorkingHoursInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): WorkingHoursPayload
+  "Removes a set of working hours: the ones before it hold on. Owner or manager. NOT_FOUND."
+  deleteWorkingHours(
+    "The hours' id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): DeletePayload
+}
+
+"Why a staff member is a good cover for a session."
+enum CoverReason {
+  "They give the session's activity that day."
+  GIVES_ACTIVITY_THAT_DAY
+  "They are in the session's room that day."
+  IN_ROOM_THAT_DAY
+  "No option works fewer minutes that week."
+  FEWEST_HOURS
+}
+
+"Why a staff member cannot take a session."
+enum ExclusionReason {
+  "Their qualifications do not include the session's activity."
+  NOT_QUALIFIED
+  "A time off of theirs meets the session."
+  TIME_OFF
+  "The session is outside their working hours."
+  OUTSIDE_HOURS
+  "They are in another session that overlaps it (back to back is fine)."
+  BUSY
+}
+
+"Who could take a session instead of one of its staff: every other staff member is an option or excluded."
+type CoverOptions {
+  "The staff who could take it, best first: those giving its activity that day, then those in its room that day, then by fewest minutes that week. An option's assignCover adds no clash and leaves no one away."
+  options: [CoverOption!]!
+  "Every other staff member, with why not."
+  excluded: [CoverExclusion!]!
+}
+
+"A staff member who could take a session."
+type CoverOption {
+  "Who."
+  staff: Staff!
+  "Why they are a good choice; empty for none in particular."
+  reasons: [CoverReason!]!
+  "The minutes of sessions they give in the session's week."
+  weekMinutes: Int!
+}
+
+"A staff member who cannot take a session, and why."
+type CoverExclusion {
+  "Who."
+  staff: Staff!
+  "Why not."
+  reason: ExclusionReason!
+  "For BUSY, the session they are in then; null otherwise."
+  session: Session
+  "For TIME_OFF, the time off; null otherwise."
+  timeOff: TimeOff
+}
+
+"One cover, in the shape assignCover takes: staffId takes sessionId instead of replaces."
+type CoverAssignment {
+  "The session."
+  sessionId: SessionID!
+  "Who takes it."
+  staffId: ID!
+  "Who they replace."
+  replaces: ID!
+  "The session, as it is now."
+  session: Session!
+  "Who takes it."
+  staff: Staff!
+}
+
+"A cover for every session a time off leaves needing cover, from today for 400 days."
+type CoverPlan {
+  "One assignment for each session someone can take; no substitute is in two places at once. Pass them to assignCover."
+  assignments: [CoverAssignment!]!
+  "The sessions no one can take, and one-offs (whose staff are their class's: give them another class), by date."
+  open: [Session!]!
+}
+
+"What assignCover returns."
+type AssignCoverPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The sessions covered, as the write leaves them, in the order asked."
+  sessions: [Session!]!
+}
+
+"The activities a staff member may give."
+input SetQualificationsInput {
+  "Whose."
+  staffId: ID!
+  "The activities, each once; [] lets them give any (as a staff member without qualifications)."
+  activityIds: [ID!]!
+}
+
+"One cover: a staff member takes a series session on its date instead of one of its staff."
+input AssignCoverInput {
+  "The session (Session.id)."
+  sessionId: SessionID!
+  "Who takes it: qualified for its activity, not already in it."
+  staffId: ID!
+  "Which of its staff they replace."
+  replaces: ID!
+}
+
+extend type Staff {
+  "The activities they may give; empty: any."
+  qualifications: [Activity!]!
+}
+
+extend type Query {
+  "Who could take a session instead of one of its staff (see CoverOptions). Any signed-in token. NOT_FOUND for a session that is not there."
+  coverOptions(
+    "The session's id."
+    sessionId: SessionID!
+  ): CoverOptions
+  "A proposed cover for every session a time off leaves needing cover from today for 400 days (see CoverPlan). Any signed-in token. NOT_FOUND for an unknown time off."
+  coverPlan(
+    "The time off's id."
+    timeOffId: ID!
+  ): CoverPlan
+}
+
+extend type Mutation {
+  "Sets the activities a staff member may give. Owner or manager. NOT_FOUND for an unknown staff member or activity."
+  setQualifications(
+    "The qualifications."
+    input: SetQualificationsInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StaffPayload
+  "Writes covers as day changes of their sessions' dates, all or nothing in one write (GraphQL takes a single object as a list of one). Front desk and above. BAD_USER_INPUT (cover by the person replaced, one not in the session, one not qualified, a one-off), NOT_FOUND, CLASH, STAFF_UNAVAILABLE."
+  assignCover(
+    "The covers, in order; two of one session apply one after the other."
+    input: [AssignCoverInput!]!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): AssignCoverPayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
@@ -6610,6 +8059,8 @@ extend type Mutation {
     input: CreateClassInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassPayload
   "Change a class. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH (a new staff member busy at its sessions)."
   updateClass(
@@ -6619,6 +8070,8 @@ extend type Mutation {
     input: UpdateClassInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassPayload
   "Delete a class. OWNER and MANAGER; NOT_FOUND, IN_USE while a series entry, one-off or day change uses it."
   deleteClass(
@@ -6633,6 +8086,8 @@ extend type Mutation {
     input: CreateClassTimeInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassTimePayload
   "Change a class time; its sessions move with it. OWNER and MANAGER; NOT_FOUND, BAD_USER_INPUT, CLASH."
   updateClassTime(
@@ -6642,6 +8097,8 @@ extend type Mutation {
     input: UpdateClassTimeInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): ClassTimePayload
   "Delete a class time. OWNER and MANAGER; NOT_FOUND, IN_USE while a series entry uses it (the day changes of its sessions go with it)."
   deleteClassTime(
@@ -6672,6 +8129,226 @@ type Live {
   Any role; a browser page of another origin may not open the websocket (FORBIDDEN) unless the server allows it.
   """
   scheduleChanged: ScheduleChange!
+}
+`, BuiltIn: false},
+	{Name: "../schema/standing.graphqls", Input: `"""
+A client's standing place: a place in every occurrence of one series session
+(a class time and class) whose original date is from..until, wherever a day
+change puts the session. It is one rule, never a row per date: a date's place
+is computed like every other fact of a session, and only what happened on a
+date is stored (a date given up, see skipped).
+
+Capacity is proved for every future date: single bookings and standing places
+never exceed a session's places. A standing place with waitlist waits on the
+dates that were full when it was made, and takes a place there as one frees
+(before the single bookings waiting).
+
+Who sees a standing booking follows the rule of who sees bookings (see
+Booking): OWNER, MANAGER and FRONT_DESK every one; a STAFF token tied to a
+staff member those of the classes the member leads; a CLIENT token its own
+client's; READ_ONLY, and a STAFF token tied to no one, none.
+"""
+type StandingBooking {
+  "The standing booking's id."
+  id: ID!
+  "Whose place it is."
+  client: Client!
+  "The class time of the session it holds a place in."
+  classTime: ClassTime!
+  "The class of the session it holds a place in."
+  class: Class!
+  "The first original date (in the business's time zone) the place holds."
+  from: Date!
+  "The last original date the place holds, inclusive; null when it runs on with no end."
+  until: Date
+  "True when the client accepted to wait on the dates that were full when the place was made; false when the place holds every date."
+  waitlist: Boolean!
+  "The dates given up with skipStandingDate, ascending."
+  skipped: [StandingSkip!]!
+  """
+  The sessions the place covers with an original date from..to (to exclusive,
+  at most 400 days apart; the next 4 weeks when left out), each with what the place is on it: the client's view
+  of their dates, moved and cancelled sessions included. BAD_USER_INPUT for an
+  empty or inverted range or more than 400 days.
+  """
+  dates(
+    "The first original date; left out: today."
+    from: Date
+    "The original date to stop before (exclusive); left out: 4 weeks after from."
+    to: Date
+  ): [StandingDate!]!
+}
+
+"One date a standing place is given up."
+type StandingSkip {
+  "The session's original date."
+  date: Date!
+  "True when given up within 12 hours of the start: it counts on the plan as a late cancellation does."
+  late: Boolean!
+}
+
+"What a standing place is on one date."
+enum StandingStatus {
+  "The client holds a place in the session."
+  PLACE
+  "The session is full: the client waits for a place (StandingDate.position)."
+  WAITING
+  "The client gave the date up (skipStandingDate)."
+  SKIPPED
+  "The session is cancelled: the place is cancelled with it."
+  CANCELLED
+}
+
+"A standing place on one date."
+type StandingDate {
+  "The session as it is now: moved, re-timed or in another room if its day change says so."
+  session: Session!
+  "What the place is on this date."
+  status: StandingStatus!
+  "Place among the standing places waiting on this date (1 is next); null unless WAITING."
+  position: Int
+}
+
+"Dates a session is full on: firstDate, then every repeatsEveryWeeks weeks until until."
+type DateRun {
+  "The first date (an original date of the session)."
+  firstDate: Date!
+  "Weeks between the dates; null for firstDate alone."
+  repeatsEveryWeeks: Int
+  "The last date, inclusive; null when the dates run on with no end (or for firstDate alone)."
+  until: Date
+}
+
+"A page of standing bookings, by id."
+type StandingBookingConnection {
+  "The page's standing bookings with their cursors."
+  edges: [StandingBookingEdge!]!
+  "The page's standing bookings."
+  nodes: [StandingBooking!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many standing bookings the whole list holds (every page), of those the caller may see."
+  totalCount: Int!
+}
+
+"A standing booking and its place in the list."
+type StandingBookingEdge {
+  "Pass as after to get the standing bookings that follow this one."
+  cursor: String!
+  "The standing booking."
+  node: StandingBooking!
+}
+
+"What createStandingBooking, updateStandingBooking, endStandingBooking and skipStandingDate return."
+type StandingBookingPayload implements Write {
+  "True when nothing was saved (see Write.dryRun)."
+  dryRun: Boolean!
+  "The business's revision after the write (unchanged for a dry run)."
+  revision: Int!
+  "Always empty: standing places take places, not time."
+  clashes: [Clash!]!
+  "The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from."
+  standingBooking: StandingBooking!
+  "The dates the client waits on because they were full (only with waitlist); empty when the place holds every date."
+  waitingDates: [DateRun!]!
+}
+
+"A standing place to make."
+input CreateStandingBookingInput {
+  "Whose place it is; required except from a CLIENT token, which books for itself."
+  clientId: ID
+  "Any one session of the series session (its Session.id, s/DATE/CLASSTIME/CLASS): its class time and class name the place. A one-off is BAD_USER_INPUT."
+  sessionId: SessionID!
+  "The first original date the place holds: today or later."
+  from: Date!
+  "The last original date the place holds, inclusive; left out or null: no end."
+  until: Date
+  "True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL."
+  waitlist: Boolean
+}
+
+"Changes to a standing place. The update rule (see Write): a field left out keeps its value; until: null clears the end; null on from or waitlist is BAD_USER_INPUT."
+input UpdateStandingBookingInput {
+  "The first original date the place holds: today or later."
+  from: Date @goField(omittable: true)
+  "The last original date the place holds, inclusive; null: no end."
+  until: Date @goField(omittable: true)
+  "True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL."
+  waitlist: Boolean @goField(omittable: true)
+}
+
+extend type Session {
+  "The standing places holding a place in this session (see StandingBooking), in the order they were given: those the caller may see, as for bookings. A one-off has none."
+  standing: [StandingBooking!]!
+  "The standing places waiting for a place in this session, next first: those the caller may see."
+  standingWaitlist: [StandingBooking!]!
+}
+
+extend type Query {
+  "One standing booking by id. NOT_FOUND for an unknown id, and for one the caller may not see (see StandingBooking)."
+  standingBooking(
+    "The standing booking's id."
+    id: ID!
+  ): StandingBooking
+  """
+  Standing bookings by id, a page at a time: of one client or every client, of
+  those the caller may see (see StandingBooking); a CLIENT token naming another
+  client: FORBIDDEN. BAD_USER_INPUT for a bad cursor or first.
+  """
+  standingBookings(
+    "Only this client's; left out: every client's the caller may see."
+    clientId: ID
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): StandingBookingConnection
+}
+
+extend type Mutation {
+  """
+  A standing place for a client in every occurrence of a series session from
+  a date, optionally until one. OWNER, MANAGER and FRONT_DESK for the client
+  they name; a CLIENT token for itself. The client needs a membership of a
+  series holding the session on from. Errors: CAPACITY_FULL when some dates
+  have no place left (extensions firstDate, repeatsEveryWeeks, until, capacity,
+  and dates: every run), unless waitlist; NOT_FOUND (no such session or
+  client); BAD_USER_INPUT (a one-off, until before from, from before today, no
+  membership, already holding a place in it); FORBIDDEN.
+  """
+  createStandingBooking(
+    "The standing place."
+    input: CreateStandingBookingInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Changes a standing place's dates or waitlist, proved again like a new one. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT, CAPACITY_FULL."
+  updateStandingBooking(
+    "The standing booking's id."
+    id: ID!
+    "The changes."
+    input: UpdateStandingBookingInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Ends a standing place: it holds no date from from on (a place that has not started by then goes). OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (from before today)."
+  endStandingBooking(
+    "The standing booking's id."
+    id: ID!
+    "The first original date the place no longer holds: today or later."
+    from: Date!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Gives up a standing place on one date (the session's original date); within 12 hours of the start it is late and counts on the plan. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (a date the place does not cover, no session then, started)."
+  skipStandingDate(
+    "The standing booking's id."
+    id: ID!
+    "The session's original date."
+    date: Date!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
 }
 `, BuiltIn: false},
 	{Name: "../schema/timetable.graphqls", Input: `# The rules and the computed days: series, entries and plans, one-offs, closures, day changes, sessions and clashes.
@@ -7298,6 +8975,8 @@ extend type Mutation {
     input: CreateSeriesInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SeriesPayload
   """
   Edits a series without rewriting the weeks that already happened. An edit of its sessions (anchor, end, cycle, entries) from a week after its
@@ -7320,6 +8999,8 @@ extend type Mutation {
     carryChanges: Boolean
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SeriesPayload
   "Removes a series with its entries and plans. Owner or manager. IN_USE while clients are subscribed, NOT_FOUND."
   deleteSeries(
@@ -7340,6 +9021,8 @@ extend type Mutation {
     copyEntries: Boolean
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SeriesPayload
   "A plan of an existing series. Owner or manager. BAD_USER_INPUT for a bad field, NOT_FOUND for an unknown series."
   createPlan(
@@ -7379,6 +9062,8 @@ extend type Mutation {
     change: SessionChangeInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SessionPayload
   "Cancels one series session on its date. Name it by exactly one of sessionId and ref. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND."
   cancelSession(
@@ -7401,6 +9086,8 @@ extend type Mutation {
     ref: SessionRefInput
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): SessionPayload
   "A one-off session. Owner, manager or front desk. BAD_USER_INPUT for a bad field, NOT_FOUND for an unknown class, room or client, CLASH."
   createOneOff(
@@ -7408,6 +9095,8 @@ extend type Mutation {
     input: CreateOneOffInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): OneOffPayload
   "Changes a one-off. Owner, manager or front desk. BAD_USER_INPUT, NOT_FOUND, CLASH."
   updateOneOff(
@@ -7417,6 +9106,8 @@ extend type Mutation {
     input: UpdateOneOffInput!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): OneOffPayload
   "Cancels a one-off; it stays on the timetable, marked cancelled. Owner, manager or front desk. NOT_FOUND."
   cancelOneOff(
@@ -7449,6 +9140,8 @@ extend type Mutation {
     id: ID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
+    "True: save even if the write puts a staff member into a session they are away for or outside their hours (the sessions then need cover); left out, such a write is refused with STAFF_UNAVAILABLE, a dry run too. Only sessions the write adds count."
+    allowNeedsCover: Boolean
   ): DeletePayload
 }
 `, BuiltIn: false},
@@ -7708,6 +9401,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_Absence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_Absence_staff(ctx, field)
+	case "reason":
+		return ec.fieldContext_Absence_reason(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_Absence_timeOff(ctx, field)
+	case "hoursFrom":
+		return ec.fieldContext_Absence_hoursFrom(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Absence", field.Name)
+}
+
 func (ec *executionContext) childFields_Activity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7786,6 +9493,20 @@ func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, 
 		return ec.fieldContext_AppPasswordPayload_password(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AppPasswordPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_AssignCoverPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_AssignCoverPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_AssignCoverPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_AssignCoverPayload_clashes(ctx, field)
+	case "sessions":
+		return ec.fieldContext_AssignCoverPayload_sessions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AssignCoverPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_AvailabilityWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8198,6 +9919,80 @@ func (ec *executionContext) childFields_ClosurePayload(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type ClosurePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_CoverAssignment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sessionId":
+		return ec.fieldContext_CoverAssignment_sessionId(ctx, field)
+	case "staffId":
+		return ec.fieldContext_CoverAssignment_staffId(ctx, field)
+	case "replaces":
+		return ec.fieldContext_CoverAssignment_replaces(ctx, field)
+	case "session":
+		return ec.fieldContext_CoverAssignment_session(ctx, field)
+	case "staff":
+		return ec.fieldContext_CoverAssignment_staff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverAssignment", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverExclusion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_CoverExclusion_staff(ctx, field)
+	case "reason":
+		return ec.fieldContext_CoverExclusion_reason(ctx, field)
+	case "session":
+		return ec.fieldContext_CoverExclusion_session(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_CoverExclusion_timeOff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverExclusion", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_CoverOption_staff(ctx, field)
+	case "reasons":
+		return ec.fieldContext_CoverOption_reasons(ctx, field)
+	case "weekMinutes":
+		return ec.fieldContext_CoverOption_weekMinutes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverOption", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverOptions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "options":
+		return ec.fieldContext_CoverOptions_options(ctx, field)
+	case "excluded":
+		return ec.fieldContext_CoverOptions_excluded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverOptions", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverPlan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assignments":
+		return ec.fieldContext_CoverPlan_assignments(ctx, field)
+	case "open":
+		return ec.fieldContext_CoverPlan_open(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverPlan", field.Name)
+}
+
+func (ec *executionContext) childFields_DateRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "firstDate":
+		return ec.fieldContext_DateRun_firstDate(ctx, field)
+	case "repeatsEveryWeeks":
+		return ec.fieldContext_DateRun_repeatsEveryWeeks(ctx, field)
+	case "until":
+		return ec.fieldContext_DateRun_until(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DateRun", field.Name)
+}
+
 func (ec *executionContext) childFields_Day(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "date":
@@ -8234,6 +10029,18 @@ func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field g
 		return ec.fieldContext_FeedPayload_url(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeedPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_HoursSpan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "weekday":
+		return ec.fieldContext_HoursSpan_weekday(ctx, field)
+	case "start":
+		return ec.fieldContext_HoursSpan_start(ctx, field)
+	case "end":
+		return ec.fieldContext_HoursSpan_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HoursSpan", field.Name)
 }
 
 func (ec *executionContext) childFields_Locale(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8646,6 +10453,12 @@ func (ec *executionContext) childFields_Session(ctx context.Context, field graph
 		return ec.fieldContext_Session_waitlist(ctx, field)
 	case "bookings":
 		return ec.fieldContext_Session_bookings(ctx, field)
+	case "needsCover":
+		return ec.fieldContext_Session_needsCover(ctx, field)
+	case "standing":
+		return ec.fieldContext_Session_standing(ctx, field)
+	case "standingWaitlist":
+		return ec.fieldContext_Session_standingWaitlist(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Session", field.Name)
 }
@@ -8702,6 +10515,10 @@ func (ec *executionContext) childFields_Staff(ctx context.Context, field graphql
 		return ec.fieldContext_Staff_name(ctx, field)
 	case "feedUrl":
 		return ec.fieldContext_Staff_feedUrl(ctx, field)
+	case "workingHours":
+		return ec.fieldContext_Staff_workingHours(ctx, field)
+	case "qualifications":
+		return ec.fieldContext_Staff_qualifications(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Staff", field.Name)
 }
@@ -8718,6 +10535,128 @@ func (ec *executionContext) childFields_StaffPayload(ctx context.Context, field 
 		return ec.fieldContext_StaffPayload_staff(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StaffPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBooking(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_StandingBooking_id(ctx, field)
+	case "client":
+		return ec.fieldContext_StandingBooking_client(ctx, field)
+	case "classTime":
+		return ec.fieldContext_StandingBooking_classTime(ctx, field)
+	case "class":
+		return ec.fieldContext_StandingBooking_class(ctx, field)
+	case "from":
+		return ec.fieldContext_StandingBooking_from(ctx, field)
+	case "until":
+		return ec.fieldContext_StandingBooking_until(ctx, field)
+	case "waitlist":
+		return ec.fieldContext_StandingBooking_waitlist(ctx, field)
+	case "skipped":
+		return ec.fieldContext_StandingBooking_skipped(ctx, field)
+	case "dates":
+		return ec.fieldContext_StandingBooking_dates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBooking", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_StandingBookingConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_StandingBookingConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_StandingBookingConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_StandingBookingConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_StandingBookingEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_StandingBookingEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingBookingPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_StandingBookingPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+	case "standingBooking":
+		return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
+	case "waitingDates":
+		return ec.fieldContext_StandingBookingPayload_waitingDates(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingBookingPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingDate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "session":
+		return ec.fieldContext_StandingDate_session(ctx, field)
+	case "status":
+		return ec.fieldContext_StandingDate_status(ctx, field)
+	case "position":
+		return ec.fieldContext_StandingDate_position(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingDate", field.Name)
+}
+
+func (ec *executionContext) childFields_StandingSkip(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_StandingSkip_date(ctx, field)
+	case "late":
+		return ec.fieldContext_StandingSkip_late(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StandingSkip", field.Name)
+}
+
+func (ec *executionContext) childFields_TimeOff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TimeOff_id(ctx, field)
+	case "staff":
+		return ec.fieldContext_TimeOff_staff(ctx, field)
+	case "from":
+		return ec.fieldContext_TimeOff_from(ctx, field)
+	case "to":
+		return ec.fieldContext_TimeOff_to(ctx, field)
+	case "fromTime":
+		return ec.fieldContext_TimeOff_fromTime(ctx, field)
+	case "toTime":
+		return ec.fieldContext_TimeOff_toTime(ctx, field)
+	case "reason":
+		return ec.fieldContext_TimeOff_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeOff", field.Name)
+}
+
+func (ec *executionContext) childFields_TimeOffPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_TimeOffPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_TimeOffPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_TimeOffPayload_clashes(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_TimeOffPayload_timeOff(ctx, field)
+	case "needsCover":
+		return ec.fieldContext_TimeOffPayload_needsCover(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TimeOffPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_TimelineStretch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8786,6 +10725,30 @@ func (ec *executionContext) childFields_TokenPayload(ctx context.Context, field 
 		return ec.fieldContext_TokenPayload_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TokenPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Uncovered(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_Uncovered_staff(ctx, field)
+	case "reason":
+		return ec.fieldContext_Uncovered_reason(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_Uncovered_timeOff(ctx, field)
+	case "hoursFrom":
+		return ec.fieldContext_Uncovered_hoursFrom(ctx, field)
+	case "firstDate":
+		return ec.fieldContext_Uncovered_firstDate(ctx, field)
+	case "repeatsEveryWeeks":
+		return ec.fieldContext_Uncovered_repeatsEveryWeeks(ctx, field)
+	case "until":
+		return ec.fieldContext_Uncovered_until(ctx, field)
+	case "session":
+		return ec.fieldContext_Uncovered_session(ctx, field)
+	case "message":
+		return ec.fieldContext_Uncovered_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Uncovered", field.Name)
 }
 
 func (ec *executionContext) childFields_Vocabulary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8964,6 +10927,36 @@ func (ec *executionContext) childFields_Word(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Word", field.Name)
 }
 
+func (ec *executionContext) childFields_WorkingHours(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WorkingHours_id(ctx, field)
+	case "staff":
+		return ec.fieldContext_WorkingHours_staff(ctx, field)
+	case "from":
+		return ec.fieldContext_WorkingHours_from(ctx, field)
+	case "spans":
+		return ec.fieldContext_WorkingHours_spans(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingHours", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkingHoursPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_WorkingHoursPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_WorkingHoursPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_WorkingHoursPayload_clashes(ctx, field)
+	case "workingHours":
+		return ec.fieldContext_WorkingHoursPayload_workingHours(ctx, field)
+	case "needsCover":
+		return ec.fieldContext_WorkingHoursPayload_needsCover(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkingHoursPayload", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -9079,6 +11072,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Mutation_assignCover_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) ([]model.AssignCoverInput, error) {
+			return ec.unmarshalNAssignCoverInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -9319,6 +11334,14 @@ func (ec *executionContext) field_Mutation_changeSession_args(ctx context.Contex
 		return nil, err
 	}
 	args["dryRun"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg4
 	return args, nil
 }
 
@@ -9445,6 +11468,14 @@ func (ec *executionContext) field_Mutation_createClassTime_args(ctx context.Cont
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9467,6 +11498,14 @@ func (ec *executionContext) field_Mutation_createClass_args(ctx context.Context,
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9555,6 +11594,14 @@ func (ec *executionContext) field_Mutation_createOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9621,6 +11668,14 @@ func (ec *executionContext) field_Mutation_createSeries_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -9646,12 +11701,56 @@ func (ec *executionContext) field_Mutation_createStaff_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateStandingBookingInput, error) {
+			return ec.unmarshalNCreateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStandingBookingInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateMembershipInput, error) {
 			return ec.unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createTimeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateTimeOffInput, error) {
+			return ec.unmarshalNCreateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTimeOffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9873,6 +11972,14 @@ func (ec *executionContext) field_Mutation_deleteClosure_args(ctx context.Contex
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg2
 	return args, nil
 }
 
@@ -10030,6 +12137,28 @@ func (ec *executionContext) field_Mutation_deleteSubscription_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteTimeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteWebhookEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10049,6 +12178,58 @@ func (ec *executionContext) field_Mutation_deleteWebhookEndpoint_args(ctx contex
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteWorkingHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_endStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
 	return args, nil
 }
 
@@ -10223,6 +12404,14 @@ func (ec *executionContext) field_Mutation_replaceSeriesFrom_args(ctx context.Co
 		return nil, err
 	}
 	args["dryRun"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg5
 	return args, nil
 }
 
@@ -10283,6 +12472,14 @@ func (ec *executionContext) field_Mutation_restoreSession_args(ctx context.Conte
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10385,6 +12582,80 @@ func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.
 		return nil, err
 	}
 	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setQualifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetQualificationsInput, error) {
+			return ec.unmarshalNSetQualificationsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetQualificationsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setWorkingHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetWorkingHoursInput, error) {
+			return ec.unmarshalNSetWorkingHoursInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetWorkingHoursInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_skipStandingDate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "date",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["date"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
 	return args, nil
 }
 
@@ -10497,6 +12768,14 @@ func (ec *executionContext) field_Mutation_updateClassTime_args(ctx context.Cont
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10527,6 +12806,14 @@ func (ec *executionContext) field_Mutation_updateClass_args(ctx context.Context,
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10617,6 +12904,14 @@ func (ec *executionContext) field_Mutation_updateOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg3
 	return args, nil
 }
 
@@ -10723,6 +13018,14 @@ func (ec *executionContext) field_Mutation_updateSeries_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "allowNeedsCover",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["allowNeedsCover"] = arg5
 	return args, nil
 }
 
@@ -10756,6 +13059,36 @@ func (ec *executionContext) field_Mutation_updateStaff_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateStandingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateStandingBookingInput, error) {
+			return ec.unmarshalNUpdateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStandingBookingInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10770,6 +13103,36 @@ func (ec *executionContext) field_Mutation_updateSubscription_args(ctx context.C
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
 			return ec.unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateTimeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateTimeOffInput, error) {
+			return ec.unmarshalNUpdateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateTimeOffInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11114,6 +13477,34 @@ func (ec *executionContext) field_Query_closure_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_coverOptions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (model.SessionID, error) {
+			return ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_coverPlan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "timeOffId",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeOffId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_day_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11376,6 +13767,28 @@ func (ec *executionContext) field_Query_session_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_sessionsNeedingCover_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_sessions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11436,6 +13849,50 @@ func (ec *executionContext) field_Query_staffMember_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_standingBooking_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_standingBookings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clientId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_subscription_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11485,6 +13942,50 @@ func (ec *executionContext) field_Query_subscriptions_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_timeOff_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_timeOffs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "staffId",
+		func(ctx context.Context, v any) (*int64, error) {
+			return ec.unmarshalOID2ᚖint64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["staffId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
 	return args, nil
 }
 
@@ -11620,6 +14121,42 @@ func (ec *executionContext) field_Query_webhookEndpoints_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_workingHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_StandingBooking_dates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*engine.Date, error) {
+			return ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11693,6 +14230,116 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Absence_staff(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Absence().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Absence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Absence_reason(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.AbsenceReason) graphql.Marshaler {
+			return ec.marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Absence", field, false, false, "AbsenceReason")
+}
+
+func (ec *executionContext) _Absence_timeOff(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Absence().TimeOff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Absence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Absence_hoursFrom(ctx context.Context, field graphql.CollectedField, obj *engine.Absence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Absence_hoursFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Absence().HoursFrom(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Absence_hoursFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Absence", field, true, true, "Date")
+}
 
 func (ec *executionContext) _Activity_id(ctx context.Context, field graphql.CollectedField, obj *model.Activity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -12279,6 +14926,116 @@ func (ec *executionContext) _AppPasswordPayload_password(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_AppPasswordPayload_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _AssignCoverPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssignCoverPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _AssignCoverPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssignCoverPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AssignCoverPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignCoverPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssignCoverPayload_sessions(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignCoverPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AvailabilityWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityWindow) (ret graphql.Marshaler) {
@@ -15691,6 +18448,533 @@ func (ec *executionContext) fieldContext_ClosurePayload_closure(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _CoverAssignment_sessionId(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().SessionID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionID) graphql.Marshaler {
+			return ec.marshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverAssignment", field, true, true, "SessionID")
+}
+
+func (ec *executionContext) _CoverAssignment_staffId(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_staffId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StaffID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_staffId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverAssignment", field, false, false, "ID")
+}
+
+func (ec *executionContext) _CoverAssignment_replaces(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_replaces(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().Replaces(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_replaces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverAssignment", field, true, true, "ID")
+}
+
+func (ec *executionContext) _CoverAssignment_session(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverAssignment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverAssignment_staff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverAssignment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverExclusion_staff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverExclusion().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverExclusion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverExclusion_reason(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.ExclusionReason) graphql.Marshaler {
+			return ec.marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverExclusion", field, false, false, "ExclusionReason")
+}
+
+func (ec *executionContext) _CoverExclusion_session(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverExclusion().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverExclusion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverExclusion_timeOff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverExclusion().TimeOff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverExclusion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverOption_staff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOption_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverOption().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOption_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverOption",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverOption_reasons(ctx context.Context, field graphql.CollectedField, obj *engine.CoverOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOption_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverReason) graphql.Marshaler {
+			return ec.marshalNCoverReason2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReasonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOption_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverOption", field, false, false, "CoverReason")
+}
+
+func (ec *executionContext) _CoverOption_weekMinutes(ctx context.Context, field graphql.CollectedField, obj *engine.CoverOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOption_weekMinutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeekMinutes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOption_weekMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverOption", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CoverOptions_options(ctx context.Context, field graphql.CollectedField, obj *model.CoverOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOptions_options(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Options, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverOption) graphql.Marshaler {
+			return ec.marshalNCoverOption2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOptions_options(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverOptions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverOptions_excluded(ctx context.Context, field graphql.CollectedField, obj *model.CoverOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOptions_excluded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Excluded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverExclusion) graphql.Marshaler {
+			return ec.marshalNCoverExclusion2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOptions_excluded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverOptions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverExclusion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverPlan_assignments(ctx context.Context, field graphql.CollectedField, obj *model.CoverPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverPlan_assignments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverAssignment) graphql.Marshaler {
+			return ec.marshalNCoverAssignment2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverPlan_assignments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverPlan",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverAssignment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverPlan_open(ctx context.Context, field graphql.CollectedField, obj *model.CoverPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverPlan_open(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Open, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverPlan_open(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverPlan",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DateRun_firstDate(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_firstDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_firstDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Date")
+}
+
+func (ec *executionContext) _DateRun_repeatsEveryWeeks(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_repeatsEveryWeeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RepeatsEveryWeeks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_repeatsEveryWeeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DateRun_until(ctx context.Context, field graphql.CollectedField, obj *model.DateRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DateRun_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Until, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DateRun_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DateRun", field, false, false, "Date")
+}
+
 func (ec *executionContext) _Day_date(ctx context.Context, field graphql.CollectedField, obj *model.Day) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15946,6 +19230,75 @@ func (ec *executionContext) _FeedPayload_url(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_FeedPayload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeedPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _HoursSpan_weekday(ctx context.Context, field graphql.CollectedField, obj *engine.HoursSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoursSpan_weekday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weekday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2timeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoursSpan_weekday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _HoursSpan_start(ctx context.Context, field graphql.CollectedField, obj *engine.HoursSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoursSpan_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoursSpan_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _HoursSpan_end(ctx context.Context, field graphql.CollectedField, obj *engine.HoursSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HoursSpan_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HoursSpan_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "LocalTime")
 }
 
 func (ec *executionContext) _Live_scheduleChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -16901,6 +20254,314 @@ func (ec *executionContext) fieldContext_Mutation_revokeAppPassword(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_revokeAppPassword_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createTimeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createTimeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateTimeOff(ctx, fc.Args["input"].(model.CreateTimeOffInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TimeOffPayload) graphql.Marshaler {
+			return ec.marshalOTimeOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimeOffPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createTimeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOffPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createTimeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateTimeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateTimeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateTimeOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateTimeOffInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TimeOffPayload) graphql.Marshaler {
+			return ec.marshalOTimeOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimeOffPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateTimeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOffPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateTimeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteTimeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteTimeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteTimeOff(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteTimeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteTimeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setWorkingHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setWorkingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetWorkingHours(ctx, fc.Args["input"].(model.SetWorkingHoursInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkingHoursPayload) graphql.Marshaler {
+			return ec.marshalOWorkingHoursPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWorkingHoursPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setWorkingHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHoursPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setWorkingHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteWorkingHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteWorkingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteWorkingHours(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteWorkingHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteWorkingHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setQualifications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setQualifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetQualifications(ctx, fc.Args["input"].(model.SetQualificationsInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {
+			return ec.marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setQualifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StaffPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setQualifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_assignCover(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_assignCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AssignCover(ctx, fc.Args["input"].([]model.AssignCoverInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AssignCoverPayload) graphql.Marshaler {
+			return ec.marshalOAssignCoverPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_assignCover(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AssignCoverPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_assignCover_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18193,7 +21854,7 @@ func (ec *executionContext) _Mutation_createClass(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClass(ctx, fc.Args["input"].(model.CreateClassInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClass(ctx, fc.Args["input"].(model.CreateClassInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
@@ -18237,7 +21898,7 @@ func (ec *executionContext) _Mutation_updateClass(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClass(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateClass(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassPayload) graphql.Marshaler {
@@ -18325,7 +21986,7 @@ func (ec *executionContext) _Mutation_createClassTime(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateClassTime(ctx, fc.Args["input"].(model.CreateClassTimeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateClassTime(ctx, fc.Args["input"].(model.CreateClassTimeInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
@@ -18369,7 +22030,7 @@ func (ec *executionContext) _Mutation_updateClassTime(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateClassTime(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassTimeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateClassTime(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateClassTimeInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClassTimePayload) graphql.Marshaler {
@@ -18447,6 +22108,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteClassTime(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateStandingBooking(ctx, fc.Args["input"].(model.CreateStandingBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateStandingBooking(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateStandingBookingInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_endStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_endStandingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().EndStandingBooking(ctx, fc.Args["id"].(int64), fc.Args["from"].(engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_endStandingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_endStandingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_skipStandingDate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_skipStandingDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SkipStandingDate(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_skipStandingDate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_skipStandingDate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createSeries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18457,7 +22294,7 @@ func (ec *executionContext) _Mutation_createSeries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateSeries(ctx, fc.Args["input"].(model.CreateSeriesInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateSeries(ctx, fc.Args["input"].(model.CreateSeriesInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
@@ -18501,7 +22338,7 @@ func (ec *executionContext) _Mutation_updateSeries(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSeriesInput), fc.Args["from"].(*engine.Date), fc.Args["carryChanges"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateSeries(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateSeriesInput), fc.Args["from"].(*engine.Date), fc.Args["carryChanges"].(*bool), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
@@ -18589,7 +22426,7 @@ func (ec *executionContext) _Mutation_replaceSeriesFrom(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ReplaceSeriesFrom(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["name"].(*string), fc.Args["copyEntries"].(*bool), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().ReplaceSeriesFrom(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["name"].(*string), fc.Args["copyEntries"].(*bool), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SeriesPayload) graphql.Marshaler {
@@ -18765,7 +22602,7 @@ func (ec *executionContext) _Mutation_changeSession(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().ChangeSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["change"].(model.SessionChangeInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -18853,7 +22690,7 @@ func (ec *executionContext) _Mutation_restoreSession(ctx context.Context, field 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().RestoreSession(ctx, fc.Args["sessionId"].(*model.SessionID), fc.Args["ref"].(*model.SessionRefInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionPayload) graphql.Marshaler {
@@ -18897,7 +22734,7 @@ func (ec *executionContext) _Mutation_createOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateOneOff(ctx, fc.Args["input"].(model.CreateOneOffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().CreateOneOff(ctx, fc.Args["input"].(model.CreateOneOffInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
@@ -18941,7 +22778,7 @@ func (ec *executionContext) _Mutation_updateOneOff(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpdateOneOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateOneOffInput), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().UpdateOneOff(ctx, fc.Args["id"].(int64), fc.Args["input"].(model.UpdateOneOffInput), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.OneOffPayload) graphql.Marshaler {
@@ -19117,7 +22954,7 @@ func (ec *executionContext) _Mutation_deleteClosure(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteClosure(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+			return ec.Resolvers.Mutation().DeleteClosure(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool), fc.Args["allowNeedsCover"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
@@ -20601,6 +24438,302 @@ func (ec *executionContext) fieldContext_Query_appPassword(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_timeOff(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TimeOff(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_timeOff(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeOff_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_timeOffs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_timeOffs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TimeOffs(ctx, fc.Args["staffId"].(*int64), fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOffᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_timeOffs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeOffs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_workingHours(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().WorkingHours(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+			return ec.marshalOWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_workingHours(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_workingHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_sessionsNeedingCover(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sessionsNeedingCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SessionsNeedingCover(ctx, fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sessionsNeedingCover(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_sessionsNeedingCover_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_uncovered(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_uncovered(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Uncovered(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+			return ec.marshalOUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_uncovered(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Uncovered(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_coverOptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_coverOptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CoverOptions(ctx, fc.Args["sessionId"].(model.SessionID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CoverOptions) graphql.Marshaler {
+			return ec.marshalOCoverOptions2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverOptions(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_coverOptions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverOptions(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_coverOptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_coverPlan(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_coverPlan(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CoverPlan(ctx, fc.Args["timeOffId"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CoverPlan) graphql.Marshaler {
+			return ec.marshalOCoverPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverPlan(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_coverPlan(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverPlan(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_coverPlan_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_clients(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21626,6 +25759,94 @@ func (ec *executionContext) fieldContext_Query_classTime(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_classTime_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_standingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_standingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StandingBooking(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalOStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_standingBooking(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_standingBooking_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_standingBookings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_standingBookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StandingBookings(ctx, fc.Args["clientId"].(*int64), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingConnection) graphql.Marshaler {
+			return ec.marshalOStandingBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_standingBookings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_standingBookings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24449,6 +28670,102 @@ func (ec *executionContext) fieldContext_Session_bookings(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Session_needsCover(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_needsCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().NeedsCover(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Absence) graphql.Marshaler {
+			return ec.marshalOAbsence2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Session_needsCover(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Absence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Session_standing(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_standing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().Standing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_standing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Session_standingWaitlist(ctx context.Context, field graphql.CollectedField, obj *model.Session) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Session_standingWaitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Session().StandingWaitlist(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Session_standingWaitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Session",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SessionOrigin_date(ctx context.Context, field graphql.CollectedField, obj *engine.Origin) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24880,6 +29197,70 @@ func (ec *executionContext) fieldContext_Staff_feedUrl(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Staff", field, true, true, "String")
 }
 
+func (ec *executionContext) _Staff_workingHours(ctx context.Context, field graphql.CollectedField, obj *engine.Staff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Staff_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Staff().WorkingHours(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.WorkingHours) graphql.Marshaler {
+			return ec.marshalNWorkingHours2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHoursᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Staff_workingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Staff",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Staff_qualifications(ctx context.Context, field graphql.CollectedField, obj *engine.Staff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Staff_qualifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Staff().Qualifications(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Activity) graphql.Marshaler {
+			return ec.marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Staff_qualifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Staff",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Activity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StaffPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.StaffPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24985,6 +29366,1022 @@ func (ec *executionContext) fieldContext_StaffPayload_staff(_ context.Context, f
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_id(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "ID")
+}
+
+func (ec *executionContext) _StandingBooking_client(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_client(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Client(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Client) graphql.Marshaler {
+			return ec.marshalNClient2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClient(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_client(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Client(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_classTime(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_classTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().ClassTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.ClassTime) graphql.Marshaler {
+			return ec.marshalNClassTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClassTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_classTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClassTime(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_class(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_class(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Class(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐClass(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_class(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Class(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_from(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "Date")
+}
+
+func (ec *executionContext) _StandingBooking_until(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Until(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, true, true, "Date")
+}
+
+func (ec *executionContext) _StandingBooking_waitlist(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBooking", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _StandingBooking_skipped(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_skipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBooking().Skipped(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.StandingSkip) graphql.Marshaler {
+			return ec.marshalNStandingSkip2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkipᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingSkip(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBooking_dates(ctx context.Context, field graphql.CollectedField, obj *engine.Standing) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBooking_dates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.StandingBooking().Dates(ctx, obj, fc.Args["from"].(*engine.Date), fc.Args["to"].(*engine.Date))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StandingDate) graphql.Marshaler {
+			return ec.marshalNStandingDate2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDateᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBooking_dates(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBooking",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingDate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_StandingBooking_dates_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StandingBookingEdge) graphql.Marshaler {
+			return ec.marshalNStandingBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingBookingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _StandingBookingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _StandingBookingPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingBookingPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingBookingPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_standingBooking(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StandingBooking, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_standingBooking(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_waitingDates(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_waitingDates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WaitingDates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.DateRun) graphql.Marshaler {
+			return ec.marshalNDateRun2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_waitingDates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DateRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingDate_session(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Session, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingDate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingDate_status(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StandingStatus) graphql.Marshaler {
+			return ec.marshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingDate", field, false, false, "StandingStatus")
+}
+
+func (ec *executionContext) _StandingDate_position(ctx context.Context, field graphql.CollectedField, obj *model.StandingDate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingDate_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StandingDate_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingDate", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StandingSkip_date(ctx context.Context, field graphql.CollectedField, obj *engine.StandingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingSkip_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingSkip_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingSkip", field, false, false, "Date")
+}
+
+func (ec *executionContext) _StandingSkip_late(ctx context.Context, field graphql.CollectedField, obj *engine.StandingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingSkip_late(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Late, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingSkip_late(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StandingSkip", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TimeOff_id(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TimeOff_staff(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOff",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOff_from(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, false, false, "Date")
+}
+
+func (ec *executionContext) _TimeOff_to(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, false, false, "Date")
+}
+
+func (ec *executionContext) _TimeOff_fromTime(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_fromTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().FromTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.LocalTime) graphql.Marshaler {
+			return ec.marshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_fromTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, true, true, "LocalTime")
+}
+
+func (ec *executionContext) _TimeOff_toTime(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_toTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().ToTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.LocalTime) graphql.Marshaler {
+			return ec.marshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_toTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, true, true, "LocalTime")
+}
+
+func (ec *executionContext) _TimeOff_reason(ctx context.Context, field graphql.CollectedField, obj *engine.TimeOff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOff_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOff().Reason(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOff_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOff", field, true, true, "String")
+}
+
+func (ec *executionContext) _TimeOffPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOffPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TimeOffPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TimeOffPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TimeOffPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOffPayload_timeOff(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeOff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalNTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOffPayload_needsCover(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_needsCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NeedsCover, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+			return ec.marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_needsCover(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Uncovered(ctx, field)
 		},
 	}
 	return fc, nil
@@ -25479,6 +30876,240 @@ func (ec *executionContext) _TokenPayload_secret(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_TokenPayload_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TokenPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _Uncovered_staff(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Uncovered",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Uncovered_reason(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.AbsenceReason) graphql.Marshaler {
+			return ec.marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, false, false, "AbsenceReason")
+}
+
+func (ec *executionContext) _Uncovered_timeOff(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().TimeOff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Uncovered",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Uncovered_hoursFrom(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_hoursFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().HoursFrom(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_hoursFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Uncovered_firstDate(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_firstDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().FirstDate(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_firstDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Uncovered_repeatsEveryWeeks(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_repeatsEveryWeeks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().RepeatsEveryWeeks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_repeatsEveryWeeks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Uncovered_until(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Until(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "Date")
+}
+
+func (ec *executionContext) _Uncovered_session(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Uncovered",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Uncovered_message(ctx context.Context, field graphql.CollectedField, obj *engine.Uncovered) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Uncovered_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Uncovered().Message(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Uncovered_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "String")
 }
 
 func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
@@ -26908,6 +32539,258 @@ func (ec *executionContext) fieldContext_Word_forms(_ context.Context, field gra
 	return fc, nil
 }
 
+func (ec *executionContext) _WorkingHours_id(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHours", field, false, false, "ID")
+}
+
+func (ec *executionContext) _WorkingHours_staff(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkingHours().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHours_from(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.Date) graphql.Marshaler {
+			return ec.marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHours", field, false, false, "Date")
+}
+
+func (ec *executionContext) _WorkingHours_spans(ctx context.Context, field graphql.CollectedField, obj *engine.WorkingHours) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHours_spans(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Spans, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.HoursSpan) graphql.Marshaler {
+			return ec.marshalNHoursSpan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpanᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHours_spans(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHours",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HoursSpan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHoursPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _WorkingHoursPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WorkingHoursPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _WorkingHoursPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_workingHours(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_workingHours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkingHours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+			return ec.marshalNWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_workingHours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_needsCover(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_needsCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NeedsCover, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+			return ec.marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_needsCover(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Uncovered(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27981,6 +33864,62 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAssignCoverInput(ctx context.Context, obj any) (model.AssignCoverInput, error) {
+	var it model.AssignCoverInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sessionId", "staffId", "replaces"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "replaces":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replaces"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replaces = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAssignCoverInput unmarshals raw into the AssignCoverInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAssignCoverInput(ctx context.Context, raw any) (model.AssignCoverInput, error) {
+	var out model.AssignCoverInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AssignCoverInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBookRoomInput(ctx context.Context, obj any) (model.BookRoomInput, error) {
 	var it model.BookRoomInput
 	if obj == nil {
@@ -29010,6 +34949,76 @@ func UnmarshalCreateStaffInput(ctx context.Context, raw any) (model.CreateStaffI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCreateStandingBookingInput(ctx context.Context, obj any) (model.CreateStandingBookingInput, error) {
+	var it model.CreateStandingBookingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clientId", "sessionId", "from", "until", "waitlist"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clientId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clientId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClientID = data
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = data
+		case "waitlist":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitlist"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Waitlist = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateStandingBookingInput unmarshals raw into the CreateStandingBookingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateStandingBookingInput(ctx context.Context, raw any) (model.CreateStandingBookingInput, error) {
+	var out model.CreateStandingBookingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateStandingBookingInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Context, obj any) (model.CreateMembershipInput, error) {
 	var it model.CreateMembershipInput
 	if obj == nil {
@@ -29077,6 +35086,83 @@ func (ec *executionContext) unmarshalInputCreateSubscriptionInput(ctx context.Co
 func UnmarshalCreateSubscriptionInput(ctx context.Context, raw any) (model.CreateMembershipInput, error) {
 	var out model.CreateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSubscriptionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateTimeOffInput(ctx context.Context, obj any) (model.CreateTimeOffInput, error) {
+	var it model.CreateTimeOffInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "from", "to", "fromTime", "toTime", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "fromTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromTime = data
+		case "toTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToTime = data
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateTimeOffInput unmarshals raw into the CreateTimeOffInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateTimeOffInput(ctx context.Context, raw any) (model.CreateTimeOffInput, error) {
+	var out model.CreateTimeOffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTimeOffInput", raw, &out)
 	return out, err
 }
 
@@ -29196,6 +35282,62 @@ func (ec *executionContext) unmarshalInputCreateWebhookEndpointInput(ctx context
 func UnmarshalCreateWebhookEndpointInput(ctx context.Context, raw any) (model.CreateWebhookEndpointInput, error) {
 	var out model.CreateWebhookEndpointInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateWebhookEndpointInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputHoursSpanInput(ctx context.Context, obj any) (model.HoursSpanInput, error) {
+	var it model.HoursSpanInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"weekday", "start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "weekday":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekday"))
+			data, err := ec.unmarshalNWeekday2timeᚐWeekday(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekday = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalHoursSpanInput unmarshals raw into the HoursSpanInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalHoursSpanInput(ctx context.Context, raw any) (model.HoursSpanInput, error) {
+	var out model.HoursSpanInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "HoursSpanInput", raw, &out)
 	return out, err
 }
 
@@ -29546,6 +35688,111 @@ func (ec *executionContext) unmarshalInputSessionRefInput(ctx context.Context, o
 func UnmarshalSessionRefInput(ctx context.Context, raw any) (model.SessionRefInput, error) {
 	var out model.SessionRefInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SessionRefInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSetQualificationsInput(ctx context.Context, obj any) (model.SetQualificationsInput, error) {
+	var it model.SetQualificationsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "activityIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "activityIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activityIds"))
+			data, err := ec.unmarshalNID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActivityIds = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetQualificationsInput unmarshals raw into the SetQualificationsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetQualificationsInput(ctx context.Context, raw any) (model.SetQualificationsInput, error) {
+	var out model.SetQualificationsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetQualificationsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSetWorkingHoursInput(ctx context.Context, obj any) (model.SetWorkingHoursInput, error) {
+	var it model.SetWorkingHoursInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "from", "spans"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "spans":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("spans"))
+			data, err := ec.unmarshalNHoursSpanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Spans = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetWorkingHoursInput unmarshals raw into the SetWorkingHoursInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetWorkingHoursInput(ctx context.Context, raw any) (model.SetWorkingHoursInput, error) {
+	var out model.SetWorkingHoursInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetWorkingHoursInput", raw, &out)
 	return out, err
 }
 
@@ -30417,6 +36664,62 @@ func UnmarshalUpdateStaffInput(ctx context.Context, raw any) (model.UpdateStaffI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateStandingBookingInput(ctx context.Context, obj any) (model.UpdateStandingBookingInput, error) {
+	var it model.UpdateStandingBookingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"from", "until", "waitlist"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = graphql.OmittableOf(data)
+		case "until":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("until"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Until = graphql.OmittableOf(data)
+		case "waitlist":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitlist"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Waitlist = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateStandingBookingInput unmarshals raw into the UpdateStandingBookingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateStandingBookingInput(ctx context.Context, raw any) (model.UpdateStandingBookingInput, error) {
+	var out model.UpdateStandingBookingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateStandingBookingInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Context, obj any) (model.UpdateMembershipInput, error) {
 	var it model.UpdateMembershipInput
 	if obj == nil {
@@ -30484,6 +36787,83 @@ func (ec *executionContext) unmarshalInputUpdateSubscriptionInput(ctx context.Co
 func UnmarshalUpdateSubscriptionInput(ctx context.Context, raw any) (model.UpdateMembershipInput, error) {
 	var out model.UpdateMembershipInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSubscriptionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateTimeOffInput(ctx context.Context, obj any) (model.UpdateTimeOffInput, error) {
+	var it model.UpdateTimeOffInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "from", "to", "fromTime", "toTime", "reason"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = graphql.OmittableOf(data)
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = graphql.OmittableOf(data)
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = graphql.OmittableOf(data)
+		case "fromTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromTime = graphql.OmittableOf(data)
+		case "toTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTime"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToTime = graphql.OmittableOf(data)
+		case "reason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reason = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateTimeOffInput unmarshals raw into the UpdateTimeOffInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateTimeOffInput(ctx context.Context, raw any) (model.UpdateTimeOffInput, error) {
+	var out model.UpdateTimeOffInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateTimeOffInput", raw, &out)
 	return out, err
 }
 
@@ -30558,6 +36938,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 	switch obj := (obj).(type) {
 	case nil:
 		return graphql.Null
+	case model.WorkingHoursPayload:
+		return ec._WorkingHoursPayload(ctx, sel, &obj)
+	case *model.WorkingHoursPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._WorkingHoursPayload(ctx, sel, obj)
 	case model.WebhookQueuedPayload:
 		return ec._WebhookQueuedPayload(ctx, sel, &obj)
 	case *model.WebhookQueuedPayload:
@@ -30579,6 +36966,20 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._TokenPayload(ctx, sel, obj)
+	case model.TimeOffPayload:
+		return ec._TimeOffPayload(ctx, sel, &obj)
+	case *model.TimeOffPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._TimeOffPayload(ctx, sel, obj)
+	case model.StandingBookingPayload:
+		return ec._StandingBookingPayload(ctx, sel, &obj)
+	case *model.StandingBookingPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StandingBookingPayload(ctx, sel, obj)
 	case model.StaffPayload:
 		return ec._StaffPayload(ctx, sel, &obj)
 	case *model.StaffPayload:
@@ -30705,6 +37106,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._BookingPayload(ctx, sel, obj)
+	case model.AssignCoverPayload:
+		return ec._AssignCoverPayload(ctx, sel, &obj)
+	case *model.AssignCoverPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AssignCoverPayload(ctx, sel, obj)
 	case model.AppPasswordPayload:
 		return ec._AppPasswordPayload(ctx, sel, &obj)
 	case *model.AppPasswordPayload:
@@ -30731,6 +37139,57 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var absenceImplementors = []string{"Absence"}
+
+func (ec *executionContext) _Absence(ctx context.Context, sel ast.SelectionSet, obj *engine.Absence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, absenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Absence")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Absence_staff(ctx, field, obj)
+				})
+		case "reason":
+			out.Values[i] = ec._Absence_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeOff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Absence_timeOff(ctx, field, obj)
+				})
+		case "hoursFrom":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Absence_hoursFrom(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var activityImplementors = []string{"Activity"}
 
@@ -30992,6 +37451,54 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 		case "password":
 			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var assignCoverPayloadImplementors = []string{"AssignCoverPayload", "Write"}
+
+func (ec *executionContext) _AssignCoverPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AssignCoverPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, assignCoverPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AssignCoverPayload")
+		case "dryRun":
+			out.Values[i] = ec._AssignCoverPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._AssignCoverPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._AssignCoverPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._AssignCoverPayload_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -32390,6 +38897,277 @@ func (ec *executionContext) _ClosurePayload(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var coverAssignmentImplementors = []string{"CoverAssignment"}
+
+func (ec *executionContext) _CoverAssignment(ctx context.Context, sel ast.SelectionSet, obj *engine.CoverAssignment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverAssignmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverAssignment")
+		case "sessionId":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_sessionId(ctx, field, obj)
+				})
+		case "staffId":
+			out.Values[i] = ec._CoverAssignment_staffId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "replaces":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_replaces(ctx, field, obj)
+				})
+		case "session":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_session(ctx, field, obj)
+				})
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_staff(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverExclusionImplementors = []string{"CoverExclusion"}
+
+func (ec *executionContext) _CoverExclusion(ctx context.Context, sel ast.SelectionSet, obj *engine.CoverExclusion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverExclusionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverExclusion")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverExclusion_staff(ctx, field, obj)
+				})
+		case "reason":
+			out.Values[i] = ec._CoverExclusion_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "session":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverExclusion_session(ctx, field, obj)
+				})
+		case "timeOff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverExclusion_timeOff(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverOptionImplementors = []string{"CoverOption"}
+
+func (ec *executionContext) _CoverOption(ctx context.Context, sel ast.SelectionSet, obj *engine.CoverOption) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverOptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverOption")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverOption_staff(ctx, field, obj)
+				})
+		case "reasons":
+			out.Values[i] = ec._CoverOption_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weekMinutes":
+			out.Values[i] = ec._CoverOption_weekMinutes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverOptionsImplementors = []string{"CoverOptions"}
+
+func (ec *executionContext) _CoverOptions(ctx context.Context, sel ast.SelectionSet, obj *model.CoverOptions) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverOptionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverOptions")
+		case "options":
+			out.Values[i] = ec._CoverOptions_options(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "excluded":
+			out.Values[i] = ec._CoverOptions_excluded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverPlanImplementors = []string{"CoverPlan"}
+
+func (ec *executionContext) _CoverPlan(ctx context.Context, sel ast.SelectionSet, obj *model.CoverPlan) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverPlanImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverPlan")
+		case "assignments":
+			out.Values[i] = ec._CoverPlan_assignments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "open":
+			out.Values[i] = ec._CoverPlan_open(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var dateRunImplementors = []string{"DateRun"}
+
+func (ec *executionContext) _DateRun(ctx context.Context, sel ast.SelectionSet, obj *model.DateRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dateRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DateRun")
+		case "firstDate":
+			out.Values[i] = ec._DateRun_firstDate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "repeatsEveryWeeks":
+			out.Values[i] = ec._DateRun_repeatsEveryWeeks(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "until":
+			out.Values[i] = ec._DateRun_until(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var dayImplementors = []string{"Day"}
 
 func (ec *executionContext) _Day(ctx context.Context, sel ast.SelectionSet, obj *model.Day) graphql.Marshaler {
@@ -32505,6 +39283,49 @@ func (ec *executionContext) _FeedPayload(ctx context.Context, sel ast.SelectionS
 		case "url":
 			out.Values[i] = ec._FeedPayload_url(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var hoursSpanImplementors = []string{"HoursSpan"}
+
+func (ec *executionContext) _HoursSpan(ctx context.Context, sel ast.SelectionSet, obj *engine.HoursSpan) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, hoursSpanImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HoursSpan")
+		case "weekday":
+			out.Values[i] = ec._HoursSpan_weekday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._HoursSpan_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._HoursSpan_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -32872,6 +39693,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createTimeOff":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createTimeOff(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateTimeOff":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateTimeOff(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteTimeOff":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteTimeOff(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "setWorkingHours":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setWorkingHours(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleteWorkingHours":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteWorkingHours(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "setQualifications":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setQualifications(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "assignCover":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_assignCover(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createClient":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createClient(ctx, field)
@@ -33113,6 +39983,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteClassTime":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteClassTime(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updateStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endStandingBooking":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_endStandingBooking(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "skipStandingDate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_skipStandingDate(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
@@ -33714,6 +40612,48 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_appPassword(ctx, field)
 				})
+		case "timeOff":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_timeOff(ctx, field)
+				})
+		case "timeOffs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_timeOffs(ctx, field)
+				})
+		case "workingHours":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_workingHours(ctx, field)
+				})
+		case "sessionsNeedingCover":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_sessionsNeedingCover(ctx, field)
+				})
+		case "uncovered":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_uncovered(ctx, field)
+				})
+		case "coverOptions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_coverOptions(ctx, field)
+				})
+		case "coverPlan":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_coverPlan(ctx, field)
+				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -33863,6 +40803,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_classTime(ctx, field)
+				})
+		case "standingBooking":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_standingBooking(ctx, field)
+				})
+		case "standingBookings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_standingBookings(ctx, field)
 				})
 		case "allSeries":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -34721,6 +41673,24 @@ func (ec *executionContext) _Session(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Session_bookings(ctx, field, obj)
 				})
+		case "needsCover":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_needsCover(ctx, field, obj)
+				})
+		case "standing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_standing(ctx, field, obj)
+				})
+		case "standingWaitlist":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Session_standingWaitlist(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34919,6 +41889,18 @@ func (ec *executionContext) _Staff(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Staff_feedUrl(ctx, field, obj)
 				})
+		case "workingHours":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Staff_workingHours(ctx, field, obj)
+				})
+		case "qualifications":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Staff_qualifications(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34964,6 +41946,425 @@ func (ec *executionContext) _StaffPayload(ctx context.Context, sel ast.Selection
 			}
 		case "staff":
 			out.Values[i] = ec._StaffPayload_staff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingImplementors = []string{"StandingBooking"}
+
+func (ec *executionContext) _StandingBooking(ctx context.Context, sel ast.SelectionSet, obj *engine.Standing) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBooking")
+		case "id":
+			out.Values[i] = ec._StandingBooking_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "client":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_client(ctx, field, obj)
+				})
+		case "classTime":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_classTime(ctx, field, obj)
+				})
+		case "class":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_class(ctx, field, obj)
+				})
+		case "from":
+			out.Values[i] = ec._StandingBooking_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "until":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_until(ctx, field, obj)
+				})
+		case "waitlist":
+			out.Values[i] = ec._StandingBooking_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "skipped":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_skipped(ctx, field, obj)
+				})
+		case "dates":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBooking_dates(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingConnectionImplementors = []string{"StandingBookingConnection"}
+
+func (ec *executionContext) _StandingBookingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingConnection")
+		case "edges":
+			out.Values[i] = ec._StandingBookingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._StandingBookingConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._StandingBookingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._StandingBookingConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingEdgeImplementors = []string{"StandingBookingEdge"}
+
+func (ec *executionContext) _StandingBookingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingEdge")
+		case "cursor":
+			out.Values[i] = ec._StandingBookingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._StandingBookingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingBookingPayloadImplementors = []string{"StandingBookingPayload", "Write"}
+
+func (ec *executionContext) _StandingBookingPayload(ctx context.Context, sel ast.SelectionSet, obj *model.StandingBookingPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingBookingPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingBookingPayload")
+		case "dryRun":
+			out.Values[i] = ec._StandingBookingPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._StandingBookingPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._StandingBookingPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "standingBooking":
+			out.Values[i] = ec._StandingBookingPayload_standingBooking(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waitingDates":
+			out.Values[i] = ec._StandingBookingPayload_waitingDates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingDateImplementors = []string{"StandingDate"}
+
+func (ec *executionContext) _StandingDate(ctx context.Context, sel ast.SelectionSet, obj *model.StandingDate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingDateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingDate")
+		case "session":
+			out.Values[i] = ec._StandingDate_session(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._StandingDate_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._StandingDate_position(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var standingSkipImplementors = []string{"StandingSkip"}
+
+func (ec *executionContext) _StandingSkip(ctx context.Context, sel ast.SelectionSet, obj *engine.StandingSkip) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, standingSkipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StandingSkip")
+		case "date":
+			out.Values[i] = ec._StandingSkip_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "late":
+			out.Values[i] = ec._StandingSkip_late(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var timeOffImplementors = []string{"TimeOff"}
+
+func (ec *executionContext) _TimeOff(ctx context.Context, sel ast.SelectionSet, obj *engine.TimeOff) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeOffImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeOff")
+		case "id":
+			out.Values[i] = ec._TimeOff_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_staff(ctx, field, obj)
+				})
+		case "from":
+			out.Values[i] = ec._TimeOff_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "to":
+			out.Values[i] = ec._TimeOff_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fromTime":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_fromTime(ctx, field, obj)
+				})
+		case "toTime":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_toTime(ctx, field, obj)
+				})
+		case "reason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOff_reason(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var timeOffPayloadImplementors = []string{"TimeOffPayload", "Write"}
+
+func (ec *executionContext) _TimeOffPayload(ctx context.Context, sel ast.SelectionSet, obj *model.TimeOffPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, timeOffPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TimeOffPayload")
+		case "dryRun":
+			out.Values[i] = ec._TimeOffPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._TimeOffPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._TimeOffPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeOff":
+			out.Values[i] = ec._TimeOffPayload_timeOff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "needsCover":
+			out.Values[i] = ec._TimeOffPayload_needsCover(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35202,6 +42603,87 @@ func (ec *executionContext) _TokenPayload(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var uncoveredImplementors = []string{"Uncovered"}
+
+func (ec *executionContext) _Uncovered(ctx context.Context, sel ast.SelectionSet, obj *engine.Uncovered) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uncoveredImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Uncovered")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_staff(ctx, field, obj)
+				})
+		case "reason":
+			out.Values[i] = ec._Uncovered_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeOff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_timeOff(ctx, field, obj)
+				})
+		case "hoursFrom":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_hoursFrom(ctx, field, obj)
+				})
+		case "firstDate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_firstDate(ctx, field, obj)
+				})
+		case "repeatsEveryWeeks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_repeatsEveryWeeks(ctx, field, obj)
+				})
+		case "until":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_until(ctx, field, obj)
+				})
+		case "session":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_session(ctx, field, obj)
+				})
+		case "message":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Uncovered_message(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35802,6 +43284,108 @@ func (ec *executionContext) _Word(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var workingHoursImplementors = []string{"WorkingHours"}
+
+func (ec *executionContext) _WorkingHours(ctx context.Context, sel ast.SelectionSet, obj *engine.WorkingHours) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingHours")
+		case "id":
+			out.Values[i] = ec._WorkingHours_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WorkingHours_staff(ctx, field, obj)
+				})
+		case "from":
+			out.Values[i] = ec._WorkingHours_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "spans":
+			out.Values[i] = ec._WorkingHours_spans(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var workingHoursPayloadImplementors = []string{"WorkingHoursPayload", "Write"}
+
+func (ec *executionContext) _WorkingHoursPayload(ctx context.Context, sel ast.SelectionSet, obj *model.WorkingHoursPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, workingHoursPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WorkingHoursPayload")
+		case "dryRun":
+			out.Values[i] = ec._WorkingHoursPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._WorkingHoursPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._WorkingHoursPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "workingHours":
+			out.Values[i] = ec._WorkingHoursPayload_workingHours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "needsCover":
+			out.Values[i] = ec._WorkingHoursPayload_needsCover(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -36164,8 +43748,54 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAbsence2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsence(ctx context.Context, sel ast.SelectionSet, v engine.Absence) graphql.Marshaler {
+	return ec._Absence(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx context.Context, v any) (engine.AbsenceReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason(ctx context.Context, sel ast.SelectionSet, v engine.AbsenceReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "AbsenceReason!")
+	}
+	return res
+}
+
+var (
+	unmarshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason = map[string]engine.AbsenceReason{
+		"TIME_OFF":      engine.OnTimeOff,
+		"OUTSIDE_HOURS": engine.OutsideHours,
+	}
+	marshalNAbsenceReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceReason = map[engine.AbsenceReason]string{
+		engine.OnTimeOff:    "TIME_OFF",
+		engine.OutsideHours: "OUTSIDE_HOURS",
+	}
+)
+
 func (ec *executionContext) marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v model.Activity) graphql.Marshaler {
 	return ec._Activity(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Activity) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v *model.Activity) graphql.Marshaler {
@@ -36222,6 +43852,25 @@ func (ec *executionContext) marshalNAppPasswordEdge2ᚕgithubᚗcomᚋkoredyne�
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNAssignCoverInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInput(ctx context.Context, v any) (model.AssignCoverInput, error) {
+	res, err := ec.unmarshalInputAssignCoverInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAssignCoverInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInputᚄ(ctx context.Context, v any) ([]model.AssignCoverInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.AssignCoverInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAssignCoverInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx context.Context, v any) (models.BookingStatus, error) {
@@ -36576,6 +44225,124 @@ func (ec *executionContext) marshalNClosure2ᚖgithubᚗcomᚋkoredyneᚋschedul
 	return ec._Closure(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCoverAssignment2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignment(ctx context.Context, sel ast.SelectionSet, v engine.CoverAssignment) graphql.Marshaler {
+	return ec._CoverAssignment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCoverAssignment2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignmentᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverAssignment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverAssignment2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCoverExclusion2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusion(ctx context.Context, sel ast.SelectionSet, v engine.CoverExclusion) graphql.Marshaler {
+	return ec._CoverExclusion(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCoverExclusion2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverExclusion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverExclusion2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCoverOption2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOption(ctx context.Context, sel ast.SelectionSet, v engine.CoverOption) graphql.Marshaler {
+	return ec._CoverOption(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCoverOption2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOptionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverOption) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverOption2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOption(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx context.Context, v any) (engine.CoverReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx context.Context, sel ast.SelectionSet, v engine.CoverReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "CoverReason!")
+	}
+	return res
+}
+
+var (
+	unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason = map[string]engine.CoverReason{
+		"GIVES_ACTIVITY_THAT_DAY": engine.GivesActivityThatDay,
+		"IN_ROOM_THAT_DAY":        engine.InRoomThatDay,
+		"FEWEST_HOURS":            engine.FewestHours,
+	}
+	marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason = map[engine.CoverReason]string{
+		engine.GivesActivityThatDay: "GIVES_ACTIVITY_THAT_DAY",
+		engine.InRoomThatDay:        "IN_ROOM_THAT_DAY",
+		engine.FewestHours:          "FEWEST_HOURS",
+	}
+)
+
+func (ec *executionContext) unmarshalNCoverReason2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReasonᚄ(ctx context.Context, v any) ([]engine.CoverReason, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]engine.CoverReason, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNCoverReason2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverReason) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNCreateActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateActivityInput(ctx context.Context, v any) (model.CreateActivityInput, error) {
 	res, err := ec.unmarshalInputCreateActivityInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -36636,8 +44403,18 @@ func (ec *executionContext) unmarshalNCreateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateStandingBookingInput(ctx context.Context, v any) (model.CreateStandingBookingInput, error) {
+	res, err := ec.unmarshalInputCreateStandingBookingInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateMembershipInput(ctx context.Context, v any) (model.CreateMembershipInput, error) {
 	res, err := ec.unmarshalInputCreateSubscriptionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateTimeOffInput(ctx context.Context, v any) (model.CreateTimeOffInput, error) {
+	res, err := ec.unmarshalInputCreateTimeOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -36658,6 +44435,26 @@ func (ec *executionContext) marshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋen
 		graphql.AddInvalidNullFromMarshaler(ctx, "Date!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNDateRun2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRun(ctx context.Context, sel ast.SelectionSet, v model.DateRun) graphql.Marshaler {
+	return ec._DateRun(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDateRun2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRunᚄ(ctx context.Context, sel ast.SelectionSet, v []model.DateRun) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDateRun2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDateRun(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -36704,6 +44501,75 @@ func (ec *executionContext) unmarshalNDigits2githubᚗcomᚋkoredyneᚋschedule�
 
 func (ec *executionContext) marshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, sel ast.SelectionSet, v model.Digits) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason(ctx context.Context, v any) (engine.ExclusionReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason(ctx context.Context, sel ast.SelectionSet, v engine.ExclusionReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ExclusionReason!")
+	}
+	return res
+}
+
+var (
+	unmarshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason = map[string]engine.ExclusionReason{
+		"NOT_QUALIFIED": engine.NotQualified,
+		"TIME_OFF":      engine.ExcludedTimeOff,
+		"OUTSIDE_HOURS": engine.ExcludedOutsideHours,
+		"BUSY":          engine.Busy,
+	}
+	marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason = map[engine.ExclusionReason]string{
+		engine.NotQualified:         "NOT_QUALIFIED",
+		engine.ExcludedTimeOff:      "TIME_OFF",
+		engine.ExcludedOutsideHours: "OUTSIDE_HOURS",
+		engine.Busy:                 "BUSY",
+	}
+)
+
+func (ec *executionContext) marshalNHoursSpan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpan(ctx context.Context, sel ast.SelectionSet, v engine.HoursSpan) graphql.Marshaler {
+	return ec._HoursSpan(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNHoursSpan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpanᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.HoursSpan) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHoursSpan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpan(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNHoursSpanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInput(ctx context.Context, v any) (model.HoursSpanInput, error) {
+	res, err := ec.unmarshalInputHoursSpanInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNHoursSpanInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInputᚄ(ctx context.Context, v any) ([]model.HoursSpanInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.HoursSpanInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHoursSpanInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐHoursSpanInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
@@ -37140,6 +45006,24 @@ func (ec *executionContext) marshalNSessionID2string(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, v any) (*model.SessionID, error) {
+	res, err := model.UnmarshalSessionID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, sel ast.SelectionSet, v *model.SessionID) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SessionID!")
+		return graphql.Null
+	}
+	_ = sel
+	res := model.MarshalSessionID(*v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
 	return ec._SessionRef(ctx, sel, &v)
 }
@@ -37158,6 +45042,16 @@ func (ec *executionContext) marshalNSessionRef2ᚕgithubᚗcomᚋkoredyneᚋsche
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNSetQualificationsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetQualificationsInput(ctx context.Context, v any) (model.SetQualificationsInput, error) {
+	res, err := ec.unmarshalInputSetQualificationsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSetWorkingHoursInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetWorkingHoursInput(ctx context.Context, v any) (model.SetWorkingHoursInput, error) {
+	res, err := ec.unmarshalInputSetWorkingHoursInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNStaff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx context.Context, sel ast.SelectionSet, v engine.Staff) graphql.Marshaler {
@@ -37186,6 +45080,104 @@ func (ec *executionContext) marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Staff(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v engine.Standing) graphql.Marshaler {
+	return ec._StandingBooking(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StandingBooking!")
+		return graphql.Null
+	}
+	return ec._StandingBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStandingBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdge(ctx context.Context, sel ast.SelectionSet, v model.StandingBookingEdge) graphql.Marshaler {
+	return ec._StandingBookingEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingBookingEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StandingBookingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingBookingEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingDate2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDate(ctx context.Context, sel ast.SelectionSet, v model.StandingDate) graphql.Marshaler {
+	return ec._StandingDate(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingDate2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDateᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StandingDate) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingDate2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingDate(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStandingSkip2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkip(ctx context.Context, sel ast.SelectionSet, v engine.StandingSkip) graphql.Marshaler {
+	return ec._StandingSkip(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStandingSkip2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkipᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.StandingSkip) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStandingSkip2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingSkip(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx context.Context, v any) (model.StandingStatus, error) {
+	var res model.StandingStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStandingStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingStatus(ctx context.Context, sel ast.SelectionSet, v model.StandingStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -37231,6 +45223,18 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) marshalNTimeOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx context.Context, sel ast.SelectionSet, v engine.TimeOff) graphql.Marshaler {
+	return ec._TimeOff(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx context.Context, sel ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TimeOff!")
+		return graphql.Null
+	}
+	return ec._TimeOff(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNTimelineStretch2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretch(ctx context.Context, sel ast.SelectionSet, v model.TimelineStretch) graphql.Marshaler {
 	return ec._TimelineStretch(ctx, sel, &v)
 }
@@ -37272,6 +45276,26 @@ func (ec *executionContext) marshalNTokenEdge2ᚕgithubᚗcomᚋkoredyneᚋsched
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTokenEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTokenEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx context.Context, sel ast.SelectionSet, v engine.Uncovered) graphql.Marshaler {
+	return ec._Uncovered(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -37343,8 +45367,18 @@ func (ec *executionContext) unmarshalNUpdateStaffInput2githubᚗcomᚋkoredyne�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateStandingBookingInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateStandingBookingInput(ctx context.Context, v any) (model.UpdateStandingBookingInput, error) {
+	res, err := ec.unmarshalInputUpdateStandingBookingInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateSubscriptionInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateMembershipInput(ctx context.Context, v any) (model.UpdateMembershipInput, error) {
 	res, err := ec.unmarshalInputUpdateSubscriptionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateTimeOffInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUpdateTimeOffInput(ctx context.Context, v any) (model.UpdateTimeOffInput, error) {
+	res, err := ec.unmarshalInputUpdateTimeOffInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -37559,6 +45593,34 @@ func (ec *executionContext) marshalNWord2githubᚗcomᚋkoredyneᚋscheduleᚋmo
 	return ec._Word(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNWorkingHours2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v engine.WorkingHours) graphql.Marshaler {
+	return ec._WorkingHours(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWorkingHours2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHoursᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.WorkingHours) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWorkingHours2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "WorkingHours!")
+		return graphql.Null
+	}
+	return ec._WorkingHours(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
 	return ec.___Directive(ctx, sel, &v)
 }
@@ -37701,6 +45763,25 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAbsence2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsenceᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Absence) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAbsence2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐAbsence(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Activity) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -37753,6 +45834,13 @@ func (ec *executionContext) marshalOAppPasswordPayload2ᚖgithubᚗcomᚋkoredyn
 		return graphql.Null
 	}
 	return ec._AppPasswordPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAssignCoverPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverPayload(ctx context.Context, sel ast.SelectionSet, v *model.AssignCoverPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AssignCoverPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
@@ -38052,6 +46140,20 @@ func (ec *executionContext) marshalOClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋ
 		return graphql.Null
 	}
 	return ec._ClosurePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCoverOptions2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverOptions(ctx context.Context, sel ast.SelectionSet, v *model.CoverOptions) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CoverOptions(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCoverPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverPlan(ctx context.Context, sel ast.SelectionSet, v *model.CoverPlan) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CoverPlan(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCreateAppPasswordInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateAppPasswordInput(ctx context.Context, v any) (*model.CreateAppPasswordInput, error) {
@@ -38627,6 +46729,27 @@ func (ec *executionContext) marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 	return ec._StaffPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOStandingBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v *engine.Standing) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBooking(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStandingBookingConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingConnection(ctx context.Context, sel ast.SelectionSet, v *model.StandingBookingConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBookingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx context.Context, sel ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StandingBookingPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -38680,6 +46803,39 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) marshalOTimeOff2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOffᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.TimeOff) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTimeOff2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx context.Context, sel ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TimeOff(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTimeOffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimeOffPayload(ctx context.Context, sel ast.SelectionSet, v *model.TimeOffPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TimeOffPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOTimelineStretch2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐTimelineStretchᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TimelineStretch) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -38718,6 +46874,25 @@ func (ec *executionContext) marshalOTokenPayload2ᚖgithubᚗcomᚋkoredyneᚋsc
 		return graphql.Null
 	}
 	return ec._TokenPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOUncovered2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncoveredᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Uncovered) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOVocabulary2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐVocabulary(ctx context.Context, sel ast.SelectionSet, v *locale.Vocabulary) graphql.Marshaler {
@@ -38853,6 +47028,20 @@ var (
 		time.Saturday:  "SATURDAY",
 	}
 )
+
+func (ec *executionContext) marshalOWorkingHours2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐWorkingHours(ctx context.Context, sel ast.SelectionSet, v *engine.WorkingHours) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkingHours(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWorkingHoursPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐWorkingHoursPayload(ctx context.Context, sel ast.SelectionSet, v *model.WorkingHoursPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WorkingHoursPayload(ctx, sel, v)
+}
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {
 	if v == nil {

@@ -123,6 +123,48 @@ func (this AppPasswordPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// One cover: a staff member takes a series session on its date instead of one of its staff.
+type AssignCoverInput struct {
+	// The session (Session.id).
+	SessionID SessionID `json:"sessionId"`
+	// Who takes it: qualified for its activity, not already in it.
+	StaffID int64 `json:"staffId"`
+	// Which of its staff they replace.
+	Replaces int64 `json:"replaces"`
+}
+
+// What assignCover returns.
+type AssignCoverPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The sessions covered, as the write leaves them, in the order asked.
+	Sessions []Session `json:"sessions"`
+}
+
+func (AssignCoverPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this AssignCoverPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this AssignCoverPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this AssignCoverPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
 // A maximal interval in which the units asked for stay free for the minutes asked for.
 type AvailabilityWindow struct {
 	// The first instant free.
@@ -485,6 +527,22 @@ func (this ClosurePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// Who could take a session instead of one of its staff: every other staff member is an option or excluded.
+type CoverOptions struct {
+	// The staff who could take it, best first: those giving its activity that day, then those in its room that day, then by fewest minutes that week. An option's assignCover adds no clash and leaves no one away.
+	Options []engine.CoverOption `json:"options"`
+	// Every other staff member, with why not.
+	Excluded []engine.CoverExclusion `json:"excluded"`
+}
+
+// A cover for every session a time off leaves needing cover, from today for 400 days.
+type CoverPlan struct {
+	// One assignment for each session someone can take; no substitute is in two places at once. Pass them to assignCover.
+	Assignments []engine.CoverAssignment `json:"assignments"`
+	// The sessions no one can take, and one-offs (whose staff are their class's: give them another class), by date.
+	Open []Session `json:"open"`
+}
+
 // A new activity.
 type CreateActivityInput struct {
 	// The activity's name, unique in the business.
@@ -663,6 +721,36 @@ type CreateStaffInput struct {
 	Name string `json:"name"`
 }
 
+// A standing place to make.
+type CreateStandingBookingInput struct {
+	// Whose place it is; required except from a CLIENT token, which books for itself.
+	ClientID *int64 `json:"clientId,omitempty"`
+	// Any one session of the series session (its Session.id, s/DATE/CLASSTIME/CLASS): its class time and class name the place. A one-off is BAD_USER_INPUT.
+	SessionID SessionID `json:"sessionId"`
+	// The first original date the place holds: today or later.
+	From engine.Date `json:"from"`
+	// The last original date the place holds, inclusive; left out or null: no end.
+	Until *engine.Date `json:"until,omitempty"`
+	// True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL.
+	Waitlist *bool `json:"waitlist,omitempty"`
+}
+
+// A new time off.
+type CreateTimeOffInput struct {
+	// Who is away.
+	StaffID int64 `json:"staffId"`
+	// The first day away.
+	From engine.Date `json:"from"`
+	// The last day away, inclusive, not before from.
+	To engine.Date `json:"to"`
+	// The time on the first day the absence starts; left out: the whole day.
+	FromTime *engine.LocalTime `json:"fromTime,omitempty"`
+	// The time on the last day the absence ends; left out: the whole day. On a one-day time off, after fromTime.
+	ToTime *engine.LocalTime `json:"toTime,omitempty"`
+	// Why; left out: none.
+	Reason *string `json:"reason,omitempty"`
+}
+
 // A new API token.
 type CreateTokenInput struct {
 	// What the token may do.
@@ -683,6 +771,16 @@ type CreateWebhookEndpointInput struct {
 	Events []string `json:"events"`
 	// What it is for; empty when left out.
 	Description *string `json:"description,omitempty"`
+}
+
+// Dates a session is full on: firstDate, then every repeatsEveryWeeks weeks until until.
+type DateRun struct {
+	// The first date (an original date of the session).
+	FirstDate engine.Date `json:"firstDate"`
+	// Weeks between the dates; null for firstDate alone.
+	RepeatsEveryWeeks *int `json:"repeatsEveryWeeks,omitempty"`
+	// The last date, inclusive; null when the dates run on with no end (or for firstDate alone).
+	Until *engine.Date `json:"until,omitempty"`
 }
 
 // One date of the timetable and its sessions.
@@ -755,6 +853,16 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// A wall-clock span of one day of the week.
+type HoursSpanInput struct {
+	// The day of the week.
+	Weekday time.Weekday `json:"weekday"`
+	// When it starts.
+	Start engine.LocalTime `json:"start"`
+	// When it ends, after the start.
+	End engine.LocalTime `json:"end"`
 }
 
 // The root of subscription operations: what a front end can listen to.
@@ -1156,6 +1264,24 @@ type SessionRefInput struct {
 	ClassID int64 `json:"classId"`
 }
 
+// The activities a staff member may give.
+type SetQualificationsInput struct {
+	// Whose.
+	StaffID int64 `json:"staffId"`
+	// The activities, each once; [] lets them give any (as a staff member without qualifications).
+	ActivityIds []int64 `json:"activityIds"`
+}
+
+// A staff member's weekly hours from a date on.
+type SetWorkingHoursInput struct {
+	// Whose hours.
+	StaffID int64 `json:"staffId"`
+	// The first date they hold; hours the staff member already has from this date are replaced.
+	From engine.Date `json:"from"`
+	// The spans of each weekday, none overlapping; [] lifts the limit from this date.
+	Spans []HoursSpanInput `json:"spans"`
+}
+
 // What createStaff and updateStaff return.
 type StaffPayload struct {
 	// See Write.dryRun.
@@ -1178,6 +1304,104 @@ func (this StaffPayload) GetRevision() int { return this.Revision }
 
 // The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 func (this StaffPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// A page of standing bookings, by id.
+type StandingBookingConnection struct {
+	// The page's standing bookings with their cursors.
+	Edges []StandingBookingEdge `json:"edges"`
+	// The page's standing bookings.
+	Nodes []engine.Standing `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many standing bookings the whole list holds (every page), of those the caller may see.
+	TotalCount int `json:"totalCount"`
+}
+
+// A standing booking and its place in the list.
+type StandingBookingEdge struct {
+	// Pass as after to get the standing bookings that follow this one.
+	Cursor string `json:"cursor"`
+	// The standing booking.
+	Node *engine.Standing `json:"node"`
+}
+
+// What createStandingBooking, updateStandingBooking, endStandingBooking and skipStandingDate return.
+type StandingBookingPayload struct {
+	// True when nothing was saved (see Write.dryRun).
+	DryRun bool `json:"dryRun"`
+	// The business's revision after the write (unchanged for a dry run).
+	Revision int `json:"revision"`
+	// Always empty: standing places take places, not time.
+	Clashes []engine.Clash `json:"clashes"`
+	// The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from.
+	StandingBooking *engine.Standing `json:"standingBooking"`
+	// The dates the client waits on because they were full (only with waitlist); empty when the place holds every date.
+	WaitingDates []DateRun `json:"waitingDates"`
+}
+
+func (StandingBookingPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this StandingBookingPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this StandingBookingPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this StandingBookingPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// A standing place on one date.
+type StandingDate struct {
+	// The session as it is now: moved, re-timed or in another room if its day change says so.
+	Session *Session `json:"session"`
+	// What the place is on this date.
+	Status StandingStatus `json:"status"`
+	// Place among the standing places waiting on this date (1 is next); null unless WAITING.
+	Position *int `json:"position,omitempty"`
+}
+
+// What createTimeOff and updateTimeOff return.
+type TimeOffPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The time off as saved.
+	TimeOff *engine.TimeOff `json:"timeOff"`
+	// The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date.
+	NeedsCover []engine.Uncovered `json:"needsCover"`
+}
+
+func (TimeOffPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this TimeOffPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this TimeOffPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this TimeOffPayload) GetClashes() []engine.Clash {
 	if this.Clashes == nil {
 		return nil
 	}
@@ -1440,6 +1664,32 @@ type UpdateStaffInput struct {
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 }
 
+// Changes to a standing place. The update rule (see Write): a field left out keeps its value; until: null clears the end; null on from or waitlist is BAD_USER_INPUT.
+type UpdateStandingBookingInput struct {
+	// The first original date the place holds: today or later.
+	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
+	// The last original date the place holds, inclusive; null: no end.
+	Until graphql.Omittable[*engine.Date] `json:"until,omitempty"`
+	// True: on the dates that are full, wait for a place rather than failing with CAPACITY_FULL.
+	Waitlist graphql.Omittable[*bool] `json:"waitlist,omitempty"`
+}
+
+// Changes to a time off: a field left out keeps its value; fromTime, toTime and reason set to null are cleared (the whole day, no reason); null on staffId, from or to is BAD_USER_INPUT.
+type UpdateTimeOffInput struct {
+	// Who is away.
+	StaffID graphql.Omittable[*int64] `json:"staffId,omitempty"`
+	// The first day away.
+	From graphql.Omittable[*engine.Date] `json:"from,omitempty"`
+	// The last day away, inclusive.
+	To graphql.Omittable[*engine.Date] `json:"to,omitempty"`
+	// The time on the first day the absence starts; null: the whole day.
+	FromTime graphql.Omittable[*engine.LocalTime] `json:"fromTime,omitempty"`
+	// The time on the last day the absence ends; null: the whole day.
+	ToTime graphql.Omittable[*engine.LocalTime] `json:"toTime,omitempty"`
+	// Why; null: none.
+	Reason graphql.Omittable[*string] `json:"reason,omitempty"`
+}
+
 // Changes to a webhook endpoint; a field left out keeps its value.
 type UpdateWebhookEndpointInput struct {
 	// Where to send events.
@@ -1618,6 +1868,40 @@ func (this WebhookQueuedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What setWorkingHours returns.
+type WorkingHoursPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The hours as saved.
+	WorkingHours *engine.WorkingHours `json:"workingHours"`
+	// The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover).
+	NeedsCover []engine.Uncovered `json:"needsCover"`
+}
+
+func (WorkingHoursPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this WorkingHoursPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this WorkingHoursPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this WorkingHoursPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
 // How times of day are written.
 type Clock string
 
@@ -1729,6 +2013,70 @@ func (e *Digits) UnmarshalJSON(b []byte) error {
 }
 
 func (e Digits) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a standing place is on one date.
+type StandingStatus string
+
+const (
+	// The client holds a place in the session.
+	StandingStatusPlace StandingStatus = "PLACE"
+	// The session is full: the client waits for a place (StandingDate.position).
+	StandingStatusWaiting StandingStatus = "WAITING"
+	// The client gave the date up (skipStandingDate).
+	StandingStatusSkipped StandingStatus = "SKIPPED"
+	// The session is cancelled: the place is cancelled with it.
+	StandingStatusCancelled StandingStatus = "CANCELLED"
+)
+
+var AllStandingStatus = []StandingStatus{
+	StandingStatusPlace,
+	StandingStatusWaiting,
+	StandingStatusSkipped,
+	StandingStatusCancelled,
+}
+
+func (e StandingStatus) IsValid() bool {
+	switch e {
+	case StandingStatusPlace, StandingStatusWaiting, StandingStatusSkipped, StandingStatusCancelled:
+		return true
+	}
+	return false
+}
+
+func (e StandingStatus) String() string {
+	return string(e)
+}
+
+func (e *StandingStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StandingStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StandingStatus", str)
+	}
+	return nil
+}
+
+func (e StandingStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StandingStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StandingStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,204 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/koredyne/schedule/models"
+)
+
+const createStanding = `mutation($in: CreateStandingBookingInput!, $dry: Boolean) {
+	createStandingBooking(input: $in, dryRun: $dry) { dryRun standingBooking { id from until waitlist client { name } }
+		waitingDates { firstDate repeatsEveryWeeks until } } }`
+
+// standupID is the Session.id of the standup on a date.
+func (f *bookingFx) standupID(date string) string {
+	f.t.Helper()
+	ref := sessionRefOf(f.api, f.tok, date, "Daily standup")
+	return fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"])
+}
+
+func (f *bookingFx) stand(client, from string, wait bool) map[string]any {
+	f.t.Helper()
+	in := map[string]any{"clientId": f.clients[client], "sessionId": f.standupID("2026-12-08"), "from": from, "waitlist": wait}
+	return path(f.ok(f.tok, createStanding, map[string]any{"in": in}), "createStandingBooking").(map[string]any)
+}
+
+// session reads the places of the standup on a date.
+func (f *bookingFx) session(tok, date string) map[string]any {
+	f.t.Helper()
+	data := f.ok(tok, `query($id: SessionID!) { session(id: $id) { placesTaken placesLeft waitlist
+		standing { client { name } } standingWaitlist { client { name } } } }`, map[string]any{"id": f.standupID(date)})
+	return path(data, "session").(map[string]any)
+}
+
+func names(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, path(x, "client", "name").(string))
+	}
+	return out
+}
+
+// TestStandingBookings walks standing places through the API on a
+// standup of 2 places: the capacity proof (refused with the dates, or
+// waiting on them), single bookings and a capacity cut refused against
+// standing places, a skipped date handing the place to the one waiting,
+// an end, and a client token that sees and manages only its own.
+func TestStandingBookings(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		bluefin := path(f.stand("Bluefin Legal", "2026-12-08", false), "standingBooking", "id").(string)
+		cedar := path(f.stand("Cedar & Pine Architects", "2026-12-15", false), "standingBooking", "id").(string)
+
+		// Full from the 15th on, every week: refused with those dates.
+		in := map[string]any{"clientId": f.clients["Northwind Traders"], "sessionId": f.standupID("2026-12-08"), "from": "2026-12-08"}
+		e := f.fails(f.tok, "CAPACITY_FULL", createStanding, map[string]any{"in": in})
+		if e.Extensions["firstDate"] != "2026-12-15" || e.Extensions["repeatsEveryWeeks"] != float64(1) || e.Extensions["field"] != "sessionId" {
+			t.Errorf("CAPACITY_FULL extensions %v", e.Extensions)
+		}
+		// A dry run with the wait list says what the write would do, and
+		// writes nothing.
+		in["waitlist"] = true
+		dry := path(f.ok(f.tok, createStanding, map[string]any{"in": in, "dry": true}), "createStandingBooking")
+		if path(dry, "dryRun") != true || path(dry, "standingBooking", "waitlist") != true || len(path(dry, "waitingDates").([]any)) != 1 {
+			t.Errorf("dry run: %v", dry)
+		}
+		if n := path(f.ok(f.tok, `{ standingBookings { totalCount } }`, nil), "standingBookings", "totalCount"); n != float64(2) {
+			t.Fatalf("%v standing bookings after a dry run, want 2", n)
+		}
+		northwind := path(f.ok(f.tok, createStanding, map[string]any{"in": in}), "createStandingBooking", "standingBooking", "id").(string)
+
+		// The 8th: Bluefin and Northwind hold the places; the 15th: Bluefin
+		// and Cedar, Northwind waits.
+		if s := f.session(f.tok, "2026-12-08"); s["placesTaken"] != float64(2) || fmt.Sprint(names(s["standing"])) != "[Bluefin Legal Northwind Traders]" {
+			t.Errorf("the 8th: %v", s)
+		}
+		s := f.session(f.tok, "2026-12-15")
+		if s["placesLeft"] != float64(0) || s["waitlist"] != float64(1) || fmt.Sprint(names(s["standingWaitlist"])) != "[Northwind Traders]" {
+			t.Errorf("the 15th: %v", s)
+		}
+
+		// A single booking finds no place; with the wait list it waits.
+		ref15 := sessionRefOf(f.api, f.tok, "2026-12-15", "Daily standup")
+		f.fails(f.tok, "CAPACITY_FULL", book, map[string]any{"ref": ref15, "client": f.clients["Orbit Analytics"]})
+		if b := f.book(ref15, "Orbit Analytics", true); path(b, "booking", "status") != "WAITLISTED" {
+			t.Errorf("a single booking on a full date: %v", b)
+		}
+		// A capacity cut that would overfill the standing places is
+		// refused, and changes nothing.
+		cut := `mutation($id: ID!) { updateClassTime(id: $id, input: {capacity: 1}) { classTime { capacity } } }`
+		if e := f.fails(f.tok, "CAPACITY_FULL", cut, map[string]any{"id": f.ref["classTimeId"]}); e.Extensions["firstDate"] != "2026-12-15" {
+			t.Errorf("capacity cut: %v", e.Extensions)
+		}
+		if c := path(f.ok(f.tok, `query($id: ID!) { classTime(id: $id) { capacity } }`, map[string]any{"id": f.ref["classTimeId"]}), "classTime", "capacity"); c != float64(2) {
+			t.Errorf("capacity %v after a refused cut", c)
+		}
+
+		// Bluefin skips the 15th: Northwind, first in line, takes the
+		// place (before the single booking waiting).
+		skip := `mutation($id: ID!, $d: Date!) { skipStandingDate(id: $id, date: $d) { standingBooking { skipped { date late } } } }`
+		res := f.ok(f.tok, skip, map[string]any{"id": bluefin, "d": "2026-12-15"})
+		if k := path(res, "skipStandingDate", "standingBooking", "skipped").([]any); len(k) != 1 || path(k[0], "late") != false {
+			t.Errorf("skipped: %v", k)
+		}
+		if s := f.session(f.tok, "2026-12-15"); fmt.Sprint(names(s["standing"])) != "[Cedar & Pine Architects Northwind Traders]" || s["waitlist"] != float64(1) {
+			t.Errorf("the 15th after the skip: %v", s)
+		}
+		dates := path(f.ok(f.tok, `query($id: ID!) { standingBooking(id: $id) { dates(from: "2026-12-14", to: "2026-12-23") { session { date } status position } } }`,
+			map[string]any{"id": northwind}), "standingBooking", "dates").([]any)
+		if got := fmt.Sprint(dates); got != "[map[position:<nil> session:map[date:2026-12-15] status:PLACE] map[position:1 session:map[date:2026-12-22] status:WAITING]]" {
+			t.Errorf("Northwind's dates: %s", got)
+		}
+		f.fails(f.tok, "BAD_USER_INPUT", skip, map[string]any{"id": cedar, "d": "2026-12-08"}) // before Cedar's place
+
+		// Cedar ends from the 22nd: Northwind holds every date on.
+		end := `mutation($id: ID!, $from: Date!) { endStandingBooking(id: $id, from: $from) { standingBooking { until } } }`
+		if u := path(f.ok(f.tok, end, map[string]any{"id": cedar, "from": "2026-12-22"}), "endStandingBooking", "standingBooking", "until"); u != "2026-12-21" {
+			t.Errorf("ended until %v", u)
+		}
+		if s := f.session(f.tok, "2026-12-22"); fmt.Sprint(names(s["standing"])) != "[Bluefin Legal Northwind Traders]" {
+			t.Errorf("the 22nd: %v", s)
+		}
+
+		// A client token sees and manages its own only.
+		ctx := context.Background()
+		b, _ := models.BusinessBySlug(ctx, a.db.DB, "meridian")
+		var blue int64
+		fmt.Sscan(f.clients["Bluefin Legal"], &blue)
+		client, _, err := models.CreateScopedToken(ctx, a.db.DB, b.ID, models.ClientRole, "bluefin", "", blue, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := path(f.ok(client, `{ standingBookings { totalCount nodes { id client { name } } } }`, nil), "standingBookings")
+		if path(own, "totalCount") != float64(1) || path(own.(map[string]any)["nodes"].([]any)[0], "id") != bluefin {
+			t.Errorf("a client's own standing bookings: %v", own)
+		}
+		if s := f.session(client, "2026-12-22"); fmt.Sprint(names(s["standing"])) != "[Bluefin Legal]" || s["placesTaken"] != float64(2) {
+			t.Errorf("the 22nd as Bluefin sees it: %v", s)
+		}
+		f.fails(client, "NOT_FOUND", `query($id: ID!) { standingBooking(id: $id) { id } }`, map[string]any{"id": northwind})
+		f.fails(client, "NOT_FOUND", end, map[string]any{"id": northwind, "from": "2026-12-29"})
+		f.fails(client, "FORBIDDEN", `query($c: ID!) { standingBookings(clientId: $c) { totalCount } }`, map[string]any{"c": f.clients["Northwind Traders"]})
+		if u := path(f.ok(client, end, map[string]any{"id": bluefin, "from": "2027-01-05"}), "endStandingBooking", "standingBooking", "until"); u != "2027-01-04" {
+			t.Errorf("Bluefin ended its own: until %v", u)
+		}
+	})
+}
+
+// TestStandingBadInput: every bad input names its field and writes
+// nothing.
+func TestStandingBadInput(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		session := f.standupID("2026-12-08")
+		oneOff := ""
+		for _, s := range path(f.ok(f.tok, `{ days(from: "2026-12-01", to: "2026-12-29") { sessions { id oneOff { id } } } }`, nil), "days").([]any) {
+			for _, x := range path(s, "sessions").([]any) {
+				if path(x, "oneOff") != nil && oneOff == "" {
+					oneOff = path(x, "id").(string)
+				}
+			}
+		}
+		if oneOff == "" {
+			t.Fatal("the office demo has no one-off in December")
+		}
+		nobody := created(f.api, f.tok, `mutation { createClient(input: {name: "Nobody Ltd"}) { client { id } } }`, "createClient", "client")
+		other := f.business("other", "office")
+		otherClient := f.ids(other, "clients", "name")["Bluefin Legal"]
+		for _, tc := range []struct {
+			name, code, field string
+			in                map[string]any
+		}{
+			{"until before from", "BAD_USER_INPUT", "until", map[string]any{"clientId": f.clients["Bluefin Legal"], "sessionId": session, "from": "2026-12-15", "until": "2026-12-08"}},
+			{"from in the past", "BAD_USER_INPUT", "from", map[string]any{"clientId": f.clients["Bluefin Legal"], "sessionId": session, "from": "2026-11-24"}},
+			{"a one-off", "BAD_USER_INPUT", "sessionId", map[string]any{"clientId": f.clients["Bluefin Legal"], "sessionId": oneOff, "from": "2026-12-08"}},
+			{"another business's client", "NOT_FOUND", "clientId", map[string]any{"clientId": otherClient, "sessionId": session, "from": "2026-12-08"}},
+			{"no such session", "NOT_FOUND", "sessionId", map[string]any{"clientId": f.clients["Bluefin Legal"], "sessionId": "s/2026-12-09/999999/999999", "from": "2026-12-08"}},
+			{"no membership", "BAD_USER_INPUT", "clientId", map[string]any{"clientId": nobody, "sessionId": session, "from": "2026-12-08"}},
+		} {
+			for _, dry := range []bool{true, false} {
+				e := f.fails(f.tok, tc.code, createStanding, map[string]any{"in": tc.in, "dry": dry})
+				if e.Extensions["field"] != tc.field {
+					t.Errorf("%s (dry run %v): field %v, want %s (%s)", tc.name, dry, e.Extensions["field"], tc.field, e.Message)
+				}
+			}
+		}
+		if n := path(f.ok(f.tok, `{ standingBookings { totalCount } }`, nil), "standingBookings", "totalCount"); n != float64(0) {
+			t.Errorf("%v standing bookings after refused writes", n)
+		}
+		id := path(f.stand("Bluefin Legal", "2026-12-08", false), "standingBooking", "id").(string)
+		f.fails(f.tok, "BAD_USER_INPUT", createStanding, map[string]any{"in": map[string]any{"clientId": f.clients["Bluefin Legal"], "sessionId": session, "from": "2026-12-22"}})
+		upd := `mutation($id: ID!, $in: UpdateStandingBookingInput!) { updateStandingBooking(id: $id, input: $in) { standingBooking { from until } } }`
+		f.fails(f.tok, "BAD_USER_INPUT", upd, map[string]any{"id": id, "in": map[string]any{"from": nil}})
+		if got := path(f.ok(f.tok, upd, map[string]any{"id": id, "in": map[string]any{"until": "2027-03-01"}}), "updateStandingBooking", "standingBooking"); fmt.Sprint(got) != "map[from:2026-12-08 until:2027-03-01]" {
+			t.Errorf("updated: %v", got)
+		}
+		if got := path(f.ok(f.tok, upd, map[string]any{"id": id, "in": map[string]any{"until": nil}}), "updateStandingBooking", "standingBooking"); fmt.Sprint(got) != "map[from:2026-12-08 until:<nil>]" {
+			t.Errorf("until cleared: %v", got)
+		}
+		f.fails(f.tok, "BAD_USER_INPUT", `mutation($id: ID!) { skipStandingDate(id: $id, date: "2026-12-01") { revision } }`, map[string]any{"id": id})
+		f.fails(f.tok, "NOT_FOUND", `mutation { endStandingBooking(id: "999999", from: "2026-12-22") { revision } }`, nil)
+	})
+}

@@ -1,0 +1,5 @@
+DROP TABLE working_hours;
+
+--bun:split
+
+DROP TABLE time_offs;
