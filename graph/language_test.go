@@ -2,13 +2,18 @@ package graph_test
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/client"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/models"
 )
 
 // doIn is do with an Accept-Language header.
@@ -85,6 +90,15 @@ func TestBusinessLanguage(t *testing.T) {
 		want, _ := json.Marshal(wantForms)
 		if string(forms) != string(want) {
 			t.Errorf("Arabic forms %s, want %s", forms, want)
+		}
+
+		// Stored, not only cached: a server started afresh on the database
+		// reads it.
+		fresh := &graph.Resolver{Store: models.NewStore(a.db.DB, func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		restarted := (&api{t: t, db: a.db, handler: fresh.Handler()})
+		restarted.c = client.New(restarted.handler)
+		if got := restarted.ok(owner, `{ business { language } }`, nil); path(got, "business", "language") != "ar" {
+			t.Fatalf("after a restart: %v", got)
 		}
 
 		// The same language again changes nothing: the revision stays.

@@ -152,6 +152,7 @@ type Locale struct {
 	lang    *language_
 	loc     *i18n.Localizer
 	printer *message.Printer
+	static  sync.Map // message id → its text, for texts that fill nothing
 }
 
 var (
@@ -265,9 +266,17 @@ func (l *Locale) Dir() string {
 // data. A message the catalogue lacks is written in English (the
 // completeness test keeps that from happening).
 func (l *Locale) Text(id string, data map[string]any) string {
+	if data == nil { // a text that fills nothing is written once
+		if s, ok := l.static.Load(id); ok {
+			return s.(string)
+		}
+	}
 	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
 	if err != nil && s == "" {
 		return id
+	}
+	if data == nil && err == nil {
+		l.static.Store(id, s)
 	}
 	return s
 }
