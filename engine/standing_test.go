@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -245,5 +246,56 @@ func TestSplitPlaces(t *testing.T) {
 		if len(hold) != tc.hold || len(hold)+len(w) != len(rules) {
 			t.Errorf("capacity %d, %d singles: got %d holding and %d waiting, want %d holding", tc.capacity, tc.singles, len(hold), len(w), tc.hold)
 		}
+	}
+}
+
+// TestPlacesTouched: the sessions a write can change the places of are
+// those of what it changed; a closure or a series reaches every session.
+func TestPlacesTouched(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var s State
+	for {
+		if s, _, _, _ = randomState(r); Validate(s) == nil && len(s.Entries) > 1 {
+			break
+		}
+	}
+	e := s.Entries[0]
+	tests := []struct {
+		name string
+		edit func(s *State)
+		all  bool
+		want []Place
+	}{
+		{"nothing", func(*State) {}, false, nil},
+		{"a class time's places", func(s *State) { s.ClassTimes[0].Capacity = 9 }, false, nil},
+		{"a standing place", func(s *State) {
+			s.Standing = append(s.Standing, Standing{ID: 1, ClientID: 1, ClassTimeID: e.ClassTimeID, ClassID: e.ClassID, From: 1})
+		}, false, []Place{{e.ClassTimeID, e.ClassID}}},
+		{"a closure", func(s *State) { s.Closures = append(s.Closures, Closure{ID: 99, From: 1, To: 2}) }, true, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := s.Clone()
+			tc.edit(&b)
+			all, touched := PlacesTouched(s, b)
+			if all != tc.all {
+				t.Fatalf("all: got %v, want %v", all, tc.all)
+			}
+			want := tc.want
+			if tc.name == "a class time's places" {
+				for _, x := range s.Entries {
+					if x.ClassTimeID == s.ClassTimes[0].ID {
+						want = append(want, Place{x.ClassTimeID, x.ClassID})
+					}
+				}
+			}
+			wantSet := map[Place]bool{}
+			for _, p := range want {
+				wantSet[p] = true
+			}
+			if !tc.all && !maps.Equal(touched, wantSet) {
+				t.Errorf("touched %v, want %v", touched, wantSet)
+			}
+		})
 	}
 }

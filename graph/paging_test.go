@@ -351,7 +351,7 @@ func TestEveryCursorIsChecked(t *testing.T) {
 		f.book(f.ref, "Orbit Analytics", false)
 		f.book(f.ref, "Bluefin Legal", false)
 		f.stand("Cedar & Pine Architects", "2026-12-15", false)
-		f.stand("Northwind Traders", "2026-12-15", false)
+		f.stand("Orbit Analytics", "2026-12-15", false)
 		room := f.ids(f.tok, "rooms", "name")["Boardroom"]
 		for _, at := range []string{"2026-12-09", "2026-12-10"} {
 			f.ok(f.tok, `mutation($r: ID!, $d: Date!) { bookRoom(input: {roomId: $r, date: $d, start: "21:00", end: "22:00"}) { roomBooking { id } } }`,

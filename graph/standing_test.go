@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/koredyne/schedule/models"
@@ -53,7 +54,7 @@ func TestStandingBookings(t *testing.T) {
 		cedar := path(f.stand("Cedar & Pine Architects", "2026-12-15", false), "standingBooking", "id").(string)
 
 		// Full from the 15th on, every week: refused with those dates.
-		in := map[string]any{"clientId": f.clients["Northwind Traders"], "sessionId": f.standupID("2026-12-08"), "from": "2026-12-08"}
+		in := map[string]any{"clientId": f.clients["Orbit Analytics"], "sessionId": f.standupID("2026-12-08"), "from": "2026-12-08"}
 		e := f.fails(f.tok, "CAPACITY_FULL", createStanding, map[string]any{"in": in})
 		if e.Extensions["firstDate"] != "2026-12-15" || e.Extensions["repeatsEveryWeeks"] != float64(1) || e.Extensions["field"] != "sessionId" {
 			t.Errorf("CAPACITY_FULL extensions %v", e.Extensions)
@@ -68,22 +69,22 @@ func TestStandingBookings(t *testing.T) {
 		if n := path(f.ok(f.tok, `{ standingBookings { totalCount } }`, nil), "standingBookings", "totalCount"); n != float64(2) {
 			t.Fatalf("%v standing bookings after a dry run, want 2", n)
 		}
-		northwind := path(f.ok(f.tok, createStanding, map[string]any{"in": in}), "createStandingBooking", "standingBooking", "id").(string)
+		orbit := path(f.ok(f.tok, createStanding, map[string]any{"in": in}), "createStandingBooking", "standingBooking", "id").(string)
 
-		// The 8th: Bluefin and Northwind hold the places; the 15th: Bluefin
-		// and Cedar, Northwind waits.
-		if s := f.session(f.tok, "2026-12-08"); s["placesTaken"] != float64(2) || fmt.Sprint(names(s["standing"])) != "[Bluefin Legal Northwind Traders]" {
+		// The 8th: Bluefin and Orbit hold the places; the 15th: Bluefin
+		// and Cedar, Orbit waits.
+		if s := f.session(f.tok, "2026-12-08"); s["placesTaken"] != float64(2) || fmt.Sprint(names(s["standing"])) != "[Bluefin Legal Orbit Analytics]" {
 			t.Errorf("the 8th: %v", s)
 		}
 		s := f.session(f.tok, "2026-12-15")
-		if s["placesLeft"] != float64(0) || s["waitlist"] != float64(1) || fmt.Sprint(names(s["standingWaitlist"])) != "[Northwind Traders]" {
+		if s["placesLeft"] != float64(0) || s["waitlist"] != float64(1) || fmt.Sprint(names(s["standingWaitlist"])) != "[Orbit Analytics]" {
 			t.Errorf("the 15th: %v", s)
 		}
 
 		// A single booking finds no place; with the wait list it waits.
 		ref15 := sessionRefOf(f.api, f.tok, "2026-12-15", "Daily standup")
-		f.fails(f.tok, "CAPACITY_FULL", book, map[string]any{"ref": ref15, "client": f.clients["Orbit Analytics"]})
-		if b := f.book(ref15, "Orbit Analytics", true); path(b, "booking", "status") != "WAITLISTED" {
+		f.fails(f.tok, "CAPACITY_FULL", book, map[string]any{"ref": ref15, "client": f.clients["Northwind Traders"]})
+		if b := f.book(ref15, "Northwind Traders", true); path(b, "booking", "status") != "WAITLISTED" {
 			t.Errorf("a single booking on a full date: %v", b)
 		}
 		// A capacity cut that would overfill the standing places is
@@ -96,29 +97,29 @@ func TestStandingBookings(t *testing.T) {
 			t.Errorf("capacity %v after a refused cut", c)
 		}
 
-		// Bluefin skips the 15th: Northwind, first in line, takes the
+		// Bluefin skips the 15th: Orbit, first in line, takes the
 		// place (before the single booking waiting).
 		skip := `mutation($id: ID!, $d: Date!) { skipStandingDate(id: $id, date: $d) { standingBooking { skipped { date late } } } }`
 		res := f.ok(f.tok, skip, map[string]any{"id": bluefin, "d": "2026-12-15"})
 		if k := path(res, "skipStandingDate", "standingBooking", "skipped").([]any); len(k) != 1 || path(k[0], "late") != false {
 			t.Errorf("skipped: %v", k)
 		}
-		if s := f.session(f.tok, "2026-12-15"); fmt.Sprint(names(s["standing"])) != "[Cedar & Pine Architects Northwind Traders]" || s["waitlist"] != float64(1) {
+		if s := f.session(f.tok, "2026-12-15"); fmt.Sprint(names(s["standing"])) != "[Cedar & Pine Architects Orbit Analytics]" || s["waitlist"] != float64(1) {
 			t.Errorf("the 15th after the skip: %v", s)
 		}
 		dates := path(f.ok(f.tok, `query($id: ID!) { standingBooking(id: $id) { dates(from: "2026-12-14", to: "2026-12-23") { session { date } status position } } }`,
-			map[string]any{"id": northwind}), "standingBooking", "dates").([]any)
+			map[string]any{"id": orbit}), "standingBooking", "dates").([]any)
 		if got := fmt.Sprint(dates); got != "[map[position:<nil> session:map[date:2026-12-15] status:PLACE] map[position:1 session:map[date:2026-12-22] status:WAITING]]" {
-			t.Errorf("Northwind's dates: %s", got)
+			t.Errorf("Orbit's dates: %s", got)
 		}
 		f.fails(f.tok, "BAD_USER_INPUT", skip, map[string]any{"id": cedar, "d": "2026-12-08"}) // before Cedar's place
 
-		// Cedar ends from the 22nd: Northwind holds every date on.
+		// Cedar ends from the 22nd: Orbit holds every date on.
 		end := `mutation($id: ID!, $from: Date!) { endStandingBooking(id: $id, from: $from) { standingBooking { until } } }`
 		if u := path(f.ok(f.tok, end, map[string]any{"id": cedar, "from": "2026-12-22"}), "endStandingBooking", "standingBooking", "until"); u != "2026-12-21" {
 			t.Errorf("ended until %v", u)
 		}
-		if s := f.session(f.tok, "2026-12-22"); fmt.Sprint(names(s["standing"])) != "[Bluefin Legal Northwind Traders]" {
+		if s := f.session(f.tok, "2026-12-22"); fmt.Sprint(names(s["standing"])) != "[Bluefin Legal Orbit Analytics]" {
 			t.Errorf("the 22nd: %v", s)
 		}
 
@@ -138,12 +139,65 @@ func TestStandingBookings(t *testing.T) {
 		if s := f.session(client, "2026-12-22"); fmt.Sprint(names(s["standing"])) != "[Bluefin Legal]" || s["placesTaken"] != float64(2) {
 			t.Errorf("the 22nd as Bluefin sees it: %v", s)
 		}
-		f.fails(client, "NOT_FOUND", `query($id: ID!) { standingBooking(id: $id) { id } }`, map[string]any{"id": northwind})
-		f.fails(client, "NOT_FOUND", end, map[string]any{"id": northwind, "from": "2026-12-29"})
-		f.fails(client, "FORBIDDEN", `query($c: ID!) { standingBookings(clientId: $c) { totalCount } }`, map[string]any{"c": f.clients["Northwind Traders"]})
+		f.fails(client, "NOT_FOUND", `query($id: ID!) { standingBooking(id: $id) { id } }`, map[string]any{"id": orbit})
+		f.fails(client, "NOT_FOUND", end, map[string]any{"id": orbit, "from": "2026-12-29"})
+		f.fails(client, "FORBIDDEN", `query($c: ID!) { standingBookings(clientId: $c) { totalCount } }`, map[string]any{"c": f.clients["Orbit Analytics"]})
 		if u := path(f.ok(client, end, map[string]any{"id": bluefin, "from": "2027-01-05"}), "endStandingBooking", "standingBooking", "until"); u != "2027-01-04" {
 			t.Errorf("Bluefin ended its own: until %v", u)
 		}
+
+		// Every committed write told the outbox; the refused ones and the
+		// dry run nothing.
+		var events []models.WebhookEvent
+		if err := a.db.DB.NewSelect().Model(&events).Where("business_id = ?", b.ID).Where("type LIKE 'standing_booking.%'").OrderExpr("id").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var types []string
+		for _, ev := range events {
+			types = append(types, strings.TrimPrefix(ev.Type, "standing_booking."))
+		}
+		if got := strings.Join(types, " "); got != "created created created skipped ended ended" {
+			t.Errorf("standing events %q", got)
+		}
+		if len(events) > 0 && !strings.Contains(events[0].Body, `"id":"`+bluefin+`"`) {
+			t.Errorf("the first event names another standing booking: %s", events[0].Body)
+		}
+	})
+}
+
+// TestStandingPlansAndMemberships: a standing place counts on its
+// membership's plan month by month, and ends where the membership ends.
+func TestStandingPlansAndMemberships(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		// Northwind's plan gives 2 standups a month: December has 4
+		// Tuesdays from the 8th.
+		in := map[string]any{"clientId": f.clients["Northwind Traders"], "sessionId": f.standupID("2026-12-08"), "from": "2026-12-08"}
+		e := f.fails(f.tok, "PLAN_LIMIT", createStanding, map[string]any{"in": in})
+		if e.Extensions["month"] != "2026-12" || e.Extensions["limit"] != float64(2) || e.Extensions["field"] != "clientId" {
+			t.Errorf("PLAN_LIMIT extensions %v", e.Extensions)
+		}
+		// From the 22nd, two in December; January has four Tuesdays.
+		in["from"], in["until"] = "2026-12-22", "2026-12-29"
+		f.ok(f.tok, createStanding, map[string]any{"in": in})
+		// A single booking on the plan in December is one too many.
+		e = f.fails(f.tok, "PLAN_LIMIT", book, map[string]any{"ref": sessionRefOf(f.api, f.tok, "2026-12-09", "Daily standup"), "client": f.clients["Northwind Traders"]})
+		if e.Extensions["used"] != float64(2) {
+			t.Errorf("a single booking over the plan: %v", e.Extensions)
+		}
+
+		// Bluefin's membership ends on the 31st: its standing place ends
+		// with it; a membership deleted takes the place away.
+		bluefin := path(f.stand("Bluefin Legal", "2026-12-08", false), "standingBooking", "id").(string)
+		sub := membershipOf(f.api, f.tok, "Bluefin Legal", "Daily standup")
+		f.ok(f.tok, `mutation($id: ID!) { updateMembership(id: $id, input: {endDate: "2026-12-31"}) { membership { id } } }`, map[string]any{"id": sub})
+		q := `query($id: ID!) { standingBooking(id: $id) { until } }`
+		if u := path(f.ok(f.tok, q, map[string]any{"id": bluefin}), "standingBooking", "until"); u != "2026-12-31" {
+			t.Errorf("the place ends %v, want with the membership on 2026-12-31", u)
+		}
+		cedar := path(f.stand("Cedar & Pine Architects", "2027-01-05", false), "standingBooking", "id").(string)
+		f.ok(f.tok, `mutation($id: ID!) { deleteMembership(id: $id) { id } }`, map[string]any{"id": membershipOf(f.api, f.tok, "Cedar & Pine Architects", "Daily standup")})
+		f.fails(f.tok, "NOT_FOUND", q, map[string]any{"id": cedar})
 	})
 }
 

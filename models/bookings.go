@@ -230,6 +230,7 @@ func (e *Edit) planAllows(ctx context.Context, s *engine.Session, c engine.Clien
 		if err != nil {
 			return 0, err
 		}
+		used += int64(standingInMonth(e.Before.Timetable, &e.State, c.ID, sub.SeriesID, monthStart, monthStart.AddMonths(1)))
 		if int(used) < plan.PerMonth {
 			return sub.ID, nil
 		}

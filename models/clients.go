@@ -233,17 +233,22 @@ func (e *Edit) SaveSubscription(ctx context.Context, sub engine.Subscription) (e
 		return sub, e.missing(err, "subscription", sub.ID)
 	}
 	e.changedApart = true
-	return row.Engine(), nil
+	// A membership that ends sooner ends the standing places it held.
+	return row.Engine(), e.FitStanding(ctx, sub.ClientID)
 }
 
 // DeleteSubscription removes a subscription.
 func (e *Edit) DeleteSubscription(ctx context.Context, id int64) error {
-	if _, err := e.Subscription(ctx, id); err != nil {
+	sub, err := e.Subscription(ctx, id)
+	if err != nil {
 		return err
 	}
-	_, err := e.Tx.NewDelete().Model((*Subscription)(nil)).Where("business_id = ?", e.Business.ID).Where("id = ?", id).Exec(ctx)
+	if _, err := e.Tx.NewDelete().Model((*Subscription)(nil)).Where("business_id = ?", e.Business.ID).Where("id = ?", id).Exec(ctx); err != nil {
+		return err
+	}
 	e.changedApart = true
-	return err
+	// The standing places it held end with it.
+	return e.FitStanding(ctx, sub.ClientID)
 }
 
 // HasSubscriptions reports how many subscriptions a series has.

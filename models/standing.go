@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models/webhook"
 )
 
 // Standing places (engine.Standing) are rules of the schedule, saved with
@@ -189,6 +191,7 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 	}
 	if i < 0 {
 		e.State.Standing = append(e.State.Standing, rule)
+		i = len(e.State.Standing) - 1
 	} else {
 		if e.State.Standing[i] == rule {
 			return &StandingResult{Standing: rule}, nil
@@ -199,6 +202,25 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 			return k.StandingID == id && !rule.Covers(k.Date)
 		})
 	}
+	// The place holds while a membership does, and counts on its plan
+	// month by month.
+	if err := e.fitStanding(ctx, in.ClientID, rule.ID); err != nil {
+		return nil, err
+	}
+	j := slices.IndexFunc(e.State.Standing, func(r engine.Standing) bool { return r.ID == rule.ID })
+	if j < 0 {
+		w := e.words()
+		return nil, engine.Errorf(engine.Invalid, "clientId", "%s has no membership of %s with this %s from %s", c.Name, w.Series.A(), w.Class.One, first)
+	}
+	rule = e.State.Standing[j]
+	if err := e.planMonths(ctx, c, rule, tt); err != nil {
+		return nil, err
+	}
+	typ := webhook.StandingCreated
+	if id != 0 {
+		typ = webhook.StandingUpdated
+	}
+	e.noteStanding(typ, rule, nil)
 	return &StandingResult{Standing: rule, Waiting: full}, nil
 }
 
@@ -257,6 +279,7 @@ func (e *Edit) EndStanding(id int64, from engine.Date) (engine.Standing, error) 
 		e.State.Standing = slices.Delete(e.State.Standing, i, i+1)
 		e.State.StandingSkips = slices.DeleteFunc(e.State.StandingSkips, func(k engine.StandingSkip) bool { return k.StandingID == id })
 		r.Until = r.From - 1
+		e.noteStanding(webhook.StandingEnded, r, map[string]any{"removed": true})
 		return r, nil
 	}
 	r.Until = from - 1
@@ -264,6 +287,7 @@ func (e *Edit) EndStanding(id int64, from engine.Date) (engine.Standing, error) 
 	e.State.StandingSkips = slices.DeleteFunc(e.State.StandingSkips, func(k engine.StandingSkip) bool {
 		return k.StandingID == id && !r.Covers(k.Date)
 	})
+	e.noteStanding(webhook.StandingEnded, r, map[string]any{"removed": false})
 	return r, nil
 }
 
@@ -295,6 +319,8 @@ func (e *Edit) SkipStanding(id int64, d engine.Date, now time.Time) (engine.Stan
 	}
 	k := engine.StandingSkip{ID: e.NewID(), StandingID: id, Date: d, Late: now.After(start.Add(-LateCancelWindow))}
 	e.State.StandingSkips = append(e.State.StandingSkips, k)
+	e.noteStanding(webhook.StandingSkipped, r, map[string]any{"date": d.String(), "late": k.Late,
+		"session": map[string]any{"id": s.Key(), "date": s.Date.String(), "start": s.Start.String(), "end": s.End.String()}})
 	return k, nil
 }
 
@@ -340,4 +366,213 @@ func proveStanding(ctx context.Context, e *Edit, before, after *Snapshot) error 
 		}
 	}
 	return nil
+}
+
+// memberships reads a client's memberships of the series that hold a
+// standing place's session.
+func (e *Edit) memberships(ctx context.Context, client int64, r engine.Standing) ([]Subscription, error) {
+	var series []int64
+	for _, en := range e.State.Entries {
+		if en.ClassTimeID == r.ClassTimeID && en.ClassID == r.ClassID {
+			series = append(series, en.SeriesID)
+		}
+	}
+	var subs []Subscription
+	if len(series) == 0 {
+		return nil, nil
+	}
+	err := e.Tx.NewSelect().Model(&subs).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).
+		Where("series_id IN (?)", bun.In(series)).OrderExpr("id").Scan(ctx)
+	return subs, err
+}
+
+// FitStanding ends the client's standing places where their memberships
+// end: a place holds only while a membership of a series holding its
+// session does (from today on; the dates that passed stay as they were).
+// A place no membership covers from today, and that has not started, goes.
+func (e *Edit) FitStanding(ctx context.Context, client int64) error {
+	return e.fitStanding(ctx, client, 0)
+}
+
+// fitStanding is FitStanding, or with only the place being made, fitted
+// without an event of its own (the event of its making says its dates):
+// the client's memberships are read once, whatever the places.
+func (e *Edit) fitStanding(ctx context.Context, client, only int64) error {
+	var all []Subscription
+	if err := e.Tx.NewSelect().Model(&all).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).
+		OrderExpr("id").Scan(ctx); err != nil {
+		return err
+	}
+	var seriesOf map[engine.Place][]int64
+	quiet := only
+	for i := 0; i < len(e.State.Standing); i++ {
+		r := e.State.Standing[i]
+		if r.ClientID != client || (r.Until != 0 && r.Until < e.Today) || (only != 0 && r.ID != only) {
+			continue
+		}
+		if seriesOf == nil {
+			seriesOf = map[engine.Place][]int64{}
+			for _, en := range e.State.Entries {
+				k := engine.Place{ClassTime: en.ClassTimeID, Class: en.ClassID}
+				seriesOf[k] = append(seriesOf[k], en.SeriesID)
+			}
+		}
+		series := seriesOf[engine.Place{ClassTime: r.ClassTimeID, Class: r.ClassID}]
+		var subs []Subscription
+		for _, s := range all {
+			if slices.Contains(series, s.SeriesID) {
+				subs = append(subs, s)
+			}
+		}
+		// The last date of the membership run that covers the place from
+		// its first date still to come.
+		d, covered := max(r.From, e.Today), false
+		for changed := true; changed; {
+			changed = false
+			for _, s := range subs {
+				start, end := engine.Date(s.StartDate), engine.Date(s.EndDate)
+				if start <= d && (end == 0 || end >= d) {
+					covered = true
+					if end == 0 {
+						d = engine.MaxDate
+						break
+					}
+					if end+1 > d {
+						d, changed = end+1, true
+					}
+				}
+			}
+		}
+		if d == engine.MaxDate {
+			continue // a membership with no end
+		}
+		last := d - 1
+		if !covered {
+			last = max(r.From, e.Today) - 1
+		}
+		if r.Until != 0 && r.Until <= last {
+			continue
+		}
+		if last < r.From {
+			e.State.Standing = slices.Delete(e.State.Standing, i, i+1)
+			e.State.StandingSkips = slices.DeleteFunc(e.State.StandingSkips, func(k engine.StandingSkip) bool { return k.StandingID == r.ID })
+			i--
+			r.Until = r.From - 1
+			if r.ID != quiet {
+				e.noteStanding(webhook.StandingEnded, r, map[string]any{"removed": true})
+			}
+			continue
+		}
+		r.Until = last
+		e.State.Standing[i] = r
+		if r.ID != quiet {
+			e.noteStanding(webhook.StandingEnded, r, map[string]any{"removed": false})
+		}
+		e.State.StandingSkips = slices.DeleteFunc(e.State.StandingSkips, func(k engine.StandingSkip) bool {
+			return k.StandingID == r.ID && !r.Covers(k.Date)
+		})
+	}
+	return nil
+}
+
+// standingInMonth counts the dates of month [from, to) on which the
+// standing places of a client in the sessions of a series hold or wait for
+// a place: sessions that happen and are not cancelled, dates not given up
+// (a late skip counts, as a late cancellation does).
+func standingInMonth(tt *engine.Timetable, s *engine.State, client, series int64, from, to engine.Date) int {
+	inSeries := map[engine.Place]bool{}
+	for _, en := range s.Entries {
+		if en.SeriesID == series {
+			inSeries[engine.Place{ClassTime: en.ClassTimeID, Class: en.ClassID}] = true
+		}
+	}
+	late := map[engine.StandingDate]bool{}
+	for _, k := range s.StandingSkips {
+		late[engine.StandingDate{StandingID: k.StandingID, Date: k.Date}] = k.Late
+	}
+	n := 0
+	for _, r := range s.Standing {
+		if r.ClientID != client || !inSeries[engine.Place{ClassTime: r.ClassTimeID, Class: r.ClassID}] {
+			continue
+		}
+		ct, ok := tt.ClassTime(r.ClassTimeID)
+		if !ok {
+			continue
+		}
+		first := max(from, r.From)
+		first += engine.Date((int(ct.Weekday) - int(first.Weekday()) + 7) % 7)
+		for d := first; d < to && r.Covers(d); d += 7 {
+			if l, skipped := late[engine.StandingDate{StandingID: r.ID, Date: d}]; skipped && !l {
+				continue
+			}
+			if x, ok := tt.Session(engine.SessionRef{Date: d, ClassTimeID: r.ClassTimeID, ClassID: r.ClassID}); ok && !x.Cancelled {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// planMonths refuses a standing place that, with the client's other
+// standing places and single bookings on the same membership, would use
+// more of a plan's sessions in some month than it gives (PLAN_LIMIT, with
+// the month). A membership through a plan ends, so its months are few.
+func (e *Edit) planMonths(ctx context.Context, c engine.Client, r engine.Standing, tt *engine.Timetable) error {
+	subs, err := e.memberships(ctx, c.ID, r)
+	if err != nil {
+		return err
+	}
+	w := e.words()
+	for _, sub := range subs {
+		var plan *engine.Plan
+		for i := range e.State.Plans {
+			if e.State.Plans[i].ID == sub.PlanID {
+				plan = &e.State.Plans[i]
+			}
+		}
+		start, end := max(engine.Date(sub.StartDate), r.From, e.Today), engine.Date(sub.EndDate)
+		if r.Until != 0 && (end == 0 || r.Until < end) {
+			end = r.Until
+		}
+		if plan == nil || plan.PerMonth == 0 || end == 0 || end < start {
+			continue
+		}
+		y, m, _ := start.Civil()
+		for month := engine.MustDate(y, m, 1); month <= end; month = month.AddMonths(1) {
+			next := month.AddMonths(1)
+			used, err := e.Tx.NewSelect().Model((*SessionBooking)(nil)).Where("business_id = ?", e.Business.ID).
+				Where("subscription_id = ?", sub.ID).Where("status IN (?)", bun.In(countsOnPlan)).
+				Where("session_date >= ?", Day(month)).Where("session_date < ?", Day(next)).Count(ctx)
+			if err != nil {
+				return err
+			}
+			n := int(used) + standingInMonth(tt, &e.State, c.ID, sub.SeriesID, month, next)
+			if n > plan.PerMonth {
+				y, m, _ := month.Civil()
+				err := engine.Errorf(engine.OverPlan, "clientId", "%s would have %s in %d-%02d on the plan %q, which gives %d a month",
+					c.Name, w.Class.N(n), y, m, plan.Label(w, e.State.Business.Currency), plan.PerMonth)
+				err.Details = map[string]any{"used": n, "limit": plan.PerMonth, "month": fmt.Sprintf("%d-%02d", y, m)}
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// noteStanding records an event about a standing place once the write has
+// saved it, with its real id (a dry run's provisional one).
+func (e *Edit) noteStanding(typ string, r engine.Standing, extra map[string]any) {
+	e.AfterSave(func(_ context.Context, id func(int64) int64) error {
+		place := map[string]any{"id": strconv.FormatInt(id(r.ID), 10), "from": r.From.String(), "until": nil, "waitlist": r.Waitlist,
+			"session": map[string]any{"classTimeId": strconv.FormatInt(id(r.ClassTimeID), 10), "classId": strconv.FormatInt(id(r.ClassID), 10)}}
+		if r.Until != 0 {
+			place["until"] = r.Until.String()
+		}
+		data := map[string]any{"standingBooking": place}
+		for k, v := range extra {
+			data[k] = v
+		}
+		e.note(typ, data, nil, r.ClientID)
+		return nil
+	})
 }

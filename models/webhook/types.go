@@ -27,6 +27,10 @@ const (
 	BookingCancelled = "booking.cancelled"
 	BookingPromoted  = "booking.promoted"
 	ClientCreated    = "client.created"
+	StandingCreated  = "standing_booking.created"
+	StandingUpdated  = "standing_booking.updated"
+	StandingEnded    = "standing_booking.ended"
+	StandingSkipped  = "standing_booking.skipped"
 )
 
 var types = []Type{
@@ -39,6 +43,10 @@ var types = []Type{
 	{BookingCancelled, "A booking or a place on a wait list was cancelled (status cancelled, or late_cancel within 12 hours of the start)."},
 	{BookingPromoted, "A wait-listed client got a place that was freed."},
 	{ClientCreated, "A client was added (by a request, an import, a demo or a restored backup)."},
+	{StandingCreated, "A client was given a standing place: a place in every occurrence of a series session from a date (waitlist: it waits on the dates that were full)."},
+	{StandingUpdated, "A standing place's dates or wait list changed (by a request, or a membership that ends sooner)."},
+	{StandingEnded, "A standing place ends: it holds no date from the day after until (removed: it never started)."},
+	{StandingSkipped, "A client gave up a standing place on one date (late: within 12 hours of the start, counted on the plan)."},
 }
 
 // Register adds an event type, for features that send events of their
