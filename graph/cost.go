@@ -232,6 +232,8 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(k.roomBookings)
 	case "Query.days":
 		return root(w.days(f, "from", "to"))
+	case "Query.freeRooms":
+		return root(k.rooms)
 	case "Query.timeOffs":
 		return root(k.timeOffs)
 	case "Staff.workingHours":
