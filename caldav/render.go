@@ -441,7 +441,10 @@ type look struct {
 	description          string
 	category             string
 	cancelled            bool
-	zone                 *zoneText
+	// tentative: one of its staff is missing (Session.needsCover); the
+	// description says who.
+	tentative bool
+	zone      *zoneText
 	// lang is the language description is in, a BCP 47 tag; "" for
 	// English, whose events are written as they always were.
 	lang string
@@ -538,9 +541,20 @@ func (r *renderer) look(s *engine.Session, key string) look {
 		}
 		desc = append(desc, line)
 	}
+	// Who is missing, never why beyond the rule: a time off's reason is
+	// the business's, not every subscriber's.
+	away := tt.NeedsCover(s)
+	for _, a := range away {
+		p, _ := tt.StaffMember(a.StaffID)
+		why := "time off"
+		if a.Reason == engine.OutsideHours {
+			why = "outside working hours"
+		}
+		desc = append(desc, "Needs cover: "+p.Name+" ("+why+")")
+	}
 	return look{uid: r.uid(key), start: start, end: end, modified: modified, sequence: version,
 		summary: summary, location: room.Name, description: strings.Join(desc, "\n"), category: activity.Name,
-		cancelled: s.Cancelled, zone: r.zone(start, end), lang: eventLanguage(r.lang)}
+		cancelled: s.Cancelled, tentative: len(away) > 0, zone: r.zone(start, end), lang: eventLanguage(r.lang)}
 }
 
 // write writes a look as a VEVENT and the CalDAV resource that holds it. A
@@ -565,9 +579,12 @@ func (r *renderer) write(l *look) *object {
 		ev.SetDescription(l.description, &ics.KeyValues{Key: string(ics.ParameterLanguage), Value: []string{l.lang}})
 	}
 	ev.AddCategory(l.category)
-	if l.cancelled {
+	switch {
+	case l.cancelled:
 		ev.SetStatus(ics.ObjectStatusCancelled)
-	} else {
+	case l.tentative:
+		ev.SetStatus(ics.ObjectStatusTentative)
+	default:
 		ev.SetStatus(ics.ObjectStatusConfirmed)
 	}
 	ev.SetModifiedAt(l.modified)

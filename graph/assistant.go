@@ -199,3 +199,30 @@ func (r *Resolver) engineSession(ctx context.Context, id model.SessionID, field 
 	}
 	return s, nil
 }
+
+// rhythm checks freeRooms' arguments and returns its dates and units.
+func rhythm(from, to engine.Date, start, end engine.LocalTime, everyWeeks, units *int) ([]engine.Date, int, error) {
+	every, need := 1, 1
+	if everyWeeks != nil {
+		every = *everyWeeks
+	}
+	if units != nil {
+		need = *units
+	}
+	switch {
+	case end <= start:
+		return nil, 0, badInput("end", "The span must end after it starts: %s to %s", start, end)
+	case every < 1 || every > engine.MaxCycle:
+		return nil, 0, badInput("everyWeeks", "everyWeeks must be between 1 and %d, not %d", engine.MaxCycle, every)
+	case need < 1 || need > engine.MaxUnits:
+		return nil, 0, badInput("units", "units must be between 1 and %d, not %d", engine.MaxUnits, need)
+	}
+	if err := checkRange(from, to+1); err != nil {
+		return nil, 0, err
+	}
+	var dates []engine.Date
+	for d := from; d <= to; d += engine.Date(7 * every) {
+		dates = append(dates, d)
+	}
+	return dates, need, nil
+}

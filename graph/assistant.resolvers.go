@@ -292,6 +292,25 @@ func (r *queryResolver) CoverPlan(ctx context.Context, timeOffID int64) (*model.
 	return &model.CoverPlan{Assignments: nonNil(plan), Open: v.sessions(open)}, nil
 }
 
+// FreeRooms is the resolver for the freeRooms field.
+func (r *queryResolver) FreeRooms(ctx context.Context, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) ([]engine.Room, error) {
+	dates, need, err := rhythm(from, to, start, end, everyWeeks, units)
+	if err != nil {
+		return nil, err
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []engine.Room{}
+	for _, id := range sn.Timetable.FreeRooms(dates, start, end, need) {
+		if room, ok := sn.Timetable.Room(id); ok {
+			out = append(out, room)
+		}
+	}
+	return out, nil
+}
+
 // NeedsCover is the resolver for the needsCover field.
 func (r *sessionResolver) NeedsCover(ctx context.Context, obj *model.Session) ([]engine.Absence, error) {
 	if obj.Cancelled {

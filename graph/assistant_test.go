@@ -216,3 +216,33 @@ func TestCoverFromOptionsToPlan(t *testing.T) {
 		}
 	})
 }
+
+// TestFreeRooms asks for rooms free on every Monday of a month at the
+// office's standup and before dawn, and refuses bad rhythms naming the
+// argument.
+func TestFreeRooms(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		tok := a.business("free", engine.Office)
+		roomA := idOf(a, tok, "rooms", "name", "Room A")
+		all := rows(a.ok(tok, `{ rooms { id } }`, nil), "rooms")
+		q := `query($start: LocalTime!, $end: LocalTime!, $every: Int) { freeRooms(from: "2026-12-07", to: "2026-12-28", start: $start, end: $end, everyWeeks: $every) { id } }`
+		standup := rows(a.ok(tok, q, map[string]any{"start": "09:00", "end": "09:15"}), "freeRooms")
+		if slices.ContainsFunc(standup, func(r any) bool { return path(r, "id") == roomA }) || len(standup) != len(all)-1 {
+			t.Errorf("at the standup: %v free, want every room but Room A (%s)", standup, roomA)
+		}
+		if dawn := rows(a.ok(tok, q, map[string]any{"start": "05:00", "end": "06:00", "every": 2}), "freeRooms"); len(dawn) != len(all) {
+			t.Errorf("before dawn: %d rooms free, want all %d", len(dawn), len(all))
+		}
+		for _, c := range []struct {
+			vars  map[string]any
+			field string
+		}{
+			{map[string]any{"start": "10:00", "end": "09:00"}, "end"},
+			{map[string]any{"start": "09:00", "end": "10:00", "every": 0}, "everyWeeks"},
+		} {
+			if e := a.fails(tok, "BAD_USER_INPUT", q, c.vars); e.Extensions["field"] != c.field {
+				t.Errorf("%v: field %v, want %s", c.vars, e.Extensions["field"], c.field)
+			}
+		}
+	})
+}

@@ -251,6 +251,8 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return bound{each: mul(stretches, max(k.entriesPerSeries, 1)), all: -1, oneToMany: true}
 	case "Query.days":
 		return root(w.days(f, "from", "to"))
+	case "Query.freeRooms":
+		return root(k.rooms)
 	case "Query.timeOffs":
 		return root(k.timeOffs)
 	case "Staff.workingHours":

@@ -514,7 +514,7 @@ type Tombstone struct {
 	ID          int64 `bun:",pk,autoincrement"`
 	BusinessID  int64 `bun:",pk"`
 	Revision    int64
-	Kind        string // "group", "change", "closure", "pause"
+	Kind        string // "group", "change", "closure" (any range of dates: a closure, time off, hours), "pause"
 	ClassTimeID int64  `bun:",nullzero"`
 	ClassID     int64  `bun:",nullzero"`
 	OrigDate    Day

@@ -592,6 +592,7 @@ type ComplexityRoot struct {
 		CoverPlan            func(childComplexity int, timeOffID int64) int
 		Day                  func(childComplexity int, date engine.Date) int
 		Days                 func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		FreeRooms            func(childComplexity int, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) int
 		Membership           func(childComplexity int, id int64) int
 		Memberships          func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		OneOff               func(childComplexity int, id int64) int
@@ -1203,6 +1204,7 @@ type QueryResolver interface {
 	Uncovered(ctx context.Context) ([]engine.Uncovered, error)
 	CoverOptions(ctx context.Context, sessionID model.SessionID) (*model.CoverOptions, error)
 	CoverPlan(ctx context.Context, timeOffID int64) (*model.CoverPlan, error)
+	FreeRooms(ctx context.Context, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) ([]engine.Room, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
@@ -4008,6 +4010,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Days(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["filter"].(*model.SessionFilter)), true
+	case "Query.freeRooms":
+		if e.ComplexityRoot.Query.FreeRooms == nil {
+			break
+		}
+
+		args, err := ec.field_Query_freeRooms_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FreeRooms(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["start"].(engine.LocalTime), args["end"].(engine.LocalTime), args["everyWeeks"].(*int), args["units"].(*int)), true
 
 	case "Query.membership":
 		if e.ComplexityRoot.Query.Membership == nil {
@@ -6533,6 +6546,31 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): AssignCoverPayload
+}
+
+extend type Query {
+  """
+  The rooms in which units stay free from start to end on every date of a
+  rhythm: from, then every everyWeeks weeks, up to to (inclusive) — "Tuesdays
+  18:00–19:30, every other week, from 5 January". A booking or a session of that
+  span there adds no room clash on any of those dates: sessions with their
+  cleaning buffers, room bookings and capacity rules all count. At most 400
+  days. Any signed-in token. BAD_USER_INPUT naming the argument.
+  """
+  freeRooms(
+    "The first date."
+    from: Date!
+    "The last date a date of the rhythm may fall on, inclusive."
+    to: Date!
+    "The start of the span, wall-clock time."
+    start: LocalTime!
+    "The end of the span, after the start."
+    end: LocalTime!
+    "Weeks between two dates; left out: 1, every week."
+    everyWeeks: Int
+    "Units of the room needed; left out: 1."
+    units: Int
+  ): [Room!]
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
@@ -13546,6 +13584,60 @@ func (ec *executionContext) field_Query_days_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["filter"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_freeRooms_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "start",
+		func(ctx context.Context, v any) (engine.LocalTime, error) {
+			return ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["start"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "end",
+		func(ctx context.Context, v any) (engine.LocalTime, error) {
+			return ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["end"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "everyWeeks",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["everyWeeks"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "units",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["units"] = arg5
 	return args, nil
 }
 
@@ -24728,6 +24820,50 @@ func (ec *executionContext) fieldContext_Query_coverPlan(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_coverPlan_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_freeRooms(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_freeRooms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FreeRooms(ctx, fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date), fc.Args["start"].(engine.LocalTime), fc.Args["end"].(engine.LocalTime), fc.Args["everyWeeks"].(*int), fc.Args["units"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Room) graphql.Marshaler {
+			return ec.marshalORoom2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_freeRooms(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_freeRooms_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -40653,6 +40789,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_coverPlan(ctx, field)
+				})
+		case "freeRooms":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_freeRooms(ctx, field)
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
