@@ -29,8 +29,9 @@ const monthQuery = `<?xml version="1.0" encoding="utf-8"?>
 // benchmarkReport sends the month's REPORT to a calendar of the gym from
 // parallel clients over loopback and reports requests per second and
 // latency percentiles.
-func benchmarkReport(b *testing.B, calendar func(sn *models.Snapshot) string) {
+func benchmarkReport(b *testing.B, lang string, calendar func(sn *models.Snapshot) string) {
 	g := newGateway(b, modelstest.SQLite(b), "harbor", engine.Gym, 8, 52)
+	inLanguage(g, lang)
 	sn, err := g.store.Snapshot(b.Context(), g.biz.ID, -1)
 	if err != nil {
 		b.Fatal(err)
@@ -86,20 +87,39 @@ func benchmarkReport(b *testing.B, calendar func(sn *models.Snapshot) string) {
 
 // BenchmarkReportMonthGym is a month of the whole gym (~450 events).
 func BenchmarkReportMonthGym(b *testing.B) {
-	benchmarkReport(b, func(*models.Snapshot) string { return "all" })
+	benchmarkReport(b, "", func(*models.Snapshot) string { return "all" })
+}
+
+// BenchmarkReportMonthGymArabic is BenchmarkReportMonthGym with the gym in
+// Arabic: its events' words from the catalogue.
+func BenchmarkReportMonthGymArabic(b *testing.B) {
+	benchmarkReport(b, "ar", func(*models.Snapshot) string { return "all" })
 }
 
 // BenchmarkReportMonthStaff is a month of one coach.
 func BenchmarkReportMonthStaff(b *testing.B) {
-	benchmarkReport(b, func(sn *models.Snapshot) string { return models.CalendarOf("staff", sn.State.Staff[0].ID) })
+	benchmarkReport(b, "", func(sn *models.Snapshot) string { return models.CalendarOf("staff", sn.State.Staff[0].ID) })
 }
 
 // BenchmarkReportMonthGymAfterWrite is the month's REPORT of the whole gym
 // as the first request after a write that changes one date of it (a
 // session cancelled, then restored): what a calendar app waits for while
 // the schedule is being edited. Only the REPORT is timed.
-func BenchmarkReportMonthGymAfterWrite(b *testing.B) {
+func BenchmarkReportMonthGymAfterWrite(b *testing.B) { benchmarkReportAfterWrite(b, "") }
+
+// BenchmarkReportMonthGymAfterWriteArabic is the same in Arabic.
+func BenchmarkReportMonthGymAfterWriteArabic(b *testing.B) { benchmarkReportAfterWrite(b, "ar") }
+
+// inLanguage sets the business's language ("" keeps English).
+func inLanguage(g *gateway, lang string) {
+	if lang != "" {
+		g.write(func(e *models.Edit) error { e.State.Business.Locale.Language = lang; return nil })
+	}
+}
+
+func benchmarkReportAfterWrite(b *testing.B, lang string) {
 	g := newGateway(b, modelstest.SQLite(b), "harbor", engine.Gym, 8, 52)
+	inLanguage(g, lang)
 	sn, err := g.store.Snapshot(b.Context(), g.biz.ID, -1)
 	if err != nil {
 		b.Fatal(err)

@@ -4,12 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	ics "github.com/arran4/golang-ical"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/cache"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // serial is how everything here is written: CRLF line ends and lines
@@ -86,9 +90,12 @@ func (e *event) etagXML() string { return "&#34;" + e.etag + "&#34;" }
 // them, so renderings cached for a business whose snapshot has left the
 // store's memory budget keep only what the budget counts for them alive.
 type renderer struct {
-	sn    *models.Snapshot
-	loc   *time.Location
-	words engine.Vocabulary
+	sn  *models.Snapshot
+	loc *time.Location
+	// words and lang are the business's words and language: event text is
+	// in it.
+	words locale.Vocabulary
+	lang  *locale.Locale
 	*kept
 }
 
@@ -112,7 +119,7 @@ type kept struct {
 func newRenderer(sn *models.Snapshot) *renderer {
 	b := sn.State.Business
 	k := &kept{business: sn.Business.ID, revision: sn.Business.Revision,
-		settings: sn.Business.UIDDomain() + "\x00" + b.Location.String() + "\x00" + string(b.Kind),
+		settings: sn.Business.UIDDomain() + "\x00" + b.Location.String() + "\x00" + string(b.Kind) + "\x00" + fmt.Sprint(b.Locale),
 		events:   map[string]*event{}, zones: map[int64]*zoneText{}, listings: map[string]*collected{}, feeds: map[string]*body{}, answers: map[string]*keptAnswer{}}
 	return k.of(sn)
 }
@@ -120,7 +127,8 @@ func newRenderer(sn *models.Snapshot) *renderer {
 // of is the renderer of snapshot sn, whose revision k holds.
 func (k *kept) of(sn *models.Snapshot) *renderer {
 	b := sn.State.Business
-	return &renderer{sn: sn, loc: b.Location, words: engine.Words(b.Kind), kept: k}
+	l := locale.ForBusiness(b, "")
+	return &renderer{sn: sn, loc: b.Location, words: l.Words(b.Kind), lang: l, kept: k}
 }
 
 // What a renderer holds counts towards the memory budget: its base, for
@@ -433,7 +441,13 @@ type look struct {
 	description          string
 	category             string
 	cancelled            bool
-	zone                 *zoneText
+	// tentative: one of its staff is missing (Session.needsCover); the
+	// description says who.
+	tentative bool
+	zone      *zoneText
+	// lang is the language description is in, a BCP 47 tag; "" for
+	// English, whose events are written as they always were.
+	lang string
 }
 
 // renderVersion is a part of every ETag: bump it whenever what write makes
@@ -463,6 +477,9 @@ func (l *look) etag(loc *time.Location) string {
 		b = append(b, 0)
 	}
 	b = append(b, l.zone.sum[:]...)
+	if l.lang != "" { // English ETags are what they were
+		b = text(l.lang)
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
@@ -491,41 +508,53 @@ func (r *renderer) look(s *engine.Session, key string) look {
 	if s.Label != "" && !strings.EqualFold(s.Label, activity.Name) {
 		summary += " · " + s.Label
 	}
+	l := r.lang
 	var desc []string
 	if len(staff) > 0 {
-		w := r.words.Staff.Title()
+		w := capitalize(r.words.Staff.One)
 		if len(staff) > 1 {
 			w = capitalize(r.words.Staff.Many)
 		}
-		desc = append(desc, w+": "+strings.Join(staff, ", "))
+		desc = append(desc, w+": "+strings.Join(staff, l.Text("list.comma", nil)))
 	}
 	for _, sw := range s.Series {
 		sr, _ := tt.SeriesByID(sw.SeriesID)
-		line := r.words.Series.Title() + ": " + sr.Name
+		line := capitalize(r.words.Series.One) + ": " + sr.Name
 		if sw.Cycle > 1 {
-			line += " (W" + strconv.Itoa(sw.Week) + "/" + strconv.Itoa(sw.Cycle) + ")"
+			line += l.Text("event.week", map[string]any{"Week": l.Number(sw.Week), "Cycle": l.Number(sw.Cycle)})
 		}
 		desc = append(desc, line)
 	}
 	if s.IsOneOff() {
-		desc = append(desc, "One-off "+r.words.Class.One)
+		desc = append(desc, l.Text("event.oneOff", map[string]any{"Class": r.words.Class.One}))
 	}
 	if s.Moved() {
-		desc = append(desc, "Moved from "+s.Origin().Date.Short(0))
+		desc = append(desc, l.Text("page.movedFrom", map[string]any{"Date": l.DayMonth(s.Origin().Date, 0)}))
 	}
 	if n := s.Note(); n != "" && n != s.Reason() {
 		desc = append(desc, n)
 	}
 	if s.Cancelled {
-		line := "Cancelled"
+		line := l.Text("event.cancelled", nil)
 		if r := s.Reason(); r != "" {
 			line += ": " + r
 		}
 		desc = append(desc, line)
 	}
+	// Who is missing, never why beyond the rule: a time off's reason is
+	// the business's, not every subscriber's.
+	away := tt.NeedsCover(s)
+	for _, a := range away {
+		p, _ := tt.StaffMember(a.StaffID)
+		why := "time off"
+		if a.Reason == engine.OutsideHours {
+			why = "outside working hours"
+		}
+		desc = append(desc, "Needs cover: "+p.Name+" ("+why+")")
+	}
 	return look{uid: r.uid(key), start: start, end: end, modified: modified, sequence: version,
 		summary: summary, location: room.Name, description: strings.Join(desc, "\n"), category: activity.Name,
-		cancelled: s.Cancelled, zone: r.zone(start, end)}
+		cancelled: s.Cancelled, tentative: len(away) > 0, zone: r.zone(start, end), lang: eventLanguage(r.lang)}
 }
 
 // write writes a look as a VEVENT and the CalDAV resource that holds it. A
@@ -540,11 +569,22 @@ func (r *renderer) write(l *look) *object {
 	r.setTime(ev, ics.ComponentPropertyDtEnd, l.end)
 	ev.SetSummary(l.summary)
 	ev.SetLocation(l.location)
-	ev.SetDescription(l.description)
-	ev.AddCategory(l.category)
-	if l.cancelled {
-		ev.SetStatus(ics.ObjectStatusCancelled)
+	if l.lang == "" {
+		ev.SetDescription(l.description) // as it always was, byte for byte
 	} else {
+		// The text written here is in the business's language (RFC 5545
+		// §3.8.1.5 and §3.2.10 let DESCRIPTION say so); SUMMARY, LOCATION
+		// and CATEGORIES hold the business's own names, whose language is
+		// not known, and say none.
+		ev.SetDescription(l.description, &ics.KeyValues{Key: string(ics.ParameterLanguage), Value: []string{l.lang}})
+	}
+	ev.AddCategory(l.category)
+	switch {
+	case l.cancelled:
+		ev.SetStatus(ics.ObjectStatusCancelled)
+	case l.tentative:
+		ev.SetStatus(ics.ObjectStatusTentative)
+	default:
 		ev.SetStatus(ics.ObjectStatusConfirmed)
 	}
 	ev.SetModifiedAt(l.modified)
@@ -615,11 +655,21 @@ func (r *renderer) feed(head string, events []*event) []byte {
 	return []byte(b.String())
 }
 
+// eventLanguage is the LANGUAGE an event's description says: none for
+// English.
+func eventLanguage(l *locale.Locale) string {
+	if l.Language == "en" {
+		return ""
+	}
+	return l.Language
+}
+
 func capitalize(s string) string {
-	if s == "" {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // sortEvents orders events by start, then name, so listings are stable.

@@ -13,9 +13,16 @@ import (
 // (the month of BenchmarkReportMonthGym) with a fresh renderer each time,
 // as the first request after every write does: their ETags, then their
 // bytes.
-func BenchmarkRenderMonthGym(b *testing.B) {
+func BenchmarkRenderMonthGym(b *testing.B) { benchmarkRenderMonthGym(b, "") }
+
+// BenchmarkRenderMonthGymArabic is the same with the gym in Arabic: every
+// description's words from the catalogue.
+func BenchmarkRenderMonthGymArabic(b *testing.B) { benchmarkRenderMonthGym(b, "ar") }
+
+func benchmarkRenderMonthGym(b *testing.B, lang string) {
 	today := engine.MustDate(2026, 12, 1)
 	st := demo.Gym(today)
+	st.Business.Locale.Language = lang
 	sn, err := models.NewSnapshot(models.Business{ID: 7, Slug: "harbor", Name: st.Business.Name, Kind: string(st.Business.Kind), Revision: 1}, st)
 	if err != nil {
 		b.Fatal(err)

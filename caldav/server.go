@@ -123,16 +123,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
+		writeError(w, r, fail(http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", MaxBody))
 		return
 	case errors.Is(err, inflight.ErrTooLarge):
-		writeError(w, fail(http.StatusRequestEntityTooLarge, "the request body would take more memory than this server lets one request hold"))
+		writeError(w, r, fail(http.StatusRequestEntityTooLarge, "the request body would take more memory than this server lets one request hold"))
 		return
 	case errors.Is(err, inflight.ErrBusy):
 		busy(w)
 		return
 	case err != nil: // the client stopped sending, or took too long
-		writeError(w, fail(http.StatusRequestTimeout, "the request body could not be read: send it again"))
+		writeError(w, r, fail(http.StatusRequestTimeout, "the request body could not be read: send it again"))
 		return
 	}
 	r.Body = &readBody{bytes.NewReader(body), body}
@@ -144,7 +144,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, user models.Cal
 	if err := h.serve(w, r, user); err != nil {
 		var he *httpError
 		if errors.As(err, &he) {
-			writeError(w, err)
+			writeError(w, r, err)
 		} else {
 			h.internal(w, r, err)
 		}

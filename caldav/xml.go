@@ -15,7 +15,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models/cache"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // The XML of WebDAV (RFC 4918), CalDAV (RFC 4791) and sync (RFC 6578) that
@@ -124,24 +126,33 @@ type httpError struct {
 	status    int
 	condition xml.Name // zero: a plain text body
 	message   string
+	// format and args are what message was written from: writeError looks
+	// format up in the catalogue of the language the client asks for.
+	format string
+	args   []any
 }
 
 func (e *httpError) Error() string { return e.message }
 
 func fail(status int, format string, args ...any) error {
-	return &httpError{status: status, message: fmt.Sprintf(format, args...)}
+	return &httpError{status: status, message: fmt.Sprintf(format, args...), format: format, args: args}
 }
 
 func precondition(status int, ns, name, format string, args ...any) error {
-	return &httpError{status: status, condition: xml.Name{Space: ns, Local: name}, message: fmt.Sprintf(format, args...)}
+	return &httpError{status: status, condition: xml.Name{Space: ns, Local: name}, message: fmt.Sprintf(format, args...), format: format, args: args}
 }
 
-func writeError(w http.ResponseWriter, err error) {
+// writeError answers an error in the language the request's
+// Accept-Language asks for, when the catalogues have it; in English
+// otherwise.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	if !errors.As(err, &he) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	l := locale.For(engine.Locale{}, r.Header.Get("Accept-Language"))
+	he.message = l.Message(engine.Gym, "BAD_REQUEST", "", he.message, he.format, he.args)
 	if he.condition.Local == "" {
 		http.Error(w, he.message, he.status)
 		return

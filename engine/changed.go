@@ -20,7 +20,9 @@ import (
 // only moves the rotation of the weeks after its start, so it opens at its
 // start.
 //
-// Plans, clients and subscriptions change no session. When nothing dated
+// Time off changes what the sessions of its dates show (who needs cover),
+// working hours every date from theirs on. Plans, clients, subscriptions
+// and qualifications change no session. When nothing dated
 // or ruled differs the range is empty: from == to == today.
 func ChangedRange(before, after State, today Date) (from, to Date, open bool) {
 	r := dateRange{}
@@ -62,6 +64,7 @@ func ChangedRange(before, after State, today Date) (from, to Date, open bool) {
 			}
 		}
 	})
+	coverChanged(&r, &before, &after)
 	if r.empty() {
 		return today, today, false
 	}
@@ -78,6 +81,19 @@ func movedTo(s State) Date {
 		}
 	}
 	return first
+}
+
+// coverChanged adds the dates whose sessions' cover may differ: a time off
+// its own dates, working hours every date from theirs on. The sessions
+// are the same; what they show (Session.needsCover, a calendar event's
+// status) is not.
+func coverChanged(r *dateRange, before, after *State) {
+	eachChanged(before.TimeOffs, after.TimeOffs, func(o *TimeOff) int64 { return o.ID }, func(o *TimeOff) {
+		r.add(o.From, o.To+1)
+	})
+	eachChanged(before.Hours, after.Hours, func(h *WorkingHours) int64 { return h.ID }, func(h *WorkingHours) {
+		r.open(h.From)
+	})
 }
 
 // dateRange is the smallest range holding every date added to it.
@@ -191,6 +207,8 @@ func SameRow[T any](a, b *T) bool {
 		return *x == *any(b).(*Subscription)
 	case *TimeOff:
 		return *x == *any(b).(*TimeOff)
+	case *Qualification:
+		return *x == *any(b).(*Qualification)
 	case *WorkingHours:
 		y := any(b).(*WorkingHours)
 		return x.ID == y.ID && x.StaffID == y.StaffID && x.From == y.From && sameList(x.Spans, y.Spans)

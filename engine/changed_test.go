@@ -257,3 +257,60 @@ func ExampleChangedRange() {
 	// 2026-12-10 2026-12-21 false
 	// 2026-10-05 true
 }
+
+// TestChangedRangeOfCover: time off changes what its own dates show,
+// working hours every date from theirs on, and both ChangedRange and a
+// write's step say so; qualifications change nothing a date shows.
+func TestChangedRangeOfCover(t *testing.T) {
+	base := State{Business: Business{Kind: Gym, Name: "Cover", Currency: "EUR", Location: time.UTC},
+		Rooms:      []Room{{ID: 1, Name: "Ring"}},
+		Staff:      []Staff{{ID: 1, Name: "Ana"}},
+		Activities: []Activity{{ID: 1, Name: "Boxing"}},
+		Classes:    []Class{{ID: 1, ActivityID: 1, StaffIDs: []int64{1}}},
+		ClassTimes: []ClassTime{{ID: 1, RoomID: 1, Weekday: time.Monday, Start: MustTime("18:00"), End: MustTime("19:00")}},
+		Series:     []Series{{ID: 1, Name: "Boxing", Anchor: MustDate(2026, 1, 4), Cycle: 1}},
+		Entries:    []Entry{{ID: 1, SeriesID: 1, ClassTimeID: 1, ClassID: 1, Week: 1}},
+	}
+	today := MustDate(2026, 12, 1)
+	staff := int64(1)
+	cases := []struct {
+		name     string
+		edit     func(s *State)
+		from, to Date
+		open     bool
+	}{
+		{"time off", func(s *State) {
+			s.TimeOffs = append(s.TimeOffs, TimeOff{ID: 1, StaffID: staff, From: MustDate(2026, 12, 20), To: MustDate(2026, 12, 24)})
+		}, MustDate(2026, 12, 20), MustDate(2026, 12, 25), false},
+		{"working hours", func(s *State) {
+			s.Hours = append(s.Hours, WorkingHours{ID: 1, StaffID: staff, From: MustDate(2027, 1, 4)})
+		}, MustDate(2027, 1, 4), 0, true},
+		{"qualifications", func(s *State) {
+			s.Qualifications = append(s.Qualifications, Qualification{ID: 1, StaffID: staff, ActivityID: base.Activities[0].ID})
+		}, today, today, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			after := base.Clone()
+			c.edit(&after)
+			from, to, open := ChangedRange(base, after, today)
+			if open {
+				to = 0
+			}
+			if from != c.from || to != c.to || open != c.open {
+				t.Errorf("ChangedRange: got %s..%s open %v, want %s..%s open %v", from, to, open, c.from, c.to, c.open)
+			}
+			tt, err := New(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := tt.Check(after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f, e, o := st.ChangedRange(today); f != from || (!o && e != to) || o != open {
+				t.Errorf("Step.ChangedRange: got %s..%s open %v, want %s..%s open %v", f, e, o, from, to, open)
+			}
+		})
+	}
+}

@@ -47,6 +47,8 @@ type Clash struct {
 	Every    int
 	Until    Date
 	Message  string
+	// Facts are what Message says, for writing it in another language.
+	Facts ClashFacts
 
 	// keys are the clash's identities: what clashes with what, in words and
 	// series weeks, never row ids or the dates a scan happened to look at.

@@ -379,3 +379,192 @@ func ExampleTimetable_Uncovered() {
 	// 2026-12-28 every 2 weeks until 2027-01-25
 	// Coach Marco Reyes is away (time off 20 Dec – 31 Jan 2027) for Boxing (Ring, 6 PM – 7 PM, Fight Club W1), first 28 Dec
 }
+
+// TestCoverOptionsAreExact compares CoverOptions, on generated businesses
+// with time off, hours and qualifications, with what a write would decide:
+// for every series session from the week of today on that is in no clash
+// itself, and every person not in it, the cover of its first staff member
+// by that person is an option exactly when the state with that day change
+// is valid, qualified, and adds no clash and no session needing cover.
+func TestCoverOptionsAreExact(t *testing.T) {
+	const want = 300
+	r := rand.New(rand.NewPCG(35, 31))
+	valid, options, excluded := 0, 0, 0
+	for tries := 0; valid < want; tries++ {
+		if tries > 10*want {
+			t.Fatalf("only %d of %d generated states were valid", valid, tries)
+		}
+		s, today, from, to := randomState(r)
+		addCoverRules(r, &s, from, to)
+		for i := 1; i <= r.IntN(4); i++ {
+			s.Qualifications = append(s.Qualifications, Qualification{ID: int64(i), StaffID: s.Staff[r.IntN(len(s.Staff))].ID,
+				ActivityID: s.Activities[r.IntN(len(s.Activities))].ID})
+		}
+		if Validate(s) != nil {
+			continue
+		}
+		valid++
+		tt, err := New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clashes, uncovered := tt.Clashes(today), tt.Uncovered(today)
+		for n := 0; n < 8; n++ {
+			d := today.WeekStart(s.Business.WeekStart) + Date(r.IntN(int(to-today)))
+			day := tt.Day(d)
+			inClash := map[int]bool{}
+			dayClashes(tt, d, day, tt.bookings[d], func() bool { return false }, func(_ ClashKind, _, _ string, members []int) {
+				for _, m := range members {
+					inClash[m] = true
+				}
+			})
+			for i := range day {
+				x := &day[i]
+				if x.Cancelled || x.IsOneOff() || inClash[i] {
+					continue
+				}
+				opts, excl := tt.CoverOptions(x)
+				got := map[int64]bool{}
+				for _, o := range opts {
+					got[o.StaffID] = true
+				}
+				if len(opts)+len(excl) == 0 && len(tt.personKeys(x.StaffIDs)) < len(tt.personKeys(staffIDs(s.Staff))) {
+					t.Fatalf("state %d: %s has neither options nor exclusions", valid, x.Key())
+				}
+				options += len(opts)
+				excluded += len(excl)
+				in := tt.personKeys(x.StaffIDs)
+				for _, p := range s.Staff {
+					k := NameKey(p.Name)
+					if slices.Contains(in, k) {
+						continue
+					}
+					could := tt.Qualified(p.ID, tt.classes[x.ClassID].ActivityID) && coverWrite(t, tt, s, x, p.ID, today, clashes, uncovered)
+					if could != got[p.ID] {
+						t.Fatalf("state %d (today %s), %s: %s (%d) could take it: %v, an option: %v\noptions %+v\nexcluded %+v",
+							valid, today, x.Key(), p.Name, p.ID, could, got[p.ID], opts, excl)
+					}
+				}
+			}
+		}
+	}
+	if options == 0 || excluded == 0 {
+		t.Fatalf("%d options and %d exclusions: the test proves little", options, excluded)
+	}
+	t.Logf("%d states, %d options and %d exclusions matched", valid, options, excluded)
+}
+
+func staffIDs(ps []Staff) []int64 {
+	out := make([]int64, len(ps))
+	for i, p := range ps {
+		out[i] = p.ID
+	}
+	return out
+}
+
+// coverWrite is the write's verdict on p covering the first staff member
+// of x: valid, no new clash, no new session needing cover.
+func coverWrite(t *testing.T, tt *Timetable, s State, x *Session, p int64, today Date, clashes Report, uncovered []Uncovered) bool {
+	t.Helper()
+	staff := slices.Clone(x.StaffIDs)
+	staff[0] = p
+	c, keep, err := tt.MergeChange(x.Ref(), ChangePatch{StaffIDs: staff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = s.Clone()
+	s.Changes = slices.DeleteFunc(s.Changes, func(o DayChange) bool { return o.Ref == x.Ref() })
+	if keep {
+		s.Changes = append(s.Changes, c)
+	}
+	after, err := New(s)
+	if err != nil {
+		return false
+	}
+	return len(NewClashes(clashes, after.Clashes(today))) == 0 && len(NewUncovered(uncovered, after.Uncovered(today))) == 0
+}
+
+// TestCoverPlanNeverDoubleBooks applies the cover plan of a time off, on
+// generated businesses without clashes, as the day changes assignCover
+// writes: the plan adds no clash (no substitute is in two places) and no
+// session needing cover, and every session the time off leaves uncovered
+// from today on is planned or left open.
+func TestCoverPlanNeverDoubleBooks(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 4))
+	plans, assigned := 0, 0
+	for tries := 0; plans < 150 && tries < 20000; tries++ {
+		s, today, from, to := randomState(r)
+		addCoverRules(r, &s, from, to)
+		if len(s.TimeOffs) == 0 || Validate(s) != nil {
+			continue
+		}
+		tt, err := New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clashes := tt.Clashes(today)
+		if len(clashes.Clashes) > 0 {
+			continue
+		}
+		off := s.TimeOffs[0]
+		plan, open := tt.CoverPlan(off.ID, today, MaxDate)
+		if len(plan)+len(open) == 0 {
+			continue
+		}
+		plans++
+		assigned += len(plan)
+		after := s.Clone()
+		for _, a := range plan {
+			if a.Session.Date < today || a.StaffID == a.Replaces {
+				t.Fatalf("plan %d: %+v", plans, a)
+			}
+			staff := slices.Clone(a.Session.StaffIDs)
+			// An earlier assignment of the plan may have changed it.
+			for _, c := range after.Changes {
+				if c.Ref == a.Session.Ref() && c.StaffIDs != nil {
+					staff = slices.Clone(c.StaffIDs)
+				}
+			}
+			i := slices.Index(staff, a.Replaces)
+			if i < 0 {
+				t.Fatalf("plan %d: %s does not have %d to replace", plans, a.Session.Key(), a.Replaces)
+			}
+			staff[i] = a.StaffID
+			cur, err := New(after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, keep, err := cur.MergeChange(a.Session.Ref(), ChangePatch{StaffIDs: staff})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after.Changes = slices.DeleteFunc(after.Changes, func(o DayChange) bool { return o.Ref == a.Session.Ref() })
+			if keep {
+				after.Changes = append(after.Changes, c)
+			}
+		}
+		done, err := New(after)
+		if err != nil {
+			t.Fatalf("plan %d: %v", plans, err)
+		}
+		if added := NewClashes(clashes, done.Clashes(today)); len(added) > 0 {
+			t.Fatalf("plan %d (today %s) adds a clash: %s\nplan %+v", plans, today, added[0].Message, plan)
+		}
+		if added := NewUncovered(tt.Uncovered(today), done.Uncovered(today)); len(added) > 0 {
+			t.Fatalf("plan %d adds a session needing cover: %+v", plans, added[0])
+		}
+		for _, u := range done.Uncovered(today) {
+			if u.Reason == OnTimeOff && u.TimeOffID == off.ID && len(u.Dates(today, u.Until)) > 0 {
+				d := u.Dates(today, u.Until)[0]
+				left := slices.ContainsFunc(open, func(x Session) bool { return x.Date == d })
+				if !left {
+					t.Fatalf("plan %d: the time off still leaves %+v uncovered on %s, neither planned nor open", plans, u, d)
+				}
+			}
+		}
+	}
+	if assigned == 0 {
+		t.Fatal("no plan assigned anyone: the test proves nothing")
+	}
+	t.Logf("%d plans, %d assignments", plans, assigned)
+}

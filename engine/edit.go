@@ -101,6 +101,7 @@ func (s *State) RemoveStaff(id int64) error {
 	// Their time off and hours are about them alone, and go with them.
 	s.TimeOffs = slices.DeleteFunc(s.TimeOffs, func(o TimeOff) bool { return o.StaffID == id })
 	s.Hours = slices.DeleteFunc(s.Hours, func(h WorkingHours) bool { return h.StaffID == id })
+	s.Qualifications = slices.DeleteFunc(s.Qualifications, func(q Qualification) bool { return q.StaffID == id })
 	return nil
 }
 
@@ -121,6 +122,9 @@ func (s *State) RemoveActivity(id int64) error {
 		return err
 	}
 	s.Activities = slices.Delete(s.Activities, i, i+1)
+	// Who may give it goes with it; a staff member left with no
+	// qualification may give anything, as one who never had any.
+	s.Qualifications = slices.DeleteFunc(s.Qualifications, func(q Qualification) bool { return q.ActivityID == id })
 	return nil
 }
 

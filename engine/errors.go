@@ -25,7 +25,9 @@ const (
 // ErrStopped is returned by work that the caller's stop function ended
 // (see Timetable.ClashesOrStop): the request ran out of time, and nothing
 // was decided.
-var ErrStopped = &Error{Code: Stopped, Message: "The request took too long and was stopped; nothing was changed"}
+var ErrStopped = &Error{Code: Stopped, Message: stopped, Format: stopped}
+
+const stopped = "The request took too long and was stopped; nothing was changed"
 
 // Error is an error with a code, the field it is about (API names, such as
 // "anchorDate"; may be empty) and a message in the business's words.
@@ -33,6 +35,10 @@ type Error struct {
 	Code    Code
 	Field   string
 	Message string
+	// Format and Args are what Message was written from (Errorf): the edges
+	// look Format up in a language's catalogue and write the message in it.
+	Format string
+	Args   []any
 	// Details are facts a client can act on ("placesLeft", "used").
 	Details map[string]any
 }
@@ -41,7 +47,7 @@ func (e *Error) Error() string { return e.Message }
 
 // Errorf returns an *Error with a formatted message.
 func Errorf(code Code, field, format string, args ...any) *Error {
-	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // ErrorCode returns the code of err: that of an *Error or a

@@ -292,6 +292,8 @@ type State struct {
 	// like closures, read for any date.
 	TimeOffs []TimeOff
 	Hours    []WorkingHours
+	// Qualifications are the activities staff may give (coverage.go).
+	Qualifications []Qualification
 }
 
 // Session is computed: one occurrence on a real date. A week of a business

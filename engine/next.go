@@ -345,6 +345,7 @@ func (n *Timetable) validAfter(t *Timetable, d *stateDiff) bool {
 	// Time off and working hours are few and refer to staff alone: they
 	// are checked whole.
 	v.checkCover()
+	v.checkQualifications()
 	return len(v.problems) == 0
 }
 

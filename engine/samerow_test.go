@@ -55,6 +55,8 @@ func TestSameRowIsDeepEqual(t *testing.T) {
 			return func(a, b any) bool { x, y := a.(Standing), b.(Standing); return SameRow(&x, &y) }
 		case StandingSkip:
 			return func(a, b any) bool { x, y := a.(StandingSkip), b.(StandingSkip); return SameRow(&x, &y) }
+		case Qualification:
+			return func(a, b any) bool { x, y := a.(Qualification), b.(Qualification); return SameRow(&x, &y) }
 		case TimeOff:
 			return func(a, b any) bool { x, y := a.(TimeOff), b.(TimeOff); return SameRow(&x, &y) }
 		case WorkingHours:

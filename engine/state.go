@@ -52,6 +52,7 @@ func (s State) Clone() State {
 	c.TimeOffs = slices.Clone(s.TimeOffs)
 	c.Hours = slices.Clone(s.Hours)
 	cloneLists(c.Hours, func(v *WorkingHours) *[]HoursSpan { return &v.Spans })
+	c.Qualifications = slices.Clone(s.Qualifications)
 	return c
 }
 
@@ -100,6 +101,7 @@ func (s *State) Canonical() {
 	byID(s.StandingSkips, func(v *StandingSkip) int64 { return v.ID })
 	byID(s.TimeOffs, func(v *TimeOff) int64 { return v.ID })
 	byID(s.Hours, func(v *WorkingHours) int64 { return v.ID })
+	byID(s.Qualifications, func(v *Qualification) int64 { return v.ID })
 	for i := range s.Hours {
 		h := &s.Hours[i]
 		slices.SortFunc(h.Spans, func(a, b HoursSpan) int {
@@ -138,7 +140,7 @@ func (s *State) Canonical() {
 	s.OneOffs, s.Changes, s.Closures = nilIfEmpty(s.OneOffs), nilIfEmpty(s.Changes), nilIfEmpty(s.Closures)
 	s.Capacity, s.RoomBookings = nilIfEmpty(s.Capacity), nilIfEmpty(s.RoomBookings)
 	s.Standing, s.StandingSkips = nilIfEmpty(s.Standing), nilIfEmpty(s.StandingSkips)
-	s.TimeOffs, s.Hours = nilIfEmpty(s.TimeOffs), nilIfEmpty(s.Hours)
+	s.TimeOffs, s.Hours, s.Qualifications = nilIfEmpty(s.TimeOffs), nilIfEmpty(s.Hours), nilIfEmpty(s.Qualifications)
 }
 
 func byID[T any](l []T, id func(*T) int64) {

@@ -222,6 +222,7 @@ func (st *Step) ChangedRange(today Date) (from, to Date, open bool) {
 			}
 		}
 	}
+	coverChanged(&r, &st.t.state, &st.s)
 	if r.empty() {
 		return today, today, false
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -39,7 +40,11 @@ type Timetable struct {
 	proofIx  lazyIndex     // see proofIndex
 	coverIx  coverIndex    // see coverRules
 	standing standingIndex // see standingIx
-	index                  // what answering a date needs, precomputed (index.go)
+	qualIx   struct {
+		once sync.Once
+		m    map[int64]map[int64]bool
+	} // see qualifications
+	index // what answering a date needs, precomputed (index.go)
 }
 
 type groupKey struct{ classTime, class int64 }

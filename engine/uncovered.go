@@ -93,7 +93,7 @@ func (t *Timetable) Uncovered(today Date) []Uncovered {
 						}
 						u.Session = t.groupSession(g, u.First)
 						u.Session.Series = []SeriesWeek{{SeriesID: e.series.ID, Week: e.week, Cycle: e.series.Cycle}}
-						u.key = fmt.Sprintf("%s|%d/%s/%d|%d/%d", t.ruleKey(&a), ct.RoomID, ct.Weekday, ct.Start, g.class.ID, e.series.ID) +
+						u.key = fmt.Sprintf("%s|%d/%s/%d|%d/%d", ruleKey(&a), ct.RoomID, ct.Weekday, ct.Start, g.class.ID, e.series.ID) +
 							fmt.Sprintf("|%d-%d|%d", ct.Start, ct.End, e.week)
 						out = append(out, u)
 					}
@@ -126,7 +126,7 @@ func (t *Timetable) Uncovered(today Date) []Uncovered {
 			}
 		}
 	}
-	out = t.uncoveredDated(out, WeekStartDay(w0, t.ws))
+	out = t.uncoveredDated(out, rules, WeekStartDay(w0, t.ws))
 	slices.SortFunc(out, compareUncovered)
 	return out
 }
@@ -146,47 +146,60 @@ func (t *Timetable) groupSession(g *group, d Date) Session {
 
 // uncoveredDated appends what the dated sessions — changed ones and
 // one-offs, which the periodic part leaves out — on dates from from on
-// leave uncovered.
-func (t *Timetable) uncoveredDated(out []Uncovered, from Date) []Uncovered {
-	var dates []Date
-	for _, c := range t.state.Changes {
-		if c.Cancelled || !affectsTimetable(&c) {
+// leave uncovered. Only sessions that can hold a staff member with rules
+// are resolved, each on its own.
+func (t *Timetable) uncoveredDated(out []Uncovered, rules map[int64]*staffRules, from Date) []Uncovered {
+	ruled := func(ids []int64) bool {
+		return slices.ContainsFunc(ids, func(id int64) bool { return rules[id] != nil })
+	}
+	var found []Session
+	for i := range t.state.Changes {
+		c := &t.state.Changes[i]
+		if c.Cancelled || !affectsTimetable(c) || landsOn(c) < from {
 			continue
 		}
-		if d := landsOn(&c); d >= from {
-			dates = append(dates, d)
+		staff := c.StaffIDs
+		if staff == nil {
+			class := c.Ref.ClassID
+			if c.ClassID != 0 {
+				class = c.ClassID
+			}
+			if cl := t.classes[class]; cl != nil {
+				staff = cl.StaffIDs
+			}
+		}
+		if !ruled(staff) {
+			continue
+		}
+		if s, ok := t.Session(c.Ref); ok {
+			found = append(found, s)
 		}
 	}
-	for _, o := range t.state.OneOffs {
-		if !o.Cancelled && o.Date >= from {
-			dates = append(dates, o.Date)
+	for i := range t.state.OneOffs {
+		o := &t.state.OneOffs[i]
+		if o.Cancelled || o.Date < from || t.classes[o.ClassID] == nil || !ruled(t.classes[o.ClassID].StaffIDs) {
+			continue
 		}
+		s := t.oneOff(o)
+		one := []Session{s}
+		t.close(s.Date, one)
+		found = append(found, one[0])
 	}
-	slices.Sort(dates)
-	dates = slices.Compact(dates)
-	for _, d := range dates {
-		for _, s := range t.Day(d) {
-			if s.Cancelled {
-				continue
-			}
-			if !s.IsOneOff() {
-				c := t.changes[s.Ref()]
-				if c == nil || !affectsTimetable(c) {
-					continue // the periodic part has it
-				}
-			}
-			for _, a := range t.NeedsCover(&s) {
-				u := Uncovered{Absence: a, First: d, Until: d, Dated: true, Session: s, ClassTimeID: s.ClassTimeID, ClassID: s.ClassID}
-				u.key = fmt.Sprintf("%s|dated|%v|%d|%s|%d-%d|%d", t.ruleKey(&a), s.Ref(), s.OneOffID, d, s.Start, s.End, s.RoomID)
-				out = append(out, u)
-			}
+	for _, s := range found {
+		if s.Cancelled {
+			continue
+		}
+		for _, a := range t.NeedsCover(&s) {
+			u := Uncovered{Absence: a, First: s.Date, Until: s.Date, Dated: true, Session: s, ClassTimeID: s.ClassTimeID, ClassID: s.ClassID}
+			u.key = fmt.Sprintf("%s|dated|%v|%d|%s|%d-%d|%d", ruleKey(&a), s.Ref(), s.OneOffID, s.Date, s.Start, s.End, s.RoomID)
+			out = append(out, u)
 		}
 	}
 	return out
 }
 
 // ruleKey names an absence's staff member and rule.
-func (t *Timetable) ruleKey(a *Absence) string {
+func ruleKey(a *Absence) string {
 	if a.Reason == OnTimeOff {
 		return fmt.Sprintf("%d|off|%d", a.StaffID, a.TimeOffID)
 	}
@@ -198,21 +211,57 @@ func compareUncovered(a, b Uncovered) int {
 		cmp.Compare(a.key, b.key), cmp.Compare(a.Every, b.Every), cmp.Compare(a.Until, b.Until))
 }
 
-// NewUncovered returns the problems of after that before does not have,
-// known by Key: a write is refused only for the sessions it leaves
-// without their staff, not for those that were so already.
+// NewUncovered returns the problems of after that before does not have: a
+// write is refused only for the sessions it leaves without their staff,
+// not for those that were so already. A run is known by its rule and its
+// sessions' content (Key); a dated session (one changed or a one-off) also
+// by the session it is: the same person missing from the same session by
+// the same rule was missing before, whether that session was one of a
+// run's dates or dated already.
 func NewUncovered(before, after []Uncovered) []Uncovered {
 	had := make(map[string]bool, len(before))
+	dated := map[string]bool{}
+	runs := map[string][]*Uncovered{}
 	for i := range before {
-		had[before[i].key] = true
-	}
-	var out []Uncovered
-	for _, u := range after {
-		if !had[u.key] {
-			out = append(out, u)
+		u := &before[i]
+		had[u.key] = true
+		if u.Dated {
+			dated[ruleKey(&u.Absence)+"|"+u.Session.Key()] = true
+		} else {
+			k := fmt.Sprintf("%s|%d|%d", ruleKey(&u.Absence), u.ClassTimeID, u.ClassID)
+			runs[k] = append(runs[k], u)
 		}
 	}
+	var out []Uncovered
+next:
+	for _, u := range after {
+		if had[u.key] {
+			continue
+		}
+		if u.Dated {
+			if dated[ruleKey(&u.Absence)+"|"+u.Session.Key()] {
+				continue
+			}
+			if !u.Session.IsOneOff() {
+				ref := u.Session.Ref()
+				for _, r := range runs[fmt.Sprintf("%s|%d|%d", ruleKey(&u.Absence), ref.ClassTimeID, ref.ClassID)] {
+					if r.holds(ref.Date) {
+						continue next
+					}
+				}
+			}
+		}
+		out = append(out, u)
+	}
 	return out
+}
+
+// holds reports whether d is one of u's dates.
+func (u *Uncovered) holds(d Date) bool {
+	if d < u.First || d > u.Until {
+		return false
+	}
+	return u.Every == 0 && d == u.First || u.Every > 0 && int(d-u.First)%(7*u.Every) == 0
 }
 
 // Message says what u is in the business's words:
@@ -236,8 +285,8 @@ func (t *Timetable) Message(u *Uncovered, today Date) string {
 	case OutsideHours:
 		why = "does not work then (hours from " + u.HoursFrom.Short(today) + ")"
 	}
-	s := u.Session
-	msg := words.Staff.Title() + " " + name + " " + why + " for " + t.describe(&s, today)
+	it := t.item(&u.Session)
+	msg := words.Staff.Title() + " " + name + " " + why + " for " + it.describe(today)
 	if u.Every == 0 {
 		return msg + ", on " + u.First.Short(today)
 	}

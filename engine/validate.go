@@ -18,6 +18,9 @@ type Problem struct {
 	Field   string
 	Message string
 	Code    Code
+	// Format and Args are what Message was written from (see Error).
+	Format string
+	Args   []any
 }
 
 // ValidationError lists every problem found, not just the first.
@@ -80,8 +83,9 @@ func Validate(s State) error {
 	v.checkChanges()
 	v.checkClosures()
 	v.checkCapacity()
-	v.checkStanding()
 	v.checkCover()
+	v.checkStanding()
+	v.checkQualifications()
 	if len(v.problems) == 0 {
 		return nil
 	}
@@ -113,13 +117,13 @@ type validator struct {
 }
 
 func (v *validator) add(table string, id int64, field, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: Invalid})
+	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: Invalid, Format: format, Args: args})
 }
 
 // missing reports a row that names one the state does not have: what an
 // input that names an unknown id (or another business's) leaves behind.
 func (v *validator) missing(table string, id int64, field, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: NotFound})
+	v.problems = append(v.problems, Problem{Table: table, ID: id, Field: field, Message: fmt.Sprintf(format, args...), Code: NotFound, Format: format, Args: args})
 }
 
 // text reports a text field that does not fit its rule (text.go).

@@ -95,3 +95,134 @@ func sessionIDOf(u engine.Uncovered) string {
 	}
 	return engine.SessionRef{Date: u.First, ClassTimeID: u.ClassTimeID, ClassID: u.ClassID}.Key()
 }
+
+// setQualifications replaces a staff member's qualifications in the edited
+// state; the engine checks the ids.
+func setQualifications(e *models.Edit, in model.SetQualificationsInput) error {
+	if _, err := row(e.State.Staff, in.StaffID, func(p *engine.Staff) int64 { return p.ID }, "staff member"); err != nil {
+		return namedBy("staffId", err)
+	}
+	for i, a := range in.ActivityIds {
+		if slices.Contains(in.ActivityIds[:i], a) {
+			return badInput("activityIds", "activityIds lists id %d twice; name each once", a)
+		}
+	}
+	e.State.Qualifications = slices.DeleteFunc(e.State.Qualifications, func(q engine.Qualification) bool { return q.StaffID == in.StaffID })
+	for _, a := range in.ActivityIds {
+		e.State.Qualifications = append(e.State.Qualifications, engine.Qualification{ID: e.NewID(), StaffID: in.StaffID, ActivityID: a})
+	}
+	return nil
+}
+
+// maxCovers is the most covers one assignCover takes.
+const maxCovers = 500
+
+// assignCover applies covers to the edited state as day changes, in order,
+// and returns the sessions they cover.
+func assignCover(e *models.Edit, in []model.AssignCoverInput) ([]engine.SessionRef, error) {
+	tt := e.Before.Timetable
+	words := engine.Words(e.State.Business.Kind)
+	if len(in) > maxCovers {
+		return nil, badInput("input", "Assign at most %d covers at a time, not %d", maxCovers, len(in))
+	}
+	staff := map[engine.SessionRef][]int64{} // each session's staff as the covers so far leave it
+	var refs []engine.SessionRef
+	for _, c := range in {
+		if c.SessionID.OneOff != 0 {
+			return nil, badInput("sessionId", "A one-off's %s are its %s's: give it another %s instead of a cover", words.Staff.Many, words.Class.One, words.Class.One)
+		}
+		ref := c.SessionID.Ref
+		s, ok := tt.Session(ref)
+		if !ok {
+			return nil, noSession(words, ref, "sessionId")
+		}
+		for _, f := range []struct {
+			id    int64
+			field string
+		}{{c.StaffID, "staffId"}, {c.Replaces, "replaces"}} {
+			if _, ok := tt.StaffMember(f.id); !ok {
+				return nil, namedBy(f.field, notFound(words.Staff.One, f.id))
+			}
+		}
+		if c.StaffID == c.Replaces {
+			return nil, badInput("staffId", "A %s cannot cover for themselves: name someone else", words.Staff.One)
+		}
+		list, ok := staff[ref]
+		if !ok {
+			list = slices.Clone(s.StaffIDs)
+		}
+		i := slices.Index(list, c.Replaces)
+		if i < 0 {
+			return nil, badInput("replaces", "replaces names a %s who is not in that %s", words.Staff.One, words.Class.One)
+		}
+		if slices.Contains(list, c.StaffID) {
+			return nil, badInput("staffId", "staffId names a %s who is already in that %s", words.Staff.One, words.Class.One)
+		}
+		class, _ := tt.Class(s.ClassID)
+		if !tt.Qualified(c.StaffID, class.ActivityID) {
+			p, _ := tt.StaffMember(c.StaffID)
+			return nil, badInput("staffId", "%s may not give that %s: set their qualifications first", p.Name, words.Activity.One)
+		}
+		list[i] = c.StaffID
+		staff[ref] = list
+		if err := setChange(e, ref, engine.ChangePatch{StaffIDs: slices.Clone(list)}); err != nil {
+			return nil, renamed(err, "ref", "sessionId")
+		}
+		if !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return refs, nil
+}
+
+// engineSession is the session an id names, as the request's snapshot
+// resolves it; NOT_FOUND naming field for one that is not there.
+func (r *Resolver) engineSession(ctx context.Context, id model.SessionID, field string) (engine.Session, error) {
+	v, err := r.views(ctx)
+	if err != nil {
+		return engine.Session{}, err
+	}
+	if id.OneOff != 0 {
+		o, ok := rowByID(v.sn.State.OneOffs, id.OneOff, func(o *engine.OneOff) int64 { return o.ID })
+		if ok {
+			for _, s := range v.sn.Timetable.Day(o.Date) {
+				if s.OneOffID == id.OneOff {
+					return s, nil
+				}
+			}
+		}
+		return engine.Session{}, namedBy(field, notFound("one-off", id.OneOff))
+	}
+	s, ok := v.sn.Timetable.Session(id.Ref)
+	if !ok {
+		return engine.Session{}, noSession(r.words(ctx), id.Ref, field)
+	}
+	return s, nil
+}
+
+// rhythm checks freeRooms' arguments and returns its dates and units.
+func rhythm(from, to engine.Date, start, end engine.LocalTime, everyWeeks, units *int) ([]engine.Date, int, error) {
+	every, need := 1, 1
+	if everyWeeks != nil {
+		every = *everyWeeks
+	}
+	if units != nil {
+		need = *units
+	}
+	switch {
+	case end <= start:
+		return nil, 0, badInput("end", "The span must end after it starts: %s to %s", start, end)
+	case every < 1 || every > engine.MaxCycle:
+		return nil, 0, badInput("everyWeeks", "everyWeeks must be between 1 and %d, not %d", engine.MaxCycle, every)
+	case need < 1 || need > engine.MaxUnits:
+		return nil, 0, badInput("units", "units must be between 1 and %d, not %d", engine.MaxUnits, need)
+	}
+	if err := checkRange(from, to+1); err != nil {
+		return nil, 0, err
+	}
+	var dates []engine.Date
+	for d := from; d <= to; d += engine.Date(7 * every) {
+		dates = append(dates, d)
+	}
+	return dates, need, nil
+}

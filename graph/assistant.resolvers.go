@@ -37,6 +37,63 @@ func (r *absenceResolver) HoursFrom(ctx context.Context, obj *engine.Absence) (*
 	return &obj.HoursFrom, nil
 }
 
+// SessionID is the resolver for the sessionId field.
+func (r *coverAssignmentResolver) SessionID(ctx context.Context, obj *engine.CoverAssignment) (*model.SessionID, error) {
+	id := model.SessionID{Ref: obj.Session.Ref(), OneOff: obj.Session.OneOffID}
+	return &id, nil
+}
+
+// Replaces is the resolver for the replaces field.
+func (r *coverAssignmentResolver) Replaces(ctx context.Context, obj *engine.CoverAssignment) (int64, error) {
+	return obj.Replaces, nil
+}
+
+// Session is the resolver for the session field.
+func (r *coverAssignmentResolver) Session(ctx context.Context, obj *engine.CoverAssignment) (*model.Session, error) {
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view := v.session(&obj.Session)
+	return &view, nil
+}
+
+// Staff is the resolver for the staff field.
+func (r *coverAssignmentResolver) Staff(ctx context.Context, obj *engine.CoverAssignment) (*engine.Staff, error) {
+	return r.staffMember(ctx, obj.StaffID)
+}
+
+// Staff is the resolver for the staff field.
+func (r *coverExclusionResolver) Staff(ctx context.Context, obj *engine.CoverExclusion) (*engine.Staff, error) {
+	return r.staffMember(ctx, obj.StaffID)
+}
+
+// Session is the resolver for the session field.
+func (r *coverExclusionResolver) Session(ctx context.Context, obj *engine.CoverExclusion) (*model.Session, error) {
+	if obj.Reason != engine.Busy {
+		return nil, nil
+	}
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view := v.session(&obj.Session)
+	return &view, nil
+}
+
+// TimeOff is the resolver for the timeOff field.
+func (r *coverExclusionResolver) TimeOff(ctx context.Context, obj *engine.CoverExclusion) (*engine.TimeOff, error) {
+	if obj.Reason != engine.ExcludedTimeOff {
+		return nil, nil
+	}
+	return r.Query().TimeOff(ctx, obj.Absence.TimeOffID)
+}
+
+// Staff is the resolver for the staff field.
+func (r *coverOptionResolver) Staff(ctx context.Context, obj *engine.CoverOption) (*engine.Staff, error) {
+	return r.staffMember(ctx, obj.StaffID)
+}
+
 // CreateTimeOff is the resolver for the createTimeOff field.
 func (r *mutationResolver) CreateTimeOff(ctx context.Context, input model.CreateTimeOffInput, dryRun *bool) (*model.TimeOffPayload, error) {
 	return r.UpdateTimeOff(ctx, 0, model.UpdateTimeOffInput{StaffID: graphql.OmittableOf(&input.StaffID),
@@ -105,6 +162,44 @@ func (r *mutationResolver) DeleteWorkingHours(ctx context.Context, id int64, dry
 	})
 }
 
+// SetQualifications is the resolver for the setQualifications field.
+func (r *mutationResolver) SetQualifications(ctx context.Context, input model.SetQualificationsInput, dryRun *bool) (*model.StaffPayload, error) {
+	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
+		return setQualifications(e, input)
+	})
+	if err != nil {
+		return nil, err
+	}
+	p, ok := rowByID(res.After.State.Staff, input.StaffID, func(p *engine.Staff) int64 { return p.ID })
+	if !ok {
+		return nil, notFound("staff member", input.StaffID)
+	}
+	return &model.StaffPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Staff: p}, nil
+}
+
+// AssignCover is the resolver for the assignCover field.
+func (r *mutationResolver) AssignCover(ctx context.Context, input []model.AssignCoverInput, dryRun *bool) (*model.AssignCoverPayload, error) {
+	var refs []engine.SessionRef
+	res, err := r.write(ctx, models.EditDays, dryRun, func(e *models.Edit) (err error) {
+		refs, err = assignCover(e, input)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Session, 0, len(refs))
+	for _, ref := range refs {
+		if s, ok := v.sn.Timetable.Session(ref); ok {
+			out = append(out, v.session(&s))
+		}
+	}
+	return &model.AssignCoverPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Sessions: out}, nil
+}
+
 // TimeOff is the resolver for the timeOff field.
 func (r *queryResolver) TimeOff(ctx context.Context, id int64) (*engine.TimeOff, error) {
 	return lookupRow(ctx, r.Resolver, id, "time off", func(s *engine.State) []engine.TimeOff { return s.TimeOffs }, func(o *engine.TimeOff) int64 { return o.ID })
@@ -169,6 +264,53 @@ func (r *queryResolver) Uncovered(ctx context.Context) ([]engine.Uncovered, erro
 	return nonNil(sn.Uncovered(sn.Today(r.Store.Now()))), nil
 }
 
+// CoverOptions is the resolver for the coverOptions field.
+func (r *queryResolver) CoverOptions(ctx context.Context, sessionID model.SessionID) (*model.CoverOptions, error) {
+	s, err := r.engineSession(ctx, sessionID, "sessionId")
+	if err != nil {
+		return nil, err
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	options, excluded := sn.Timetable.CoverOptions(&s)
+	return &model.CoverOptions{Options: nonNil(options), Excluded: nonNil(excluded)}, nil
+}
+
+// CoverPlan is the resolver for the coverPlan field.
+func (r *queryResolver) CoverPlan(ctx context.Context, timeOffID int64) (*model.CoverPlan, error) {
+	if _, err := r.Query().TimeOff(ctx, timeOffID); err != nil {
+		return nil, namedBy("timeOffId", err)
+	}
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	today := v.sn.Today(r.Store.Now())
+	plan, open := v.sn.Timetable.CoverPlan(timeOffID, today, today.AddDays(MaxDays))
+	return &model.CoverPlan{Assignments: nonNil(plan), Open: v.sessions(open)}, nil
+}
+
+// FreeRooms is the resolver for the freeRooms field.
+func (r *queryResolver) FreeRooms(ctx context.Context, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) ([]engine.Room, error) {
+	dates, need, err := rhythm(from, to, start, end, everyWeeks, units)
+	if err != nil {
+		return nil, err
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []engine.Room{}
+	for _, id := range sn.Timetable.FreeRooms(dates, start, end, need) {
+		if room, ok := sn.Timetable.Room(id); ok {
+			out = append(out, room)
+		}
+	}
+	return out, nil
+}
+
 // NeedsCover is the resolver for the needsCover field.
 func (r *sessionResolver) NeedsCover(ctx context.Context, obj *model.Session) ([]engine.Absence, error) {
 	if obj.Cancelled {
@@ -198,6 +340,23 @@ func (r *staffResolver) WorkingHours(ctx context.Context, obj *engine.Staff) ([]
 		}
 	}
 	slices.SortFunc(out, func(a, b engine.WorkingHours) int { return int(a.From - b.From) })
+	return out, nil
+}
+
+// Qualifications is the resolver for the qualifications field.
+func (r *staffResolver) Qualifications(ctx context.Context, obj *engine.Staff) ([]model.Activity, error) {
+	v, err := r.views(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []model.Activity{}
+	for _, q := range v.sn.State.Qualifications {
+		if q.StaffID == obj.ID {
+			if a, ok := v.activity(q.ActivityID); ok {
+				out = append(out, *a)
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -282,6 +441,19 @@ func (r *workingHoursResolver) Staff(ctx context.Context, obj *engine.WorkingHou
 // Absence returns generated.AbsenceResolver implementation.
 func (r *Resolver) Absence() generated.AbsenceResolver { return &absenceResolver{r} }
 
+// CoverAssignment returns generated.CoverAssignmentResolver implementation.
+func (r *Resolver) CoverAssignment() generated.CoverAssignmentResolver {
+	return &coverAssignmentResolver{r}
+}
+
+// CoverExclusion returns generated.CoverExclusionResolver implementation.
+func (r *Resolver) CoverExclusion() generated.CoverExclusionResolver {
+	return &coverExclusionResolver{r}
+}
+
+// CoverOption returns generated.CoverOptionResolver implementation.
+func (r *Resolver) CoverOption() generated.CoverOptionResolver { return &coverOptionResolver{r} }
+
 // TimeOff returns generated.TimeOffResolver implementation.
 func (r *Resolver) TimeOff() generated.TimeOffResolver { return &timeOffResolver{r} }
 
@@ -292,8 +464,11 @@ func (r *Resolver) Uncovered() generated.UncoveredResolver { return &uncoveredRe
 func (r *Resolver) WorkingHours() generated.WorkingHoursResolver { return &workingHoursResolver{r} }
 
 type (
-	absenceResolver      struct{ *Resolver }
-	timeOffResolver      struct{ *Resolver }
-	uncoveredResolver    struct{ *Resolver }
-	workingHoursResolver struct{ *Resolver }
+	absenceResolver         struct{ *Resolver }
+	coverAssignmentResolver struct{ *Resolver }
+	coverExclusionResolver  struct{ *Resolver }
+	coverOptionResolver     struct{ *Resolver }
+	timeOffResolver         struct{ *Resolver }
+	uncoveredResolver       struct{ *Resolver }
+	workingHoursResolver    struct{ *Resolver }
 )

@@ -1,6 +1,8 @@
 package graph_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/koredyne/schedule/engine"
@@ -148,6 +150,99 @@ func TestWorkingHoursLeaveSessionsOutside(t *testing.T) {
 		}
 		if a.dump(tok) != dump {
 			t.Error("bad input changed the business")
+		}
+	})
+}
+
+// TestCoverFromOptionsToPlan covers a host's week away in the office
+// demo: a session's options hold a stand-in and exclude those who cannot
+// take it, qualifications exclude the stand-in, the time off's plan covers
+// every standup, and assignCover writes the plan in one write, after
+// which nothing in the week needs cover.
+func TestCoverFromOptionsToPlan(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		tok := a.business("cover", engine.Office)
+		mei := idOf(a, tok, "staff", "name", "Mei Chen")
+		stan := created(a, tok, `mutation { createStaff(input: {name: "Stan Inn"}) { staff { id } } }`, "createStaff", "staff")
+		off := created(a, tok, `mutation($mei: ID!) { createTimeOff(input: {staffId: $mei, from: "2026-12-07", to: "2026-12-11"}) { timeOff { id } } }`,
+			"createTimeOff", "timeOff", map[string]any{"mei": mei})
+		ref := sessionRefOf(a, tok, "2026-12-09", "Daily standup")
+		session := fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"])
+		options := `query($id: SessionID!) { coverOptions(sessionId: $id) { options { staff { id } reasons weekMinutes } excluded { staff { id } reason session { id } } } }`
+		data := a.ok(tok, options, map[string]any{"id": session})
+		staff := rows(a.ok(tok, `{ staff { id } }`, nil), "staff")
+		opts, excl := rows(path(data, "coverOptions"), "options"), rows(path(data, "coverOptions"), "excluded")
+		if len(opts)+len(excl) != len(staff)-1 {
+			t.Errorf("%d options and %d exclusions, want every staff member but Mei (%d)", len(opts), len(excl), len(staff)-1)
+		}
+		if !slices.ContainsFunc(opts, func(o any) bool { return path(o, "staff", "id") == stan }) {
+			t.Errorf("Stan Inn, who gives nothing, is not an option: %v", opts)
+		}
+		for _, e := range excl {
+			if path(e, "reason") == "BUSY" && path(e, "session", "id") == nil {
+				t.Errorf("a BUSY exclusion names no session: %v", e)
+			}
+		}
+
+		// Qualified for something else only, Stan is excluded.
+		other := idOf(a, tok, "activities", "name", "Interview")
+		a.ok(tok, `mutation($s: ID!, $a: ID!) { setQualifications(input: {staffId: $s, activityIds: [$a]}) { staff { qualifications { name } } } }`,
+			map[string]any{"s": stan, "a": other})
+		data = a.ok(tok, options, map[string]any{"id": session})
+		if !slices.ContainsFunc(rows(path(data, "coverOptions"), "excluded"), func(e any) bool {
+			return path(e, "staff", "id") == stan && path(e, "reason") == "NOT_QUALIFIED"
+		}) {
+			t.Errorf("Stan is not excluded as NOT_QUALIFIED: %v", data)
+		}
+		a.fails(tok, "BAD_USER_INPUT", `mutation($id: SessionID!, $s: ID!, $mei: ID!) { assignCover(input: {sessionId: $id, staffId: $s, replaces: $mei}) { revision } }`,
+			map[string]any{"id": session, "s": stan, "mei": mei})
+		a.ok(tok, `mutation($s: ID!) { setQualifications(input: {staffId: $s, activityIds: []}) { revision } }`, map[string]any{"s": stan})
+
+		// The plan covers the week; assignCover takes it as it is.
+		plan := a.ok(tok, `query($off: ID!) { coverPlan(timeOffId: $off) { assignments { sessionId staffId replaces } open { id } } }`, map[string]any{"off": off})
+		assignments := rows(path(plan, "coverPlan"), "assignments")
+		if len(assignments) == 0 {
+			t.Fatalf("the plan assigns nothing: %v", plan)
+		}
+		need := rows(a.ok(tok, `{ sessionsNeedingCover(from: "2026-12-07", to: "2026-12-12") { id } }`, nil), "sessionsNeedingCover")
+		if len(assignments)+len(rows(path(plan, "coverPlan"), "open")) != len(need) {
+			t.Errorf("the plan has %d assignments and %d open, for %d sessions needing cover", len(assignments), len(rows(path(plan, "coverPlan"), "open")), len(need))
+		}
+		a.ok(tok, `mutation($in: [AssignCoverInput!]!) { assignCover(input: $in) { sessions { id staff { name } needsCover { reason } } } }`,
+			map[string]any{"in": assignments})
+		left := rows(a.ok(tok, `{ sessionsNeedingCover(from: "2026-12-07", to: "2026-12-12") { id } }`, nil), "sessionsNeedingCover")
+		if len(left) != len(rows(path(plan, "coverPlan"), "open")) {
+			t.Errorf("after the plan, %d sessions need cover, want the %d it left open", len(left), len(rows(path(plan, "coverPlan"), "open")))
+		}
+	})
+}
+
+// TestFreeRooms asks for rooms free on every Monday of a month at the
+// office's standup and before dawn, and refuses bad rhythms naming the
+// argument.
+func TestFreeRooms(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		tok := a.business("free", engine.Office)
+		roomA := idOf(a, tok, "rooms", "name", "Room A")
+		all := rows(a.ok(tok, `{ rooms { id } }`, nil), "rooms")
+		q := `query($start: LocalTime!, $end: LocalTime!, $every: Int) { freeRooms(from: "2026-12-07", to: "2026-12-28", start: $start, end: $end, everyWeeks: $every) { id } }`
+		standup := rows(a.ok(tok, q, map[string]any{"start": "09:00", "end": "09:15"}), "freeRooms")
+		if slices.ContainsFunc(standup, func(r any) bool { return path(r, "id") == roomA }) || len(standup) != len(all)-1 {
+			t.Errorf("at the standup: %v free, want every room but Room A (%s)", standup, roomA)
+		}
+		if dawn := rows(a.ok(tok, q, map[string]any{"start": "05:00", "end": "06:00", "every": 2}), "freeRooms"); len(dawn) != len(all) {
+			t.Errorf("before dawn: %d rooms free, want all %d", len(dawn), len(all))
+		}
+		for _, c := range []struct {
+			vars  map[string]any
+			field string
+		}{
+			{map[string]any{"start": "10:00", "end": "09:00"}, "end"},
+			{map[string]any{"start": "09:00", "end": "10:00", "every": 0}, "everyWeeks"},
+		} {
+			if e := a.fails(tok, "BAD_USER_INPUT", q, c.vars); e.Extensions["field"] != c.field {
+				t.Errorf("%v: field %v, want %s", c.vars, e.Extensions["field"], c.field)
+			}
 		}
 	})
 }

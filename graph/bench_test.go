@@ -81,8 +81,21 @@ func BenchmarkDaysWeek(b *testing.B) {
 // BenchmarkDaysWeekUncached asks for a different week each time, so every
 // request executes: the cost of a week that nobody has asked for at this
 // revision yet.
-func BenchmarkDaysWeekUncached(b *testing.B) {
-	h, tok := gymServer(b)
+func BenchmarkDaysWeekUncached(b *testing.B) { benchmarkDaysWeekUncached(b, "") }
+
+// BenchmarkDaysWeekUncachedArabic is the same with the gym in Arabic.
+func BenchmarkDaysWeekUncachedArabic(b *testing.B) { benchmarkDaysWeekUncached(b, "ar") }
+
+func benchmarkDaysWeekUncached(b *testing.B, lang string) {
+	h, tok, store, biz := gymAPI(b, modelstest.SQLite(b), models.ReadOnly)
+	if lang != "" {
+		if _, err := store.Write(context.Background(), biz.ID, false, func(e *models.Edit) error {
+			e.State.Business.Locale.Language = lang
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
 	q := `query($from: Date!, $to: Date!) { days(from: $from, to: $to) { date sessions {
 	id start end startsAt room { name } class { name } staff { name } series { week cycleWeeks series { name } } cancelled } } }`
 	start := engine.MustDate(2026, 11, 29)

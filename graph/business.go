@@ -123,10 +123,16 @@ func localeOf(l *locale.Locale) *model.Locale {
 
 // locale is the locale the request reads the business in: its language, or
 // the one the request's Accept-Language asks for.
-func (r *Resolver) locale(ctx context.Context, b *models.Business) *locale.Locale {
+func (r *Resolver) locale(ctx context.Context, b engine.Business) *locale.Locale {
 	accept := ""
 	if rq := requestFrom(ctx); rq != nil {
 		accept = rq.acceptLanguage
 	}
-	return locale.For(engine.Locale{Language: b.Language, FirstDay: b.FirstDay, Clock: b.Clock, Digits: b.Digits}, accept)
+	return locale.ForBusiness(b, accept)
+}
+
+// rowLocale is the locale settings of a business's row.
+func rowLocale(b *models.Business) engine.Business {
+	return engine.Business{WeekStart: time.Weekday(b.WeekStart),
+		Locale: engine.Locale{Language: b.Language, FirstDay: b.FirstDay, Clock: b.Clock, Digits: b.Digits}}
 }

@@ -64,7 +64,7 @@ func (r *businessResolver) Digits(ctx context.Context, obj *models.Business) (*m
 
 // Locale is the resolver for the locale field.
 func (r *businessResolver) Locale(ctx context.Context, obj *models.Business) (*model.Locale, error) {
-	return localeOf(r.locale(ctx, obj)), nil
+	return localeOf(r.locale(ctx, rowLocale(obj))), nil
 }
 
 // UpdateBusiness is the resolver for the updateBusiness field.
@@ -113,7 +113,7 @@ func (r *queryResolver) Vocabulary(ctx context.Context) (*locale.Vocabulary, err
 	if err != nil {
 		return nil, err
 	}
-	v := r.locale(ctx, &sn.Business).Words(sn.State.Business.Kind)
+	v := r.locale(ctx, sn.State.Business).Words(sn.State.Business.Kind)
 	return &v, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models/cache"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // responseCache answers a query that was answered before with the bytes
@@ -80,8 +81,8 @@ func (c *responseCache) key(req *http.Request, rq *request, body []byte, today e
 	b = strconv.AppendInt(append(b, 0), int64(today), 10)
 	b = append(append(b, 0), req.Method...)
 	b = append(append(b, 0), rq.base...)
-	b = append(append(b, 0), req.Header.Get("Accept")...)          // which media type the answer is sent as
-	b = append(append(b, 0), req.Header.Get("Accept-Language")...) // which language its words are in
+	b = append(append(b, 0), req.Header.Get("Accept")...) // which media type the answer is sent as
+	b = append(append(b, 0), askedLanguage(req)...)       // which language its words are in
 	b = append(b, 0)
 	h := sha256.New()
 	h.Write(b)
@@ -403,3 +404,17 @@ var datedFields = map[string]map[string]bool{
 }
 
 func hasKey(m map[string]bool, k string) bool { _, ok := m[k]; return ok }
+
+// askedLanguage is the catalogue language a request's Accept-Language asks
+// for, or "" when it asks for none the catalogues have (the business's
+// words): requests whose headers differ but ask the same share answers.
+func askedLanguage(req *http.Request) string {
+	h := req.Header.Get("Accept-Language")
+	if h == "" {
+		return ""
+	}
+	if lang, ok := locale.Match(h); ok {
+		return lang
+	}
+	return ""
+}

@@ -251,6 +251,8 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return bound{each: mul(stretches, max(k.entriesPerSeries, 1)), all: -1, oneToMany: true}
 	case "Query.days":
 		return root(w.days(f, "from", "to"))
+	case "Query.freeRooms":
+		return root(k.rooms)
 	case "Query.timeOffs":
 		return root(k.timeOffs)
 	case "Staff.workingHours":
@@ -263,6 +265,16 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return bound{each: add(k.entries, add(k.changes, k.oneOffs)), all: -1, oneToMany: true}
 	case "Query.uncovered":
 		return bound{each: mul(add(k.entries, add(k.changes, k.oneOffs)), add(k.timeOffs, k.hours)), all: -1, oneToMany: true}
+	case "CoverOptions.options", "CoverOptions.excluded":
+		return bound{each: k.staff, all: -1, oneToMany: true}
+	case "CoverPlan.assignments", "CoverPlan.open":
+		// A time off leaves at most the sessions of the days it lasts,
+		// which the snapshot does not count: a year of them.
+		return bound{each: mul(MaxDays, k.perDay), all: -1, oneToMany: true}
+	case "AssignCoverPayload.sessions":
+		return bound{each: maxCovers, all: -1, oneToMany: true}
+	case "Staff.qualifications":
+		return bound{each: k.activities, all: -1}
 	case "Query.sessionsNeedingCover":
 		return bound{each: mul(w.days(f, "from", "to"), k.perDay), all: -1, oneToMany: true}
 	case "Query.sessions", "Clash.sessions":
@@ -341,6 +353,8 @@ func fixedBound(parent, field string) (bound, bool) {
 		return bound{each: 7, all: -1}, true
 	case parent == "Locale" && field == "pluralCategories": // CLDR has six
 		return bound{each: 6, all: -1}, true
+	case parent == "CoverOption" && field == "reasons":
+		return bound{each: 3, all: -1}, true
 	case parent == "WorkingHours" && field == "spans":
 		return bound{each: engine.MaxHoursSpans, all: -1}, true
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -13,6 +14,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // apiError is an error that only the API raises (authentication, access).
@@ -51,9 +53,20 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 	if gerr.Extensions == nil {
 		gerr.Extensions = map[string]any{}
 	}
-	if _, ok := gerr.Extensions["code"]; ok && gerr.Err == nil {
-		return gerr // gqlgen's own: parse and validation failures
+	l, kind, today := r.errorLocale(ctx, err)
+	if code, ok := gerr.Extensions["code"].(string); ok && gerr.Err == nil {
+		// gqlgen's own: parse and validation failures, about the query's
+		// text, which they quote.
+		if l.Language != "en" {
+			gerr.Message = l.Code(code, "") + ": " + gerr.Message
+		}
+		return gerr
 	}
+	defer func() {
+		code, _ := gerr.Extensions["code"].(string)
+		field, _ := gerr.Extensions["field"].(string)
+		gerr.Message = localized(l, kind, today, code, field, gerr.Message, err)
+	}()
 	var (
 		api   *apiError
 		clash *models.ClashError
@@ -68,7 +81,7 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		gerr.Message, gerr.Extensions["code"] = clash.Error(), "CLASH"
 		list := make([]map[string]any, len(clash.Clashes))
 		for i, c := range clash.Clashes {
-			list[i] = clashJSON(c)
+			list[i] = clashJSON(&c, l.Clash(&c, kind, today))
 		}
 		gerr.Extensions["clashes"] = list
 	case errors.As(err, &away):
@@ -84,7 +97,7 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		gerr.Message, gerr.Extensions["code"] = valid.Error(), codes[valid.Code()]
 		problems := make([]map[string]any, len(valid.Problems))
 		for i, p := range valid.Problems {
-			problems[i] = map[string]any{"field": p.Field, "message": p.Message}
+			problems[i] = map[string]any{"field": p.Field, "message": l.Message(kind, problemCode(p), p.Field, p.Message, p.Format, p.Args)}
 		}
 		gerr.Extensions["field"] = valid.First().Field
 		gerr.Extensions["problems"] = problems
@@ -116,8 +129,75 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 	return gerr
 }
 
-func clashJSON(c engine.Clash) map[string]any {
-	m := map[string]any{"kind": c.Kind.String(), "message": c.Message, "firstDate": c.First.String()}
+// errorLocale is the locale a request's errors are written in: the
+// business's, or the one the request's Accept-Language asks for.
+func (r *Resolver) errorLocale(ctx context.Context, err error) (*locale.Locale, engine.Kind, engine.Date) {
+	today := engine.DateOf(r.Store.Now())
+	rq := requestFrom(ctx)
+	if rq == nil {
+		return locale.For(engine.Locale{}, ""), engine.Gym, today
+	}
+	rq.mu.Lock()
+	sn := rq.snap
+	rq.mu.Unlock()
+	if sn == nil && !models.Unavailable(err) {
+		sn, _ = r.snapshot(ctx)
+	}
+	if sn == nil {
+		return locale.For(engine.Locale{}, rq.acceptLanguage), engine.Gym, today
+	}
+	return locale.ForBusiness(sn.State.Business, rq.acceptLanguage), sn.State.Business.Kind, sn.Today(r.Store.Now())
+}
+
+// localized is an error's message in the locale's language (English: as
+// written). An error the code wrote from a format is looked up by it;
+// others by what they say.
+func localized(l *locale.Locale, kind engine.Kind, today engine.Date, code, field, english string, err error) string {
+	if l.Language == "en" {
+		return english
+	}
+	var (
+		api   *apiError
+		clash *models.ClashError
+		valid *engine.ValidationError
+		eerr  *engine.Error
+	)
+	switch {
+	case errors.As(err, &api):
+		return l.Message(kind, code, "", english, api.message, nil)
+	case errors.As(err, &clash):
+		if len(clash.Clashes) == 0 {
+			return l.Code(code, "")
+		}
+		first := l.Clash(&clash.Clashes[0], kind, today)
+		if len(clash.Clashes) == 1 {
+			return first
+		}
+		return l.Text("clash.more", map[string]any{"First": first, "More": l.Number(len(clash.Clashes) - 1)})
+	case errors.As(err, &valid):
+		msgs := make([]string, len(valid.Problems))
+		for i, p := range valid.Problems {
+			msgs[i] = l.Message(kind, problemCode(p), p.Field, p.Message, p.Format, p.Args)
+		}
+		return strings.Join(msgs, "; ")
+	case errors.As(err, &eerr):
+		return l.Message(kind, code, field, english, eerr.Format, eerr.Args)
+	case code == codes[engine.Stopped]:
+		return l.Message(kind, code, "", english, engine.ErrStopped.Format, nil)
+	}
+	return l.Message(kind, code, "", english, english, nil)
+}
+
+// problemCode is the extensions.code of one problem of a validation.
+func problemCode(p engine.Problem) string {
+	if p.Code == "" {
+		return codes[engine.Invalid]
+	}
+	return codes[p.Code]
+}
+
+func clashJSON(c *engine.Clash, message string) map[string]any {
+	m := map[string]any{"kind": c.Kind.String(), "message": message, "firstDate": c.First.String()}
 	if c.Every > 0 {
 		m["repeatsEveryWeeks"] = c.Every
 		if c.Until != 0 {

@@ -2,11 +2,18 @@ package graph_test
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/client"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/models"
 )
 
 // doIn is do with an Accept-Language header.
@@ -85,6 +92,15 @@ func TestBusinessLanguage(t *testing.T) {
 			t.Errorf("Arabic forms %s, want %s", forms, want)
 		}
 
+		// Stored, not only cached: a server started afresh on the database
+		// reads it.
+		fresh := &graph.Resolver{Store: models.NewStore(a.db.DB, func() time.Time { return now }), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		restarted := (&api{t: t, db: a.db, handler: fresh.Handler()})
+		restarted.c = client.New(restarted.handler)
+		if got := restarted.ok(owner, `{ business { language } }`, nil); path(got, "business", "language") != "ar" {
+			t.Fatalf("after a restart: %v", got)
+		}
+
 		// The same language again changes nothing: the revision stays.
 		again := a.ok(owner, update, map[string]any{"in": map[string]any{"language": "ar"}})
 		if path(again, "updateBusiness", "revision").(float64) != rev+1 {
@@ -115,6 +131,111 @@ func TestBusinessLanguage(t *testing.T) {
 		fr := a.doIn("fr-CH, fr;q=0.9", owner, localeQuery, nil)
 		if len(fr.Errors) > 0 || path(fr.Data, "vocabulary", "class", "one") != "حصة" {
 			t.Fatalf("French request: %+v", fr)
+		}
+	})
+}
+
+// TestErrorsSpeakTheLanguage: every error message is in the business's
+// language, or the request's Accept-Language; extensions.code and field
+// stay as they are, and English stays as the code writes it.
+func TestErrorsSpeakTheLanguage(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		owner := a.business("errs", engine.Gym)
+		const missing = `{ staffMember(id: "999") { id } }`
+		const zone = `mutation { updateBusiness(input: {timeZone: "Mars/Base"}) { revision } }`
+		if e := a.fails(owner, "NOT_FOUND", missing, nil); e.Message != "There is no coach with id 999" || e.Extensions["field"] != "id" {
+			t.Fatalf("English: %+v", e)
+		}
+		a.ok(owner, `mutation { updateBusiness(input: {language: "ar"}) { revision } }`, nil)
+		cases := []struct {
+			lang, query, code, field, want string
+		}{
+			{"", missing, "NOT_FOUND", "id", "لا يوجد مدرب بالمعرّف ٩٩٩"},
+			{"tr-TR", missing, "NOT_FOUND", "id", "Böyle bir antrenör yok (kimlik 999)"},
+			{"ru", missing, "NOT_FOUND", "id", "Нет записи «тренер» с id 999"},
+			{"en-GB", missing, "NOT_FOUND", "id", "There is no coach with id 999"},
+			{"fr", missing, "NOT_FOUND", "id", "لا يوجد مدرب بالمعرّف ٩٩٩"},
+			{"", zone, "BAD_USER_INPUT", "timeZone", `"Mars/Base" ليست منطقة زمنية: استخدم اسمًا من IANA مثل Europe/Berlin`},
+			{"ru", zone, "BAD_USER_INPUT", "timeZone", `"Mars/Base" — не часовой пояс: используйте имя IANA, например Europe/Berlin`},
+		}
+		for _, c := range cases {
+			r := a.doIn(c.lang, owner, c.query, nil)
+			if len(r.Errors) != 1 {
+				t.Errorf("%s %s: %+v", c.lang, firstLine(c.query), r)
+				continue
+			}
+			e := r.Errors[0]
+			field, _ := e.Extensions["field"].(string)
+			if e.code() != c.code || field != c.field || e.Message != c.want {
+				t.Errorf("%s %s: got %s %q %q, want %s %q %q", c.lang, firstLine(c.query), e.code(), field, e.Message, c.code, c.field, c.want)
+			}
+		}
+
+		// gqlgen's own errors, about the query's text, say what they are in
+		// the language and quote gqlgen's words.
+		req := httptest.NewRequest("POST", "/graphql", strings.NewReader(`{"query": "{ nosuch }"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+owner)
+		w := httptest.NewRecorder()
+		a.handler.ServeHTTP(w, req)
+		var r result
+		if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil || len(r.Errors) != 1 {
+			t.Fatalf("%d %s: %v", w.Code, w.Body, err)
+		}
+		if e := r.Errors[0]; e.code() != "GRAPHQL_VALIDATION_FAILED" || e.Message != `الاستعلام لا يطابق المخطط: Cannot query field "nosuch" on type "Query".` {
+			t.Errorf("validation: %+v", e)
+		}
+	})
+}
+
+// TestClashesSpeakTheLanguage: a clash's message is written from its facts
+// in the business's language (English: the reference format, unchanged),
+// in a dry run's payload and in a refused write's error alike.
+func TestClashesSpeakTheLanguage(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		owner := a.business("clashlang", engine.Gym)
+		day := a.ok(owner, `{ day(date: "2026-12-02") { sessions { id start end room { id name } } } }`, nil)
+		var move, onto map[string]any
+		seen := map[any]map[string]any{}
+		for _, s := range path(day, "day", "sessions").([]any) {
+			s := s.(map[string]any)
+			room := path(s, "room", "id")
+			if other, ok := seen[room]; ok && other["start"] != s["start"] {
+				move, onto = s, other
+				break
+			}
+			seen[room] = s
+		}
+		if move == nil {
+			t.Fatal("no two sessions in one room on 2026-12-02")
+		}
+		const change = `mutation($id: SessionID!, $start: LocalTime!, $end: LocalTime!, $dry: Boolean) {
+			changeSession(sessionId: $id, change: {start: $start, end: $end}, dryRun: $dry) { clashes { message } } }`
+		vars := map[string]any{"id": move["id"], "start": onto["start"], "end": onto["end"], "dry": true}
+		english := a.ok(owner, change, vars)
+		enMsg, _ := path(english, "changeSession", "clashes").([]any)[0].(map[string]any)["message"].(string)
+		if !strings.Contains(enMsg, " double-booked: ") && !strings.Contains(enMsg, " over capacity") {
+			t.Fatalf("English clash %q", enMsg)
+		}
+		a.ok(owner, `mutation { updateBusiness(input: {language: "ar"}) { revision } }`, nil)
+		arabic := a.ok(owner, change, vars)
+		arMsg, _ := path(arabic, "changeSession", "clashes").([]any)[0].(map[string]any)["message"].(string)
+		if arMsg == enMsg || !strings.Contains(arMsg, "٢٠٢٦") && !strings.Contains(arMsg, "ديسمبر") || strings.Contains(arMsg, "double-booked") || strings.Contains(arMsg, " AM") {
+			t.Errorf("Arabic clash %q (English %q)", arMsg, enMsg)
+		}
+		ru := a.doIn("ru", owner, change, vars)
+		ruMsg, _ := path(ru.Data, "changeSession", "clashes").([]any)[0].(map[string]any)["message"].(string)
+		if !strings.Contains(ruMsg, "декабря") || strings.Contains(ruMsg, "double-booked") {
+			t.Errorf("Russian clash %q", ruMsg)
+		}
+		delete(vars, "dry")
+		r := a.do(owner, change, vars)
+		if len(r.Errors) != 1 || r.Errors[0].code() != "CLASH" || r.Errors[0].Message != arMsg {
+			t.Fatalf("refused write: %+v, want the message %q", r.Errors, arMsg)
+		}
+		list, _ := r.Errors[0].Extensions["clashes"].([]any)
+		if len(list) != 1 || path(list[0], "message") != arMsg {
+			t.Errorf("extensions.clashes %v", list)
 		}
 	})
 }

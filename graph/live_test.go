@@ -235,10 +235,13 @@ func TestLiveAcrossServers(t *testing.T) {
 	}
 	defer dbB.Close()
 	b := newServer(t, dbB)
+	// The business is made before B listens: the notification of its
+	// first revision could otherwise reach B after the client subscribed
+	// (as the broadcaster allows), and be told, or merged into the next.
+	biz, tok := seed(t, pg, a.store)
 	if err := b.store.Listen(ctx, pg.DSN, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
-	biz, tok := seed(t, pg, a.store)
 
 	c, _ := dial(t, b, "")
 	c.subscribe(tok)

@@ -687,6 +687,29 @@ var mutationCases = []mutationCase{
 		shows: "workingHours.from", want: "2027-01-04",
 	},
 	{
+		name: "setQualifications",
+		setup: func(a *api, tok string) map[string]any {
+			return map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen"), "activity": idOf(a, tok, "activities", "name", "Standup")}
+		},
+		bad:   `mutation($staff: ID!, $activity: ID!) { setQualifications(input: {staffId: $staff, activityIds: [$activity, $activity]}) { staff { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($staff: ID!, $activity: ID!) { setQualifications(input: {staffId: $staff, activityIds: [$activity]}, dryRun: true) { ...write staff { qualifications { name } } } }`,
+		shows: "staff.qualifications", want: []any{map[string]any{"name": "Standup"}},
+	},
+	{
+		name: "assignCover",
+		setup: func(a *api, tok string) map[string]any {
+			ref := sessionRefOf(a, tok, "2026-12-09", "Daily standup")
+			return map[string]any{"session": fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"]),
+				"mei":  idOf(a, tok, "staff", "name", "Mei Chen"),
+				"stan": created(a, tok, `mutation { createStaff(input: {name: "Stan Inn"}) { staff { id } } }`, "createStaff", "staff")}
+		},
+		bad:   `mutation($session: SessionID!, $mei: ID!) { assignCover(input: {sessionId: $session, staffId: $mei, replaces: $mei}) { revision } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($session: SessionID!, $mei: ID!, $stan: ID!) { assignCover(input: {sessionId: $session, staffId: $stan, replaces: $mei}, dryRun: true) { ...write sessions { staff { name } } } }`,
+		shows: "sessions", want: []any{map[string]any{"staff": []any{map[string]any{"name": "Stan Inn"}}}},
+	},
+	{
 		name: "deleteWorkingHours",
 		setup: func(a *api, tok string) map[string]any {
 			vars := map[string]any{"staff": idOf(a, tok, "staff", "name", "Mei Chen")}

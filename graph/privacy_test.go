@@ -158,6 +158,11 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 		t.Fatalf("the interview over the standup: %v, clashes %v", err, res.Clashes)
 	}
 	f.vars["interview"] = idOf(a, f.owner, "oneOffs", "label", "Interview over the standup")
+	// A stand-in who gives nothing, and a week Mei is away, for the
+	// cover roots.
+	f.vars["standIn"] = created(a, f.owner, `mutation { createStaff(input: {name: "Stan Inn"}) { staff { id } } }`, "createStaff", "staff")
+	f.vars["meiAway"] = created(a, f.owner, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-01-04", to: "2027-01-08"}) { timeOff { id } } }`,
+		"createTimeOff", "timeOff", map[string]any{"s": f.staff["Mei"]})
 	return f
 }
 
@@ -215,10 +220,14 @@ func (f *whoFx) rootCalls() map[string]rootCall {
 		"days":                 {args: "(" + week + ")"},
 		"sessions":             {args: "(" + week + ")"},
 		"sessionsNeedingCover": {args: "(" + week + ")"},
-		"oneOffs":              {args: "(" + week + ")"},
-		"roomBookings":         {args: `(first: 500)`},
-		"clients":              {args: `(first: 500)`},
-		"memberships":          {args: `(first: 500)`},
+		"coverOptions":         {args: fmt.Sprintf(`(sessionId: %q)`, v["standupTue"])},
+		"coverPlan":            {args: fmt.Sprintf(`(timeOffId: %q)`, v["meiAway"])},
+		"assignCover": {args: fmt.Sprintf(`(input: [{sessionId: %q, staffId: %q, replaces: %q}], dryRun: true)`,
+			v["standupWed"], v["standIn"], f.staff["Mei"])},
+		"oneOffs":      {args: "(" + week + ")"},
+		"roomBookings": {args: `(first: 500)`},
+		"clients":      {args: `(first: 500)`},
+		"memberships":  {args: `(first: 500)`},
 
 		"bookSession": {args: fmt.Sprintf(`(sessionId: %q, dryRun: true)`, v["standupWed"]),
 			owner: fmt.Sprintf(`(sessionId: %q, clientId: %q, dryRun: true)`, v["standupWed"], c["Gus"])},

@@ -16,6 +16,15 @@ import (
 	"github.com/koredyne/schedule/models"
 )
 
+// Message is the resolver for the message field.
+func (r *clashResolver) Message(ctx context.Context, obj *engine.Clash) (string, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return obj.Message, nil // the words of the schedule the clash was found in
+	}
+	return r.locale(ctx, sn.State.Business).Clash(obj, sn.State.Business.Kind, sn.Today(r.Store.Now())), nil
+}
+
 // FirstDate is the resolver for the firstDate field.
 func (r *clashResolver) FirstDate(ctx context.Context, obj *engine.Clash) (engine.Date, error) {
 	return obj.First, nil

@@ -19,7 +19,7 @@ import (
 func BenchmarkColdSnapshot(b *testing.B) {
 	d, ok := modelstest.Postgres(b)
 	if !ok {
-		b.Skip("KOREDYNE_TEST_DATABASE_URL is not set")
+		b.Skip("needs PostgreSQL")
 	}
 	ctx := context.Background()
 	st := enginetest.Business(enginetest.Options{ClassTimes: 120, Seed: 1, Today: engine.DateOf(today)})

@@ -26,7 +26,7 @@ import (
 func TestBatchLoadEqualsQueries(t *testing.T) {
 	d, ok := modelstest.Postgres(t)
 	if !ok {
-		t.Skip("KOREDYNE_TEST_DATABASE_URL is not set")
+		t.Skip("needs PostgreSQL")
 	}
 	ctx := context.Background()
 	day := engine.DateOf(today)
@@ -139,7 +139,7 @@ func equalSnapshots(t *testing.T, what string, db *models.DB, id int64, want *mo
 func TestFailedBatchLeavesNoTransaction(t *testing.T) {
 	d, ok := modelstest.Postgres(t)
 	if !ok {
-		t.Skip("KOREDYNE_TEST_DATABASE_URL is not set")
+		t.Skip("needs PostgreSQL")
 	}
 	ctx := context.Background()
 	_, b := demoBusiness(t, d.DB, engine.Office)
@@ -174,7 +174,7 @@ func TestFailedBatchLeavesNoTransaction(t *testing.T) {
 func TestBatchPreparesOnce(t *testing.T) {
 	d, ok := modelstest.Postgres(t)
 	if !ok {
-		t.Skip("KOREDYNE_TEST_DATABASE_URL is not set")
+		t.Skip("needs PostgreSQL")
 	}
 	ctx := context.Background()
 	_, b := demoBusiness(t, d.DB, engine.Gym)
@@ -216,7 +216,7 @@ func TestBatchPreparesOnce(t *testing.T) {
 func TestBatchThroughPgBouncer(t *testing.T) {
 	d, ok := modelstest.Postgres(t)
 	if !ok {
-		t.Skip("KOREDYNE_TEST_DATABASE_URL is not set")
+		t.Skip("needs PostgreSQL")
 	}
 	ctx := context.Background()
 	pooled, _ := modelstest.PgBouncer(t, d.DSN)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,23 @@ func TestTimeOffAndHoursStored(t *testing.T) {
 			}
 			if len(res.NeedsCover) == 0 {
 				t.Error("the write reports no session needing cover")
+			}
+			// One session.needs_cover event a session, each naming it.
+			want := 0
+			for _, u := range res.NeedsCover {
+				want += len(u.Dates(engine.DateOf(today), engine.DateOf(today).AddDays(models.SessionEventDays-1)))
+			}
+			got := 0
+			for _, ev := range res.Events {
+				if ev.Type == models.SessionNeedsCover {
+					got++
+					if !strings.Contains(ev.Body, `"reason":"time_off"`) && !strings.Contains(ev.Body, `"reason":"outside_hours"`) {
+						t.Errorf("event %s gives no reason", ev.Body)
+					}
+				}
+			}
+			if got == 0 || got != want {
+				t.Errorf("%d session.needs_cover events, want %d", got, want)
 			}
 			loaded, err := models.NewStore(d.DB, nil).Snapshot(ctx, b.ID, -1)
 			if err != nil {

@@ -42,7 +42,7 @@ var rowTypes = []any{
 	(*models.StandingBooking)(nil), (*models.StandingSkip)(nil),
 	(*models.AcceptedClash)(nil),
 	(*models.WebhookEndpoint)(nil), (*models.WebhookEvent)(nil), (*models.WebhookDelivery)(nil), (*models.WebhookAttempt)(nil),
-	(*models.TimeOff)(nil), (*models.WorkingHours)(nil),
+	(*models.TimeOff)(nil), (*models.WorkingHours)(nil), (*models.Qualification)(nil),
 }
 
 // constraint is a primary key, unique constraint or foreign key of the

@@ -514,7 +514,7 @@ type Tombstone struct {
 	ID          int64 `bun:",pk,autoincrement"`
 	BusinessID  int64 `bun:",pk"`
 	Revision    int64
-	Kind        string // "group", "change", "closure", "pause"
+	Kind        string // "group", "change", "closure" (any range of dates: a closure, time off, hours), "pause"
 	ClassTimeID int64  `bun:",nullzero"`
 	ClassID     int64  `bun:",nullzero"`
 	OrigDate    Day
@@ -592,6 +592,8 @@ func fit(s string, t engine.Text) string {
 	return s
 }
 
+// TimeOff is a staff member's time off (engine.TimeOff): a rule, like a
+// closure.
 type TimeOff struct {
 	bun.BaseModel `bun:"table:time_offs"`
 	versioned
@@ -692,4 +694,23 @@ func (r *StandingSkip) Engine() engine.StandingSkip {
 
 func standingSkipRow(b int64, s engine.StandingSkip) StandingSkip {
 	return StandingSkip{ID: s.ID, BusinessID: b, StandingID: s.StandingID, Date: Day(s.Date), Late: s.Late}
+}
+
+// Qualification is an activity a staff member may give (engine.Qualification).
+type Qualification struct {
+	bun.BaseModel `bun:"table:qualifications"`
+	versioned
+
+	ID         int64 `bun:",pk,autoincrement"`
+	BusinessID int64 `bun:",pk"`
+	StaffID    int64
+	ActivityID int64
+}
+
+func (r *Qualification) Engine() engine.Qualification {
+	return engine.Qualification{ID: r.ID, StaffID: r.StaffID, ActivityID: r.ActivityID}
+}
+
+func qualificationRow(b int64, q engine.Qualification) Qualification {
+	return Qualification{ID: q.ID, BusinessID: b, StaffID: q.StaffID, ActivityID: q.ActivityID}
 }

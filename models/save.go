@@ -26,7 +26,7 @@ func SaveState(ctx context.Context, db bun.IDB, b *Business, before engine.State
 		row := *b
 		row.SetSettings(after.Business)
 		row.SettingsRevision = rev
-		if _, err := db.NewUpdate().Model(&row).Column("name", "kind", "currency", "time_zone", "week_start", "settings_revision").WherePK().Exec(ctx); err != nil {
+		if _, err := db.NewUpdate().Model(&row).Column("name", "kind", "currency", "time_zone", "week_start", "language", "first_day", "clock", "digits", "settings_revision").WherePK().Exec(ctx); err != nil {
 			return nil, false, fmt.Errorf("saving the business settings: %w", err)
 		}
 		*b = row

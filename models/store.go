@@ -800,6 +800,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			}
 		}
 		change = changeOf(e, step, rev, today)
+		if len(res.NeedsCover) > 0 && !e.replaced {
+			e.noteNeedsCover(sn.Timetable, res.NeedsCover, today)
+		}
 		if res.Events, err = s.events(ctx, e, before, sn, change, now); err != nil {
 			return err
 		}

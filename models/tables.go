@@ -202,11 +202,36 @@ var tables = []storedTable{
 		slice: func(s *engine.State) *[]engine.TimeOff { return &s.TimeOffs }, id: func(v *engine.TimeOff) *int64 { return &v.ID },
 		refs:  func(v *engine.TimeOff, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
 		value: (*TimeOff).Engine, row: timeOffRow, rowID: func(r *TimeOff) int64 { return r.ID },
+		// What its dates' sessions show (who needs cover) changes with it.
+		note: func(v *Versions, o engine.TimeOff, rev int64) {
+			v.setRow(TimeOffsTable, o.ID, rev)
+			v.ranges = append(v.ranges, dated{o.From, o.To, rev})
+		},
+		removed: func(w *saver, o engine.TimeOff) {
+			w.tombstone(Tombstone{Kind: "closure", FromDate: Day(o.From), ToDate: Day(o.To)})
+		},
 	},
 	table[engine.WorkingHours, WorkingHours]{kind: HoursTable,
 		slice: func(s *engine.State) *[]engine.WorkingHours { return &s.Hours }, id: func(v *engine.WorkingHours) *int64 { return &v.ID },
 		refs:  func(v *engine.WorkingHours, ref func(Table, *int64)) { ref(StaffTable, &v.StaffID) },
 		value: (*WorkingHours).Engine, row: hoursRow, rowID: func(r *WorkingHours) int64 { return r.ID },
+		// Hours change what every session from their date on shows.
+		note: func(v *Versions, h engine.WorkingHours, rev int64) {
+			v.setRow(HoursTable, h.ID, rev)
+			v.ranges = append(v.ranges, dated{h.From, engine.MaxDate, rev})
+		},
+		removed: func(w *saver, h engine.WorkingHours) {
+			w.tombstone(Tombstone{Kind: "closure", FromDate: Day(h.From), ToDate: Day(engine.MaxDate)})
+		},
+	},
+	table[engine.Qualification, Qualification]{kind: QualificationsTable,
+		slice: func(s *engine.State) *[]engine.Qualification { return &s.Qualifications },
+		id:    func(v *engine.Qualification) *int64 { return &v.ID },
+		refs: func(v *engine.Qualification, ref func(Table, *int64)) {
+			ref(StaffTable, &v.StaffID)
+			ref(ActivitiesTable, &v.ActivityID)
+		},
+		value: (*Qualification).Engine, row: qualificationRow, rowID: func(r *Qualification) int64 { return r.ID },
 	},
 	// What has happened is no part of the engine's state, but it is the
 	// business's data: backups hold it.
@@ -236,6 +261,7 @@ const (
 	HoursTable
 	StandingTable
 	StandingSkipsTable
+	QualificationsTable
 )
 
 // A storedTable is one entry of tables.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // Path is where the pages are served: Path + token. The router mounts the
@@ -42,6 +43,8 @@ type view struct {
 	CSS template.CSS
 	// Toggle shows or hides the staff names on the same week.
 	Toggle, ToggleHref string
+	// The links to the weeks around it, relative to the page.
+	PrevHref, ThisHref, NextHref string
 }
 
 // Backend is what the page asks of the storage behind it; *models.Store
@@ -98,7 +101,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	feed, err := h.backend.FeedByToken(r.Context(), token)
 	if errors.Is(err, models.ErrBadToken) || (err == nil && feed.Calendar != models.TimetablePage) {
 		h.checked(r.Context(), false)
-		http.Error(w, "There is no timetable at this address. Ask the business for its current link.", http.StatusNotFound)
+		// No business to speak for: the language the browser asks for.
+		http.Error(w, locale.For(engine.Locale{}, r.Header.Get("Accept-Language")).Text("page.notFound", nil), http.StatusNotFound)
 		return
 	}
 	if err != nil {
@@ -111,16 +115,19 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	// The business's page, in the business's language: a notice board
+	// reads the same to everyone.
+	l := locale.ForBusiness(sn.State.Business, "")
 	q := r.URL.Query()
-	from, err := weekOf(q.Get("week"), sn, h.backend.Now())
+	from, err := weekOf(q.Get("week"), l, sn, h.backend.Now())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	staff := q.Get("staff") != "off"
-	v := view{week: build(sn, from, staff), CSS: template.CSS(stylesheet)}
-	v.Prev, v.This, v.Next = link(token, from.AddDays(-7), staff), link(token, 0, staff), link(token, from.AddDays(7), staff)
-	v.Toggle, v.ToggleHref = toggle(sn, token, q.Get("week") != "", from, staff)
+	v := view{week: build(sn, l, from, staff), CSS: template.CSS(stylesheet)}
+	v.PrevHref, v.ThisHref, v.NextHref = link(token, from.AddDays(-7), staff), link(token, 0, staff), link(token, from.AddDays(7), staff)
+	v.Toggle, v.ToggleHref = toggle(sn, l, token, q.Get("week") != "", from, staff)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "private, max-age=60")
 	if err := tmpl.Execute(w, v); err != nil {
@@ -140,19 +147,20 @@ func secure(h http.Header) {
 }
 
 // weekOf is the first day of the week the page shows: the week holding the
-// date asked for, or this week in the business's zone.
-func weekOf(param string, sn *models.Snapshot, now time.Time) (engine.Date, error) {
-	ws := sn.State.Business.WeekStart
+// date asked for, or this week in the business's zone, from the first day
+// of the week of the business's language (or its own).
+func weekOf(param string, l *locale.Locale, sn *models.Snapshot, now time.Time) (engine.Date, error) {
+	ws := l.FirstDay
 	if param == "" {
 		return sn.Today(now).WeekStart(ws), nil
 	}
 	d, err := engine.ParseDate(param)
 	if err != nil {
-		return 0, errors.New("week must be a date such as 2026-12-01: " + err.Error())
+		return 0, errors.New(l.Text("page.badWeek", nil) + ": " + err.Error())
 	}
 	from := d.WeekStart(ws)
 	if !from.AddDays(-7).Valid() || !from.AddDays(13).Valid() {
-		return 0, errors.New("week is too far from today to show")
+		return 0, errors.New(l.Text("page.farWeek", nil))
 	}
 	return from, nil
 }
@@ -174,15 +182,15 @@ func link(token string, from engine.Date, staff bool) string {
 }
 
 // toggle is the link that shows or hides the staff names, on the same week.
-func toggle(sn *models.Snapshot, token string, dated bool, from engine.Date, staff bool) (string, string) {
+func toggle(sn *models.Snapshot, l *locale.Locale, token string, dated bool, from engine.Date, staff bool) (string, string) {
 	if !dated {
 		from = 0
 	}
-	words := engine.Words(sn.State.Business.Kind)
+	words := l.Words(sn.State.Business.Kind)
 	if staff {
-		return "Hide " + words.Staff.Many, link(token, from, false)
+		return l.Text("page.hideStaff", map[string]any{"Staff": words.Staff.Many}), link(token, from, false)
 	}
-	return "Show " + words.Staff.Many, link(token, from, true)
+	return l.Text("page.showStaff", map[string]any{"Staff": words.Staff.Many}), link(token, from, true)
 }
 
 func (h *Handler) internal(w http.ResponseWriter, r *http.Request, err error) {

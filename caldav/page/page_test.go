@@ -20,6 +20,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/demo"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 	"github.com/koredyne/schedule/models/modelstest"
 )
 
@@ -149,6 +150,12 @@ var (
 // marked as leaving its own time out on paper.
 func placed(t testing.TB, body string) []string {
 	t.Helper()
+	return placedIn(t, body, locale.Of(engine.Locale{}))
+}
+
+// placedIn is placed for a page in the locale's language.
+func placedIn(t testing.TB, body string, l *locale.Locale) []string {
+	t.Helper()
 	var out []string
 	for _, sec := range sectionRe.FindAllStringSubmatch(body, -1) {
 		activity := html.UnescapeString(sec[1])
@@ -161,7 +168,7 @@ func placed(t testing.TB, body string) []string {
 		}
 		for _, r := range rows {
 			start := engine.MustTime(r[1])
-			if got := html.UnescapeString(r[2]); got != start.Clock12() {
+			if got := html.UnescapeString(r[2]); got != l.Time(start) {
 				t.Errorf("%s: the row of %s is headed %q", activity, r[1], got)
 			}
 			ends := map[string]bool{}
@@ -171,15 +178,16 @@ func placed(t testing.TB, body string) []string {
 						t.Errorf("session %s says %s %s but sits in column %s, row %s", s[1], s[2], s[3], c[1], r[1])
 					}
 					end := engine.MustTime(s[4])
-					if got, want := html.UnescapeString(s[7]), engine.Span(start, end); got != want {
+					if got, want := html.UnescapeString(s[7]), l.Span(start, end); got != want {
 						t.Errorf("session %s shows the time %q, want %q", s[1], got, want)
 					}
 					if usual := s[6] != ""; usual != (r[3] != "") {
 						t.Errorf("session %s leaves its time out on paper: %v, but its row's head gives the span %q", s[1], usual, r[3])
 					}
 					ends[s[4]] = true
+					staff := strings.ReplaceAll(html.UnescapeString(s[8]), l.Text("list.comma", nil), ", ")
 					out = append(out, fmt.Sprintf("%s %s–%s %s | %s | %s | %s", c[1], r[1], s[4], activity,
-						html.UnescapeString(s[5]), html.UnescapeString(s[8]), html.UnescapeString(s[1])))
+						html.UnescapeString(s[5]), staff, html.UnescapeString(s[1])))
 				}
 			}
 			if len(ends) == 1 {
@@ -187,7 +195,11 @@ func placed(t testing.TB, body string) []string {
 				for e := range ends {
 					end = e
 				}
-				if got, want := html.UnescapeString(r[3]), shortSpan(start, engine.MustTime(end)); got != want {
+				want := shortSpan(start, engine.MustTime(end))
+				if l.Language != "en" {
+					want = l.ShortSpan(start, engine.MustTime(end))
+				}
+				if got := html.UnescapeString(r[3]); got != want {
 					t.Errorf("%s: the row of %s, its sessions all ending at %s, is headed %q on paper, want %q", activity, r[1], end, got, want)
 				}
 			} else if r[3] != "" {
@@ -546,4 +558,72 @@ func mustDate(t testing.TB, s string) engine.Date {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// inLanguage sets a business's language.
+func inLanguage(lang string) func(*engine.State) {
+	return func(st *engine.State) { st.Business.Locale = engine.Locale{Language: lang} }
+}
+
+var dayNameRe = regexp.MustCompile(`<span class="name">([^<]*)</span> <span class="day">([^<]*)</span>`)
+
+// TestPageInEachLanguage: the page of a business in Arabic, Turkish or
+// Russian is in that language — lang and dir (rtl for Arabic, whose grid
+// the browser lays out mirrored, the times and the first day on the
+// right), the week from the language's first day, CLDR's day and month
+// names, times on the language's clock in its digits — and shows exactly
+// the week's sessions; none of the English words of the page is left.
+func TestPageInEachLanguage(t *testing.T) {
+	english := []string{"Previous week", "This week", "Next week", "Hide ", "Show ", " AM", " PM", "Training Schedule", "Moved from", "No classes", ">Sun<", ">Mon<", " Dec"}
+	cases := []struct {
+		lang, dir string
+		first     time.Weekday
+		sample    string // a time as the page writes it
+	}{
+		{"ar", "rtl", time.Saturday, "٦:٠٠ ص"},
+		{"tr", "ltr", time.Monday, "06:00"},
+		{"ru", "ltr", time.Monday, "06:00"},
+	}
+	for _, c := range cases {
+		t.Run(c.lang, func(t *testing.T) {
+			s := newSite(t, modelstest.SQLite(t), engine.Gym, now, inLanguage(c.lang))
+			body := s.page("")
+			sn := s.snapshot()
+			l := locale.ForBusiness(sn.State.Business, "")
+			if !strings.Contains(body, `<html lang="`+c.lang+`" dir="`+c.dir+`">`) {
+				t.Errorf("no lang %s dir %s: %.200s", c.lang, c.dir, body)
+			}
+			from := engine.DateOf(now).WeekStart(c.first)
+			if got := days(body); len(got) != 7 || got[0] != from.String() {
+				t.Fatalf("columns %v, want the week from %s", got, from)
+			}
+			names := dayNameRe.FindAllStringSubmatch(body, 7)
+			for i, m := range names {
+				d := from.AddDays(i)
+				if html.UnescapeString(m[1]) != l.WeekdayShort(d.Weekday()) || html.UnescapeString(m[2]) != l.DayMonth(d, d) {
+					t.Errorf("column %d is headed %q %q, want %q %q", i, m[1], m[2], l.WeekdayShort(d.Weekday()), l.DayMonth(d, d))
+				}
+			}
+			sameSessions(t, placedIn(t, body, l), expected(sn, from, true))
+			if !strings.Contains(body, c.sample) {
+				t.Errorf("no time written as %q", c.sample)
+			}
+			if title := l.Words(engine.Gym).PrintTitle; !strings.Contains(body, "<h1>"+title+"</h1>") {
+				t.Errorf("no title %q", title)
+			}
+			shown := body[strings.Index(body, "</style>"):] // the stylesheet's comments are for developers
+			for _, w := range english {
+				if i := strings.Index(shown, w); i >= 0 {
+					t.Errorf("English left on the page: %q in %q", w, shown[max(0, i-80):i+20])
+				}
+			}
+			hidden := s.page("?staff=off")
+			hidden = hidden[strings.Index(hidden, "</style>"):]
+			for _, w := range english {
+				if strings.Contains(hidden, w) {
+					t.Errorf("English left on the page without staff: %q", w)
+				}
+			}
+		})
+	}
 }

@@ -76,7 +76,7 @@ func printedHeight(w *week, width float64) float64 {
 		for _, r := range t.Rows {
 			head := r.Span
 			if head == "" {
-				head = r.Start.Clock12()
+				head = r.From
 			}
 			tall := wrap(corner, "", head)
 			for i, sessions := range r.Cells {
@@ -99,7 +99,7 @@ func printedHeight(w *week, width float64) float64 {
 func (c cell) printed() string {
 	var b strings.Builder
 	if !c.Usual {
-		b.WriteString(" " + c.Time())
+		b.WriteString(" " + c.Time)
 	}
 	if c.Staff != "" {
 		b.WriteString(" · " + c.Staff)

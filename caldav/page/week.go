@@ -7,20 +7,23 @@ import (
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // week is what the page shows of one week: the computed sessions that
 // happen, one table per activity, in the business's words.
 type week struct {
-	Business string
-	Title    string // the print title: "Training Schedule"
-	Range    string // "29 Nov – 5 Dec 2026"
-	Days     []day
-	Tables   []table
-	Empty    string // shown when nothing happens: "No classes this week."
-	Paper    string // the sheet a printout asks for, "A4" or "A3" (paper.go)
-	// Links to the weeks around it, relative to the page.
-	Prev, This, Next string
+	// Lang and Dir are the page's language and direction ("ar", "rtl").
+	Lang, Dir string
+	// Nav is the words of the links.
+	Prev, ThisWeek, NextWeek string
+	Business                 string
+	Title                    string // the print title: "Training Schedule"
+	Range                    string // "29 Nov – 5 Dec 2026"
+	Days                     []day
+	Tables                   []table
+	Empty                    string // shown when nothing happens: "No classes this week."
+	Paper                    string // the sheet a printout asks for, "A4" or "A3" (paper.go)
 }
 
 // day is one column: a date of the week.
@@ -43,6 +46,8 @@ type table struct {
 // row is one start time across the week; Cells has one entry per day.
 type row struct {
 	Start engine.LocalTime
+	// From is the start written in the business's language.
+	From string
 	// Span is the row's start and the end every session of the row shares,
 	// written short ("6–7 AM"); empty when they end at different times. On
 	// paper the row's head then gives the span and its cells leave it out.
@@ -61,26 +66,27 @@ type cell struct {
 	// Usual is true when the row's head gives the session's span (its row's
 	// Span), so that paper can leave the cell's time out.
 	Usual bool
+	// Time is the session's span as people read it: "6 AM – 7 AM".
+	Time string
 }
-
-// Time is the session's span as people read it: "6 AM – 7 AM".
-func (c cell) Time() string { return engine.Span(c.Start, c.End) }
 
 // build lays out the week that starts on from. Cancelled sessions are left
 // out; a moved session is where it happens, since Timetable.Day resolves
 // it there.
-func build(sn *models.Snapshot, from engine.Date, staff bool) week {
+func build(sn *models.Snapshot, l *locale.Locale, from engine.Date, staff bool) week {
 	b := sn.State.Business
-	words := engine.Words(b.Kind)
+	words := l.Words(b.Kind)
 	to := from.AddDays(6)
 	w := week{
+		Lang: l.Language, Dir: l.Dir(),
+		Prev: l.Text("page.prev", nil), ThisWeek: l.Text("page.this", nil), NextWeek: l.Text("page.next", nil),
 		Business: b.Name,
 		Title:    words.PrintTitle,
-		Range:    from.Short(to) + " – " + to.Short(0),
-		Empty:    "No " + words.Class.Many + " this week.",
+		Range:    l.DayMonth(from, to) + " – " + l.DayMonth(to, 0),
+		Empty:    l.Text("page.empty", map[string]any{"None": l.Form(5, words.Class)}),
 	}
 	for d := from; d <= to; d++ {
-		w.Days = append(w.Days, day{Date: d, Name: d.Weekday().String()[:3], Day: d.Short(d)})
+		w.Days = append(w.Days, day{Date: d, Name: l.WeekdayShort(d.Weekday()), Day: l.DayMonth(d, d)})
 	}
 	byActivity := map[int64][]engine.Session{}
 	for i := range w.Days {
@@ -96,7 +102,7 @@ func build(sn *models.Snapshot, from engine.Date, staff bool) week {
 	}
 	for _, a := range sn.State.Activities {
 		if sessions := byActivity[a.ID]; len(sessions) > 0 {
-			w.Tables = append(w.Tables, layout(sn, a, sessions, from, staff))
+			w.Tables = append(w.Tables, layout(sn, l, a, sessions, from, staff))
 		}
 	}
 	w.Paper = paper(&w)
@@ -105,7 +111,7 @@ func build(sn *models.Snapshot, from engine.Date, staff bool) week {
 
 // layout puts an activity's sessions of the week into rows by start time
 // and columns by date.
-func layout(sn *models.Snapshot, a engine.Activity, sessions []engine.Session, from engine.Date, staff bool) table {
+func layout(sn *models.Snapshot, l *locale.Locale, a engine.Activity, sessions []engine.Session, from engine.Date, staff bool) table {
 	t := table{Activity: a.Name, Color: accent(a.Color)}
 	var starts []engine.LocalTime
 	for _, s := range sessions {
@@ -113,22 +119,22 @@ func layout(sn *models.Snapshot, a engine.Activity, sessions []engine.Session, f
 	}
 	slices.Sort(starts)
 	for _, st := range slices.Compact(starts) {
-		t.Rows = append(t.Rows, row{Start: st, Cells: make([][]cell, 7)})
+		t.Rows = append(t.Rows, row{Start: st, From: l.Time(st), Cells: make([][]cell, 7)})
 	}
 	for _, s := range sessions {
 		i := slices.IndexFunc(t.Rows, func(r row) bool { return r.Start == s.Start })
 		col := s.Date.Sub(from)
-		t.Rows[i].Cells[col] = append(t.Rows[i].Cells[col], describe(sn, a, &s, staff))
+		t.Rows[i].Cells[col] = append(t.Rows[i].Cells[col], describe(sn, l, a, &s, staff))
 	}
 	for i := range t.Rows {
-		t.Rows[i].shareEnd()
+		t.Rows[i].shareEnd(l)
 	}
 	return t
 }
 
 // shareEnd sets Span, and Usual on every cell, when all the row's
 // sessions end at the same time.
-func (r *row) shareEnd() {
+func (r *row) shareEnd(l *locale.Locale) {
 	var end engine.LocalTime
 	for _, sessions := range r.Cells {
 		for _, c := range sessions {
@@ -138,7 +144,7 @@ func (r *row) shareEnd() {
 			end = c.End
 		}
 	}
-	r.Span = shortSpan(r.Start, end)
+	r.Span = l.ShortSpan(r.Start, end)
 	for _, sessions := range r.Cells {
 		for i := range sessions {
 			sessions[i].Usual = true
@@ -148,8 +154,8 @@ func (r *row) shareEnd() {
 
 // describe writes one session: the class time's label, or the activity's
 // name when it has none, and its staff unless they are hidden.
-func describe(sn *models.Snapshot, a engine.Activity, s *engine.Session, staff bool) cell {
-	c := cell{Key: s.Key(), Date: s.Date, Start: s.Start, End: s.End, Label: s.Label}
+func describe(sn *models.Snapshot, l *locale.Locale, a engine.Activity, s *engine.Session, staff bool) cell {
+	c := cell{Key: s.Key(), Date: s.Date, Start: s.Start, End: s.End, Label: s.Label, Time: l.Span(s.Start, s.End)}
 	if strings.TrimSpace(c.Label) == "" {
 		c.Label = a.Name
 	}
@@ -160,22 +166,12 @@ func describe(sn *models.Snapshot, a engine.Activity, s *engine.Session, staff b
 				names = append(names, p.Name)
 			}
 		}
-		c.Staff = strings.Join(names, ", ")
+		c.Staff = strings.Join(names, l.Text("list.comma", nil))
 	}
 	if s.Moved() {
-		c.Moved = "Moved from " + s.Origin().Date.Short(s.Date)
+		c.Moved = l.Text("page.movedFrom", map[string]any{"Date": l.DayMonth(s.Origin().Date, s.Date)})
 	}
 	return c
-}
-
-// shortSpan writes a span as printed timetables do, the half of the day
-// once when both ends share it: "6–7 AM", "9:30–10:30 AM", "11:30 AM–12:30 PM".
-func shortSpan(start, end engine.LocalTime) string {
-	from, to := start.Clock12(), end.Clock12()
-	if len(from) > 3 && len(to) > 3 && from[len(from)-3:] == to[len(to)-3:] {
-		from = from[:len(from)-3]
-	}
-	return from + "–" + to
 }
 
 var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)

@@ -35,9 +35,7 @@ func TestDeployment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a whole deployment")
 	}
-	for _, tool := range []string{"initdb", "pg_basebackup", "postgres", "psql", "pgbouncer", "haproxy"} {
-		modelstest.Tool(t, tool)
-	}
+	modelstest.Tools(t, "initdb", "pg_basebackup", "postgres", "psql", "pgbouncer", "haproxy")
 	began := time.Now()
 	phase := func(what string) { t.Logf("%5.1fs %s", time.Since(began).Seconds(), what) }
 	pgBin := filepath.Dir(modelstest.Tool(t, "postgres"))

@@ -90,7 +90,7 @@ func TestCalendarClientsWithinDefaultLimits(t *testing.T) {
 	vdirsyncer := lookClient(t, "vdirsyncer", "apt-get install vdirsyncer")
 	python := lookClient(t, "/usr/bin/python3", "apt-get install python3")
 	if out, err := exec.Command(python, "-I", "-c", "import caldav").CombinedOutput(); err != nil {
-		needClient(t, "python-caldav is not installed (apt-get install python3-caldav): %v\n%s", err, out)
+		needClient(t, "python3-caldav", "apt-get install python3-caldav", err, string(out))
 	}
 	// The listing window is a quarter, to keep the mirrors small; the rate
 	// limit is the default.

@@ -42,6 +42,9 @@ type ResolverRoot interface {
 	ClassTime() ClassTimeResolver
 	Client() ClientResolver
 	Closure() ClosureResolver
+	CoverAssignment() CoverAssignmentResolver
+	CoverExclusion() CoverExclusionResolver
+	CoverOption() CoverOptionResolver
 	Live() LiveResolver
 	Membership() MembershipResolver
 	Mutation() MutationResolver
@@ -111,6 +114,13 @@ type ComplexityRoot struct {
 		DryRun      func(childComplexity int) int
 		Password    func(childComplexity int) int
 		Revision    func(childComplexity int) int
+	}
+
+	AssignCoverPayload struct {
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Revision func(childComplexity int) int
+		Sessions func(childComplexity int) int
 	}
 
 	AvailabilityWindow struct {
@@ -318,6 +328,37 @@ type ComplexityRoot struct {
 		Revision func(childComplexity int) int
 	}
 
+	CoverAssignment struct {
+		Replaces  func(childComplexity int) int
+		Session   func(childComplexity int) int
+		SessionID func(childComplexity int) int
+		Staff     func(childComplexity int) int
+		StaffID   func(childComplexity int) int
+	}
+
+	CoverExclusion struct {
+		Reason  func(childComplexity int) int
+		Session func(childComplexity int) int
+		Staff   func(childComplexity int) int
+		TimeOff func(childComplexity int) int
+	}
+
+	CoverOption struct {
+		Reasons     func(childComplexity int) int
+		Staff       func(childComplexity int) int
+		WeekMinutes func(childComplexity int) int
+	}
+
+	CoverOptions struct {
+		Excluded func(childComplexity int) int
+		Options  func(childComplexity int) int
+	}
+
+	CoverPlan struct {
+		Assignments func(childComplexity int) int
+		Open        func(childComplexity int) int
+	}
+
 	DateRun struct {
 		FirstDate         func(childComplexity int) int
 		RepeatsEveryWeeks func(childComplexity int) int
@@ -392,6 +433,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AssignCover           func(childComplexity int, input []model.AssignCoverInput, dryRun *bool) int
 		BookRoom              func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
 		BookSession           func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking         func(childComplexity int, id int64, dryRun *bool) int
@@ -447,6 +489,7 @@ type ComplexityRoot struct {
 		RotateFeedToken       func(childComplexity int, calendar model.CalendarInput, dryRun *bool) int
 		RotateTimetableToken  func(childComplexity int, dryRun *bool) int
 		RotateWebhookSecret   func(childComplexity int, id int64, dryRun *bool) int
+		SetQualifications     func(childComplexity int, input model.SetQualificationsInput, dryRun *bool) int
 		SetWorkingHours       func(childComplexity int, input model.SetWorkingHoursInput, dryRun *bool) int
 		SkipStandingDate      func(childComplexity int, id int64, date engine.Date, dryRun *bool) int
 		UpdateActivity        func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
@@ -545,8 +588,11 @@ type ComplexityRoot struct {
 		Clients              func(childComplexity int, search *string, first *int, after *string) int
 		Closure              func(childComplexity int, id int64) int
 		Closures             func(childComplexity int) int
+		CoverOptions         func(childComplexity int, sessionID model.SessionID) int
+		CoverPlan            func(childComplexity int, timeOffID int64) int
 		Day                  func(childComplexity int, date engine.Date) int
 		Days                 func(childComplexity int, from engine.Date, to engine.Date, filter *model.SessionFilter) int
+		FreeRooms            func(childComplexity int, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) int
 		Membership           func(childComplexity int, id int64) int
 		Memberships          func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		OneOff               func(childComplexity int, id int64) int
@@ -720,10 +766,11 @@ type ComplexityRoot struct {
 	}
 
 	Staff struct {
-		FeedURL      func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Name         func(childComplexity int) int
-		WorkingHours func(childComplexity int) int
+		FeedURL        func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Qualifications func(childComplexity int) int
+		WorkingHours   func(childComplexity int) int
 	}
 
 	StaffPayload struct {
@@ -987,6 +1034,7 @@ type CapacityRuleResolver interface {
 	To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
 }
 type ClashResolver interface {
+	Message(ctx context.Context, obj *engine.Clash) (string, error)
 	FirstDate(ctx context.Context, obj *engine.Clash) (engine.Date, error)
 	RepeatsEveryWeeks(ctx context.Context, obj *engine.Clash) (*int, error)
 	Until(ctx context.Context, obj *engine.Clash) (*engine.Date, error)
@@ -1019,6 +1067,22 @@ type ClosureResolver interface {
 	Reason(ctx context.Context, obj *engine.Closure) (*string, error)
 	PausesRotation(ctx context.Context, obj *engine.Closure) (bool, error)
 }
+type CoverAssignmentResolver interface {
+	SessionID(ctx context.Context, obj *engine.CoverAssignment) (*model.SessionID, error)
+
+	Replaces(ctx context.Context, obj *engine.CoverAssignment) (int64, error)
+	Session(ctx context.Context, obj *engine.CoverAssignment) (*model.Session, error)
+	Staff(ctx context.Context, obj *engine.CoverAssignment) (*engine.Staff, error)
+}
+type CoverExclusionResolver interface {
+	Staff(ctx context.Context, obj *engine.CoverExclusion) (*engine.Staff, error)
+
+	Session(ctx context.Context, obj *engine.CoverExclusion) (*model.Session, error)
+	TimeOff(ctx context.Context, obj *engine.CoverExclusion) (*engine.TimeOff, error)
+}
+type CoverOptionResolver interface {
+	Staff(ctx context.Context, obj *engine.CoverOption) (*engine.Staff, error)
+}
 type LiveResolver interface {
 	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
@@ -1042,6 +1106,8 @@ type MutationResolver interface {
 	DeleteTimeOff(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	SetWorkingHours(ctx context.Context, input model.SetWorkingHoursInput, dryRun *bool) (*model.WorkingHoursPayload, error)
 	DeleteWorkingHours(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	SetQualifications(ctx context.Context, input model.SetQualificationsInput, dryRun *bool) (*model.StaffPayload, error)
+	AssignCover(ctx context.Context, input []model.AssignCoverInput, dryRun *bool) (*model.AssignCoverPayload, error)
 	CreateClient(ctx context.Context, input model.CreateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	UpdateClient(ctx context.Context, id int64, input model.UpdateClientInput, dryRun *bool) (*model.ClientPayload, error)
 	DeleteClient(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -1136,6 +1202,9 @@ type QueryResolver interface {
 	WorkingHours(ctx context.Context, id int64) (*engine.WorkingHours, error)
 	SessionsNeedingCover(ctx context.Context, from engine.Date, to engine.Date) ([]model.Session, error)
 	Uncovered(ctx context.Context) ([]engine.Uncovered, error)
+	CoverOptions(ctx context.Context, sessionID model.SessionID) (*model.CoverOptions, error)
+	CoverPlan(ctx context.Context, timeOffID int64) (*model.CoverPlan, error)
+	FreeRooms(ctx context.Context, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) ([]engine.Room, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
@@ -1227,6 +1296,7 @@ type SessionRefResolver interface {
 type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
 	WorkingHours(ctx context.Context, obj *engine.Staff) ([]engine.WorkingHours, error)
+	Qualifications(ctx context.Context, obj *engine.Staff) ([]model.Activity, error)
 }
 type StandingBookingResolver interface {
 	Client(ctx context.Context, obj *engine.Standing) (*engine.Client, error)
@@ -1440,6 +1510,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppPasswordPayload.Revision(childComplexity), true
+
+	case "AssignCoverPayload.clashes":
+		if e.ComplexityRoot.AssignCoverPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Clashes(childComplexity), true
+	case "AssignCoverPayload.dryRun":
+		if e.ComplexityRoot.AssignCoverPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.DryRun(childComplexity), true
+	case "AssignCoverPayload.revision":
+		if e.ComplexityRoot.AssignCoverPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Revision(childComplexity), true
+	case "AssignCoverPayload.sessions":
+		if e.ComplexityRoot.AssignCoverPayload.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Sessions(childComplexity), true
 
 	case "AvailabilityWindow.end":
 		if e.ComplexityRoot.AvailabilityWindow.End == nil {
@@ -2263,6 +2358,107 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ClosurePayload.Revision(childComplexity), true
 
+	case "CoverAssignment.replaces":
+		if e.ComplexityRoot.CoverAssignment.Replaces == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.Replaces(childComplexity), true
+	case "CoverAssignment.session":
+		if e.ComplexityRoot.CoverAssignment.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.Session(childComplexity), true
+	case "CoverAssignment.sessionId":
+		if e.ComplexityRoot.CoverAssignment.SessionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.SessionID(childComplexity), true
+	case "CoverAssignment.staff":
+		if e.ComplexityRoot.CoverAssignment.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.Staff(childComplexity), true
+	case "CoverAssignment.staffId":
+		if e.ComplexityRoot.CoverAssignment.StaffID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverAssignment.StaffID(childComplexity), true
+
+	case "CoverExclusion.reason":
+		if e.ComplexityRoot.CoverExclusion.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.Reason(childComplexity), true
+	case "CoverExclusion.session":
+		if e.ComplexityRoot.CoverExclusion.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.Session(childComplexity), true
+	case "CoverExclusion.staff":
+		if e.ComplexityRoot.CoverExclusion.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.Staff(childComplexity), true
+	case "CoverExclusion.timeOff":
+		if e.ComplexityRoot.CoverExclusion.TimeOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverExclusion.TimeOff(childComplexity), true
+
+	case "CoverOption.reasons":
+		if e.ComplexityRoot.CoverOption.Reasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOption.Reasons(childComplexity), true
+	case "CoverOption.staff":
+		if e.ComplexityRoot.CoverOption.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOption.Staff(childComplexity), true
+	case "CoverOption.weekMinutes":
+		if e.ComplexityRoot.CoverOption.WeekMinutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOption.WeekMinutes(childComplexity), true
+
+	case "CoverOptions.excluded":
+		if e.ComplexityRoot.CoverOptions.Excluded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOptions.Excluded(childComplexity), true
+	case "CoverOptions.options":
+		if e.ComplexityRoot.CoverOptions.Options == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverOptions.Options(childComplexity), true
+
+	case "CoverPlan.assignments":
+		if e.ComplexityRoot.CoverPlan.Assignments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverPlan.Assignments(childComplexity), true
+	case "CoverPlan.open":
+		if e.ComplexityRoot.CoverPlan.Open == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoverPlan.Open(childComplexity), true
+
 	case "DateRun.firstDate":
 		if e.ComplexityRoot.DateRun.FirstDate == nil {
 			break
@@ -2514,6 +2710,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MembershipPayload.Subscription(childComplexity), true
 
+	case "Mutation.assignCover":
+		if e.ComplexityRoot.Mutation.AssignCover == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_assignCover_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AssignCover(childComplexity, args["input"].([]model.AssignCoverInput), args["dryRun"].(*bool)), true
 	case "Mutation.bookRoom":
 		if e.ComplexityRoot.Mutation.BookRoom == nil {
 			break
@@ -3119,6 +3326,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
+	case "Mutation.setQualifications":
+		if e.ComplexityRoot.Mutation.SetQualifications == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setQualifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetQualifications(childComplexity, args["input"].(model.SetQualificationsInput), args["dryRun"].(*bool)), true
 	case "Mutation.setWorkingHours":
 		if e.ComplexityRoot.Mutation.SetWorkingHours == nil {
 			break
@@ -3748,6 +3966,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Closures(childComplexity), true
+	case "Query.coverOptions":
+		if e.ComplexityRoot.Query.CoverOptions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_coverOptions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CoverOptions(childComplexity, args["sessionId"].(model.SessionID)), true
+	case "Query.coverPlan":
+		if e.ComplexityRoot.Query.CoverPlan == nil {
+			break
+		}
+
+		args, err := ec.field_Query_coverPlan_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CoverPlan(childComplexity, args["timeOffId"].(int64)), true
 	case "Query.day":
 		if e.ComplexityRoot.Query.Day == nil {
 			break
@@ -3770,6 +4010,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Days(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["filter"].(*model.SessionFilter)), true
+	case "Query.freeRooms":
+		if e.ComplexityRoot.Query.FreeRooms == nil {
+			break
+		}
+
+		args, err := ec.field_Query_freeRooms_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FreeRooms(childComplexity, args["from"].(engine.Date), args["to"].(engine.Date), args["start"].(engine.LocalTime), args["end"].(engine.LocalTime), args["everyWeeks"].(*int), args["units"].(*int)), true
 
 	case "Query.membership":
 		if e.ComplexityRoot.Query.Membership == nil {
@@ -4690,6 +4941,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Staff.Name(childComplexity), true
+	case "Staff.qualifications":
+		if e.ComplexityRoot.Staff.Qualifications == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Staff.Qualifications(childComplexity), true
 	case "Staff.workingHours":
 		if e.ComplexityRoot.Staff.WorkingHours == nil {
 			break
@@ -5537,6 +5794,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AssignCoverInput", ec.unmarshalInputAssignCoverInput),
 			graphql.NewInputUnmarshaler("BookRoomInput", ec.unmarshalInputBookRoomInput),
 			graphql.NewInputUnmarshaler("CalendarInput", ec.unmarshalInputCalendarInput),
 			graphql.NewInputUnmarshaler("CreateActivityInput", ec.unmarshalInputCreateActivityInput),
@@ -5563,6 +5821,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
 			graphql.NewInputUnmarshaler("SessionFilter", ec.unmarshalInputSessionFilter),
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
+			graphql.NewInputUnmarshaler("SetQualificationsInput", ec.unmarshalInputSetQualificationsInput),
 			graphql.NewInputUnmarshaler("SetWorkingHoursInput", ec.unmarshalInputSetWorkingHoursInput),
 			graphql.NewInputUnmarshaler("UpdateActivityInput", ec.unmarshalInputUpdateActivityInput),
 			graphql.NewInputUnmarshaler("UpdateBusinessInput", ec.unmarshalInputUpdateBusinessInput),
@@ -6148,6 +6407,170 @@ extend type Mutation {
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): DeletePayload
+}
+
+"Why a staff member is a good cover for a session."
+enum CoverReason {
+  "They give the session's activity that day."
+  GIVES_ACTIVITY_THAT_DAY
+  "They are in the session's room that day."
+  IN_ROOM_THAT_DAY
+  "No option works fewer minutes that week."
+  FEWEST_HOURS
+}
+
+"Why a staff member cannot take a session."
+enum ExclusionReason {
+  "Their qualifications do not include the session's activity."
+  NOT_QUALIFIED
+  "A time off of theirs meets the session."
+  TIME_OFF
+  "The session is outside their working hours."
+  OUTSIDE_HOURS
+  "They are in another session that overlaps it (back to back is fine)."
+  BUSY
+}
+
+"Who could take a session instead of one of its staff: every other staff member is an option or excluded."
+type CoverOptions {
+  "The staff who could take it, best first: those giving its activity that day, then those in its room that day, then by fewest minutes that week. An option's assignCover adds no clash and leaves no one away."
+  options: [CoverOption!]!
+  "Every other staff member, with why not."
+  excluded: [CoverExclusion!]!
+}
+
+"A staff member who could take a session."
+type CoverOption {
+  "Who."
+  staff: Staff!
+  "Why they are a good choice; empty for none in particular."
+  reasons: [CoverReason!]!
+  "The minutes of sessions they give in the session's week."
+  weekMinutes: Int!
+}
+
+"A staff member who cannot take a session, and why."
+type CoverExclusion {
+  "Who."
+  staff: Staff!
+  "Why not."
+  reason: ExclusionReason!
+  "For BUSY, the session they are in then; null otherwise."
+  session: Session
+  "For TIME_OFF, the time off; null otherwise."
+  timeOff: TimeOff
+}
+
+"One cover, in the shape assignCover takes: staffId takes sessionId instead of replaces."
+type CoverAssignment {
+  "The session."
+  sessionId: SessionID!
+  "Who takes it."
+  staffId: ID!
+  "Who they replace."
+  replaces: ID!
+  "The session, as it is now."
+  session: Session!
+  "Who takes it."
+  staff: Staff!
+}
+
+"A cover for every session a time off leaves needing cover, from today for 400 days."
+type CoverPlan {
+  "One assignment for each session someone can take; no substitute is in two places at once. Pass them to assignCover."
+  assignments: [CoverAssignment!]!
+  "The sessions no one can take, and one-offs (whose staff are their class's: give them another class), by date."
+  open: [Session!]!
+}
+
+"What assignCover returns."
+type AssignCoverPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "The sessions covered, as the write leaves them, in the order asked."
+  sessions: [Session!]!
+}
+
+"The activities a staff member may give."
+input SetQualificationsInput {
+  "Whose."
+  staffId: ID!
+  "The activities, each once; [] lets them give any (as a staff member without qualifications)."
+  activityIds: [ID!]!
+}
+
+"One cover: a staff member takes a series session on its date instead of one of its staff."
+input AssignCoverInput {
+  "The session (Session.id)."
+  sessionId: SessionID!
+  "Who takes it: qualified for its activity, not already in it."
+  staffId: ID!
+  "Which of its staff they replace."
+  replaces: ID!
+}
+
+extend type Staff {
+  "The activities they may give; empty: any."
+  qualifications: [Activity!]!
+}
+
+extend type Query {
+  "Who could take a session instead of one of its staff (see CoverOptions). Any signed-in token. NOT_FOUND for a session that is not there."
+  coverOptions(
+    "The session's id."
+    sessionId: SessionID!
+  ): CoverOptions
+  "A proposed cover for every session a time off leaves needing cover from today for 400 days (see CoverPlan). Any signed-in token. NOT_FOUND for an unknown time off."
+  coverPlan(
+    "The time off's id."
+    timeOffId: ID!
+  ): CoverPlan
+}
+
+extend type Mutation {
+  "Sets the activities a staff member may give. Owner or manager. NOT_FOUND for an unknown staff member or activity."
+  setQualifications(
+    "The qualifications."
+    input: SetQualificationsInput!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StaffPayload
+  "Writes covers as day changes of their sessions' dates, all or nothing in one write (GraphQL takes a single object as a list of one). Front desk and above. BAD_USER_INPUT (cover by the person replaced, one not in the session, one not qualified, a one-off), NOT_FOUND, CLASH, STAFF_UNAVAILABLE."
+  assignCover(
+    "The covers, in order; two of one session apply one after the other."
+    input: [AssignCoverInput!]!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): AssignCoverPayload
+}
+
+extend type Query {
+  """
+  The rooms in which units stay free from start to end on every date of a
+  rhythm: from, then every everyWeeks weeks, up to to (inclusive) — "Tuesdays
+  18:00–19:30, every other week, from 5 January". A booking or a session of that
+  span there adds no room clash on any of those dates: sessions with their
+  cleaning buffers, room bookings and capacity rules all count. At most 400
+  days. Any signed-in token. BAD_USER_INPUT naming the argument.
+  """
+  freeRooms(
+    "The first date."
+    from: Date!
+    "The last date a date of the rhythm may fall on, inclusive."
+    to: Date!
+    "The start of the span, wall-clock time."
+    start: LocalTime!
+    "The end of the span, after the start."
+    end: LocalTime!
+    "Weeks between two dates; left out: 1, every week."
+    everyWeeks: Int
+    "Units of the room needed; left out: 1."
+    units: Int
+  ): [Room!]
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
@@ -7034,7 +7457,7 @@ type Locale {
   language: String!
   "True for a language written right to left (Arabic): pages lay out their grid mirrored."
   rightToLeft: Boolean!
-  "The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian, Sunday in English)."
+  "The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian; in English, weekStart, as the page always began)."
   firstDayOfWeek: Weekday!
   "The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian)."
   clock: Clock!
@@ -8209,7 +8632,7 @@ type ClashReport {
 type Clash {
   "A room clash or a staff clash."
   kind: ClashKind!
-  "The clash in words, in the business's vocabulary."
+  "The clash in words, in the business's vocabulary and language (or the language the request's Accept-Language asks for); in English, the reference format."
   message: String!
   "The first date it happens, in the business's time zone."
   firstDate: Date!
@@ -9110,6 +9533,20 @@ func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type AppPasswordPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_AssignCoverPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_AssignCoverPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_AssignCoverPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_AssignCoverPayload_clashes(ctx, field)
+	case "sessions":
+		return ec.fieldContext_AssignCoverPayload_sessions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AssignCoverPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_AvailabilityWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "start":
@@ -9518,6 +9955,68 @@ func (ec *executionContext) childFields_ClosurePayload(ctx context.Context, fiel
 		return ec.fieldContext_ClosurePayload_closure(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ClosurePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverAssignment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sessionId":
+		return ec.fieldContext_CoverAssignment_sessionId(ctx, field)
+	case "staffId":
+		return ec.fieldContext_CoverAssignment_staffId(ctx, field)
+	case "replaces":
+		return ec.fieldContext_CoverAssignment_replaces(ctx, field)
+	case "session":
+		return ec.fieldContext_CoverAssignment_session(ctx, field)
+	case "staff":
+		return ec.fieldContext_CoverAssignment_staff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverAssignment", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverExclusion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_CoverExclusion_staff(ctx, field)
+	case "reason":
+		return ec.fieldContext_CoverExclusion_reason(ctx, field)
+	case "session":
+		return ec.fieldContext_CoverExclusion_session(ctx, field)
+	case "timeOff":
+		return ec.fieldContext_CoverExclusion_timeOff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverExclusion", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_CoverOption_staff(ctx, field)
+	case "reasons":
+		return ec.fieldContext_CoverOption_reasons(ctx, field)
+	case "weekMinutes":
+		return ec.fieldContext_CoverOption_weekMinutes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverOption", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverOptions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "options":
+		return ec.fieldContext_CoverOptions_options(ctx, field)
+	case "excluded":
+		return ec.fieldContext_CoverOptions_excluded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverOptions", field.Name)
+}
+
+func (ec *executionContext) childFields_CoverPlan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assignments":
+		return ec.fieldContext_CoverPlan_assignments(ctx, field)
+	case "open":
+		return ec.fieldContext_CoverPlan_open(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoverPlan", field.Name)
 }
 
 func (ec *executionContext) childFields_DateRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10056,6 +10555,8 @@ func (ec *executionContext) childFields_Staff(ctx context.Context, field graphql
 		return ec.fieldContext_Staff_feedUrl(ctx, field)
 	case "workingHours":
 		return ec.fieldContext_Staff_workingHours(ctx, field)
+	case "qualifications":
+		return ec.fieldContext_Staff_qualifications(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Staff", field.Name)
 }
@@ -10609,6 +11110,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Mutation_assignCover_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) ([]model.AssignCoverInput, error) {
+			return ec.unmarshalNAssignCoverInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_bookRoom_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -12100,6 +12623,28 @@ func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setQualifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SetQualificationsInput, error) {
+			return ec.unmarshalNSetQualificationsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetQualificationsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setWorkingHours_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12970,6 +13515,34 @@ func (ec *executionContext) field_Query_closure_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_coverOptions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (model.SessionID, error) {
+			return ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_coverPlan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "timeOffId",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeOffId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_day_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -13011,6 +13584,60 @@ func (ec *executionContext) field_Query_days_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["filter"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_freeRooms_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "start",
+		func(ctx context.Context, v any) (engine.LocalTime, error) {
+			return ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["start"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "end",
+		func(ctx context.Context, v any) (engine.LocalTime, error) {
+			return ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["end"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "everyWeeks",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["everyWeeks"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "units",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["units"] = arg5
 	return args, nil
 }
 
@@ -14391,6 +15018,116 @@ func (ec *executionContext) _AppPasswordPayload_password(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_AppPasswordPayload_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _AssignCoverPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssignCoverPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _AssignCoverPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssignCoverPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AssignCoverPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignCoverPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssignCoverPayload_sessions(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignCoverPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AvailabilityWindow_start(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityWindow) (ret graphql.Marshaler) {
@@ -16266,7 +17003,7 @@ func (ec *executionContext) _Clash_message(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Clash_message(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Message, nil
+			return ec.Resolvers.Clash().Message(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -16277,7 +17014,7 @@ func (ec *executionContext) _Clash_message(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Clash_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Clash", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Clash", field, true, true, "String")
 }
 
 func (ec *executionContext) _Clash_firstDate(ctx context.Context, field graphql.CollectedField, obj *engine.Clash) (ret graphql.Marshaler) {
@@ -17798,6 +18535,464 @@ func (ec *executionContext) fieldContext_ClosurePayload_closure(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Closure(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverAssignment_sessionId(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_sessionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().SessionID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SessionID) graphql.Marshaler {
+			return ec.marshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_sessionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverAssignment", field, true, true, "SessionID")
+}
+
+func (ec *executionContext) _CoverAssignment_staffId(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_staffId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StaffID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_staffId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverAssignment", field, false, false, "ID")
+}
+
+func (ec *executionContext) _CoverAssignment_replaces(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_replaces(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().Replaces(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_replaces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverAssignment", field, true, true, "ID")
+}
+
+func (ec *executionContext) _CoverAssignment_session(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverAssignment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverAssignment_staff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverAssignment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverAssignment_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverAssignment().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverAssignment_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverAssignment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverExclusion_staff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverExclusion().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverExclusion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverExclusion_reason(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.ExclusionReason) graphql.Marshaler {
+			return ec.marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverExclusion", field, false, false, "ExclusionReason")
+}
+
+func (ec *executionContext) _CoverExclusion_session(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverExclusion().Session(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverExclusion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverExclusion_timeOff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverExclusion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverExclusion_timeOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverExclusion().TimeOff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.TimeOff) graphql.Marshaler {
+			return ec.marshalOTimeOff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐTimeOff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CoverExclusion_timeOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverExclusion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TimeOff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverOption_staff(ctx context.Context, field graphql.CollectedField, obj *engine.CoverOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOption_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CoverOption().Staff(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOption_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverOption",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverOption_reasons(ctx context.Context, field graphql.CollectedField, obj *engine.CoverOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOption_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverReason) graphql.Marshaler {
+			return ec.marshalNCoverReason2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReasonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOption_reasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverOption", field, false, false, "CoverReason")
+}
+
+func (ec *executionContext) _CoverOption_weekMinutes(ctx context.Context, field graphql.CollectedField, obj *engine.CoverOption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOption_weekMinutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeekMinutes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOption_weekMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoverOption", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CoverOptions_options(ctx context.Context, field graphql.CollectedField, obj *model.CoverOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOptions_options(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Options, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverOption) graphql.Marshaler {
+			return ec.marshalNCoverOption2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOptions_options(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverOptions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverOptions_excluded(ctx context.Context, field graphql.CollectedField, obj *model.CoverOptions) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverOptions_excluded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Excluded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverExclusion) graphql.Marshaler {
+			return ec.marshalNCoverExclusion2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverOptions_excluded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverOptions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverExclusion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverPlan_assignments(ctx context.Context, field graphql.CollectedField, obj *model.CoverPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverPlan_assignments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.CoverAssignment) graphql.Marshaler {
+			return ec.marshalNCoverAssignment2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverPlan_assignments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverPlan",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverAssignment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CoverPlan_open(ctx context.Context, field graphql.CollectedField, obj *model.CoverPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoverPlan_open(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Open, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Session) graphql.Marshaler {
+			return ec.marshalNSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoverPlan_open(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CoverPlan",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19371,6 +20566,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteWorkingHours(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteWorkingHours_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setQualifications(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setQualifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetQualifications(ctx, fc.Args["input"].(model.SetQualificationsInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {
+			return ec.marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setQualifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StaffPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setQualifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_assignCover(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_assignCover(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AssignCover(ctx, fc.Args["input"].([]model.AssignCoverInput), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AssignCoverPayload) graphql.Marshaler {
+			return ec.marshalOAssignCoverPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_assignCover(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AssignCoverPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_assignCover_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23451,6 +24734,138 @@ func (ec *executionContext) fieldContext_Query_uncovered(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Uncovered(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_coverOptions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_coverOptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CoverOptions(ctx, fc.Args["sessionId"].(model.SessionID))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CoverOptions) graphql.Marshaler {
+			return ec.marshalOCoverOptions2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverOptions(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_coverOptions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverOptions(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_coverOptions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_coverPlan(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_coverPlan(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CoverPlan(ctx, fc.Args["timeOffId"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CoverPlan) graphql.Marshaler {
+			return ec.marshalOCoverPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverPlan(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_coverPlan(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoverPlan(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_coverPlan_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_freeRooms(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_freeRooms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FreeRooms(ctx, fc.Args["from"].(engine.Date), fc.Args["to"].(engine.Date), fc.Args["start"].(engine.LocalTime), fc.Args["end"].(engine.LocalTime), fc.Args["everyWeeks"].(*int), fc.Args["units"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Room) graphql.Marshaler {
+			return ec.marshalORoom2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoomᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_freeRooms(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_freeRooms_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -27945,6 +29360,38 @@ func (ec *executionContext) fieldContext_Staff_workingHours(_ context.Context, f
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_WorkingHours(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Staff_qualifications(ctx context.Context, field graphql.CollectedField, obj *engine.Staff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Staff_qualifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Staff().Qualifications(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Activity) graphql.Marshaler {
+			return ec.marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Staff_qualifications(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Staff",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Activity(ctx, field)
 		},
 	}
 	return fc, nil
@@ -32553,6 +34000,62 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAssignCoverInput(ctx context.Context, obj any) (model.AssignCoverInput, error) {
+	var it model.AssignCoverInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sessionId", "staffId", "replaces"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sessionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionId"))
+			data, err := ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionID = data
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "replaces":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replaces"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replaces = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAssignCoverInput unmarshals raw into the AssignCoverInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAssignCoverInput(ctx context.Context, raw any) (model.AssignCoverInput, error) {
+	var out model.AssignCoverInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AssignCoverInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputBookRoomInput(ctx context.Context, obj any) (model.BookRoomInput, error) {
 	var it model.BookRoomInput
 	if obj == nil {
@@ -34324,6 +35827,55 @@ func UnmarshalSessionRefInput(ctx context.Context, raw any) (model.SessionRefInp
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSetQualificationsInput(ctx context.Context, obj any) (model.SetQualificationsInput, error) {
+	var it model.SetQualificationsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "activityIds"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "activityIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activityIds"))
+			data, err := ec.unmarshalNID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActivityIds = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSetQualificationsInput unmarshals raw into the SetQualificationsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSetQualificationsInput(ctx context.Context, raw any) (model.SetQualificationsInput, error) {
+	var out model.SetQualificationsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetQualificationsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSetWorkingHoursInput(ctx context.Context, obj any) (model.SetWorkingHoursInput, error) {
 	var it model.SetWorkingHoursInput
 	if obj == nil {
@@ -35690,6 +37242,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._BookingPayload(ctx, sel, obj)
+	case model.AssignCoverPayload:
+		return ec._AssignCoverPayload(ctx, sel, &obj)
+	case *model.AssignCoverPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._AssignCoverPayload(ctx, sel, obj)
 	case model.AppPasswordPayload:
 		return ec._AppPasswordPayload(ctx, sel, &obj)
 	case *model.AppPasswordPayload:
@@ -36028,6 +37587,54 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 		case "password":
 			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var assignCoverPayloadImplementors = []string{"AssignCoverPayload", "Write"}
+
+func (ec *executionContext) _AssignCoverPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AssignCoverPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, assignCoverPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AssignCoverPayload")
+		case "dryRun":
+			out.Values[i] = ec._AssignCoverPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._AssignCoverPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clashes":
+			out.Values[i] = ec._AssignCoverPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sessions":
+			out.Values[i] = ec._AssignCoverPayload_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -36784,10 +38391,11 @@ func (ec *executionContext) _Clash(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "message":
-			out.Values[i] = ec._Clash_message(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Clash_message(ctx, field, obj)
+				})
 		case "firstDate":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -37425,6 +39033,234 @@ func (ec *executionContext) _ClosurePayload(ctx context.Context, sel ast.Selecti
 	return out
 }
 
+var coverAssignmentImplementors = []string{"CoverAssignment"}
+
+func (ec *executionContext) _CoverAssignment(ctx context.Context, sel ast.SelectionSet, obj *engine.CoverAssignment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverAssignmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverAssignment")
+		case "sessionId":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_sessionId(ctx, field, obj)
+				})
+		case "staffId":
+			out.Values[i] = ec._CoverAssignment_staffId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "replaces":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_replaces(ctx, field, obj)
+				})
+		case "session":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_session(ctx, field, obj)
+				})
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverAssignment_staff(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverExclusionImplementors = []string{"CoverExclusion"}
+
+func (ec *executionContext) _CoverExclusion(ctx context.Context, sel ast.SelectionSet, obj *engine.CoverExclusion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverExclusionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverExclusion")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverExclusion_staff(ctx, field, obj)
+				})
+		case "reason":
+			out.Values[i] = ec._CoverExclusion_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "session":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverExclusion_session(ctx, field, obj)
+				})
+		case "timeOff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverExclusion_timeOff(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverOptionImplementors = []string{"CoverOption"}
+
+func (ec *executionContext) _CoverOption(ctx context.Context, sel ast.SelectionSet, obj *engine.CoverOption) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverOptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverOption")
+		case "staff":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CoverOption_staff(ctx, field, obj)
+				})
+		case "reasons":
+			out.Values[i] = ec._CoverOption_reasons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weekMinutes":
+			out.Values[i] = ec._CoverOption_weekMinutes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverOptionsImplementors = []string{"CoverOptions"}
+
+func (ec *executionContext) _CoverOptions(ctx context.Context, sel ast.SelectionSet, obj *model.CoverOptions) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverOptionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverOptions")
+		case "options":
+			out.Values[i] = ec._CoverOptions_options(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "excluded":
+			out.Values[i] = ec._CoverOptions_excluded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var coverPlanImplementors = []string{"CoverPlan"}
+
+func (ec *executionContext) _CoverPlan(ctx context.Context, sel ast.SelectionSet, obj *model.CoverPlan) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coverPlanImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoverPlan")
+		case "assignments":
+			out.Values[i] = ec._CoverPlan_assignments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "open":
+			out.Values[i] = ec._CoverPlan_open(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var dateRunImplementors = []string{"DateRun"}
 
 func (ec *executionContext) _DateRun(ctx context.Context, sel ast.SelectionSet, obj *model.DateRun) graphql.Marshaler {
@@ -38024,6 +39860,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteWorkingHours":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteWorkingHours(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "setQualifications":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setQualifications(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "assignCover":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_assignCover(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
@@ -38927,6 +40777,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_uncovered(ctx, field)
+				})
+		case "coverOptions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_coverOptions(ctx, field)
+				})
+		case "coverPlan":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_coverPlan(ctx, field)
+				})
+		case "freeRooms":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_freeRooms(ctx, field)
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -40168,6 +42036,12 @@ func (ec *executionContext) _Staff(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Staff_workingHours(ctx, field, obj)
+				})
+		case "qualifications":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Staff_qualifications(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42050,6 +43924,22 @@ func (ec *executionContext) marshalNActivity2githubᚗcomᚋkoredyneᚋschedule�
 	return ec._Activity(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNActivity2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Activity) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivity2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNActivity2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐActivity(ctx context.Context, sel ast.SelectionSet, v *model.Activity) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Activity!")
@@ -42104,6 +43994,25 @@ func (ec *executionContext) marshalNAppPasswordEdge2ᚕgithubᚗcomᚋkoredyne�
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNAssignCoverInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInput(ctx context.Context, v any) (model.AssignCoverInput, error) {
+	res, err := ec.unmarshalInputAssignCoverInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNAssignCoverInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInputᚄ(ctx context.Context, v any) ([]model.AssignCoverInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.AssignCoverInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAssignCoverInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalNAttendanceStatus2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐBookingStatus(ctx context.Context, v any) (models.BookingStatus, error) {
@@ -42458,6 +44367,124 @@ func (ec *executionContext) marshalNClosure2ᚖgithubᚗcomᚋkoredyneᚋschedul
 	return ec._Closure(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCoverAssignment2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignment(ctx context.Context, sel ast.SelectionSet, v engine.CoverAssignment) graphql.Marshaler {
+	return ec._CoverAssignment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCoverAssignment2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignmentᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverAssignment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverAssignment2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverAssignment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCoverExclusion2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusion(ctx context.Context, sel ast.SelectionSet, v engine.CoverExclusion) graphql.Marshaler {
+	return ec._CoverExclusion(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCoverExclusion2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverExclusion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverExclusion2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverExclusion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCoverOption2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOption(ctx context.Context, sel ast.SelectionSet, v engine.CoverOption) graphql.Marshaler {
+	return ec._CoverOption(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCoverOption2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOptionᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverOption) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverOption2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverOption(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx context.Context, v any) (engine.CoverReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx context.Context, sel ast.SelectionSet, v engine.CoverReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "CoverReason!")
+	}
+	return res
+}
+
+var (
+	unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason = map[string]engine.CoverReason{
+		"GIVES_ACTIVITY_THAT_DAY": engine.GivesActivityThatDay,
+		"IN_ROOM_THAT_DAY":        engine.InRoomThatDay,
+		"FEWEST_HOURS":            engine.FewestHours,
+	}
+	marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason = map[engine.CoverReason]string{
+		engine.GivesActivityThatDay: "GIVES_ACTIVITY_THAT_DAY",
+		engine.InRoomThatDay:        "IN_ROOM_THAT_DAY",
+		engine.FewestHours:          "FEWEST_HOURS",
+	}
+)
+
+func (ec *executionContext) unmarshalNCoverReason2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReasonᚄ(ctx context.Context, v any) ([]engine.CoverReason, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]engine.CoverReason, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNCoverReason2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReasonᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.CoverReason) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCoverReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐCoverReason(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNCreateActivityInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateActivityInput(ctx context.Context, v any) (model.CreateActivityInput, error) {
 	res, err := ec.unmarshalInputCreateActivityInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -42617,6 +44644,36 @@ func (ec *executionContext) unmarshalNDigits2githubᚗcomᚋkoredyneᚋschedule�
 func (ec *executionContext) marshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, sel ast.SelectionSet, v model.Digits) graphql.Marshaler {
 	return v
 }
+
+func (ec *executionContext) unmarshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason(ctx context.Context, v any) (engine.ExclusionReason, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason(ctx context.Context, sel ast.SelectionSet, v engine.ExclusionReason) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ExclusionReason!")
+	}
+	return res
+}
+
+var (
+	unmarshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason = map[string]engine.ExclusionReason{
+		"NOT_QUALIFIED": engine.NotQualified,
+		"TIME_OFF":      engine.ExcludedTimeOff,
+		"OUTSIDE_HOURS": engine.ExcludedOutsideHours,
+		"BUSY":          engine.Busy,
+	}
+	marshalNExclusionReason2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐExclusionReason = map[engine.ExclusionReason]string{
+		engine.NotQualified:         "NOT_QUALIFIED",
+		engine.ExcludedTimeOff:      "TIME_OFF",
+		engine.ExcludedOutsideHours: "OUTSIDE_HOURS",
+		engine.Busy:                 "BUSY",
+	}
+)
 
 func (ec *executionContext) marshalNHoursSpan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐHoursSpan(ctx context.Context, sel ast.SelectionSet, v engine.HoursSpan) graphql.Marshaler {
 	return ec._HoursSpan(ctx, sel, &v)
@@ -43091,6 +45148,24 @@ func (ec *executionContext) marshalNSessionID2string(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, v any) (*model.SessionID, error) {
+	res, err := model.UnmarshalSessionID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx context.Context, sel ast.SelectionSet, v *model.SessionID) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SessionID!")
+		return graphql.Null
+	}
+	_ = sel
+	res := model.MarshalSessionID(*v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
 	return ec._SessionRef(ctx, sel, &v)
 }
@@ -43109,6 +45184,11 @@ func (ec *executionContext) marshalNSessionRef2ᚕgithubᚗcomᚋkoredyneᚋsche
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNSetQualificationsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetQualificationsInput(ctx context.Context, v any) (model.SetQualificationsInput, error) {
+	res, err := ec.unmarshalInputSetQualificationsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNSetWorkingHoursInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSetWorkingHoursInput(ctx context.Context, v any) (model.SetWorkingHoursInput, error) {
@@ -43898,6 +45978,13 @@ func (ec *executionContext) marshalOAppPasswordPayload2ᚖgithubᚗcomᚋkoredyn
 	return ec._AppPasswordPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOAssignCoverPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverPayload(ctx context.Context, sel ast.SelectionSet, v *model.AssignCoverPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AssignCoverPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAvailabilityWindow2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAvailabilityWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []model.AvailabilityWindow) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -44195,6 +46282,20 @@ func (ec *executionContext) marshalOClosurePayload2ᚖgithubᚗcomᚋkoredyneᚋ
 		return graphql.Null
 	}
 	return ec._ClosurePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCoverOptions2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverOptions(ctx context.Context, sel ast.SelectionSet, v *model.CoverOptions) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CoverOptions(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCoverPlan2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCoverPlan(ctx context.Context, sel ast.SelectionSet, v *model.CoverPlan) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CoverPlan(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCreateAppPasswordInput2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐCreateAppPasswordInput(ctx context.Context, v any) (*model.CreateAppPasswordInput, error) {

@@ -123,6 +123,48 @@ func (this AppPasswordPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// One cover: a staff member takes a series session on its date instead of one of its staff.
+type AssignCoverInput struct {
+	// The session (Session.id).
+	SessionID SessionID `json:"sessionId"`
+	// Who takes it: qualified for its activity, not already in it.
+	StaffID int64 `json:"staffId"`
+	// Which of its staff they replace.
+	Replaces int64 `json:"replaces"`
+}
+
+// What assignCover returns.
+type AssignCoverPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// The sessions covered, as the write leaves them, in the order asked.
+	Sessions []Session `json:"sessions"`
+}
+
+func (AssignCoverPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this AssignCoverPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this AssignCoverPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this AssignCoverPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
 // A maximal interval in which the units asked for stay free for the minutes asked for.
 type AvailabilityWindow struct {
 	// The first instant free.
@@ -485,6 +527,22 @@ func (this ClosurePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// Who could take a session instead of one of its staff: every other staff member is an option or excluded.
+type CoverOptions struct {
+	// The staff who could take it, best first: those giving its activity that day, then those in its room that day, then by fewest minutes that week. An option's assignCover adds no clash and leaves no one away.
+	Options []engine.CoverOption `json:"options"`
+	// Every other staff member, with why not.
+	Excluded []engine.CoverExclusion `json:"excluded"`
+}
+
+// A cover for every session a time off leaves needing cover, from today for 400 days.
+type CoverPlan struct {
+	// One assignment for each session someone can take; no substitute is in two places at once. Pass them to assignCover.
+	Assignments []engine.CoverAssignment `json:"assignments"`
+	// The sessions no one can take, and one-offs (whose staff are their class's: give them another class), by date.
+	Open []Session `json:"open"`
+}
+
 // A new activity.
 type CreateActivityInput struct {
 	// The activity's name, unique in the business.
@@ -817,7 +875,7 @@ type Locale struct {
 	Language string `json:"language"`
 	// True for a language written right to left (Arabic): pages lay out their grid mirrored.
 	RightToLeft bool `json:"rightToLeft"`
-	// The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian, Sunday in English).
+	// The first day of a displayed week: the business's firstDayOfWeek, else the language's (Saturday in Arabic, Monday in Turkish and Russian; in English, weekStart, as the page always began).
 	FirstDayOfWeek time.Weekday `json:"firstDayOfWeek"`
 	// The clock times are written on: the business's clock, else the language's (12 hours in English and Arabic, 24 in Turkish and Russian).
 	Clock Clock `json:"clock"`
@@ -1204,6 +1262,14 @@ type SessionRefInput struct {
 	ClassTimeID int64 `json:"classTimeId"`
 	// The class its series entry names.
 	ClassID int64 `json:"classId"`
+}
+
+// The activities a staff member may give.
+type SetQualificationsInput struct {
+	// Whose.
+	StaffID int64 `json:"staffId"`
+	// The activities, each once; [] lets them give any (as a staff member without qualifications).
+	ActivityIds []int64 `json:"activityIds"`
 }
 
 // A staff member's weekly hours from a date on.

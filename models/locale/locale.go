@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -151,6 +152,7 @@ type Locale struct {
 	lang    *language_
 	loc     *i18n.Localizer
 	printer *message.Printer
+	static  sync.Map // message id → its text, for texts that fill nothing
 }
 
 var (
@@ -159,8 +161,9 @@ var (
 )
 
 type key struct {
-	settings engine.Locale
-	lang     string
+	settings  engine.Locale
+	lang      string
+	weekStart time.Weekday
 }
 
 // For is the business's locale (settings), in the language of the request
@@ -168,6 +171,17 @@ type key struct {
 // header; "" asks for none), else in the business's language, else English.
 // Never an error: an unknown language falls back.
 func For(settings engine.Locale, acceptLanguage string) *Locale {
+	return forWeek(settings, acceptLanguage, -1)
+}
+
+// ForBusiness is For with the business's week: an English week without a
+// first day of its own begins where the business's rotation week does, as
+// it always has; other languages begin where CLDR says.
+func ForBusiness(b engine.Business, acceptLanguage string) *Locale {
+	return forWeek(b.Locale, acceptLanguage, b.WeekStart)
+}
+
+func forWeek(settings engine.Locale, acceptLanguage string, weekStart time.Weekday) *Locale {
 	name, ok := Match(settings.Language)
 	if !ok {
 		name = "en"
@@ -177,13 +191,19 @@ func For(settings engine.Locale, acceptLanguage string) *Locale {
 			name = asked
 		}
 	}
-	k := key{settings, name}
+	if name != "en" || settings.FirstDay != 0 {
+		weekStart = -1
+	}
+	k := key{settings, name, weekStart}
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	if l, ok := cache[k]; ok {
 		return l
 	}
 	l := build(settings, name)
+	if weekStart >= 0 {
+		l.FirstDay = weekStart
+	}
 	if len(cache) > 4096 { // settings are few; this only bounds the pathological
 		clear(cache)
 	}
@@ -246,9 +266,17 @@ func (l *Locale) Dir() string {
 // data. A message the catalogue lacks is written in English (the
 // completeness test keeps that from happening).
 func (l *Locale) Text(id string, data map[string]any) string {
+	if data == nil { // a text that fills nothing is written once
+		if s, ok := l.static.Load(id); ok {
+			return s.(string)
+		}
+	}
 	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
 	if err != nil && s == "" {
 		return id
+	}
+	if data == nil && err == nil {
+		l.static.Store(id, s)
 	}
 	return s
 }
@@ -355,6 +383,28 @@ func (l *Locale) Span(start, end engine.LocalTime) string {
 func (l *Locale) Date(d engine.Date) string {
 	_, m, day := d.Civil()
 	return l.Text("date.dayMonth", map[string]any{"Day": l.Number(day), "Month": l.Month(time.Month(m))})
+}
+
+// DayMonth writes a day with its abbreviated month, and the year when it
+// is not ref's (ref 0: always): "29 Nov", "29 нояб.", "٥ ديسمبر ٢٠٢٦".
+func (l *Locale) DayMonth(d, ref engine.Date) string {
+	y, m, day := d.Civil()
+	s := l.Text("date.dayMonth", map[string]any{"Day": l.Number(day), "Month": l.lang.cldr.MonthAbbreviated(time.Month(m))})
+	if ry, _, _ := ref.Civil(); ref == 0 || y != ry {
+		s += " " + l.localDigits(strconv.Itoa(y))
+	}
+	return s
+}
+
+// ShortSpan writes a span as printed timetables do, the half of the day
+// once when both ends share it: "6–7 AM", "9:30–10:30 AM", "٦–٧ م",
+// "06:00–07:00".
+func (l *Locale) ShortSpan(start, end engine.LocalTime) string {
+	from, to := l.Time(start), l.Time(end)
+	if i, j := strings.LastIndexByte(from, ' '), strings.LastIndexByte(to, ' '); i > 0 && j > 0 && from[i:] == to[j:] {
+		from = from[:i]
+	}
+	return from + "–" + to
 }
 
 // localDigits rewrites the ASCII digits of a CLDR form (go-playground's

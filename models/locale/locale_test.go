@@ -133,6 +133,9 @@ func TestCataloguesComplete(t *testing.T) {
 		l := Of(engine.Locale{Language: name})
 		cats := l.Categories()
 		for id, forms := range lg.messages {
+			if strings.HasPrefix(id, errorPrefix) {
+				continue // the code's own formats: TestEveryErrorIsInEveryCatalogue
+			}
 			if _, ok := english[id]; !ok {
 				t.Errorf("%s has %q, which English does not", name, id)
 			}
@@ -156,8 +159,13 @@ func TestCataloguesComplete(t *testing.T) {
 				t.Errorf("%s lacks %q", name, id)
 				continue
 			}
-			if p, q := placeholders(strings.Join(slices.Collect(maps.Values(have)), " ")), placeholders(strings.Join(slices.Collect(maps.Values(forms)), " ")); !slices.Equal(p, q) {
-				t.Errorf("%s %q fills %v, English %v", name, id, p, q)
+			// A translation fills what English fills, or less (where its
+			// grammar cannot take a word as it is, it says it otherwise).
+			p, q := placeholders(strings.Join(slices.Collect(maps.Values(have)), " ")), placeholders(strings.Join(slices.Collect(maps.Values(forms)), " "))
+			for _, x := range p {
+				if !slices.Contains(q, x) {
+					t.Errorf("%s %q fills %s, which English does not give", name, id, x)
+				}
 			}
 		}
 		if strings.HasPrefix(l.Text("no.such.message", nil), "no.such") == false {

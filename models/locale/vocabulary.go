@@ -74,9 +74,8 @@ func (l *Locale) word(kind, key string) Word {
 	return Word{One: one, Many: l.Text(id+".plural", nil), Forms: f}
 }
 
-// Count writes a count with the noun in the form the count takes: "1 class",
-// "5 занятий", "حصتان".
-func (l *Locale) Count(n int, w Word) string {
+// Form is the noun in the form a count of n gives it: "занятий" for 5.
+func (l *Locale) Form(n int, w Word) string {
 	noun := w.Forms.Other
 	switch l.Category(n) {
 	case "zero":
@@ -93,5 +92,14 @@ func (l *Locale) Count(n int, w Word) string {
 	if noun == nil {
 		noun = w.Forms.Other
 	}
-	return l.Plural("count", n, map[string]any{"N": l.Number(n), "Noun": *noun})
+	if noun == nil {
+		return w.Many
+	}
+	return *noun
+}
+
+// Count writes a count with the noun in the form the count takes: "1 class",
+// "5 занятий", "حصتان".
+func (l *Locale) Count(n int, w Word) string {
+	return l.Plural("count", n, map[string]any{"N": l.Number(n), "Noun": l.Form(n, w)})
 }

@@ -1,7 +1,10 @@
 // Package modelstest opens fresh, migrated databases for tests: always an
-// SQLite file in a temporary directory, and PostgreSQL when
-// KOREDYNE_TEST_DATABASE_URL names a server (required when CI=true). Each
-// PostgreSQL database is a schema of its own, dropped when the test ends.
+// SQLite file in a temporary directory, and PostgreSQL: the server
+// KOREDYNE_TEST_DATABASE_URL names (required when CI=true), or else a
+// throwaway cluster of the package's own where PostgreSQL's programs are
+// installed (local.go). Each PostgreSQL database is a schema of its own,
+// dropped when the test ends. A package whose tests use it calls need.Main
+// from its TestMain.
 package modelstest
 
 import (
@@ -15,6 +18,7 @@ import (
 
 	"github.com/koredyne/schedule/migrations"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/modelstest/need"
 )
 
 // Database is one database to run a test against.
@@ -42,8 +46,9 @@ func SQLite(t testing.TB) Database {
 	return Database{Name: "sqlite", DB: open(t, dsn), DSN: dsn}
 }
 
-// Postgres returns a fresh, migrated PostgreSQL schema, or false when no
-// test server is configured (a failure under CI=true).
+// Postgres returns a fresh, migrated PostgreSQL schema, or false when
+// there is no PostgreSQL to test on (a failure under CI=true): neither
+// KOREDYNE_TEST_DATABASE_URL nor PostgreSQL's programs.
 func Postgres(t testing.TB) (Database, bool) {
 	t.Helper()
 	dsn, ok := EmptyPostgres(t)
@@ -59,11 +64,19 @@ func EmptyPostgres(t testing.TB) (string, bool) {
 	t.Helper()
 	base := os.Getenv("KOREDYNE_TEST_DATABASE_URL")
 	if base == "" {
-		if os.Getenv("CI") == "true" {
+		if need.CI() {
 			t.Fatal("KOREDYNE_TEST_DATABASE_URL must name a PostgreSQL database under CI")
 		}
-		t.Log("PostgreSQL skipped: KOREDYNE_TEST_DATABASE_URL is not set")
-		return "", false
+		url, missing, err := localPostgres()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if missing != "" {
+			t.Logf("PostgreSQL skipped: no %s, and KOREDYNE_TEST_DATABASE_URL is not set", missing)
+			need.Without(t, "postgresql", "apt-get install postgresql, or set KOREDYNE_TEST_DATABASE_URL")
+			return "", false
+		}
+		base = url
 	}
 	ctx := context.Background()
 	admin, err := models.Open(ctx, base)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/koredyne/schedule/models/modelstest/need"
 )
 
 // This file starts real database servers for tests of the deployment
@@ -21,15 +23,26 @@ import (
 // with a streaming replica. Each runs from the machine's packages on a free
 // loopback port, with its files in a temporary directory, and is stopped by
 // its PID when the test ends. A missing program skips the test, or fails
-// it under CI=true.
+// it under CI=true (package need).
 
-// tool finds a program: on PATH, in /usr/sbin (Debian's pgbouncer), or
-// among PostgreSQL's server programs (/usr/lib/postgresql/N/bin, newest
-// first), which Debian keeps off PATH.
+// tool finds a program (find): a missing one skips the test, or fails it
+// under CI=true.
 func tool(t testing.TB, name string) string {
 	t.Helper()
+	p, ok := find(name)
+	if !ok {
+		t.Logf("%s is not installed", name)
+		need.Missing(t, debianPackage(name), "apt-get install "+debianPackage(name))
+	}
+	return p
+}
+
+// find finds a program: on PATH, in /usr/sbin (Debian's pgbouncer), or
+// among PostgreSQL's server programs (/usr/lib/postgresql/N/bin, newest
+// first), which Debian keeps off PATH.
+func find(name string) (string, bool) {
 	if p, err := exec.LookPath(name); err == nil {
-		return p
+		return p, true
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	slices.SortFunc(dirs, func(a, b string) int {
@@ -39,14 +52,19 @@ func tool(t testing.TB, name string) string {
 	})
 	for _, dir := range append([]string{"/usr/sbin", "/usr/local/sbin"}, dirs...) {
 		if p := filepath.Join(dir, name); isExecutable(p) {
-			return p
+			return p, true
 		}
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed (CI needs it: .ci/run installs it)", name)
+	return "", false
+}
+
+// debianPackage is the package that installs a program the servers use.
+func debianPackage(program string) string {
+	switch program {
+	case "initdb", "postgres", "pg_basebackup", "pg_ctl", "psql":
+		return "postgresql"
 	}
-	t.Skipf("%s is not installed", name)
-	return ""
+	return program
 }
 
 func isExecutable(p string) bool {
@@ -59,16 +77,24 @@ func isExecutable(p string) bool {
 // whoever runs the tests. nil: no change of user.
 func serverUser(t testing.TB) *syscall.Credential {
 	t.Helper()
+	cred, err := serverCredential()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cred
+}
+
+func serverCredential() (*syscall.Credential, error) {
 	if os.Geteuid() != 0 {
-		return nil
+		return nil, nil
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		t.Fatalf("running as root, the database servers need a postgres user to run as: %v", err)
+		return nil, fmt.Errorf("running as root, the database servers need a postgres user to run as: %w", err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
 // command is a program run as the servers' user.
@@ -335,6 +361,22 @@ func (s *Server) SQL(t testing.TB, query string) string {
 func Tool(t testing.TB, name string) string {
 	t.Helper()
 	return tool(t, name)
+}
+
+// Tools finds programs as Tool does; the test is skipped (or fails) naming
+// every one that is missing.
+func Tools(t testing.TB, names ...string) {
+	t.Helper()
+	var missing []need.Program
+	for _, name := range names {
+		if _, ok := find(name); !ok {
+			t.Logf("%s is not installed", name)
+			missing = append(missing, need.Program{What: debianPackage(name), How: "apt-get install " + debianPackage(name)})
+		}
+	}
+	if len(missing) > 0 {
+		need.MissingAll(t, slices.CompactFunc(missing, func(a, b need.Program) bool { return a == b })...)
+	}
 }
 
 // ServerDir is a fresh directory the servers' user owns, removed when the

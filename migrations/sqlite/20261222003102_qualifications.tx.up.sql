@@ -1,0 +1,13 @@
+-- Qualifications (issue 31, engine/coverage.go): the activities a staff
+-- member may give, one row a pair. A staff member with none may give any.
+-- They go with their staff member and with their activity.
+CREATE TABLE qualifications (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    business_id  INTEGER NOT NULL REFERENCES businesses (id) ON DELETE CASCADE,
+    staff_id     INTEGER NOT NULL,
+    activity_id  INTEGER NOT NULL,
+    revision     INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (business_id, id),
+    FOREIGN KEY (business_id, staff_id) REFERENCES staff (business_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (business_id, activity_id) REFERENCES activities (business_id, id) ON DELETE CASCADE
+);
