@@ -299,11 +299,13 @@ type Place struct{ ClassTime, Class int64 }
 // PlacesTouched returns the series sessions whose places, or whose dates,
 // may differ between two states: those of a class time, entry, day change,
 // standing place or skipped date that differs. all is true when a change
-// reaches every session (a series, a closure, the business's settings).
-func PlacesTouched(a, b State) (all bool, touched map[Place]bool) {
+// reaches every session (a series, a closure, the business's settings);
+// sessions, when a class time, entry or day change differs (not only
+// standing places).
+func PlacesTouched(a, b State) (all, sessions bool, touched map[Place]bool) {
 	if a.Business != b.Business || rowsDiffer(a.Series, b.Series, func(s *Series) int64 { return s.ID }) ||
 		rowsDiffer(a.Closures, b.Closures, func(c *Closure) int64 { return c.ID }) {
-		return true, nil
+		return true, true, nil
 	}
 	touched = map[Place]bool{}
 	var classTimes []int64
@@ -319,6 +321,9 @@ func PlacesTouched(a, b State) (all bool, touched map[Place]bool) {
 	}
 	eachChanged(a.Entries, b.Entries, func(e *Entry) int64 { return e.ID }, func(e *Entry) { touched[Place{e.ClassTimeID, e.ClassID}] = true })
 	eachChanged(a.Changes, b.Changes, changeKey, func(c *DayChange) { touched[Place{c.Ref.ClassTimeID, c.Ref.ClassID}] = true })
+	if len(touched) > 0 || len(classTimes) > 0 {
+		sessions = true
+	}
 	eachChanged(a.Standing, b.Standing, func(r *Standing) int64 { return r.ID }, func(r *Standing) { touched[Place{r.ClassTimeID, r.ClassID}] = true })
 	var skipped []int64
 	eachChanged(a.StandingSkips, b.StandingSkips, func(k *StandingSkip) int64 { return k.ID }, func(k *StandingSkip) { skipped = append(skipped, k.StandingID) })
@@ -331,7 +336,7 @@ func PlacesTouched(a, b State) (all bool, touched map[Place]bool) {
 			}
 		}
 	}
-	return false, touched
+	return false, sessions, touched
 }
 
 func rowsDiffer[T any](a, b []T, id func(*T) int64) bool {

@@ -277,7 +277,7 @@ func TestPlacesTouched(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := s.Clone()
 			tc.edit(&b)
-			all, touched := PlacesTouched(s, b)
+			all, _, touched := PlacesTouched(s, b)
 			if all != tc.all {
 				t.Fatalf("all: got %v, want %v", all, tc.all)
 			}

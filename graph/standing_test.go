@@ -201,6 +201,30 @@ func TestStandingPlansAndMemberships(t *testing.T) {
 	})
 }
 
+// TestStandingFollowsTheSession: a standing place goes with its session
+// — cancelled with it, moved with it — and the client's dates say so.
+func TestStandingFollowsTheSession(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		id := path(f.stand("Bluefin Legal", "2026-12-08", false), "standingBooking", "id").(string)
+		f.ok(f.tok, `mutation($s: SessionID!) { cancelSession(sessionId: $s, reason: "Away day") { revision } }`, map[string]any{"s": f.standupID("2026-12-15")})
+		f.ok(f.tok, `mutation($s: SessionID!) { changeSession(sessionId: $s, change: {date: "2026-12-23", start: "10:00", end: "10:15"}) { revision } }`,
+			map[string]any{"s": f.standupID("2026-12-22")})
+		dates := path(f.ok(f.tok, `query($id: ID!) { standingBooking(id: $id) { dates(from: "2026-12-14", to: "2026-12-28") { session { id date start cancelled } status } } }`,
+			map[string]any{"id": id}), "standingBooking", "dates").([]any)
+		if len(dates) != 2 || path(dates[0], "status") != "CANCELLED" || path(dates[0], "session", "cancelled") != true ||
+			path(dates[1], "status") != "PLACE" || path(dates[1], "session", "date") != "2026-12-23" || path(dates[1], "session", "start") != "10:00" {
+			t.Fatalf("Bluefin's dates: %v", dates)
+		}
+		// The moved session, on its new date, holds Bluefin's place.
+		moved := path(dates[1], "session", "id").(string)
+		data := f.ok(f.tok, `query($id: SessionID!) { session(id: $id) { date placesTaken standing { client { name } } } }`, map[string]any{"id": moved})
+		if path(data, "session", "date") != "2026-12-23" || path(data, "session", "placesTaken") != float64(1) {
+			t.Errorf("the moved session: %v", data)
+		}
+	})
+}
+
 // TestStandingBadInput: every bad input names its field and writes
 // nothing.
 func TestStandingBadInput(t *testing.T) {

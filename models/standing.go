@@ -162,7 +162,11 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 		return nil, engine.Errorf(engine.Invalid, "until", "A standing booking ends today or later, not on %s: end it with endStandingBooking", in.Until)
 	}
 	first := max(in.From, e.Today)
-	if err := e.member(ctx, c, in, first); err != nil {
+	all, err := e.clientSubs(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.member(c, in, first, all); err != nil {
 		return nil, err
 	}
 	rule := engine.Standing{ID: id, ClientID: in.ClientID, ClassTimeID: in.ClassTimeID, ClassID: in.ClassID, From: in.From, Until: in.Until}
@@ -204,16 +208,14 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 	}
 	// The place holds while a membership does, and counts on its plan
 	// month by month.
-	if err := e.fitStanding(ctx, in.ClientID, rule.ID); err != nil {
-		return nil, err
-	}
+	e.fitStanding(in.ClientID, rule.ID, all)
 	j := slices.IndexFunc(e.State.Standing, func(r engine.Standing) bool { return r.ID == rule.ID })
 	if j < 0 {
 		w := e.words()
 		return nil, engine.Errorf(engine.Invalid, "clientId", "%s has no membership of %s with this %s from %s", c.Name, w.Series.A(), w.Class.One, first)
 	}
 	rule = e.State.Standing[j]
-	if err := e.planMonths(ctx, c, rule, tt); err != nil {
+	if err := e.planMonths(ctx, c, rule, tt, all); err != nil {
 		return nil, err
 	}
 	typ := webhook.StandingCreated
@@ -224,31 +226,39 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 	return &StandingResult{Standing: rule, Waiting: full}, nil
 }
 
-// member checks that the client has a membership of a series that holds
-// the session on the standing place's first date.
-func (e *Edit) member(ctx context.Context, c engine.Client, in StandingInput, on engine.Date) error {
-	var series []int64
-	for _, en := range e.State.Entries {
-		if en.ClassTimeID == in.ClassTimeID && en.ClassID == in.ClassID {
-			series = append(series, en.SeriesID)
-		}
-	}
+// member checks that the client has a membership (of all, the client's)
+// of a series that holds the session on the standing place's first date.
+func (e *Edit) member(c engine.Client, in StandingInput, on engine.Date, all []Subscription) error {
+	series := e.seriesOf(in.ClassTimeID, in.ClassID)
 	if len(series) == 0 {
 		return engine.Errorf(engine.Invalid, "sessionId", "A standing booking is for a session of a series, not a one-off")
 	}
-	n, err := e.Tx.NewSelect().Model((*Subscription)(nil)).Where("business_id = ?", e.Business.ID).Where("client_id = ?", c.ID).
-		Where("series_id IN (?)", bun.In(series)).Where("start_date <= ?", Day(on)).
-		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("end_date IS NULL").WhereOr("end_date >= ?", Day(on))
-		}).Count(ctx)
-	if err != nil {
-		return err
+	for _, s := range all {
+		if slices.Contains(series, s.SeriesID) && engine.Date(s.StartDate) <= on && (s.EndDate == 0 || engine.Date(s.EndDate) >= on) {
+			return nil
+		}
 	}
-	if n == 0 {
-		w := e.words()
-		return engine.Errorf(engine.Invalid, "clientId", "%s has no membership of %s with this %s on %s", c.Name, w.Series.A(), w.Class.One, on)
+	w := e.words()
+	return engine.Errorf(engine.Invalid, "clientId", "%s has no membership of %s with this %s on %s", c.Name, w.Series.A(), w.Class.One, on)
+}
+
+// seriesOf lists the series that hold the sessions of a class time and
+// class.
+func (e *Edit) seriesOf(ct, class int64) []int64 {
+	var series []int64
+	for _, en := range e.State.Entries {
+		if en.ClassTimeID == ct && en.ClassID == class && !slices.Contains(series, en.SeriesID) {
+			series = append(series, en.SeriesID)
+		}
 	}
-	return nil
+	return series
+}
+
+// clientSubs reads a client's memberships, in the order they were made.
+func (e *Edit) clientSubs(ctx context.Context, client int64) ([]Subscription, error) {
+	var all []Subscription
+	err := e.Tx.NewSelect().Model(&all).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).OrderExpr("id").Scan(ctx)
+	return all, err
 }
 
 // Standing returns one standing place of the edited business.
@@ -332,7 +342,13 @@ func proveStanding(ctx context.Context, e *Edit, before, after *Snapshot) error 
 	if !slices.ContainsFunc(after.State.Standing, func(r engine.Standing) bool { return !r.Waitlist }) {
 		return nil
 	}
-	all, touched := engine.PlacesTouched(before.State, after.State)
+	all, sessions, touched := engine.PlacesTouched(before.State, after.State)
+	if !sessions {
+		// Only standing places changed: a place made or changed was
+		// proved as it was made (SaveStanding, against every place);
+		// an end, a skip or a membership's end only frees places.
+		return nil
+	}
 	var singles map[groupRef]map[engine.Date]int
 	seen := map[groupRef]bool{}
 	for _, r := range after.State.Standing {
@@ -368,41 +384,23 @@ func proveStanding(ctx context.Context, e *Edit, before, after *Snapshot) error 
 	return nil
 }
 
-// memberships reads a client's memberships of the series that hold a
-// standing place's session.
-func (e *Edit) memberships(ctx context.Context, client int64, r engine.Standing) ([]Subscription, error) {
-	var series []int64
-	for _, en := range e.State.Entries {
-		if en.ClassTimeID == r.ClassTimeID && en.ClassID == r.ClassID {
-			series = append(series, en.SeriesID)
-		}
-	}
-	var subs []Subscription
-	if len(series) == 0 {
-		return nil, nil
-	}
-	err := e.Tx.NewSelect().Model(&subs).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).
-		Where("series_id IN (?)", bun.In(series)).OrderExpr("id").Scan(ctx)
-	return subs, err
-}
-
 // FitStanding ends the client's standing places where their memberships
 // end: a place holds only while a membership of a series holding its
 // session does (from today on; the dates that passed stay as they were).
 // A place no membership covers from today, and that has not started, goes.
 func (e *Edit) FitStanding(ctx context.Context, client int64) error {
-	return e.fitStanding(ctx, client, 0)
+	all, err := e.clientSubs(ctx, client)
+	if err != nil {
+		return err
+	}
+	e.fitStanding(client, 0, all)
+	return nil
 }
 
 // fitStanding is FitStanding, or with only the place being made, fitted
 // without an event of its own (the event of its making says its dates):
-// the client's memberships are read once, whatever the places.
-func (e *Edit) fitStanding(ctx context.Context, client, only int64) error {
-	var all []Subscription
-	if err := e.Tx.NewSelect().Model(&all).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).
-		OrderExpr("id").Scan(ctx); err != nil {
-		return err
-	}
+// all are the client's memberships.
+func (e *Edit) fitStanding(client, only int64, all []Subscription) {
 	var seriesOf map[engine.Place][]int64
 	quiet := only
 	for i := 0; i < len(e.State.Standing); i++ {
@@ -472,7 +470,6 @@ func (e *Edit) fitStanding(ctx context.Context, client, only int64) error {
 			return k.StandingID == r.ID && !r.Covers(k.Date)
 		})
 	}
-	return nil
 }
 
 // standingInMonth counts the dates of month [from, to) on which the
@@ -517,13 +514,13 @@ func standingInMonth(tt *engine.Timetable, s *engine.State, client, series int64
 // standing places and single bookings on the same membership, would use
 // more of a plan's sessions in some month than it gives (PLAN_LIMIT, with
 // the month). A membership through a plan ends, so its months are few.
-func (e *Edit) planMonths(ctx context.Context, c engine.Client, r engine.Standing, tt *engine.Timetable) error {
-	subs, err := e.memberships(ctx, c.ID, r)
-	if err != nil {
-		return err
-	}
+func (e *Edit) planMonths(ctx context.Context, c engine.Client, r engine.Standing, tt *engine.Timetable, all []Subscription) error {
+	series := e.seriesOf(r.ClassTimeID, r.ClassID)
 	w := e.words()
-	for _, sub := range subs {
+	for _, sub := range all {
+		if !slices.Contains(series, sub.SeriesID) {
+			continue
+		}
 		var plan *engine.Plan
 		for i := range e.State.Plans {
 			if e.State.Plans[i].ID == sub.PlanID {
