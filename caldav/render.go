@@ -546,11 +546,11 @@ func (r *renderer) look(s *engine.Session, key string) look {
 	away := tt.NeedsCover(s)
 	for _, a := range away {
 		p, _ := tt.StaffMember(a.StaffID)
-		why := "time off"
+		why := l.Text("event.timeOff", nil)
 		if a.Reason == engine.OutsideHours {
-			why = "outside working hours"
+			why = l.Text("event.outsideHours", nil)
 		}
-		desc = append(desc, "Needs cover: "+p.Name+" ("+why+")")
+		desc = append(desc, l.Text("event.needsCover", map[string]any{"Staff": p.Name, "Why": why}))
 	}
 	return look{uid: r.uid(key), start: start, end: end, modified: modified, sequence: version,
 		summary: summary, location: room.Name, description: strings.Join(desc, "\n"), category: activity.Name,

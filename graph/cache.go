@@ -260,12 +260,26 @@ func (c answered) InterceptResponse(ctx context.Context, next graphql.ResponseHa
 		return resp
 	}
 	c.r.observer().Cache(false)
-	if len(resp.Errors) == 0 && resp.HasNext == nil {
+	if len(resp.Errors) == 0 && resp.HasNext == nil && !describesSchema(oc.Operation) {
 		req.op = operationName(oc)
 		req.reads = readsOf(oc.Operation, oc.Variables)
 		req.answered.Store(true)
 	}
 	return resp
+}
+
+// describesSchema reports whether an operation asks for the whole schema
+// (GraphiQL's introspection): an answer as large as the schema, the same
+// for every business, which gqlgen writes in a few milliseconds and a
+// page asks for once. Kept per business, it made each playground copy
+// half a megabyte larger.
+func describesSchema(op *ast.OperationDefinition) bool {
+	for _, sel := range op.SelectionSet {
+		if f, ok := sel.(*ast.Field); ok && f.Name == "__schema" {
+			return true
+		}
+	}
+	return false
 }
 
 // noCache keeps the request's response out of the cache.

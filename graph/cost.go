@@ -61,12 +61,15 @@ type costLimit struct {
 	r     *Resolver
 	max   int
 	stats *lru.LRU[*counts]
-	// schema bounds the introspection lists, which the schema fixes.
+	// schema bounds the introspection lists, which the schema fixes;
+	// wraps is the most wrappers (non-null, list) of any type it names,
+	// and so how deep a chain of __Type.ofType can be before it is null.
 	schema map[string]bound
+	wraps  int
 }
 
 func newCostLimit(r *Resolver, schema *ast.Schema) *costLimit {
-	return &costLimit{r: r, max: r.limit(r.MaxCost, DefaultMaxCost), stats: lru.New[*counts](128), schema: schemaBounds(schema)}
+	return &costLimit{r: r, max: r.limit(r.MaxCost, DefaultMaxCost), stats: lru.New[*counts](128), schema: schemaBounds(schema), wraps: mostWrappers(schema)}
 }
 
 var _ interface {
@@ -116,6 +119,7 @@ type costWalk struct {
 	key       string // counts' key in costLimit.stats
 	err       error
 	page      int // the page size of the innermost connection walked
+	ofType    int // how many __Type.ofType the field walked is in
 }
 
 // set is the cost of a selection set asked of n objects; distinct says
@@ -152,6 +156,15 @@ func (w *costWalk) field(f *ast.Field, n int, distinct bool) int {
 		case f.Name == "__schema":
 			// gqlgen describes the whole schema afresh each time it is asked
 			return add(add(n, mul(n, schemaWork)), w.set(f.SelectionSet, n, distinct && n == 1))
+		case f.Name == "ofType" && f.ObjectDefinition != nil && f.ObjectDefinition.Name == "__Type":
+			// Introspection asks for type references many wrappers deep
+			// (GraphiQL: nine); beyond the schema's deepest one they are
+			// null, a value each and nothing under them.
+			if w.ofType >= w.c.wraps {
+				return n
+			}
+			w.ofType++
+			defer func() { w.ofType-- }()
 		}
 		if strings.HasSuffix(f.Definition.Type.NamedType, "Connection") {
 			// A page of a list: its edges and nodes are as long as the
@@ -604,6 +617,37 @@ const costCeiling = 1 << 40
 // values asked of it: gqlgen builds it afresh each time, about as much
 // work as answering this many values.
 const schemaWork = 20_000
+
+// mostWrappers is the most wrappers (non-null, list) around any type the
+// schema's fields and arguments name: [Session!]! has three.
+func mostWrappers(s *ast.Schema) int {
+	var wraps func(t *ast.Type) int
+	wraps = func(t *ast.Type) int {
+		n := 0
+		if t.NonNull {
+			n++
+		}
+		if t.Elem != nil {
+			n += 1 + wraps(t.Elem)
+		}
+		return n
+	}
+	most := 0
+	for _, def := range s.Types {
+		for _, f := range def.Fields {
+			most = max(most, wraps(f.Type))
+			for _, a := range f.Arguments {
+				most = max(most, wraps(a.Type))
+			}
+		}
+	}
+	for _, d := range s.Directives {
+		for _, a := range d.Arguments {
+			most = max(most, wraps(a.Type))
+		}
+	}
+	return most
+}
 
 // schemaBounds are the bounds of introspection's lists (__schema { types
 // { fields { args } } } …), which the schema fixes.
