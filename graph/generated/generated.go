@@ -7431,7 +7431,7 @@ type Business {
   clock: Clock
   "The digits numbers are written in as the business set it (a choice in Arabic only); null for its language's default (locale.digits)."
   digits: Digits
-  "How the business's words are written: its language and the facts that come with it, the business's settings or the language's defaults."
+  "How this answer writes the business's words: the business's language, or the one the request's Accept-Language asks for, and the facts that come with it (the business's settings or the language's defaults). The business's own setting is language."
   locale: Locale!
 }
 
