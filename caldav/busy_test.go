@@ -210,3 +210,52 @@ func TestTimeOffIsBusy(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeOffInEachLanguage: a time off's summary is in the business's
+// language, with RFC 5545's LANGUAGE parameter (§3.2.10), and changing
+// the language changes the event's ETag (the staff calendar's ctag).
+func TestTimeOffInEachLanguage(t *testing.T) {
+	want := map[string]string{"ar": "إجازة", "tr": "İzin", "ru": "Отсутствие"}
+	for lang, summary := range want {
+		t.Run(lang, func(t *testing.T) {
+			g := newGateway(t, modelstest.SQLite(t), "off-"+lang, engine.Gym, 0, 2)
+			sn, err := g.store.Snapshot(context.Background(), g.biz.ID, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			coach := sn.State.Staff[0]
+			g.write(func(e *models.Edit) error {
+				e.AllowNeedsCover = true
+				e.State.TimeOffs = append(e.State.TimeOffs, engine.TimeOff{ID: e.NewID(), StaffID: coach.ID,
+					From: engine.MustDate(2026, 12, 8), To: engine.MustDate(2026, 12, 8), FromTime: engine.MustTime("13:00"), Reason: "Dentist"})
+				return nil
+			})
+			feed := g.feed(fmt.Sprintf("staff-%d", coach.ID))
+			english := get(t, feed, "")
+			read(t, english)
+			g.write(func(e *models.Edit) error {
+				e.State.Business.Locale = engine.Locale{Language: lang}
+				return nil
+			})
+			resp := get(t, feed, "")
+			body := read(t, resp)
+			if resp.Header.Get("ETag") == english.Header.Get("ETag") {
+				t.Error("the feed's ETag did not change with the language")
+			}
+			found := 0
+			for _, ev := range decode(t, body).Events() {
+				if uid, _ := ev.Props.Get(ical.PropUID).Text(); !strings.HasPrefix(uid, "t-") {
+					continue
+				}
+				found++
+				p := ev.Props.Get(ical.PropSummary)
+				if text, _ := p.Text(); text != summary || p.Params.Get(ical.ParamLanguage) != lang {
+					t.Errorf("SUMMARY;LANGUAGE=%s:%s, want %s", p.Params.Get(ical.ParamLanguage), text, summary)
+				}
+			}
+			if found != 1 || strings.Contains(body, "Dentist") {
+				t.Errorf("%d time off events; reason shown: %v", found, strings.Contains(body, "Dentist"))
+			}
+		})
+	}
+}
