@@ -109,6 +109,7 @@ func (h *Handler) collect(rd *renderer, cals ...calendar) []*collected {
 		}
 	})
 	for j, i := range missing {
+		events[j] = rd.withTimeOffs(cals[i], events[j], from.At(0, rd.loc), to.At(0, rd.loc))
 		col := newCollected(cals[i], events[j])
 		out[i] = keepFirst(rd.kept, rd.listings, cals[i].id+"@"+from.String(), col, int64(len(col.events))*16+128)
 	}
@@ -230,11 +231,11 @@ func (h *Handler) propfind(w http.ResponseWriter, r *http.Request, rd *renderer,
 			}
 		}
 	case kindObject:
-		s, ok := rd.byName(t.object)
-		if !ok || !c.keep(&s) {
+		e, ok := rd.find(c, t.object)
+		if !ok {
 			return fail(http.StatusNotFound, "no such event")
 		}
-		out = append(out, objectResponse(rd, calendarPath(user, c.id), rd.event(&s), req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
+		out = append(out, objectResponse(rd, calendarPath(user, c.id), e, req.Prop, req.AllProp != nil || req.Prop == nil, req.PropName != nil, nil))
 	}
 	h.writeMultistatus(w, r, out, "")
 	return nil
@@ -505,12 +506,12 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request, rd *renderer, u
 			if u, err := url.Parse(strings.TrimSpace(href)); err == nil {
 				p = u.Path
 			}
-			s, ok := rd.byName(path.Base(p))
-			if !ok || path.Dir(path.Clean(p))+"/" != base || !c.keep(&s) {
+			e, ok := rd.find(c, path.Base(p))
+			if !ok || path.Dir(path.Clean(p))+"/" != base {
 				out = append(out, response{href: strings.TrimSpace(href), status: http.StatusNotFound})
 				continue
 			}
-			out = append(out, objectResponse(rd, base, rd.event(&s), m.Prop, m.AllProp != nil, m.PropName != nil, x))
+			out = append(out, objectResponse(rd, base, e, m.Prop, m.AllProp != nil, m.PropName != nil, x))
 		}
 		h.writeMultistatus(w, r, out, "")
 		return nil
@@ -668,7 +669,7 @@ func (h *Handler) timeRange(ctx context.Context, rd *renderer, c calendar, tr *t
 		units = end.Sub(start).Hours() / 24 / 92
 		h.work(ctx, units)
 	}
-	return rd.inRange(start, end, c.keep), units, nil
+	return rd.withTimeOffs(c, rd.inRange(start, end, c.keep), start, end), units, nil
 }
 
 // matchFilters applies prop and nested comp filters with go-webdav's

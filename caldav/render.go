@@ -55,6 +55,7 @@ type event struct {
 	date       engine.Date
 	ref        engine.SessionRef // zero for a one-off
 	oneOff     int64
+	timeOff    int64     // a time off's event (busy.go): its id
 	start, end time.Time // UTC
 	modified   time.Time // UTC
 	etag       string    // strong: the look's digest, hex
@@ -177,7 +178,7 @@ func (r *renderer) carry(old *kept, unchanged func(business, since, now int64, f
 	old.mu.Lock()
 	events := make([]*event, 0, len(old.events))
 	for _, e := range old.events {
-		if e.obj.Load() != nil {
+		if e.obj.Load() != nil && e.timeOff == 0 { // time off is cheap to write again
 			events = append(events, e)
 		}
 	}
@@ -345,22 +346,35 @@ func (r *renderer) oneOff(n int64) (engine.Session, bool) {
 	return engine.Session{}, false
 }
 
-// keyOf is an event's session key.
-func keyOf(e *event) string { return engine.SessionKey(e.ref, e.oneOff) }
+// keyOf is an event's key: its session's, or its time off's.
+func keyOf(e *event) string {
+	if e.timeOff != 0 {
+		return timeOffKey(e.timeOff)
+	}
+	return engine.SessionKey(e.ref, e.oneOff)
+}
 
 // event returns the event of a session, with its ETag; its bytes are
 // written when first asked for (object).
 func (r *renderer) event(s *engine.Session) *event {
 	key := s.Key()
+	return r.cached(key, func() *event {
+		l := r.look(s, key)
+		return &event{name: keyName(key), date: s.Date, ref: s.Ref(), oneOff: s.OneOffID,
+			start: l.start.UTC(), end: l.end.UTC(), modified: l.modified.UTC(), etag: l.etag(r.loc)}
+	})
+}
+
+// cached returns the event of a key the renderer keeps, or makes it and
+// keeps it while there is room.
+func (r *renderer) cached(key string, build func() *event) *event {
 	r.mu.Lock()
 	e, ok := r.events[key]
 	r.mu.Unlock()
 	if ok {
 		return e
 	}
-	l := r.look(s, key)
-	e = &event{name: keyName(key), date: s.Date, ref: s.Ref(), oneOff: s.OneOffID,
-		start: l.start.UTC(), end: l.end.UTC(), modified: l.modified.UTC(), etag: l.etag(r.loc)}
+	e = build()
 	r.mu.Lock()
 	if old, ok := r.events[key]; ok {
 		r.mu.Unlock()
@@ -389,6 +403,11 @@ func (r *renderer) object(e *event) *object {
 	if o := e.obj.Load(); o != nil {
 		return o
 	}
+	if e.timeOff != 0 {
+		t, _ := r.timeOffByID(e.timeOff)
+		l := r.timeOffLook(t)
+		return r.keepObject(e, r.writeTimeOff(&l))
+	}
 	var s engine.Session
 	if e.oneOff != 0 {
 		s, _ = r.oneOff(e.oneOff)
@@ -396,7 +415,11 @@ func (r *renderer) object(e *event) *object {
 		s, _ = r.sn.Timetable.Session(e.ref)
 	}
 	l := r.look(&s, keyOf(e))
-	o := r.write(&l)
+	return r.keepObject(e, r.write(&l))
+}
+
+// keepObject stores an event's bytes, unless another request did first.
+func (r *renderer) keepObject(e *event, o *object) *object {
 	if !e.obj.CompareAndSwap(nil, o) {
 		return e.obj.Load()
 	}
@@ -448,6 +471,10 @@ type look struct {
 	// lang is the language description is in, a BCP 47 tag; "" for
 	// English, whose events are written as they always were.
 	lang string
+	// busy: a time off's event (busy.go), written by writeTimeOff;
+	// allDay ones are the dates from..to, inclusive.
+	busy, allDay bool
+	from, to     engine.Date
 }
 
 // renderVersion is a part of every ETag: bump it whenever what write makes
@@ -479,6 +506,13 @@ func (l *look) etag(loc *time.Location) string {
 	b = append(b, l.zone.sum[:]...)
 	if l.lang != "" { // English ETags are what they were
 		b = text(l.lang)
+	}
+	if l.busy { // sessions' ETags are what they were
+		b = append(b, 'T')
+		if l.allDay {
+			b = binary.LittleEndian.AppendUint64(b, uint64(l.from))
+			b = binary.LittleEndian.AppendUint64(b, uint64(l.to))
+		}
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])

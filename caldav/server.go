@@ -297,11 +297,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 		}
 		return h.report(w, r, rd, user, cal)
 	case t.kind == kindObject:
-		s, ok := rd.byName(t.object)
-		if !ok || !cal.keep(&s) {
+		e, ok := rd.find(cal, t.object)
+		if !ok {
 			return fail(http.StatusNotFound, "no such event")
 		}
-		e := rd.event(&s)
 		h.serveBody(w, r, "text/calendar; charset=utf-8", &body{plain: []byte(rd.object(e).text()), etag: e.etag}, e.modified)
 		return nil
 	case t.kind == kindCalendar:

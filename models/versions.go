@@ -167,3 +167,9 @@ func (v *Versions) addTombstone(t Tombstone) {
 		v.addClosure(engine.Closure{From: engine.Date(t.FromDate), To: engine.Date(t.ToDate), Pause: t.Kind == "pause"}, t.Revision)
 	}
 }
+
+// TimeOff returns the revision that last changed a time off, or the
+// business's settings, which its calendar event is written with.
+func (v *Versions) TimeOff(id int64) int64 {
+	return max(v.Settings, v.row(TimeOffsTable, id))
+}
