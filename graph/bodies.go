@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -20,9 +19,9 @@ import (
 const MaxAnonymousBody = 64 << 10
 
 var (
-	errBusy       = &apiError{"UNAVAILABLE", "The server is busy with other large requests: send it again in a few seconds"}
-	errBodyRead   = &apiError{"BAD_REQUEST", "The request body could not be read"}
-	errOverBudget = &apiError{"REQUEST_TOO_LARGE", "The request would take more memory than this server lets one request hold: send less at once"}
+	errBusy       = &apiError{code: "UNAVAILABLE", message: "The server is busy with other large requests: send it again in a few seconds"}
+	errBodyRead   = &apiError{code: "BAD_REQUEST", message: "The request body could not be read"}
+	errOverBudget = &apiError{code: "REQUEST_TOO_LARGE", message: "The request would take more memory than this server lets one request hold: send less at once"}
 )
 
 // readBody reads a GraphQL request's body whole within the server's
@@ -44,20 +43,20 @@ func (r *Resolver) readBody(w http.ResponseWriter, req *http.Request, anonymous 
 	switch {
 	case err == nil:
 	case errors.As(err, &tooLarge):
-		msg := fmt.Sprintf("The request body is larger than %d bytes", tooLarge.Limit)
+		e := apiErrorf("REQUEST_TOO_LARGE", "The request body is larger than %d bytes", tooLarge.Limit)
 		if anonymous && tooLarge.Limit == MaxAnonymousBody {
-			msg += ", the most a request without a token may send"
+			e = apiErrorf("REQUEST_TOO_LARGE", "The request body is larger than %d bytes, the most a request without a token may send", tooLarge.Limit)
 		}
-		writeError(w, http.StatusRequestEntityTooLarge, &apiError{"REQUEST_TOO_LARGE", msg})
+		writeError(w, req, http.StatusRequestEntityTooLarge, e)
 		return nil, hold, false
 	case errors.Is(err, inflight.ErrBusy):
-		writeError(w, http.StatusServiceUnavailable, errBusy)
+		writeError(w, req, http.StatusServiceUnavailable, errBusy)
 		return nil, hold, false
 	case errors.Is(err, inflight.ErrTooLarge):
-		writeError(w, http.StatusRequestEntityTooLarge, errOverBudget)
+		writeError(w, req, http.StatusRequestEntityTooLarge, errOverBudget)
 		return nil, hold, false
 	default:
-		writeError(w, http.StatusBadRequest, errBodyRead)
+		writeError(w, req, http.StatusBadRequest, errBodyRead)
 		return nil, hold, false
 	}
 	req.Body = &heldBody{bytes.NewReader(b), b}
@@ -89,16 +88,16 @@ func (r *Resolver) holdDecoded(w http.ResponseWriter, req *http.Request, body []
 		n = decodedQuerySize(req)
 	}
 	if n > 2*limit {
-		writeError(w, http.StatusRequestEntityTooLarge, &apiError{"REQUEST_TOO_LARGE",
-			fmt.Sprintf("The request's variables would take about %d bytes once read, more than %d: send fewer or larger values", n, 2*limit)})
+		writeError(w, req, http.StatusRequestEntityTooLarge, apiErrorf("REQUEST_TOO_LARGE",
+			"The request's variables would take about %d bytes once read, more than %d: send fewer or larger values", n, 2*limit))
 		return false
 	}
 	switch err := hold.Grow(req.Context(), n-int64(len(body))); {
 	case errors.Is(err, inflight.ErrTooLarge):
-		writeError(w, http.StatusRequestEntityTooLarge, errOverBudget)
+		writeError(w, req, http.StatusRequestEntityTooLarge, errOverBudget)
 		return false
 	case err != nil:
-		writeError(w, http.StatusServiceUnavailable, errBusy)
+		writeError(w, req, http.StatusServiceUnavailable, errBusy)
 		return false
 	}
 	return true

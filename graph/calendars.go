@@ -12,7 +12,7 @@ import (
 // errImportTooLarge answers importCalendar for a file that would take more
 // memory to read than the server lets one request hold (--request-mb):
 // the command line's import has no such bound.
-var errImportTooLarge = &apiError{"REQUEST_TOO_LARGE", "The calendar file would take more memory to read than this server lets one request hold: import it in parts, or with the command line's koredyne import ics"}
+var errImportTooLarge = &apiError{code: "REQUEST_TOO_LARGE", message: "The calendar file would take more memory to read than this server lets one request hold: import it in parts, or with the command line's koredyne import ics"}
 
 // baseURL is where the server is reached, for the URLs the API hands out:
 // the configured public URL, else what the request came to.

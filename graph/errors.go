@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -20,18 +21,47 @@ import (
 // apiError is an error that only the API raises (authentication, access).
 type apiError struct {
 	code, message string
+	// format and args are what the message was written from, when it
+	// was (apiErrorf): the catalogues translate the format.
+	format string
+	args   []any
+}
+
+// apiErrorf is an apiError whose message is written from a format.
+func apiErrorf(code, format string, args ...any) *apiError {
+	return &apiError{code: code, message: fmt.Sprintf(format, args...), format: format, args: args}
+}
+
+// in is the error's message in the locale's language (English: as
+// written).
+func (e *apiError) in(l *locale.Locale) string {
+	format := e.format
+	if format == "" {
+		format = e.message
+	}
+	return l.Message(engine.Gym, e.code, "", e.message, format, e.args)
+}
+
+// requestLocale is the locale of an answer written before a business is
+// known: the language the request's Accept-Language asks for, else English.
+func requestLocale(req *http.Request) *locale.Locale {
+	if req == nil {
+		return locale.For(engine.Locale{}, "")
+	}
+	return locale.For(engine.Locale{}, req.Header.Get("Accept-Language"))
 }
 
 func (e *apiError) Error() string { return e.message }
 
 var (
-	errUnauthenticated = &apiError{"UNAUTHENTICATED", "Sign in with an API token: send Authorization: Bearer <token>"}
-	errForbidden       = &apiError{"FORBIDDEN", "Your role does not allow this"}
-	errUnavailable     = &apiError{"UNAVAILABLE", "The schedule cannot be reached just now: try again in a few seconds"}
-	errShuttingDownAPI = &apiError{"UNAVAILABLE", "The server is restarting: connect again in a few seconds"}
+	errUnauthenticated = &apiError{code: "UNAUTHENTICATED", message: "Sign in with an API token: send Authorization: Bearer <token>"}
+	errForbidden       = &apiError{code: "FORBIDDEN", message: "Your role does not allow this"}
+	errUnavailable     = &apiError{code: "UNAVAILABLE", message: "The schedule cannot be reached just now: try again in a few seconds"}
+	errShuttingDownAPI = &apiError{code: "UNAVAILABLE", message: "The server is restarting: connect again in a few seconds"}
 	// A playground copy lives in memory behind a cookie: no feed or
 	// timetable URL would find it, so none is handed out or rotated.
-	errNotServed = &apiError{"NOT_SERVED", "A playground serves no calendar feeds or timetable pages; run your own server for secret URLs"}
+	errInternal  = &apiError{code: "INTERNAL", message: "internal error"}
+	errNotServed = &apiError{code: "NOT_SERVED", message: "A playground serves no calendar feeds or timetable pages; run your own server for secret URLs"}
 )
 
 // codes maps the engine's error codes onto extensions.code, once.
@@ -164,7 +194,7 @@ func localized(l *locale.Locale, kind engine.Kind, today engine.Date, code, fiel
 	)
 	switch {
 	case errors.As(err, &api):
-		return l.Message(kind, code, "", english, api.message, nil)
+		return api.in(l)
 	case errors.As(err, &clash):
 		if len(clash.Clashes) == 0 {
 			return l.Code(code, "")

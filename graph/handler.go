@@ -95,7 +95,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if isWebsocket(req) && !r.checkOrigin(req) {
-			writeError(w, http.StatusForbidden, errOrigin)
+			writeError(w, req, http.StatusForbidden, errOrigin)
 			return
 		}
 		if !longLived(req) {
@@ -105,7 +105,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 		} else {
 			ctx, done, ok := r.Connections.begin(req.Context())
 			if !ok {
-				writeError(w, http.StatusServiceUnavailable, errShuttingDownAPI)
+				writeError(w, req, http.StatusServiceUnavailable, errShuttingDownAPI)
 				return
 			}
 			defer done()
@@ -116,7 +116,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			// now must be as new (see models.Replicas).
 			rev, err := strconv.ParseInt(h, 10, 64)
 			if err != nil || rev < 0 {
-				writeError(w, http.StatusBadRequest, &apiError{"BAD_REQUEST", RevisionHeader + " must be a whole number: the business's revision the client last read or wrote"})
+				writeError(w, req, http.StatusBadRequest, &apiError{code: "BAD_REQUEST", message: "Koredyne-Revision must be a whole number: the business's revision the client last read or wrote"})
 				return
 			}
 			req = req.WithContext(models.AtLeast(req.Context(), rev))
@@ -133,7 +133,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			srv.ServeHTTP(w, req)
 			return
 		default:
-			writeError(w, http.StatusUnauthorized, errUnauthenticated)
+			writeError(w, req, http.StatusUnauthorized, errUnauthenticated)
 			return
 		}
 		if rq := requestFrom(ctx); rq != nil {
@@ -144,13 +144,13 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			var api *apiError
 			switch {
 			case errors.As(err, &api):
-				writeError(w, http.StatusUnauthorized, api)
+				writeError(w, req, http.StatusUnauthorized, api)
 			case models.Unavailable(err):
 				r.Log.WarnContext(req.Context(), "database unavailable", "err", err)
-				writeError(w, http.StatusServiceUnavailable, errUnavailable)
+				writeError(w, req, http.StatusServiceUnavailable, errUnavailable)
 			default:
 				r.Log.ErrorContext(req.Context(), "authenticating", "err", err)
-				writeError(w, http.StatusInternalServerError, &apiError{"INTERNAL", "internal error"})
+				writeError(w, req, http.StatusInternalServerError, errInternal)
 			}
 			return
 		}
@@ -170,7 +170,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			case errMethod:
 				w.Header().Set("Allow", "GET, POST, OPTIONS")
 			}
-			writeError(w, status, e)
+			writeError(w, req, status, e)
 			return
 		}
 		if !r.holdDecoded(w, req, body, hold, !signed) {
@@ -283,12 +283,13 @@ func longLived(req *http.Request) bool {
 // refused by the server around it), in GraphQL's error shape with
 // extensions.code.
 func WriteError(w http.ResponseWriter, status int, code, message string) {
-	writeError(w, status, &apiError{code, message})
+	writeError(w, nil, status, &apiError{code: code, message: message})
 }
 
 // writeError answers a request that never reached GraphQL, in GraphQL's
-// error shape.
-func writeError(w http.ResponseWriter, status int, e *apiError) {
+// error shape, its message in the language the request's Accept-Language
+// asks for (before authentication no business's language is known).
+func writeError(w http.ResponseWriter, req *http.Request, status int, e *apiError) {
 	w.Header().Set("Content-Type", "application/json")
 	switch status {
 	case http.StatusUnauthorized:
@@ -298,7 +299,7 @@ func writeError(w http.ResponseWriter, status int, e *apiError) {
 	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{
-		"errors": []map[string]any{{"message": e.message, "extensions": map[string]any{"code": e.code}}},
+		"errors": []map[string]any{{"message": e.in(requestLocale(req)), "extensions": map[string]any{"code": e.code}}},
 	})
 }
 

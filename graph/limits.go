@@ -266,7 +266,7 @@ func (l responseLimit) InterceptResponse(ctx context.Context, next graphql.Respo
 	return &graphql.Response{Errors: gqlerror.List{err}, Extensions: resp.Extensions}
 }
 
-var errAnswerTooLarge = &apiError{"RESPONSE_TOO_LARGE", "The answer is too large"}
+var errAnswerTooLarge = &apiError{code: "RESPONSE_TOO_LARGE", message: "The answer is too large"}
 
 func (l responseLimit) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
 	size, _ := ctx.Value(answerSizeKey{}).(*answerSize)

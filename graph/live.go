@@ -66,4 +66,4 @@ func (r *Resolver) checkOrigin(req *http.Request) bool {
 	})
 }
 
-var errOrigin = &apiError{"FORBIDDEN", "Pages from this origin may not open a websocket to the API: add the origin to --allowed-origins"}
+var errOrigin = &apiError{code: "FORBIDDEN", message: "Pages from this origin may not open a websocket to the API: add the origin to --allowed-origins"}

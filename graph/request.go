@@ -130,7 +130,7 @@ func grant(ctx context.Context, role models.Role) error {
 		return badInput("role", "%q is not a role", role)
 	}
 	if mine < 0 || theirs < mine {
-		return &apiError{"FORBIDDEN", fmt.Sprintf("A %s cannot give the %s role: a token or login gets at most the role of whoever makes it",
+		return &apiError{code: "FORBIDDEN", message: fmt.Sprintf("A %s cannot give the %s role: a token or login gets at most the role of whoever makes it",
 			roleWords(principal(ctx).Role), roleWords(role))}
 	}
 	return nil

@@ -123,11 +123,11 @@ func checkGet(req *http.Request) (int, *apiError) {
 }
 
 func badRequest(format string, args ...any) *apiError {
-	return &apiError{"BAD_REQUEST", fmt.Sprintf(format, args...)}
+	return &apiError{code: "BAD_REQUEST", message: fmt.Sprintf(format, args...)}
 }
 
 var (
-	errMethod      = &apiError{"METHOD_NOT_ALLOWED", "GraphQL is served over GET and POST"}
-	errGetMutation = &apiError{"METHOD_NOT_ALLOWED", "Only queries may be sent with GET: send mutations and subscriptions with POST"}
-	errMediaType   = &apiError{"UNSUPPORTED_MEDIA_TYPE", "Send the request as Content-Type: application/json"}
+	errMethod      = &apiError{code: "METHOD_NOT_ALLOWED", message: "GraphQL is served over GET and POST"}
+	errGetMutation = &apiError{code: "METHOD_NOT_ALLOWED", message: "Only queries may be sent with GET: send mutations and subscriptions with POST"}
+	errMediaType   = &apiError{code: "UNSUPPORTED_MEDIA_TYPE", message: "Send the request as Content-Type: application/json"}
 )

@@ -19,7 +19,7 @@ import (
 
 // errNoWebhooks refuses webhook writes in the playground: its copies live
 // in memory, and no server delivers their events.
-var errNoWebhooks = &apiError{"NOT_SERVED", "A playground sends no webhooks; run your own server to register endpoints"}
+var errNoWebhooks = &apiError{code: "NOT_SERVED", message: "A playground sends no webhooks; run your own server to register endpoints"}
 
 // endpoints lists the business's endpoints with their queues, in two
 // queries.

@@ -197,9 +197,9 @@ func (h *Handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 	if models.Unavailable(err) {
 		h.log.WarnContext(r.Context(), "timetable page: database unavailable", "err", err)
 		w.Header().Set("Retry-After", "5")
-		http.Error(w, "the timetable cannot be reached just now: try again in a few seconds", http.StatusServiceUnavailable)
+		http.Error(w, locale.For(engine.Locale{}, r.Header.Get("Accept-Language")).Text("page.unavailable", nil), http.StatusServiceUnavailable)
 		return
 	}
 	h.log.ErrorContext(r.Context(), "timetable page", "path", Path+"…", "err", err)
-	http.Error(w, "internal error", http.StatusInternalServerError)
+	http.Error(w, locale.For(engine.Locale{}, r.Header.Get("Accept-Language")).Text("page.internal", nil), http.StatusInternalServerError)
 }

@@ -18,7 +18,7 @@ import (
 // formatCalls are the functions whose argument at the index is an English
 // message format the API may answer with (engine.Errorf and the helpers
 // that call it, the validator's problems).
-var formatCalls = map[string]int{"Errorf": 2, "badInput": 1, "add": 3, "missing": 3, "fail": 1, "precondition": 3}
+var formatCalls = map[string]int{"Errorf": 2, "badInput": 1, "add": 3, "missing": 3, "fail": 1, "precondition": 3, "apiErrorf": 1}
 
 // gatewayOnly are the calls that write errors in the calendar gateway only
 // (another package has a fail of its own).
@@ -48,10 +48,26 @@ func sourceFormats(t *testing.T) (formats map[string]string, apiCodes map[string
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "apiError" && len(n.Elts) > 0 {
-					if lit, ok := n.Elts[0].(*ast.BasicLit); ok {
-						code, _ := strconv.Unquote(lit.Value)
-						apiCodes[code] = true
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "apiError" {
+					// apiError{code: "…", message: "…"}: its message is
+					// a format that fills nothing.
+					for _, e := range n.Elts {
+						kv, ok := e.(*ast.KeyValueExpr)
+						if !ok {
+							continue
+						}
+						key, _ := kv.Key.(*ast.Ident)
+						lit, isLit := kv.Value.(*ast.BasicLit)
+						if key == nil || !isLit || lit.Kind != token.STRING {
+							continue
+						}
+						s, _ := strconv.Unquote(lit.Value)
+						switch key.Name {
+						case "code":
+							apiCodes[s] = true
+						case "message":
+							formats[s] = fset.Position(lit.Pos()).String()
+						}
 					}
 				}
 			case *ast.CallExpr:
