@@ -200,15 +200,24 @@ func announce(ctx context.Context, tx bun.Tx, c Change) error {
 	if tx.Dialect().Name().String() != "pg" {
 		return nil
 	}
-	body, err := json.Marshal(notice{Business: c.Business, Revision: c.Revision, From: Day(c.From), To: Day(c.To), Open: c.Open})
+	q, err := notification(tx, c)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "SELECT pg_notify(?, (?::jsonb || jsonb_build_object('schema', current_schema()))::text)",
-		notifyChannel, string(body)); err != nil {
+	if _, err := q.Exec(ctx); err != nil {
 		return fmt.Errorf("announcing the change: %w", err)
 	}
 	return nil
+}
+
+// notification is the PostgreSQL statement that announces c: a query of
+// its own, or the last of a statement that writes first (writeEvents).
+func notification(tx bun.Tx, c Change) (*bun.RawQuery, error) {
+	body, err := json.Marshal(notice{Business: c.Business, Revision: c.Revision, From: Day(c.From), To: Day(c.To), Open: c.Open})
+	if err != nil {
+		return nil, err
+	}
+	return tx.NewRaw("SELECT pg_notify(?, (?::jsonb || jsonb_build_object('schema', current_schema()))::text)", notifyChannel, string(body)), nil
 }
 
 // Listen hears the changes other processes on the PostgreSQL database at

@@ -90,6 +90,6 @@ func QueueEvents(ctx context.Context, db *DB, b *Business, n int) error {
 				return err
 			}
 		}
-		return writeEvents(ctx, tx, b.ID, events)
+		return writeEvents(ctx, tx, b.ID, events, nil)
 	})
 }

@@ -815,10 +815,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if len(res.Clashes) > 0 && !e.AcceptClashes {
 			return &ClashError{Clashes: res.Clashes}
 		}
-		if err := writeEvents(ctx, tx, b.ID, res.Events); err != nil {
-			return err
-		}
-		if err := announce(ctx, tx, change); err != nil {
+		if err := writeEvents(ctx, tx, b.ID, res.Events, &change); err != nil {
 			return err
 		}
 		key = loadKey{b.ID, rev}
