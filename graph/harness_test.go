@@ -106,7 +106,13 @@ type result struct {
 // do sends a query with variables as token's business.
 func (a *api) do(token, query string, vars map[string]any) result {
 	a.t.Helper()
-	opts := []client.Option{client.AddHeader("Authorization", "Bearer "+token)}
+	return a.send(token, query, vars)
+}
+
+// send is do with more options (headers) for the request.
+func (a *api) send(token, query string, vars map[string]any, more ...client.Option) result {
+	a.t.Helper()
+	opts := append([]client.Option{client.AddHeader("Authorization", "Bearer "+token)}, more...)
 	for k, v := range vars {
 		opts = append(opts, client.Var(k, v))
 	}

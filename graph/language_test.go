@@ -19,22 +19,7 @@ import (
 // doIn is do with an Accept-Language header.
 func (a *api) doIn(lang, token, query string, vars map[string]any) result {
 	a.t.Helper()
-	opts := []client.Option{client.AddHeader("Authorization", "Bearer "+token), client.AddHeader("Accept-Language", lang)}
-	for k, v := range vars {
-		opts = append(opts, client.Var(k, v))
-	}
-	resp, err := a.c.RawPost(query, opts...)
-	if err != nil {
-		a.t.Fatalf("%s: %v", firstLine(query), err)
-	}
-	var r result
-	if len(resp.Errors) > 0 {
-		if err := json.Unmarshal(resp.Errors, &r.Errors); err != nil {
-			a.t.Fatal(err)
-		}
-	}
-	r.Data, _ = resp.Data.(map[string]any)
-	return r
+	return a.send(token, query, vars, client.AddHeader("Accept-Language", lang))
 }
 
 const localeQuery = `{
