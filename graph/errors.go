@@ -33,13 +33,13 @@ func apiErrorf(code, format string, args ...any) *apiError {
 }
 
 // in is the error's message in the locale's language (English: as
-// written).
-func (e *apiError) in(l *locale.Locale) string {
+// written), in the words of a business of kind (Gym before one is known).
+func (e *apiError) in(l *locale.Locale, kind engine.Kind) string {
 	format := e.format
 	if format == "" {
 		format = e.message
 	}
-	return l.Message(engine.Gym, e.code, "", e.message, format, e.args)
+	return l.Message(kind, e.code, "", e.message, format, e.args)
 }
 
 // requestLocale is the locale of an answer written before a business is
@@ -194,7 +194,7 @@ func localized(l *locale.Locale, kind engine.Kind, today engine.Date, code, fiel
 	)
 	switch {
 	case errors.As(err, &api):
-		return api.in(l)
+		return api.in(l, kind)
 	case errors.As(err, &clash):
 		if len(clash.Clashes) == 0 {
 			return l.Code(code, "")

@@ -15,10 +15,11 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/coder/websocket"
-	"github.com/koredyne/schedule/graph/graphiql"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
+	"github.com/koredyne/schedule/graph/graphiql"
 	"github.com/koredyne/schedule/models"
 )
 
@@ -299,7 +300,7 @@ func writeError(w http.ResponseWriter, req *http.Request, status int, e *apiErro
 	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{
-		"errors": []map[string]any{{"message": e.in(requestLocale(req)), "extensions": map[string]any{"code": e.code}}},
+		"errors": []map[string]any{{"message": e.in(requestLocale(req), engine.Gym), "extensions": map[string]any{"code": e.code}}},
 	})
 }
 
