@@ -562,9 +562,10 @@ type Edit struct {
 	// write that adds such a session is refused (UnavailableError).
 	AllowNeedsCover bool
 	// Refused, when set, hears that the write is refused for what it
-	// adds — clashes (ClashError) or sessions needing cover
-	// (UnavailableError) — before its transaction rolls back; see Try.
-	Refused func(Try)
+	// adds — clashes (a *ClashError) or sessions needing cover (an
+	// *UnavailableError), the refusal it is given — before its
+	// transaction rolls back; see Try.
+	Refused func(refusal error, try Try)
 
 	dryRun    bool
 	newID     func() int64
@@ -780,7 +781,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if ue := v.unavailable(e); ue != nil {
 			// Refused as the write itself would be, dry run or not: the
 			// payloads carry clashes, not this.
-			e.refused(ctx, tx, before, today)
+			e.refused(ctx, tx, ue, before, today)
 			return ue
 		}
 		if e.AcceptClashes && len(res.Clashes) > 0 {
@@ -802,8 +803,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return errDryRun
 		}
 		if len(res.Clashes) > 0 && !e.AcceptClashes {
-			e.refused(ctx, tx, before, today)
-			return &ClashError{Clashes: res.Clashes}
+			ce := &ClashError{Clashes: res.Clashes}
+			e.refused(ctx, tx, ce, before, today)
+			return ce
 		}
 		if err := writeEvents(ctx, tx, b.ID, res.Events, &change); err != nil {
 			return err

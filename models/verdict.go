@@ -73,11 +73,11 @@ type Try func(edit func(*Edit) error) bool
 
 // refused tells e.Refused that the write is refused, handing it a Try on
 // the schedule before the write, in the write's transaction.
-func (e *Edit) refused(ctx context.Context, tx bun.Tx, before *Snapshot, today engine.Date) {
+func (e *Edit) refused(ctx context.Context, tx bun.Tx, refusal error, before *Snapshot, today engine.Date) {
 	if e.Refused == nil {
 		return
 	}
-	e.Refused(func(edit func(*Edit) error) bool {
+	e.Refused(refusal, func(edit func(*Edit) error) bool {
 		ok, _ := trial(ctx, tx, e, before, today, edit)
 		return ok
 	})

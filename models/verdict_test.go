@@ -69,7 +69,7 @@ func TestTryIsTheWritesVerdict(t *testing.T) {
 			refusedEdit := move(onto.RoomID, onto.Weekday, onto.Start, onto.Start+moved.End-moved.Start)
 			called := 0
 			_, err = store.Write(ctx, b.ID, false, func(e *models.Edit) error {
-				e.Refused = func(try models.Try) {
+				e.Refused = func(_ error, try models.Try) {
 					called++
 					for _, c := range cands {
 						answers[c] = try(move(c.room, onto.Weekday, c.start, c.start+moved.End-moved.Start))
