@@ -483,7 +483,7 @@ func (h *runHeap) Less(i, j int) bool {
 		cmp.Compare(a.run.Place.Class, b.run.Place.Class), cmp.Compare(a.run.OneOff, b.run.OneOff)) < 0
 }
 func (h *runHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *runHeap) Push(x any)   { h.items = append(h.items, x.(runCursor)) }
+func (h *runHeap) Push(x any)    { h.items = append(h.items, x.(runCursor)) }
 func (h *runHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
@@ -515,7 +515,9 @@ func StandingAffected(t *Timetable, runs []AffectedRun) []Standing {
 	var out []Standing
 	for _, rules := range x.byGroup {
 		for _, r := range rules {
-			if slices.ContainsFunc(runs, func(a AffectedRun) bool { return a.OneOff == 0 && a.Place == Place{r.ClassTimeID, r.ClassID} && x.reaches(&r, a.Dates) }) {
+			if slices.ContainsFunc(runs, func(a AffectedRun) bool {
+				return a.OneOff == 0 && a.Place == Place{r.ClassTimeID, r.ClassID} && x.reaches(&r, a.Dates)
+			}) {
 				out = append(out, r)
 			}
 		}

@@ -295,7 +295,7 @@ func TestImpact(t *testing.T) {
 			want: []AffectedRun{{Place: p, Dates: DateRun{First: tue + 7, Every: 2}}}},
 		{name: "two places: the dates of the standing place and two single bookings", edit: func(s *State) { s.ClassTimes[0].Capacity = 2 },
 			booked: Booked{Series: map[Place]map[Date]int{p: {tue + 14: 2, tue + 70: 3, tue + 77: 2}}},
-			want: []AffectedRun{{Place: p, Dates: DateRun{First: tue + 14, Until: tue + 14}}, {Place: p, Dates: DateRun{First: tue + 70, Until: tue + 70}}}},
+			want:   []AffectedRun{{Place: p, Dates: DateRun{First: tue + 14, Until: tue + 14}}, {Place: p, Dates: DateRun{First: tue + 70, Until: tue + 70}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
