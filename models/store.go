@@ -48,6 +48,8 @@ type Store struct {
 	cold chan struct{} // see LimitColdLoads
 	// beforeLoad, when set, runs as a cold load takes its slot (tests).
 	beforeLoad func(business int64)
+	// noImpact leaves writes' impact out (the benchmark's baseline).
+	noImpact bool
 }
 
 // NewStore returns a store on db; now is its clock (time.Now in production).
@@ -619,6 +621,9 @@ type Result struct {
 	// Events are the webhook events the write stored (would store, in
 	// a dry run): docs/webhooks.md.
 	Events []WebhookEvent
+	// Impact is what the write does to the people on the sessions it
+	// changes (impact.go); empty for a write that changes no session.
+	Impact *Impact
 	ids    map[int64]int64
 }
 
@@ -792,6 +797,12 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		change = changeOf(e, step, rev, today)
 		if len(res.NeedsCover) > 0 && !e.replaced {
 			e.noteNeedsCover(sn.Timetable, res.NeedsCover, today)
+		}
+		res.Impact = &Impact{}
+		if changed && !e.replaced && !s.noImpact {
+			if res.Impact, err = impactOf(ctx, e, before, sn, today); err != nil {
+				return err
+			}
 		}
 		if res.Events, err = s.events(ctx, e, before, sn, change, now); err != nil {
 			return err
