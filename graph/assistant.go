@@ -284,8 +284,20 @@ func placementRequest(t *engine.Timetable, in model.PlacementsInput) (engine.Pla
 			q.Weekdays = append(q.Weekdays, (t.State().Business.WeekStart+time.Weekday(i))%7)
 		}
 	}
+	if in.Minutes >= 1 {
+		starts := max(0, (int(q.Latest-q.Earliest)-in.Minutes)/q.Step+1)
+		if n := len(q.RoomIDs) * len(q.Weekdays) * starts * len(q.Weeks); n > maxPlacementPoints {
+			return q, badInput("step", "Placements would try %d places (rooms × days × starts × weeks), at most %d at once: ask for fewer rooms, days or weeks, or a longer step", n, maxPlacementPoints)
+		}
+	}
 	return q, nil
 }
+
+// maxPlacementPoints is the most (room, weekday, start, week) one request
+// of placements may try: every one may be a placement, and the list is
+// held whole to be paged. Ten thousand class times' rooms, every day
+// 06:00–22:00 every 15 minutes, in a rotation of 4 weeks are fewer.
+const maxPlacementPoints = 2_000_000
 
 // once returns xs without the repeats, in the order of their first time.
 func once[T comparable](xs []T) []T {
