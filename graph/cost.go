@@ -266,6 +266,10 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(w.days(f, "from", "to"))
 	case "Query.freeRooms":
 		return root(k.rooms)
+	case "Query.placements":
+		// A start a minute in every room, weekday and week of the longest
+		// rotation: the most a request can ask for.
+		return root(mul(k.rooms, 7*24*60*engine.MaxPlacementCycle))
 	case "Query.timeOffs":
 		return root(k.timeOffs)
 	case "Staff.workingHours":

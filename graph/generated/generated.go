@@ -49,6 +49,7 @@ type ResolverRoot interface {
 	Membership() MembershipResolver
 	Mutation() MutationResolver
 	OneOff() OneOffResolver
+	Placement() PlacementResolver
 	Plan() PlanResolver
 	Query() QueryResolver
 	Room() RoomResolver
@@ -540,6 +541,26 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	Placement struct {
+		End     func(childComplexity int) int
+		Room    func(childComplexity int) int
+		Start   func(childComplexity int) int
+		Week    func(childComplexity int) int
+		Weekday func(childComplexity int) int
+	}
+
+	PlacementConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	PlacementEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Plan struct {
 		ID               func(childComplexity int) int
 		Label            func(childComplexity int) int
@@ -597,6 +618,7 @@ type ComplexityRoot struct {
 		Memberships          func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		OneOff               func(childComplexity int, id int64) int
 		OneOffs              func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Placements           func(childComplexity int, input model.PlacementsInput, first *int, after *string) int
 		Plan                 func(childComplexity int, id int64) int
 		Plans                func(childComplexity int, seriesID *int64) int
 		Room                 func(childComplexity int, id int64) int
@@ -1182,6 +1204,9 @@ type OneOffResolver interface {
 	Note(ctx context.Context, obj *engine.OneOff) (*string, error)
 	Clients(ctx context.Context, obj *engine.OneOff) ([]engine.Client, error)
 }
+type PlacementResolver interface {
+	Room(ctx context.Context, obj *engine.Placement) (*engine.Room, error)
+}
 type PlanResolver interface {
 	Series(ctx context.Context, obj *engine.Plan) (*engine.Series, error)
 	Name(ctx context.Context, obj *engine.Plan) (string, error)
@@ -1205,6 +1230,7 @@ type QueryResolver interface {
 	CoverOptions(ctx context.Context, sessionID model.SessionID) (*model.CoverOptions, error)
 	CoverPlan(ctx context.Context, timeOffID int64) (*model.CoverPlan, error)
 	FreeRooms(ctx context.Context, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) ([]engine.Room, error)
+	Placements(ctx context.Context, input model.PlacementsInput, first *int, after *string) (*model.PlacementConnection, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
@@ -3665,6 +3691,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Placement.end":
+		if e.ComplexityRoot.Placement.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.End(childComplexity), true
+	case "Placement.room":
+		if e.ComplexityRoot.Placement.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Room(childComplexity), true
+	case "Placement.start":
+		if e.ComplexityRoot.Placement.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Start(childComplexity), true
+	case "Placement.week":
+		if e.ComplexityRoot.Placement.Week == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Week(childComplexity), true
+	case "Placement.weekday":
+		if e.ComplexityRoot.Placement.Weekday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Weekday(childComplexity), true
+
+	case "PlacementConnection.edges":
+		if e.ComplexityRoot.PlacementConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.Edges(childComplexity), true
+	case "PlacementConnection.nodes":
+		if e.ComplexityRoot.PlacementConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.Nodes(childComplexity), true
+	case "PlacementConnection.pageInfo":
+		if e.ComplexityRoot.PlacementConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.PageInfo(childComplexity), true
+	case "PlacementConnection.totalCount":
+		if e.ComplexityRoot.PlacementConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.TotalCount(childComplexity), true
+
+	case "PlacementEdge.cursor":
+		if e.ComplexityRoot.PlacementEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementEdge.Cursor(childComplexity), true
+	case "PlacementEdge.node":
+		if e.ComplexityRoot.PlacementEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementEdge.Node(childComplexity), true
+
 	case "Plan.id":
 		if e.ComplexityRoot.Plan.ID == nil {
 			break
@@ -4066,6 +4161,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.OneOffs(childComplexity, args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+	case "Query.placements":
+		if e.ComplexityRoot.Query.Placements == nil {
+			break
+		}
+
+		args, err := ec.field_Query_placements_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Placements(childComplexity, args["input"].(model.PlacementsInput), args["first"].(*int), args["after"].(*string)), true
 	case "Query.plan":
 		if e.ComplexityRoot.Query.Plan == nil {
 			break
@@ -5816,6 +5922,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("CreateWebhookEndpointInput", ec.unmarshalInputCreateWebhookEndpointInput),
 			graphql.NewInputUnmarshaler("HoursSpanInput", ec.unmarshalInputHoursSpanInput),
+			graphql.NewInputUnmarshaler("PlacementsInput", ec.unmarshalInputPlacementsInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
@@ -6571,6 +6678,100 @@ extend type Query {
     "Units of the room needed; left out: 1."
     units: Int
   ): [Room!]
+}
+
+"""
+One place a new class time of a class can go (see Query.placements): a room, a
+day of the week and a span, and the week of a new rotation its series entry is
+in. Written as a class time there and an entry for the class in that week of a
+new series of cycleWeeks weeks anchored on the week of from, it adds no clash
+and leaves no staff member of the class away or outside their hours, on any
+future date.
+"""
+type Placement {
+  "The room."
+  room: Room!
+  "The day of the week."
+  weekday: Weekday!
+  "When a session starts, wall-clock time."
+  start: LocalTime!
+  "When it ends: the start and the minutes asked for."
+  end: LocalTime!
+  "The week of the new rotation (1 to cycleWeeks) the series entry is in."
+  week: Int!
+}
+
+"A page of placements, by room (in the order of roomIds, or the rooms' order), day of the week (in the order of weekdays, or from the business's week start), start, then week."
+type PlacementConnection {
+  "The page's placements with their cursors."
+  edges: [PlacementEdge!]!
+  "The page's placements."
+  nodes: [Placement!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many placements the whole list holds (every page)."
+  totalCount: Int!
+}
+
+"A placement and its place in the list."
+type PlacementEdge {
+  "Pass as after to get the placements that follow this one."
+  cursor: String!
+  "The placement."
+  node: Placement!
+}
+
+"What placements asks: where could a new class time of a class go?"
+input PlacementsInput {
+  "The class the new sessions are of; its staff must be free."
+  classId: ID!
+  "How long a session lasts, 1 to 1440 minutes."
+  minutes: Int!
+  "The weeks of the new series' rotation, 1 to 8; left out: 1, every week."
+  cycleWeeks: Int
+  "The weeks of the rotation (1 to cycleWeeks) to answer for; left out: every week."
+  weeks: [Int!]
+  "The rooms to try; left out: every room."
+  roomIds: [ID!]
+  "The days of the week to try; left out: every day."
+  weekdays: [Weekday!]
+  "The earliest start, wall-clock time; left out: 06:00."
+  earliest: LocalTime
+  "The time a session must end by; left out: 22:00. After earliest."
+  latest: LocalTime
+  "Minutes between two starts tried, 1 to 1440; left out: 15."
+  step: Int
+  "Units of the room a session takes, 0 for all of it; left out: as the class's first class time takes (all of the room when it has none)."
+  units: Int
+  "Cleaning minutes after a session, 0 to 1440; left out: as the class's first class time has (none when it has none)."
+  bufferMinutes: Int
+  "A date of the week the new series is anchored on; left out: today."
+  from: Date
+}
+
+extend type Query {
+  """
+  Where a new class time of a class can go without a problem on any future
+  date: every room, day of the week, start (from earliest, every step minutes,
+  ending by latest) and week of a new rotation of cycleWeeks weeks anchored on
+  the week of from, where the class time and an entry for the class in that
+  week would add no clash — room units and cleaning buffers, capacity rules and
+  room bookings, everyone in the class, day changes and one-offs, closures and
+  pauses (a closed date holds no session) — and leave no staff member of the
+  class away or outside their hours. Exact for every future date: found by
+  arithmetic over the rotations, as clashes are proved, not by scanning weeks.
+  A page at a time. Any signed-in token. BAD_USER_INPUT naming the field
+  (minutes, step, cycleWeeks, weeks out of range; earliest not before latest;
+  an unknown class or room).
+  """
+  placements(
+    "The request."
+    input: PlacementsInput!
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): PlacementConnection
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
@@ -10217,6 +10418,46 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Placement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "room":
+		return ec.fieldContext_Placement_room(ctx, field)
+	case "weekday":
+		return ec.fieldContext_Placement_weekday(ctx, field)
+	case "start":
+		return ec.fieldContext_Placement_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Placement_end(ctx, field)
+	case "week":
+		return ec.fieldContext_Placement_week(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Placement", field.Name)
+}
+
+func (ec *executionContext) childFields_PlacementConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_PlacementConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_PlacementConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_PlacementConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_PlacementConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlacementConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_PlacementEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_PlacementEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_PlacementEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlacementEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -13726,6 +13967,36 @@ func (ec *executionContext) field_Query_oneOffs_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["to"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_placements_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PlacementsInput, error) {
+			return ec.unmarshalNPlacementsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -23872,6 +24143,304 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
+func (ec *executionContext) _Placement_room(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Placement().Room(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalNRoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Placement",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Placement_weekday(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_weekday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weekday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2timeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_weekday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _Placement_start(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Placement_end(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Placement_week(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_week(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Week, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_week(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PlacementConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.PlacementEdge) graphql.Marshaler {
+			return ec.marshalNPlacementEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlacementEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Placement) graphql.Marshaler {
+			return ec.marshalNPlacement2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacementᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Placement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlacementConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PlacementEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.PlacementEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlacementEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlacementEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.PlacementEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Placement) graphql.Marshaler {
+			return ec.marshalNPlacement2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Placement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Plan_id(ctx context.Context, field graphql.CollectedField, obj *engine.Plan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24864,6 +25433,50 @@ func (ec *executionContext) fieldContext_Query_freeRooms(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_freeRooms_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_placements(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_placements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Placements(ctx, fc.Args["input"].(model.PlacementsInput), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlacementConnection) graphql.Marshaler {
+			return ec.marshalOPlacementConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_placements(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlacementConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_placements_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -35477,6 +36090,125 @@ func UnmarshalHoursSpanInput(ctx context.Context, raw any) (model.HoursSpanInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputPlacementsInput(ctx context.Context, obj any) (model.PlacementsInput, error) {
+	var it model.PlacementsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"classId", "minutes", "cycleWeeks", "weeks", "roomIds", "weekdays", "earliest", "latest", "step", "units", "bufferMinutes", "from"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "classId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("classId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClassID = data
+		case "minutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Minutes = data
+		case "cycleWeeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CycleWeeks = data
+		case "weeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weeks"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weeks = data
+		case "roomIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomIds = data
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekdays = data
+		case "earliest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("earliest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Earliest = data
+		case "latest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latest = data
+		case "step":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("step"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Step = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		case "bufferMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferMinutes = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPlacementsInput unmarshals raw into the PlacementsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPlacementsInput(ctx context.Context, raw any) (model.PlacementsInput, error) {
+	var out model.PlacementsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PlacementsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputSeriesEntryInput(ctx context.Context, obj any) (model.SeriesEntryInput, error) {
 	var it model.SeriesEntryInput
 	if obj == nil {
@@ -40519,6 +41251,146 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var placementImplementors = []string{"Placement"}
+
+func (ec *executionContext) _Placement(ctx context.Context, sel ast.SelectionSet, obj *engine.Placement) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Placement")
+		case "room":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Placement_room(ctx, field, obj)
+				})
+		case "weekday":
+			out.Values[i] = ec._Placement_weekday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._Placement_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end":
+			out.Values[i] = ec._Placement_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "week":
+			out.Values[i] = ec._Placement_week(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var placementConnectionImplementors = []string{"PlacementConnection"}
+
+func (ec *executionContext) _PlacementConnection(ctx context.Context, sel ast.SelectionSet, obj *model.PlacementConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlacementConnection")
+		case "edges":
+			out.Values[i] = ec._PlacementConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._PlacementConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._PlacementConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._PlacementConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var placementEdgeImplementors = []string{"PlacementEdge"}
+
+func (ec *executionContext) _PlacementEdge(ctx context.Context, sel ast.SelectionSet, obj *model.PlacementEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlacementEdge")
+		case "cursor":
+			out.Values[i] = ec._PlacementEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._PlacementEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var planImplementors = []string{"Plan"}
 
 func (ec *executionContext) _Plan(ctx context.Context, sel ast.SelectionSet, obj *engine.Plan) graphql.Marshaler {
@@ -40795,6 +41667,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_freeRooms(ctx, field)
+				})
+		case "placements":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_placements(ctx, field)
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -44875,6 +45753,59 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋschedu
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPlacement2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx context.Context, sel ast.SelectionSet, v engine.Placement) graphql.Marshaler {
+	return ec._Placement(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlacement2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacementᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Placement) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlacement2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPlacement2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx context.Context, sel ast.SelectionSet, v *engine.Placement) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Placement!")
+		return graphql.Null
+	}
+	return ec._Placement(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPlacementEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdge(ctx context.Context, sel ast.SelectionSet, v model.PlacementEdge) graphql.Marshaler {
+	return ec._PlacementEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlacementEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.PlacementEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlacementEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNPlacementsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementsInput(ctx context.Context, v any) (model.PlacementsInput, error) {
+	res, err := ec.unmarshalInputPlacementsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNPlan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx context.Context, sel ast.SelectionSet, v engine.Plan) graphql.Marshaler {
 	return ec._Plan(ctx, sel, &v)
 }
@@ -46475,6 +47406,41 @@ func (ec *executionContext) marshalOID2ᚖint64(ctx context.Context, sel ast.Sel
 	return res
 }
 
+func (ec *executionContext) unmarshalOInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -46563,6 +47529,13 @@ func (ec *executionContext) marshalOOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋs
 		return graphql.Null
 	}
 	return ec._OneOffPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPlacementConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementConnection(ctx context.Context, sel ast.SelectionSet, v *model.PlacementConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PlacementConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPlan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlanᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Plan) graphql.Marshaler {

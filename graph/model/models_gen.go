@@ -990,6 +990,54 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// A page of placements, by room (in the order of roomIds, or the rooms' order), day of the week (in the order of weekdays, or from the business's week start), start, then week.
+type PlacementConnection struct {
+	// The page's placements with their cursors.
+	Edges []PlacementEdge `json:"edges"`
+	// The page's placements.
+	Nodes []engine.Placement `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many placements the whole list holds (every page).
+	TotalCount int `json:"totalCount"`
+}
+
+// A placement and its place in the list.
+type PlacementEdge struct {
+	// Pass as after to get the placements that follow this one.
+	Cursor string `json:"cursor"`
+	// The placement.
+	Node *engine.Placement `json:"node"`
+}
+
+// What placements asks: where could a new class time of a class go?
+type PlacementsInput struct {
+	// The class the new sessions are of; its staff must be free.
+	ClassID int64 `json:"classId"`
+	// How long a session lasts, 1 to 1440 minutes.
+	Minutes int `json:"minutes"`
+	// The weeks of the new series' rotation, 1 to 8; left out: 1, every week.
+	CycleWeeks *int `json:"cycleWeeks,omitempty"`
+	// The weeks of the rotation (1 to cycleWeeks) to answer for; left out: every week.
+	Weeks []int `json:"weeks,omitempty"`
+	// The rooms to try; left out: every room.
+	RoomIds []int64 `json:"roomIds,omitempty"`
+	// The days of the week to try; left out: every day.
+	Weekdays []time.Weekday `json:"weekdays,omitempty"`
+	// The earliest start, wall-clock time; left out: 06:00.
+	Earliest *engine.LocalTime `json:"earliest,omitempty"`
+	// The time a session must end by; left out: 22:00. After earliest.
+	Latest *engine.LocalTime `json:"latest,omitempty"`
+	// Minutes between two starts tried, 1 to 1440; left out: 15.
+	Step *int `json:"step,omitempty"`
+	// Units of the room a session takes, 0 for all of it; left out: as the class's first class time takes (all of the room when it has none).
+	Units *int `json:"units,omitempty"`
+	// Cleaning minutes after a session, 0 to 1440; left out: as the class's first class time has (none when it has none).
+	BufferMinutes *int `json:"bufferMinutes,omitempty"`
+	// A date of the week the new series is anchored on; left out: today.
+	From *engine.Date `json:"from,omitempty"`
+}
+
 // What createPlan and updatePlan return.
 type PlanPayload struct {
 	// True when nothing was saved (see Write.dryRun).
