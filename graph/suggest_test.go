@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/koredyne/schedule/engine"
@@ -157,6 +158,26 @@ func TestRefusalSuggests(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) { applySuggestions(t, a.on(t), tok, c) })
 		}
+		// The messages are in the language asked for; the suggestions are
+		// the same.
+		t.Run("in Arabic", func(t *testing.T) {
+			en := a.fails(tok, "CLASH", cases[0].call, cases[0].vars)
+			ar := a.doIn("ar", tok, cases[0].call, cases[0].vars)
+			if len(ar.Errors) == 0 {
+				t.Fatal("refused in English, saved in Arabic")
+			}
+			enList, _ := en.Extensions["suggestions"].([]any)
+			arList, _ := ar.Errors[0].Extensions["suggestions"].([]any)
+			if len(arList) != len(enList) || len(enList) == 0 {
+				t.Fatalf("%d suggestions in Arabic, %d in English", len(arList), len(enList))
+			}
+			for i := range enList {
+				enMsg, arMsg := path(enList[i], "message").(string), path(arList[i], "message").(string)
+				if enMsg == arMsg || strings.Contains(arMsg, "{{") || !reflect.DeepEqual(path(enList[i], "input"), path(arList[i], "input")) {
+					t.Errorf("suggestion %d: %q in Arabic, %q in English (input %v, %v)", i, arMsg, enMsg, path(arList[i], "input"), path(enList[i], "input"))
+				}
+			}
+		})
 
 		// Dana away on Saturday: giving her Marco's session is refused
 		// with STAFF_UNAVAILABLE, a dry run too, and another coach is
