@@ -122,7 +122,21 @@ func TestRefusalSuggests(t *testing.T) {
 			a.ok(tok, `mutation($id: ID!) { deleteSeries(id: $id) { id } }`, map[string]any{"id": path(data, "createSeries", "series", "id")})
 		}
 		marco := idOf(a, tok, "staff", "name", "Marco Reyes")
+		// Every other Friday (week 1 of 2) the Studio holds boxing at noon.
+		friday := func(name, activity, staff string) map[string]any {
+			return map[string]any{"name": name, "anchorDate": "2026-11-29", "cycleWeeks": 2, "entries": []any{
+				map[string]any{"week": 1, "classTime": map[string]any{"roomId": studio, "weekday": "FRIDAY", "start": "12:00", "end": "13:00"},
+					"class": map[string]any{"activityId": activity, "staffIds": []any{staff}}},
+			}}
+		}
+		a.ok(tok, createSeriesCall, map[string]any{"input": friday("Friday boxing", boxing, marco)})
 		cases := []refusal{
+			{
+				name: "createSeries in the Studio's Friday boxing week", code: "CLASH", call: createSeriesCall, arg: "input",
+				vars:  map[string]any{"input": friday("Friday kickboxing", kickboxing, dana)},
+				undo:  dropSeries,
+				kinds: []string{"OTHER_WEEK", "SAME_ROOM_OTHER_TIME", "OTHER_ROOM"},
+			},
 			{
 				name: "updateClassTime onto the Ring's kickboxing", code: "CLASH", call: updateClassTimeCall, arg: "input",
 				vars: map[string]any{"id": boxingSat, "input": map[string]any{"start": "11:00", "end": "12:00"}},
@@ -267,6 +281,37 @@ func TestSuggestionsOnGeneratedBusinesses(t *testing.T) {
 				}
 				if refused == 0 {
 					t.Errorf("no move was refused: the test proves nothing")
+				}
+
+				// New series whose one entry takes a class time's slot
+				// with another class, every other week.
+				classes := path(a.ok(tok, `{ classes { id } }`, nil), "classes").([]any)
+				series := 0
+				for tries := 0; tries < 12 && series < 2; tries++ {
+					onto := cts[rng.IntN(len(cts))]
+					class := path(classes[rng.IntN(len(classes))], "id")
+					input := map[string]any{"name": fmt.Sprint("Extra ", tries), "anchorDate": "2026-11-30", "cycleWeeks": 2, "entries": []any{
+						map[string]any{"week": 1, "classId": class, "classTime": map[string]any{"roomId": path(onto, "room", "id"),
+							"weekday": path(onto, "weekday"), "start": path(onto, "start"), "end": path(onto, "end")}},
+					}}
+					drop := func(data map[string]any) {
+						a.ok(tok, `mutation($id: ID!) { deleteSeries(id: $id) { id } }`, map[string]any{"id": path(data, "createSeries", "series", "id")})
+					}
+					r := a.do(tok, createSeriesCall, map[string]any{"input": input})
+					if len(r.Errors) == 0 {
+						drop(r.Data)
+						continue
+					}
+					if c := r.Errors[0].code(); c != "CLASH" && c != "STAFF_UNAVAILABLE" {
+						t.Fatalf("createSeries %v: %s %s", input, c, r.Errors[0].Message)
+					}
+					series++
+					applySuggestions(t, a, tok, refusal{name: fmt.Sprint("createSeries ", input), code: r.Errors[0].code(), call: createSeriesCall, arg: "input",
+						vars: map[string]any{"input": input}, undo: drop})
+				}
+
+				if series == 0 {
+					t.Errorf("no new series was refused: the test proves nothing")
 				}
 
 				// Sessions moved into another session of the same day.
