@@ -3,14 +3,19 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/client"
+
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/enginetest"
+	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/models"
 )
 
@@ -97,6 +102,8 @@ const (
 		updateClassTime(id: $id, input: $input, dryRun: $dryRun) { classTime { id } } }`
 	createSeriesCall = `mutation($input: CreateSeriesInput!, $dryRun: Boolean) {
 		createSeries(input: $input, dryRun: $dryRun) { series { id } } }`
+	updateSeriesCall = `mutation($id: ID!, $input: UpdateSeriesInput!, $dryRun: Boolean) {
+		updateSeries(id: $id, input: $input, dryRun: $dryRun) { series { id } } }`
 	changeSessionCall = `mutation($ref: SessionRefInput!, $change: SessionChangeInput!, $dryRun: Boolean) {
 		changeSession(ref: $ref, change: $change, dryRun: $dryRun) { session { id } } }`
 )
@@ -169,9 +176,45 @@ func TestRefusalSuggests(t *testing.T) {
 				undo: restore, kinds: []string{"SAME_ROOM_OTHER_TIME", "OTHER_ROOM"},
 			},
 		}
+		fridaySeries := path(a.ok(tok, `{ allSeries { id name } }`, nil), "allSeries").([]any)
+		var fridayID any
+		for _, s := range fridaySeries {
+			if path(s, "name") == "Friday boxing" {
+				fridayID = path(s, "id")
+			}
+		}
+		fridayEntries := friday("", boxing, marco)["entries"]
+		cases = append(cases, refusal{
+			name: "updateSeries into the Ring's kickboxing", code: "CLASH", call: updateSeriesCall, arg: "input",
+			vars: map[string]any{"id": fridayID, "input": map[string]any{"entries": []any{
+				map[string]any{"week": 1, "classTime": map[string]any{"roomId": ring, "weekday": "SATURDAY", "start": "11:00", "end": "12:00"},
+					"class": map[string]any{"activityId": boxing, "staffIds": []any{marco}}},
+			}}},
+			undo: func(map[string]any) {
+				a.ok(tok, updateSeriesCall, map[string]any{"id": fridayID, "input": map[string]any{"entries": fridayEntries}})
+			},
+			kinds: []string{"SAME_ROOM_OTHER_TIME", "OTHER_ROOM"},
+		})
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) { applySuggestions(t, a.on(t), tok, c) })
 		}
+
+		// The refusal is the one made without suggestions, but for them.
+		t.Run("the refusal unchanged", func(t *testing.T) {
+			plain := *a
+			plain.c = client.New((&graph.Resolver{Store: a.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), NoSuggestions: true}).Handler())
+			for _, c := range cases {
+				with := a.fails(tok, c.code, c.call, c.vars)
+				without := plain.on(t).fails(tok, c.code, c.call, c.vars)
+				if _, ok := without.Extensions["suggestions"]; ok {
+					t.Errorf("%s: suggestions with NoSuggestions", c.name)
+				}
+				delete(with.Extensions, "suggestions")
+				if !reflect.DeepEqual(with, without) {
+					t.Errorf("%s: refused with suggestions as\n%+v\nwithout as\n%+v", c.name, with, without)
+				}
+			}
+		})
 		// The messages are in the language asked for; the suggestions are
 		// the same.
 		t.Run("in Arabic", func(t *testing.T) {
