@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
-
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
