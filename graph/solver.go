@@ -395,9 +395,10 @@ func demand(st *engine.State, tt *engine.Timetable, words engine.Vocabulary, cyc
 }
 
 // occupancy is what the solver sees of the business: its timetable as the
-// proposal would leave it (the series it does not keep ended), resolved by
-// the engine.
-func occupancy(st engine.State, pr *proposal) (solve.Occupancy, error) {
+// proposal would leave it (the series it does not keep ended), exactly —
+// where each crew may start, by the engine's placement search — and its
+// load, by the engine's day resolution (solve.Exact).
+func occupancy(st engine.State, today engine.Date, pr *proposal, p solve.Problem) (solve.Occupancy, error) {
 	st = st.Clone()
 	if pr.keep != model.KeepTimetableEverything {
 		for i := range st.Series {
@@ -407,11 +408,11 @@ func occupancy(st engine.State, pr *proposal) (solve.Occupancy, error) {
 			}
 		}
 	}
-	tt, err := engine.New(st)
-	if err != nil {
-		return nil, err
+	var crews [][]int64
+	for _, l := range p.Lines {
+		crews = append(crews, l.Crews...)
 	}
-	return solve.Occupied(tt, pr.from, pr.cycle), nil
+	return solve.Exact(st, today, pr.from, pr.cycle, 15, crews)
 }
 
 // propose solves the demand and proves the answer with a dry run of the
@@ -441,7 +442,7 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 	if in.Seed != nil {
 		seed = *in.Seed
 	}
-	occ, err := occupancy(st, pr)
+	occ, err := occupancy(st, sn.Today(now), pr, p)
 	if err != nil {
 		return nil, err
 	}

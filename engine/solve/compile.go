@@ -73,6 +73,7 @@ type model struct {
 
 	lines    []line
 	sessions []session
+	slots    Slots // nil: the occupancy knows no better than its spans
 }
 
 func (m *model) at(res, w, wd, t int) int { return ((res*m.cycle+w)*days+wd)*perDay + t }
@@ -134,6 +135,7 @@ func compile(p Problem, occ Occupancy) (*model, error) {
 	if occ == nil {
 		occ = Nothing{}
 	}
+	m.slots, _ = occ.(Slots)
 	// Rooms and their capacity.
 	m.rooms = slices.Clone(p.Rooms)
 	m.roomIx = map[int64]int{}
@@ -314,7 +316,7 @@ func (m *model) options(li int) {
 	l := &m.lines[li]
 	l.byWeek = make([][]int32, m.cycle)
 	m.each(li, func(o option) {
-		if m.violates(li, o, nil, nil) {
+		if m.violates(li, o, nil, nil) || !m.free(li, o) {
 			return
 		}
 		l.byWeek[o.week] = append(l.byWeek[o.week], int32(len(l.opts)))
@@ -402,6 +404,20 @@ func (m *model) violates(li int, o option, st *state, found func(Constraint)) bo
 		return true
 	}
 	return bad
+}
+
+// free asks the occupancy, when it knows exactly (Slots), whether the
+// timetable leaves option o of line li free on every future date.
+func (m *model) free(li int, o option) bool {
+	if m.slots == nil {
+		return true
+	}
+	l := &m.lines[li]
+	crew := make([]int64, len(l.crews[o.crew]))
+	for i, si := range l.crews[o.crew] {
+		crew[i] = m.staff[si].ID
+	}
+	return m.slots.Free(crew, l.Minutes, l.Units, m.rooms[l.rooms[o.room]].ID, int(o.week), time.Weekday(o.wd), o.start)
 }
 
 // overLimit reports whether giving one more session of minutes in week w

@@ -196,6 +196,7 @@ const (
 	StaffLimit   = "staffLimit"   // Staff's most a week, or their rest
 	RoomCapacity = "roomCapacity" // Room's capacity and closed times
 	RoomBusy     = "roomBusy"     // Room's other sessions
+	Timetable    = "timetable"    // the timetable, exactly (Slots): something dated, or beyond one window
 )
 
 // Constraint is one hard constraint, of a staff member or a room or of the

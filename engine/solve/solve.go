@@ -124,7 +124,7 @@ func (s *state) why(i int) []Constraint {
 			}
 		}
 		var b []int
-		m.violates(ss.line, o, s, func(c Constraint) {
+		found := func(c Constraint) {
 			k, ok := index[c]
 			if !ok {
 				k = len(all)
@@ -132,7 +132,11 @@ func (s *state) why(i int) []Constraint {
 				all = append(all, c)
 			}
 			b = append(b, k)
-		})
+		}
+		if !m.free(ss.line, o) {
+			found(Constraint{Kind: Timetable})
+		}
+		m.violates(ss.line, o, s, found)
 		broken = append(broken, b)
 	})
 	keep := make([]bool, len(all))

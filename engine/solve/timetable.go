@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/koredyne/schedule/engine"
@@ -115,4 +116,92 @@ func HoursFrom(st *engine.State, id int64, from engine.Date) []engine.WorkingHou
 		out = append(out, *in)
 	}
 	return out
+}
+
+// Slots is an Occupancy that also knows exactly where a crew may start a
+// session of a length, using units of a room, in week w (0-based) of the
+// rotation: every future date considered, not one window of them.
+type Slots interface {
+	Free(crew []int64, minutes, units int, room int64, w int, wd time.Weekday, start engine.LocalTime) bool
+}
+
+// exact is Occupied with the engine's placement search behind it.
+type exact struct {
+	Occupancy
+	tt      *engine.Timetable
+	today   engine.Date
+	from    engine.Date
+	cycle   int
+	step    int
+	classes map[string]int64 // crew → its class in tt
+	free    map[string]map[slotKey]bool
+	err     error
+}
+
+type slotKey struct {
+	room  int64
+	w     int
+	wd    time.Weekday
+	start engine.LocalTime
+}
+
+// Exact is the occupancy of st seen from a cycle-week rotation from from:
+// Occupied for the load of rooms and staff, and the engine's Placements —
+// where a new class time of each crew adds no clash and leaves no one
+// away, exact for every future date — for where a session may start.
+// Each crew gets a class of its own in a copy of st (under an activity of
+// its own, so no class is the same as one st has). step is the grid starts
+// fall on.
+func Exact(st engine.State, today, from engine.Date, cycle, step int, crews [][]int64) (Occupancy, error) {
+	base, err := engine.New(st)
+	if err != nil {
+		return nil, err
+	}
+	st = st.Clone()
+	next := int64(-1)
+	for _, c := range st.Classes {
+		next = min(next, c.ID-1)
+	}
+	for _, a := range st.Activities {
+		next = min(next, a.ID-1)
+	}
+	activity := next
+	// A name no activity has: the classes' activity is theirs alone.
+	st.Activities = append(st.Activities, engine.Activity{ID: activity, Name: fmt.Sprintf("proposed %d", -activity)})
+	e := &exact{today: today, from: from, cycle: cycle, step: step, classes: map[string]int64{}, free: map[string]map[slotKey]bool{}}
+	for _, c := range crews {
+		k := fmt.Sprint(c)
+		if _, ok := e.classes[k]; ok {
+			continue
+		}
+		next--
+		st.Classes = append(st.Classes, engine.Class{ID: next, ActivityID: activity, StaffIDs: c})
+		e.classes[k] = next
+	}
+	if e.tt, err = engine.New(st); err != nil {
+		return nil, err
+	}
+	e.Occupancy = Occupied(base, from, cycle)
+	return e, nil
+}
+
+func (e *exact) Free(crew []int64, minutes, units int, room int64, w int, wd time.Weekday, start engine.LocalTime) bool {
+	k := fmt.Sprint(crew, minutes, units)
+	free, ok := e.free[k]
+	if !ok {
+		free = map[slotKey]bool{}
+		e.free[k] = free
+		class, ok := e.classes[fmt.Sprint(crew)]
+		if ok {
+			ps, err := e.tt.Placements(e.today, engine.PlacementRequest{ClassID: class, Minutes: minutes, Cycle: e.cycle,
+				Earliest: 0, Latest: engine.EndOfDay, Step: e.step, Units: units, From: e.from}, nil)
+			if err != nil {
+				e.err = err
+			}
+			for _, p := range ps {
+				free[slotKey{p.RoomID, p.Week - 1, p.Weekday, p.Start}] = true
+			}
+		}
+	}
+	return free[slotKey{room, w, wd, start}]
 }
