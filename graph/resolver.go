@@ -56,4 +56,7 @@ type Resolver struct {
 	// Connections are the open subscriptions, which the server closes when
 	// it shuts down; nil: Handler makes its own.
 	Connections *Connections
+	// Proposals are the timetables proposeTimetable proposed, kept for
+	// applyProposal; nil: Handler makes its own.
+	Proposals *Proposals
 }

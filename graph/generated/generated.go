@@ -36,6 +36,7 @@ type ResolverRoot interface {
 	ActivityPayload() ActivityPayloadResolver
 	AppPassword() AppPasswordResolver
 	AppPasswordPayload() AppPasswordPayloadResolver
+	ApplyProposalPayload() ApplyProposalPayloadResolver
 	AssignCoverPayload() AssignCoverPayloadResolver
 	Booking() BookingResolver
 	BookingPayload() BookingPayloadResolver
@@ -144,6 +145,14 @@ type ComplexityRoot struct {
 		Impact      func(childComplexity int) int
 		Password    func(childComplexity int) int
 		Revision    func(childComplexity int) int
+	}
+
+	ApplyProposalPayload struct {
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
+		Revision func(childComplexity int) int
+		Series   func(childComplexity int) int
 	}
 
 	AssignCoverPayload struct {
@@ -500,6 +509,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		ApplyProposal         func(childComplexity int, id int64, dryRun *bool) int
 		AssignCover           func(childComplexity int, input []model.AssignCoverInput, dryRun *bool) int
 		BookRoom              func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
 		BookSession           func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
@@ -547,6 +557,7 @@ type ComplexityRoot struct {
 		ImportCalendar        func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
 		LoadDemo              func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance        func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
+		ProposeTimetable      func(childComplexity int, input model.ProposeTimetableInput) int
 		RedeliverWebhook      func(childComplexity int, eventID string, endpointID *int64, dryRun *bool) int
 		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool, allowNeedsCover *bool) int
 		ReplayWebhooks        func(childComplexity int, endpointID int64, since time.Time, dryRun *bool) int
@@ -653,6 +664,21 @@ type ComplexityRoot struct {
 		Other func(childComplexity int) int
 		Two   func(childComplexity int) int
 		Zero  func(childComplexity int) int
+	}
+
+	Proposal struct {
+		ID       func(childComplexity int) int
+		Placed   func(childComplexity int) int
+		Score    func(childComplexity int) int
+		Series   func(childComplexity int) int
+		Stopped  func(childComplexity int) int
+		Unplaced func(childComplexity int) int
+	}
+
+	ProposalScore struct {
+		Parts    func(childComplexity int) int
+		Total    func(childComplexity int) int
+		Unplaced func(childComplexity int) int
 	}
 
 	Query struct {
@@ -768,6 +794,11 @@ type ComplexityRoot struct {
 		From     func(childComplexity int) int
 		Revision func(childComplexity int) int
 		To       func(childComplexity int) int
+	}
+
+	ScorePart struct {
+		Name  func(childComplexity int) int
+		Value func(childComplexity int) int
 	}
 
 	Series struct {
@@ -985,6 +1016,19 @@ type ComplexityRoot struct {
 		Until             func(childComplexity int) int
 	}
 
+	UnplacedConstraint struct {
+		Kind  func(childComplexity int) int
+		Room  func(childComplexity int) int
+		Staff func(childComplexity int) int
+	}
+
+	UnplacedLine struct {
+		Constraints func(childComplexity int) int
+		Line        func(childComplexity int) int
+		Missing     func(childComplexity int) int
+		Reason      func(childComplexity int) int
+	}
+
 	Vocabulary struct {
 		Activity   func(childComplexity int) int
 		Class      func(childComplexity int) int
@@ -1110,6 +1154,9 @@ type AppPasswordResolver interface {
 }
 type AppPasswordPayloadResolver interface {
 	Impact(ctx context.Context, obj *model.AppPasswordPayload) (*model.Impact, error)
+}
+type ApplyProposalPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ApplyProposalPayload) (*model.Impact, error)
 }
 type AssignCoverPayloadResolver interface {
 	Impact(ctx context.Context, obj *model.AssignCoverPayload) (*model.Impact, error)
@@ -1286,6 +1333,8 @@ type MutationResolver interface {
 	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	ProposeTimetable(ctx context.Context, input model.ProposeTimetableInput) (*model.Proposal, error)
+	ApplyProposal(ctx context.Context, id int64, dryRun *bool) (*model.ApplyProposalPayload, error)
 	CreateStandingBooking(ctx context.Context, input model.CreateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
 	UpdateStandingBooking(ctx context.Context, id int64, input model.UpdateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
 	EndStandingBooking(ctx context.Context, id int64, from engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
@@ -1708,6 +1757,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppPasswordPayload.Revision(childComplexity), true
+
+	case "ApplyProposalPayload.clashes":
+		if e.ComplexityRoot.ApplyProposalPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Clashes(childComplexity), true
+	case "ApplyProposalPayload.dryRun":
+		if e.ComplexityRoot.ApplyProposalPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.DryRun(childComplexity), true
+	case "ApplyProposalPayload.impact":
+		if e.ComplexityRoot.ApplyProposalPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Impact(childComplexity), true
+	case "ApplyProposalPayload.revision":
+		if e.ComplexityRoot.ApplyProposalPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Revision(childComplexity), true
+	case "ApplyProposalPayload.series":
+		if e.ComplexityRoot.ApplyProposalPayload.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Series(childComplexity), true
 
 	case "AssignCoverPayload.clashes":
 		if e.ComplexityRoot.AssignCoverPayload.Clashes == nil {
@@ -3079,6 +3159,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MembershipPayload.Subscription(childComplexity), true
 
+	case "Mutation.applyProposal":
+		if e.ComplexityRoot.Mutation.ApplyProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_applyProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApplyProposal(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.assignCover":
 		if e.ComplexityRoot.Mutation.AssignCover == nil {
 			break
@@ -3596,6 +3687,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkAttendance(childComplexity, args["id"].(int64), args["status"].(models.BookingStatus), args["dryRun"].(*bool)), true
+	case "Mutation.proposeTimetable":
+		if e.ComplexityRoot.Mutation.ProposeTimetable == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_proposeTimetable_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ProposeTimetable(childComplexity, args["input"].(model.ProposeTimetableInput)), true
 	case "Mutation.redeliverWebhook":
 		if e.ComplexityRoot.Mutation.RedeliverWebhook == nil {
 			break
@@ -4219,6 +4321,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PluralForms.Zero(childComplexity), true
+
+	case "Proposal.id":
+		if e.ComplexityRoot.Proposal.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.ID(childComplexity), true
+	case "Proposal.placed":
+		if e.ComplexityRoot.Proposal.Placed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Placed(childComplexity), true
+	case "Proposal.score":
+		if e.ComplexityRoot.Proposal.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Score(childComplexity), true
+	case "Proposal.series":
+		if e.ComplexityRoot.Proposal.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Series(childComplexity), true
+	case "Proposal.stopped":
+		if e.ComplexityRoot.Proposal.Stopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Stopped(childComplexity), true
+	case "Proposal.unplaced":
+		if e.ComplexityRoot.Proposal.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Unplaced(childComplexity), true
+
+	case "ProposalScore.parts":
+		if e.ComplexityRoot.ProposalScore.Parts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalScore.Parts(childComplexity), true
+	case "ProposalScore.total":
+		if e.ComplexityRoot.ProposalScore.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalScore.Total(childComplexity), true
+	case "ProposalScore.unplaced":
+		if e.ComplexityRoot.ProposalScore.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalScore.Unplaced(childComplexity), true
 
 	case "Query.activities":
 		if e.ComplexityRoot.Query.Activities == nil {
@@ -5009,6 +5167,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScheduleChange.To(childComplexity), true
+
+	case "ScorePart.name":
+		if e.ComplexityRoot.ScorePart.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScorePart.Name(childComplexity), true
+	case "ScorePart.value":
+		if e.ComplexityRoot.ScorePart.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScorePart.Value(childComplexity), true
 
 	case "Series.anchorDate":
 		if e.ComplexityRoot.Series.AnchorDate == nil {
@@ -5897,6 +6068,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Uncovered.Until(childComplexity), true
 
+	case "UnplacedConstraint.kind":
+		if e.ComplexityRoot.UnplacedConstraint.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedConstraint.Kind(childComplexity), true
+	case "UnplacedConstraint.room":
+		if e.ComplexityRoot.UnplacedConstraint.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedConstraint.Room(childComplexity), true
+	case "UnplacedConstraint.staff":
+		if e.ComplexityRoot.UnplacedConstraint.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedConstraint.Staff(childComplexity), true
+
+	case "UnplacedLine.constraints":
+		if e.ComplexityRoot.UnplacedLine.Constraints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Constraints(childComplexity), true
+	case "UnplacedLine.line":
+		if e.ComplexityRoot.UnplacedLine.Line == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Line(childComplexity), true
+	case "UnplacedLine.missing":
+		if e.ComplexityRoot.UnplacedLine.Missing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Missing(childComplexity), true
+	case "UnplacedLine.reason":
+		if e.ComplexityRoot.UnplacedLine.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Reason(childComplexity), true
+
 	case "Vocabulary.activity":
 		if e.ComplexityRoot.Vocabulary.Activity == nil {
 			break
@@ -6342,8 +6557,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateTimeOffInput", ec.unmarshalInputCreateTimeOffInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("CreateWebhookEndpointInput", ec.unmarshalInputCreateWebhookEndpointInput),
+			graphql.NewInputUnmarshaler("DemandLineInput", ec.unmarshalInputDemandLineInput),
+			graphql.NewInputUnmarshaler("DemandWindowInput", ec.unmarshalInputDemandWindowInput),
 			graphql.NewInputUnmarshaler("HoursSpanInput", ec.unmarshalInputHoursSpanInput),
 			graphql.NewInputUnmarshaler("PlacementsInput", ec.unmarshalInputPlacementsInput),
+			graphql.NewInputUnmarshaler("PreferenceWeightInput", ec.unmarshalInputPreferenceWeightInput),
+			graphql.NewInputUnmarshaler("ProposeTimetableInput", ec.unmarshalInputProposeTimetableInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
@@ -6351,6 +6570,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
 			graphql.NewInputUnmarshaler("SetQualificationsInput", ec.unmarshalInputSetQualificationsInput),
 			graphql.NewInputUnmarshaler("SetWorkingHoursInput", ec.unmarshalInputSetWorkingHoursInput),
+			graphql.NewInputUnmarshaler("StaffLimitInput", ec.unmarshalInputStaffLimitInput),
 			graphql.NewInputUnmarshaler("UpdateActivityInput", ec.unmarshalInputUpdateActivityInput),
 			graphql.NewInputUnmarshaler("UpdateBusinessInput", ec.unmarshalInputUpdateBusinessInput),
 			graphql.NewInputUnmarshaler("UpdateCapacityRuleInput", ec.unmarshalInputUpdateCapacityRuleInput),
@@ -8902,6 +9122,198 @@ type Live {
   scheduleChanged: ScheduleChange!
 }
 `, BuiltIn: false},
+	{Name: "../schema/solver.graphqls", Input: `# The solver: a timetable proposed from the demand (docs/solver.md).
+
+"What of the timetable a proposal keeps."
+enum KeepTimetable {
+  "Everything the business runs now: the proposal only adds."
+  EVERYTHING
+  "Nothing: a fresh season from the proposal's first week; the series running then end there, the weeks before stay as they are. Series that start later are kept."
+  NOTHING
+  "The series named by seriesIds; the others running at the first week end there."
+  SERIES
+}
+
+"A preferred span on some days of the week."
+input DemandWindowInput {
+  "The days; left out or empty: every day."
+  weekdays: [Weekday!]
+  "When it starts."
+  start: LocalTime!
+  "When it ends, after the start."
+  end: LocalTime!
+}
+
+"One line of the demand: sessions of one activity (or one existing class) to place."
+input DemandLineInput {
+  "The activity; its sessions are given by one of staffIds (default: every staff member qualified for it). Give this or classId."
+  activityId: ID
+  "An existing class: its sessions are given by its own staff. Give this or activityId."
+  classId: ID
+  "How many sessions each week of weeks holds (1–28). Give this or sessionsPerRotation."
+  sessionsPerWeek: Int
+  "How many sessions the whole rotation holds, in any of its weeks (1–224)."
+  sessionsPerRotation: Int
+  "The length of a session in minutes (1–1440)."
+  minutes: Int!
+  "Who may give a session (one of them, chosen per session); left out: those qualified for the activity."
+  staffIds: [ID!]
+  "The rooms a session may be in; left out: any."
+  roomIds: [ID!]
+  "How much of the room a session uses; left out: all of it."
+  units: Int
+  "The weeks of the rotation (1..cycleWeeks) the line runs in; left out: every week."
+  weeks: [Int!]
+  "Preferred times: a session outside all of them costs the preference \"window\"."
+  windows: [DemandWindowInput!]
+  "Two sessions of a week fewer days apart than this cost \"daysApart\" (1: not on one day, 2: not on consecutive days); 0 or left out: no preference (0–3)."
+  daysApart: Int
+  "Prefer one room for every session (\"sameRoom\")."
+  sameRoom: Boolean
+  "Prefer one coach for every session (\"sameCoach\")."
+  sameCoach: Boolean
+  "How much the line's preferences weigh (1–100, default 1)."
+  weight: Int
+}
+
+"The most a staff member gives in a week, and their rest between sessions, for one proposal."
+input StaffLimitInput {
+  "The staff member."
+  staffId: ID!
+  "The most minutes of sessions a week, counting what they already give."
+  maxMinutes: Int
+  "The most sessions a week, counting what they already give."
+  maxSessions: Int
+  "The fewest minutes between two of their sessions."
+  restMinutes: Int
+}
+
+"How much one kind of preference weighs."
+input PreferenceWeightInput {
+  "window, daysApart, sameRoom or sameCoach."
+  name: String!
+  "Its weight (0–100)."
+  weight: Int!
+}
+
+"What proposeTimetable takes."
+input ProposeTimetableInput {
+  "The lines of the demand (1–100)."
+  demand: [DemandLineInput!]!
+  "The rotation's length in weeks (1–8, default 1)."
+  cycleWeeks: Int
+  "The first week: a date on the business's week start; left out: the next week start after today."
+  from: Date
+  "No session starts before this (default 00:00)."
+  earliest: LocalTime
+  "No session ends after this (default the end of the day)."
+  latest: LocalTime
+  "What to keep of the timetable (default EVERYTHING)."
+  keep: KeepTimetable
+  "With keep: SERIES, the series to keep."
+  seriesIds: [ID!]
+  "Limits of staff members beyond their working hours and time off."
+  limits: [StaffLimitInput!]
+  "Weights of the kinds of preference (each 1 unless given)."
+  weights: [PreferenceWeightInput!]
+  "The most seconds to search (1–60, default 5); the best proposal found by then is the answer."
+  timeLimit: Int
+  "The seed of the search: the same input and seed give the same proposal."
+  seed: Int
+}
+
+"A timetable proposed from the demand: nothing is saved until applyProposal."
+type Proposal {
+  "Pass it to applyProposal (kept for an hour, for this business)."
+  id: ID!
+  "How many sessions a rotation of it places."
+  placed: Int!
+  "How good it is."
+  score: ProposalScore!
+  "Each demand line not fully placed, with why."
+  unplaced: [UnplacedLine!]!
+  "The series it would create, one per demand line that places anything, as a dry run makes them (provisional ids)."
+  series: [Series!]!
+  "True when the search was cut short (the time limit) before its budget was spent."
+  stopped: Boolean!
+}
+
+"A proposal's score: sessions not placed first, then the weighted cost of the preferences missed (lower is better)."
+type ProposalScore {
+  "The weighted cost of the preferences missed, the sum of parts."
+  total: Int!
+  "The sessions of the demand it does not place."
+  unplaced: Int!
+  "The cost per kind of preference: window, daysApart, sameRoom, sameCoach."
+  parts: [ScorePart!]!
+}
+
+"The weighted cost of one kind of preference."
+type ScorePart {
+  "window, daysApart, sameRoom or sameCoach."
+  name: String!
+  "Its weighted cost."
+  value: Int!
+}
+
+"A demand line not fully placed."
+type UnplacedLine {
+  "The line's index in the demand, from 0."
+  line: Int!
+  "How many of its sessions are missing."
+  missing: Int!
+  "Why, in words: what together leaves no room for one more."
+  reason: String!
+  "The same, as constraints: drop any one of them and one more session would fit."
+  constraints: [UnplacedConstraint!]!
+}
+
+"A hard constraint that keeps sessions out."
+type UnplacedConstraint {
+  "noStaff, noRoom, frame (earliest and latest), hours, timeOff, staffBusy, staffLimit, roomCapacity, roomBusy, or timetable (the clash proof refused a place)."
+  kind: String!
+  "Whose, for hours, timeOff, staffBusy and staffLimit."
+  staff: Staff
+  "Which, for roomCapacity and roomBusy."
+  room: Room
+}
+
+"What applyProposal returns."
+type ApplyProposalPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
+  "The series it created."
+  series: [Series!]!
+}
+
+extend type Mutation {
+  """
+  Proposes a timetable from the demand: the sessions placed with no clash on
+  any future date and no one outside their hours or away (the guarded
+  write's own proof checks it, as a dry run), the preferences weighed, and
+  for each line not fully placed, why. Saves nothing: applyProposal does.
+  Owner or manager. BAD_USER_INPUT naming the field for malformed input;
+  demand that cannot be met is answered in unplaced.
+  """
+  proposeTimetable(
+    "The demand and the frame."
+    input: ProposeTimetableInput!
+  ): Proposal
+  "Writes a proposal in one guarded write, all or nothing: CLASH when the timetable has changed since so that it now clashes. NOT_FOUND for a proposal that expired."
+  applyProposal(
+    "The proposal's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ApplyProposalPayload
+}
+`, BuiltIn: false},
 	{Name: "../schema/standing.graphqls", Input: `"""
 A client's standing place: a place in every occurrence of one series session
 (a class time and class) whose original date is from..until, wherever a day
@@ -10286,6 +10698,22 @@ func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type AppPasswordPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ApplyProposalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_ApplyProposalPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_ApplyProposalPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_ApplyProposalPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ApplyProposalPayload_impact(ctx, field)
+	case "series":
+		return ec.fieldContext_ApplyProposalPayload_series(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplyProposalPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_AssignCoverPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "dryRun":
@@ -11140,6 +11568,36 @@ func (ec *executionContext) childFields_PluralForms(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type PluralForms", field.Name)
 }
 
+func (ec *executionContext) childFields_Proposal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Proposal_id(ctx, field)
+	case "placed":
+		return ec.fieldContext_Proposal_placed(ctx, field)
+	case "score":
+		return ec.fieldContext_Proposal_score(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_Proposal_unplaced(ctx, field)
+	case "series":
+		return ec.fieldContext_Proposal_series(ctx, field)
+	case "stopped":
+		return ec.fieldContext_Proposal_stopped(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Proposal", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalScore(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_ProposalScore_total(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_ProposalScore_unplaced(ctx, field)
+	case "parts":
+		return ec.fieldContext_ProposalScore_parts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalScore", field.Name)
+}
+
 func (ec *executionContext) childFields_Room(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -11244,6 +11702,16 @@ func (ec *executionContext) childFields_ScheduleChange(ctx context.Context, fiel
 		return ec.fieldContext_ScheduleChange_to(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScheduleChange", field.Name)
+}
+
+func (ec *executionContext) childFields_ScorePart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ScorePart_name(ctx, field)
+	case "value":
+		return ec.fieldContext_ScorePart_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScorePart", field.Name)
 }
 
 func (ec *executionContext) childFields_Series(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11676,6 +12144,32 @@ func (ec *executionContext) childFields_Uncovered(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type Uncovered", field.Name)
 }
 
+func (ec *executionContext) childFields_UnplacedConstraint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_UnplacedConstraint_kind(ctx, field)
+	case "staff":
+		return ec.fieldContext_UnplacedConstraint_staff(ctx, field)
+	case "room":
+		return ec.fieldContext_UnplacedConstraint_room(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UnplacedConstraint", field.Name)
+}
+
+func (ec *executionContext) childFields_UnplacedLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "line":
+		return ec.fieldContext_UnplacedLine_line(ctx, field)
+	case "missing":
+		return ec.fieldContext_UnplacedLine_missing(ctx, field)
+	case "reason":
+		return ec.fieldContext_UnplacedLine_reason(ctx, field)
+	case "constraints":
+		return ec.fieldContext_UnplacedLine_constraints(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UnplacedLine", field.Name)
+}
+
 func (ec *executionContext) childFields_Vocabulary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "class":
@@ -12003,6 +12497,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Mutation_applyProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_assignCover_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -13259,6 +13775,20 @@ func (ec *executionContext) field_Mutation_markAttendance_args(ctx context.Conte
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_proposeTimetable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ProposeTimetableInput, error) {
+			return ec.unmarshalNProposeTimetableInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposeTimetableInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -16005,6 +16535,148 @@ func (ec *executionContext) _AppPasswordPayload_password(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_AppPasswordPayload_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _ApplyProposalPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplyProposalPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ApplyProposalPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplyProposalPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ApplyProposalPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplyProposalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplyProposalPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApplyProposalPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplyProposalPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplyProposalPayload_series(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+			return ec.marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplyProposalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AssignCoverPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
@@ -24029,6 +24701,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteClassTime(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_proposeTimetable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_proposeTimetable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ProposeTimetable(ctx, fc.Args["input"].(model.ProposeTimetableInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Proposal) graphql.Marshaler {
+			return ec.marshalOProposal2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_proposeTimetable(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Proposal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_proposeTimetable_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_applyProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_applyProposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApplyProposal(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ApplyProposalPayload) graphql.Marshaler {
+			return ec.marshalOApplyProposalPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐApplyProposalPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_applyProposal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplyProposalPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_applyProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26479,6 +27239,249 @@ func (ec *executionContext) _PluralForms_other(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_PluralForms_other(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _Proposal_id(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Proposal_placed(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_placed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_placed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Proposal_score(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProposalScore) graphql.Marshaler {
+			return ec.marshalNProposalScore2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalScore(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProposalScore(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Proposal_unplaced(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.UnplacedLine) graphql.Marshaler {
+			return ec.marshalNUnplacedLine2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UnplacedLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Proposal_series(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+			return ec.marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Proposal_stopped(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_stopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ProposalScore_total(ctx context.Context, field graphql.CollectedField, obj *model.ProposalScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalScore_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalScore_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalScore", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalScore_unplaced(ctx context.Context, field graphql.CollectedField, obj *model.ProposalScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalScore_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalScore_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalScore", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalScore_parts(ctx context.Context, field graphql.CollectedField, obj *model.ProposalScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalScore_parts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ScorePart) graphql.Marshaler {
+			return ec.marshalNScorePart2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePartᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalScore_parts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProposalScore",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScorePart(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query_business(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -29842,6 +30845,52 @@ func (ec *executionContext) _ScheduleChange_to(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_ScheduleChange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScheduleChange", field, false, false, "Date")
+}
+
+func (ec *executionContext) _ScorePart_name(ctx context.Context, field graphql.CollectedField, obj *model.ScorePart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScorePart_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScorePart_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScorePart", field, false, false, "String")
+}
+
+func (ec *executionContext) _ScorePart_value(ctx context.Context, field graphql.CollectedField, obj *model.ScorePart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScorePart_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScorePart_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScorePart", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Series_id(ctx context.Context, field graphql.CollectedField, obj *engine.Series) (ret graphql.Marshaler) {
@@ -33737,6 +34786,194 @@ func (ec *executionContext) _Uncovered_message(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Uncovered_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "String")
+}
+
+func (ec *executionContext) _UnplacedConstraint_kind(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedConstraint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedConstraint_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedConstraint_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedConstraint", field, false, false, "String")
+}
+
+func (ec *executionContext) _UnplacedConstraint_staff(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedConstraint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedConstraint_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Staff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedConstraint_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UnplacedConstraint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UnplacedConstraint_room(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedConstraint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedConstraint_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Room, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedConstraint_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UnplacedConstraint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UnplacedLine_line(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_line(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Line, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_line(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnplacedLine_missing(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_missing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Missing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_missing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnplacedLine_reason(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _UnplacedLine_constraints(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_constraints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Constraints, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.UnplacedConstraint) graphql.Marshaler {
+			return ec.marshalNUnplacedConstraint2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_constraints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UnplacedLine",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UnplacedConstraint(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
@@ -38008,6 +39245,195 @@ func UnmarshalCreateWebhookEndpointInput(ctx context.Context, raw any) (model.Cr
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDemandLineInput(ctx context.Context, obj any) (model.DemandLineInput, error) {
+	var it model.DemandLineInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"activityId", "classId", "sessionsPerWeek", "sessionsPerRotation", "minutes", "staffIds", "roomIds", "units", "weeks", "windows", "daysApart", "sameRoom", "sameCoach", "weight"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "activityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activityId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActivityID = data
+		case "classId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("classId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClassID = data
+		case "sessionsPerWeek":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionsPerWeek"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionsPerWeek = data
+		case "sessionsPerRotation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionsPerRotation"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionsPerRotation = data
+		case "minutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Minutes = data
+		case "staffIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffIds = data
+		case "roomIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomIds = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		case "weeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weeks"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weeks = data
+		case "windows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
+			data, err := ec.unmarshalODemandWindowInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Windows = data
+		case "daysApart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("daysApart"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DaysApart = data
+		case "sameRoom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sameRoom"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SameRoom = data
+		case "sameCoach":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sameCoach"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SameCoach = data
+		case "weight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weight"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weight = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDemandLineInput unmarshals raw into the DemandLineInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDemandLineInput(ctx context.Context, raw any) (model.DemandLineInput, error) {
+	var out model.DemandLineInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DemandLineInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDemandWindowInput(ctx context.Context, obj any) (model.DemandWindowInput, error) {
+	var it model.DemandWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"weekdays", "start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekdays = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDemandWindowInput unmarshals raw into the DemandWindowInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDemandWindowInput(ctx context.Context, raw any) (model.DemandWindowInput, error) {
+	var out model.DemandWindowInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DemandWindowInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputHoursSpanInput(ctx context.Context, obj any) (model.HoursSpanInput, error) {
 	var it model.HoursSpanInput
 	if obj == nil {
@@ -38180,6 +39606,167 @@ func (ec *executionContext) unmarshalInputPlacementsInput(ctx context.Context, o
 func UnmarshalPlacementsInput(ctx context.Context, raw any) (model.PlacementsInput, error) {
 	var out model.PlacementsInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "PlacementsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPreferenceWeightInput(ctx context.Context, obj any) (model.PreferenceWeightInput, error) {
+	var it model.PreferenceWeightInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "weight"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "weight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weight"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weight = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPreferenceWeightInput unmarshals raw into the PreferenceWeightInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPreferenceWeightInput(ctx context.Context, raw any) (model.PreferenceWeightInput, error) {
+	var out model.PreferenceWeightInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PreferenceWeightInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputProposeTimetableInput(ctx context.Context, obj any) (model.ProposeTimetableInput, error) {
+	var it model.ProposeTimetableInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"demand", "cycleWeeks", "from", "earliest", "latest", "keep", "seriesIds", "limits", "weights", "timeLimit", "seed"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "demand":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("demand"))
+			data, err := ec.unmarshalNDemandLineInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Demand = data
+		case "cycleWeeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CycleWeeks = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "earliest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("earliest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Earliest = data
+		case "latest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latest = data
+		case "keep":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keep"))
+			data, err := ec.unmarshalOKeepTimetable2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐKeepTimetable(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Keep = data
+		case "seriesIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesIds = data
+		case "limits":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("limits"))
+			data, err := ec.unmarshalOStaffLimitInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Limits = data
+		case "weights":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weights"))
+			data, err := ec.unmarshalOPreferenceWeightInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weights = data
+		case "timeLimit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeLimit"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeLimit = data
+		case "seed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seed"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Seed = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalProposeTimetableInput unmarshals raw into the ProposeTimetableInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProposeTimetableInput(ctx context.Context, raw any) (model.ProposeTimetableInput, error) {
+	var out model.ProposeTimetableInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProposeTimetableInput", raw, &out)
 	return out, err
 }
 
@@ -38635,6 +40222,69 @@ func (ec *executionContext) unmarshalInputSetWorkingHoursInput(ctx context.Conte
 func UnmarshalSetWorkingHoursInput(ctx context.Context, raw any) (model.SetWorkingHoursInput, error) {
 	var out model.SetWorkingHoursInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetWorkingHoursInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputStaffLimitInput(ctx context.Context, obj any) (model.StaffLimitInput, error) {
+	var it model.StaffLimitInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "maxMinutes", "maxSessions", "restMinutes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "maxMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxMinutes = data
+		case "maxSessions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxSessions"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxSessions = data
+		case "restMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestMinutes = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalStaffLimitInput unmarshals raw into the StaffLimitInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalStaffLimitInput(ctx context.Context, raw any) (model.StaffLimitInput, error) {
+	var out model.StaffLimitInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "StaffLimitInput", raw, &out)
 	return out, err
 }
 
@@ -39955,6 +41605,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._AssignCoverPayload(ctx, sel, obj)
+	case model.ApplyProposalPayload:
+		return ec._ApplyProposalPayload(ctx, sel, &obj)
+	case *model.ApplyProposalPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ApplyProposalPayload(ctx, sel, obj)
 	case model.AppPasswordPayload:
 		return ec._AppPasswordPayload(ctx, sel, &obj)
 	case *model.AppPasswordPayload:
@@ -40305,6 +41962,60 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 		case "password":
 			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var applyProposalPayloadImplementors = []string{"ApplyProposalPayload", "Write"}
+
+func (ec *executionContext) _ApplyProposalPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ApplyProposalPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applyProposalPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplyProposalPayload")
+		case "dryRun":
+			out.Values[i] = ec._ApplyProposalPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "revision":
+			out.Values[i] = ec._ApplyProposalPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "clashes":
+			out.Values[i] = ec._ApplyProposalPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ApplyProposalPayload_impact(ctx, field, obj)
+				})
+		case "series":
+			out.Values[i] = ec._ApplyProposalPayload_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -43077,6 +44788,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "proposeTimetable":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_proposeTimetable(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "applyProposal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_applyProposal(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createStandingBooking":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createStandingBooking(ctx, field)
@@ -43780,6 +45505,107 @@ func (ec *executionContext) _PluralForms(ctx context.Context, sel ast.SelectionS
 		case "other":
 			out.Values[i] = ec._PluralForms_other(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var proposalImplementors = []string{"Proposal"}
+
+func (ec *executionContext) _Proposal(ctx context.Context, sel ast.SelectionSet, obj *model.Proposal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Proposal")
+		case "id":
+			out.Values[i] = ec._Proposal_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "placed":
+			out.Values[i] = ec._Proposal_placed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._Proposal_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unplaced":
+			out.Values[i] = ec._Proposal_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._Proposal_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopped":
+			out.Values[i] = ec._Proposal_stopped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var proposalScoreImplementors = []string{"ProposalScore"}
+
+func (ec *executionContext) _ProposalScore(ctx context.Context, sel ast.SelectionSet, obj *model.ProposalScore) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalScoreImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProposalScore")
+		case "total":
+			out.Values[i] = ec._ProposalScore_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unplaced":
+			out.Values[i] = ec._ProposalScore_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parts":
+			out.Values[i] = ec._ProposalScore_parts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -44547,6 +46373,44 @@ func (ec *executionContext) _ScheduleChange(ctx context.Context, sel ast.Selecti
 		case "to":
 			out.Values[i] = ec._ScheduleChange_to(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var scorePartImplementors = []string{"ScorePart"}
+
+func (ec *executionContext) _ScorePart(ctx context.Context, sel ast.SelectionSet, obj *model.ScorePart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scorePartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScorePart")
+		case "name":
+			out.Values[i] = ec._ScorePart_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._ScorePart_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -45986,6 +47850,97 @@ func (ec *executionContext) _Uncovered(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Uncovered_message(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var unplacedConstraintImplementors = []string{"UnplacedConstraint"}
+
+func (ec *executionContext) _UnplacedConstraint(ctx context.Context, sel ast.SelectionSet, obj *model.UnplacedConstraint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unplacedConstraintImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UnplacedConstraint")
+		case "kind":
+			out.Values[i] = ec._UnplacedConstraint_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "staff":
+			out.Values[i] = ec._UnplacedConstraint_staff(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "room":
+			out.Values[i] = ec._UnplacedConstraint_room(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var unplacedLineImplementors = []string{"UnplacedLine"}
+
+func (ec *executionContext) _UnplacedLine(ctx context.Context, sel ast.SelectionSet, obj *model.UnplacedLine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unplacedLineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UnplacedLine")
+		case "line":
+			out.Values[i] = ec._UnplacedLine_line(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "missing":
+			out.Values[i] = ec._UnplacedLine_missing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._UnplacedLine_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "constraints":
+			out.Values[i] = ec._UnplacedLine_constraints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -47813,6 +49768,30 @@ func (ec *executionContext) marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgra
 	return ec._Day(ctx, sel, &v)
 }
 
+func (ec *executionContext) unmarshalNDemandLineInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInput(ctx context.Context, v any) (model.DemandLineInput, error) {
+	res, err := ec.unmarshalInputDemandLineInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDemandLineInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInputᚄ(ctx context.Context, v any) ([]model.DemandLineInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.DemandLineInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDemandLineInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNDemandWindowInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInput(ctx context.Context, v any) (model.DemandWindowInput, error) {
+	res, err := ec.unmarshalInputDemandWindowInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (model.Digits, error) {
 	var res model.Digits
 	err := res.UnmarshalGQL(v)
@@ -48240,6 +50219,24 @@ func (ec *executionContext) marshalNPluralForms2githubᚗcomᚋkoredyneᚋschedu
 	return ec._PluralForms(ctx, sel, &v)
 }
 
+func (ec *executionContext) unmarshalNPreferenceWeightInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInput(ctx context.Context, v any) (model.PreferenceWeightInput, error) {
+	res, err := ec.unmarshalInputPreferenceWeightInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProposalScore2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalScore(ctx context.Context, sel ast.SelectionSet, v *model.ProposalScore) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProposalScore!")
+		return graphql.Null
+	}
+	return ec._ProposalScore(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProposeTimetableInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposeTimetableInput(ctx context.Context, v any) (model.ProposeTimetableInput, error) {
+	res, err := ec.unmarshalInputProposeTimetableInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (models.Role, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole[tmp]
@@ -48358,8 +50355,44 @@ func (ec *executionContext) marshalNScheduleChange2ᚖgithubᚗcomᚋkoredyneᚋ
 	return ec._ScheduleChange(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNScorePart2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePart(ctx context.Context, sel ast.SelectionSet, v model.ScorePart) graphql.Marshaler {
+	return ec._ScorePart(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScorePart2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePartᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ScorePart) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNScorePart2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePart(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v engine.Series) graphql.Marshaler {
 	return ec._Series(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v *engine.Series) graphql.Marshaler {
@@ -48563,6 +50596,11 @@ func (ec *executionContext) marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Staff(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStaffLimitInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInput(ctx context.Context, v any) (model.StaffLimitInput, error) {
+	res, err := ec.unmarshalInputStaffLimitInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v engine.Standing) graphql.Marshaler {
@@ -48779,6 +50817,46 @@ func (ec *executionContext) marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋsched
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUnplacedConstraint2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraint(ctx context.Context, sel ast.SelectionSet, v model.UnplacedConstraint) graphql.Marshaler {
+	return ec._UnplacedConstraint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUnplacedConstraint2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraintᚄ(ctx context.Context, sel ast.SelectionSet, v []model.UnplacedConstraint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUnplacedConstraint2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUnplacedLine2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLine(ctx context.Context, sel ast.SelectionSet, v model.UnplacedLine) graphql.Marshaler {
+	return ec._UnplacedLine(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUnplacedLine2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLineᚄ(ctx context.Context, sel ast.SelectionSet, v []model.UnplacedLine) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUnplacedLine2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLine(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -49319,6 +51397,13 @@ func (ec *executionContext) marshalOAppPasswordPayload2ᚖgithubᚗcomᚋkoredyn
 	return ec._AppPasswordPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOApplyProposalPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐApplyProposalPayload(ctx context.Context, sel ast.SelectionSet, v *model.ApplyProposalPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ApplyProposalPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAssignCoverPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverPayload(ctx context.Context, sel ast.SelectionSet, v *model.AssignCoverPayload) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -49740,6 +51825,23 @@ func (ec *executionContext) marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋs
 	return ec._DeletePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalODemandWindowInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInputᚄ(ctx context.Context, v any) ([]model.DemandWindowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.DemandWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDemandWindowInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (*model.Digits, error) {
 	if v == nil {
 		return nil, nil
@@ -49869,6 +51971,22 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) unmarshalOKeepTimetable2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐKeepTimetable(ctx context.Context, v any) (*model.KeepTimetable, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.KeepTimetable)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOKeepTimetable2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐKeepTimetable(ctx context.Context, sel ast.SelectionSet, v *model.KeepTimetable) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx context.Context, v any) (*engine.LocalTime, error) {
 	if v == nil {
 		return nil, nil
@@ -49979,6 +52097,30 @@ func (ec *executionContext) marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋsch
 		return graphql.Null
 	}
 	return ec._PlanPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPreferenceWeightInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInputᚄ(ctx context.Context, v any) ([]model.PreferenceWeightInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.PreferenceWeightInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPreferenceWeightInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOProposal2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposal(ctx context.Context, sel ast.SelectionSet, v *model.Proposal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Proposal(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (*models.Role, error) {
@@ -50245,6 +52387,23 @@ func (ec *executionContext) marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Staff(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOStaffLimitInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInputᚄ(ctx context.Context, v any) ([]model.StaffLimitInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.StaffLimitInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNStaffLimitInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx context.Context, sel ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {
