@@ -170,6 +170,32 @@ func TestErrorsSpeakTheLanguage(t *testing.T) {
 		if e := r.Errors[0]; e.code() != "GRAPHQL_VALIDATION_FAILED" || e.Message != `الاستعلام لا يطابق المخطط: Cannot query field "nosuch" on type "Query".` {
 			t.Errorf("validation: %+v", e)
 		}
+		if got := w.Header().Get("Content-Language"); got != "ar" {
+			t.Errorf("Content-Language %q, want ar", got)
+		}
+
+		// Refusals of a request's shape come after its token: in its
+		// business's language, or the one it asks for.
+		for _, c := range []struct{ lang, body, want string }{
+			{"", `{"query": `, "جسم الطلب ليس JSON"},
+			{"ru", `[{"query": "{ business { slug } }"}]`, "Пакеты запросов не поддерживаются: отправляйте одну операцию на запрос"},
+			{"", `{"query": 7}`, `يجب أن يكون "query" سلسلة نصية`},
+			{"tr", `{"query": "{ business { slug } }", "variables": []}`, `"variables" bir nesne olmalı`},
+		} {
+			req := httptest.NewRequest("POST", "/graphql", strings.NewReader(c.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+owner)
+			req.Header.Set("Accept-Language", c.lang)
+			w := httptest.NewRecorder()
+			a.handler.ServeHTTP(w, req)
+			var r result
+			if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil || len(r.Errors) != 1 {
+				t.Fatalf("%s: %d %s: %v", c.body, w.Code, w.Body, err)
+			}
+			if e := r.Errors[0]; w.Code != 400 || e.code() != "BAD_REQUEST" || e.Message != c.want {
+				t.Errorf("%s %q: %d %s %q, want 400 BAD_REQUEST %q", c.body, c.lang, w.Code, e.code(), e.Message, c.want)
+			}
+		}
 	})
 }
 
