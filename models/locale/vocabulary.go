@@ -1,6 +1,12 @@
 package locale
 
-import "github.com/koredyne/schedule/engine"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/koredyne/schedule/engine"
+)
 
 // Word is a noun of the business's vocabulary in the locale's language.
 type Word struct {
@@ -102,4 +108,41 @@ func (l *Locale) Form(n int, w Word) string {
 // "5 занятий", "حصتان".
 func (l *Locale) Count(n int, w Word) string {
 	return l.Plural("count", n, map[string]any{"N": l.Number(n), "Noun": l.Form(n, w)})
+}
+
+// StaffLine is the line of a calendar event's description that names its
+// staff, w being the kind's word for them: "Coach: Omar", "Coaches: Omar,
+// Sara", "المدربون: عمر، سارة". The calendar gateway's events and the
+// exported calendar file (calendarExport, koredyne export ics) write it
+// alike.
+func (l *Locale) StaffLine(w Word, names []string) string {
+	head := l.Capitalize(w.One)
+	if len(names) > 1 {
+		head = l.Capitalize(w.Many)
+	}
+	return head + ": " + strings.Join(names, l.Text("list.comma", nil))
+}
+
+// EventLanguage is the LANGUAGE parameter (RFC 5545 §3.2.10) of the text a
+// calendar event's description is written in: none for English, which
+// events were always written in without one.
+func (l *Locale) EventLanguage() string {
+	if l.Language == "en" {
+		return ""
+	}
+	return l.Language
+}
+
+// Capitalize writes a word's first letter as a capital, as the language
+// does ("coach": "Coach"; Turkish "izin": "İzin"); scripts without
+// capitals are as they are.
+func (l *Locale) Capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	if l.Language == "tr" {
+		return string(unicode.TurkishCase.ToUpper(r)) + s[n:]
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
