@@ -3,11 +3,14 @@
 package page_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +106,73 @@ func TestChromiumLaysOutArabic(t *testing.T) {
 			if len(l.Overflowing) > 0 {
 				t.Errorf("%d cells' text overflows them: %q", len(l.Overflowing), l.Overflowing)
 			}
+		})
+	}
+}
+
+// printedLines is the text of a printed sheet line by line, top to bottom,
+// each line's runs in reading order (right to left in a right-to-left
+// language).
+func printedLines(runs []textRun, rtl bool) string {
+	type line struct {
+		y    float64
+		runs []textRun
+	}
+	var lines []*line
+	at := map[float64]*line{}
+	for _, r := range runs {
+		y := math.Round(r.y)
+		l, ok := at[y]
+		if !ok {
+			l = &line{y: y}
+			at[y] = l
+			lines = append(lines, l)
+		}
+		l.runs = append(l.runs, r)
+	}
+	slices.SortFunc(lines, func(a, b *line) int { return cmp.Compare(b.y, a.y) })
+	var b strings.Builder
+	for _, l := range lines {
+		slices.SortFunc(l.runs, func(p, q textRun) int {
+			if rtl {
+				return cmp.Compare(q.x, p.x)
+			}
+			return cmp.Compare(p.x, q.x)
+		})
+		var texts []string
+		for _, r := range l.runs {
+			if s := strings.TrimSpace(r.text); s != "" {
+				texts = append(texts, s)
+			}
+		}
+		if len(texts) > 0 {
+			b.WriteString(strings.Join(texts, " ") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestChromiumPrintsEachLanguage pins what the gym's week prints in each
+// language, as Chromium prints it on the sheet the page asks for: one
+// sheet, and its text line by line (testdata/print-<lang>.txt) as the PDF
+// holds it — Arabic in the glyphs' visual order and presentation forms.
+// Refresh with go test ./caldav/page -run TestChromiumPrintsEachLanguage
+// -update; a new Chromium or font may move a line break.
+func TestChromiumPrintsEachLanguage(t *testing.T) {
+	bin := chromiumBinary(t)
+	for _, lang := range []string{"en", "ar", "tr", "ru"} {
+		t.Run(lang, func(t *testing.T) {
+			s := newSite(t, modelstest.SQLite(t), engine.Gym, now, inLanguage(lang))
+			file := filepath.Join(t.TempDir(), "week.pdf")
+			chromium(t, bin, "--no-pdf-header-footer", "--generate-pdf-document-outline", "--print-to-pdf="+file, s.srv.URL+"/t/"+s.token)
+			pdf, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pages := pdfPages(t, pdf); pages != 1 {
+				t.Errorf("the week takes %d pages, want 1", pages)
+			}
+			checkGolden(t, filepath.Join("testdata", "print-"+lang+".txt"), printedLines(pdfText(t, pdf), lang == "ar"))
 		})
 	}
 }
