@@ -223,6 +223,7 @@ type prover struct {
 	listChunk                  [][]segment
 	chunk                      int // the size of a chunk (see chunkFor)
 	liveBuf                    []int
+	lists                      [][][]segment
 	spans                      []span
 	dayBuf                     []Session
 }
@@ -527,7 +528,7 @@ type occurrence struct {
 // each choice of one entry per member and one segment per entry, the
 // intersection of their residue classes.
 func (p *prover) solve(c *candidate) {
-	if !p.meets(c.members, c.allow, 0, progression{}) {
+	if !p.meets(c.members, c.allow) {
 		return // the usual end: its members never all happen in one week
 	}
 	var occ []occurrence
@@ -574,21 +575,33 @@ func (p *prover) solve(c *candidate) {
 }
 
 // meets reports whether solve finds anything for a candidate of these
-// members and weeks allowed (nil: every week): whether the members from i
-// on all happen in some week of weeks (any week when i is 0), and in an
-// allowed one. It walks as solve does, but stops at the first week found
-// and names nothing.
-func (p *prover) meets(members []int, allow []segment, i int, weeks progression) bool {
-	if p.halt() {
+// members and weeks allowed (nil: every week): whether the members all
+// happen in some week, and in an allowed one.
+func (p *prover) meets(members []int, allow []segment) bool {
+	lists := p.lists[:0]
+	for _, gi := range members {
+		lists = append(lists, p.seg(gi))
+	}
+	p.lists = lists
+	return meetAll(lists, allow, 0, progression{}, p.halt)
+}
+
+// meetAll reports whether the things whose weeks lists hold (for each,
+// its entries' segments) all happen in some week of weeks (any week when
+// i is 0), from the i-th on, and in a week of allow (nil: every week). It
+// walks as solve does, but stops at the first week found and names
+// nothing; halt, asked at each step, ends it with false.
+func meetAll(lists [][][]segment, allow []segment, i int, weeks progression, halt func() bool) bool {
+	if halt() {
 		return false
 	}
-	if i == len(members) {
+	if i == len(lists) {
 		if allow == nil {
 			return true
 		}
 		return slices.ContainsFunc(allow, func(a segment) bool { _, ok := weeks.meet(a); return ok })
 	}
-	for _, segs := range p.seg(members[i]) {
+	for _, segs := range lists[i] {
 		for _, s := range segs {
 			var next progression
 			var ok bool
@@ -597,7 +610,7 @@ func (p *prover) meets(members []int, allow []segment, i int, weeks progression)
 			} else {
 				next, ok = weeks.meet(s)
 			}
-			if ok && p.meets(members, allow, i+1, next) {
+			if ok && meetAll(lists, allow, i+1, next, halt) {
 				return true
 			}
 		}

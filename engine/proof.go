@@ -483,15 +483,7 @@ func (p *prover) groupSegments(gi int) [][]segment {
 		w := WeekOf(c.Ref.Date, t.ws)
 		removed = append(removed, segment{from: w, to: w + 1})
 	}
-	if len(ix.allRooms)+len(ix.closures) > 0 {
-		for _, list := range [2][]*Closure{ix.allRooms, ix.closures[g.ct.RoomID]} {
-			for _, c := range list {
-				if from, to := weeksOn(c.From, c.To, g.ct.Weekday, t.ws); from < to {
-					removed = append(removed, segment{from: from, to: to})
-				}
-			}
-		}
-	}
+	removed = t.appendClosed(removed, g.ct.RoomID, g.ct.Weekday)
 	var cuts []segment
 	if len(removed) > 0 {
 		cuts = mergeSorted(removed)
@@ -513,6 +505,23 @@ func (p *prover) groupSegments(gi int) [][]segment {
 		}
 		p.scratch = buf
 		out[ei] = p.takeSegments(buf)
+	}
+	return out
+}
+
+// appendClosed appends to out the weeks [from, to) in which a closure
+// closes room on weekday wd.
+func (t *Timetable) appendClosed(out []segment, room int64, wd time.Weekday) []segment {
+	ix := t.proofIndex()
+	if len(ix.allRooms)+len(ix.closures) == 0 {
+		return out
+	}
+	for _, list := range [2][]*Closure{ix.allRooms, ix.closures[room]} {
+		for _, c := range list {
+			if from, to := weeksOn(c.From, c.To, wd, t.ws); from < to {
+				out = append(out, segment{from: from, to: to})
+			}
+		}
 	}
 	return out
 }
@@ -800,7 +809,7 @@ func (p *prover) roomLive(room int64, wd time.Weekday, live []int) {
 			var pair [2]int
 			overlappingPairs(spans, func(a, b int) {
 				pair[0], pair[1] = min(a, b), max(a, b)
-				if p.meets(pair[:], nil, 0, progression{}) {
+				if p.meets(pair[:], nil) {
 					add([]int{pair[0], pair[1]}, rg)
 				}
 			})
@@ -809,7 +818,7 @@ func (p *prover) roomLive(room int64, wd time.Weekday, live []int) {
 	}
 	for _, rg := range p.regimes(room, wd) {
 		overloads(spans, rg.levels, p.halt, func(members []int) {
-			if p.meets(members, rg.allow, 0, progression{}) {
+			if p.meets(members, rg.allow) {
 				add(members, &rg)
 			}
 		})
@@ -854,7 +863,7 @@ func (p *prover) personLive(live []int, person string) {
 	var pair [2]int
 	overlappingPairs(spans, func(a, b int) {
 		pair[0], pair[1] = min(a, b), max(a, b)
-		if p.meets(pair[:], nil, 0, progression{}) {
+		if p.meets(pair[:], nil) {
 			p.add(&candidate{kind: StaffClash, resource: person, staff: name, members: []int{pair[0], pair[1]}})
 		}
 	})

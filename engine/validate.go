@@ -204,19 +204,34 @@ func (v *validator) index() {
 // peaks fills peak from the rooms and their capacity rules.
 func (v *validator) peaks() {
 	v.peak = make(map[int64]int, len(v.s.Rooms))
-	profiled := map[int64]bool{}
-	for _, c := range v.s.Capacity {
-		if !profiled[c.RoomID] {
-			profiled[c.RoomID] = true
-			v.peak[c.RoomID] = 0
-		}
-		v.peak[c.RoomID] = max(v.peak[c.RoomID], c.Units)
+	rules := map[int64][]*CapacityRule{}
+	for i := range v.s.Capacity {
+		c := &v.s.Capacity[i]
+		rules[c.RoomID] = append(rules[c.RoomID], c)
 	}
-	for _, r := range v.s.Rooms {
-		if !profiled[r.ID] {
-			v.peak[r.ID] = r.Units()
+	for i := range v.s.Rooms {
+		r := &v.s.Rooms[i]
+		v.peak[r.ID] = peakUnits(r, rules[r.ID])
+	}
+	for id, rs := range rules {
+		if _, ok := v.peak[id]; !ok {
+			v.peak[id] = peakUnits(&Room{}, rs)
 		}
 	}
+}
+
+// peakUnits is the most units a room ever has: the highest level of its
+// capacity rules when it has any, or else its capacity. A session or
+// booking may ask for no more.
+func peakUnits(r *Room, rules []*CapacityRule) int {
+	if len(rules) == 0 {
+		return r.Units()
+	}
+	peak := 0
+	for _, c := range rules {
+		peak = max(peak, c.Units)
+	}
+	return peak
 }
 
 func indexByID[T any](v *validator, table string, rows []T, id func(*T) int64) map[int64]*T {

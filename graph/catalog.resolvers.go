@@ -173,31 +173,44 @@ func (r *mutationResolver) DeleteClass(ctx context.Context, id int64, dryRun *bo
 
 // CreateClassTime is the resolver for the createClassTime field.
 func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error) {
-	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
-		e.AllowNeedsCover = deref(allowNeedsCover)
-		id := e.NewID()
-		ct, err := newClassTime(id, input)
-		if err != nil {
-			return 0, err
+	var id int64
+	apply := func(in model.CreateClassTimeInput) func(*models.Edit) error {
+		return func(e *models.Edit) error {
+			e.AllowNeedsCover = deref(allowNeedsCover)
+			id = e.NewID()
+			ct, err := newClassTime(id, in)
+			e.State.ClassTimes = append(e.State.ClassTimes, ct)
+			return err
 		}
-		e.State.ClassTimes = append(e.State.ClassTimes, ct)
-		return id, nil
+	}
+	sg := suggestOn(ctx, "input")
+	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
+		sg.createClassTime(e, input, apply)
+		return id, apply(input)(e)
 	}, r.classTime)
 	if err != nil {
-		return nil, err
+		return nil, sg.wrap(err)
 	}
 	return &model.ClassTimePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ClassTime: ct}, nil
 }
 
 // UpdateClassTime is the resolver for the updateClassTime field.
 func (r *mutationResolver) UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error) {
+	apply := func(in model.UpdateClassTimeInput) func(*models.Edit) error {
+		return func(e *models.Edit) error {
+			e.AllowNeedsCover = deref(allowNeedsCover)
+			_, err := edit(e.State.ClassTimes, id, func(x *engine.ClassTime) int64 { return x.ID }, "class time",
+				func(x *engine.ClassTime) error { return updateClassTime(x, in) })
+			return err
+		}
+	}
+	sg := suggestOn(ctx, "input")
 	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
-		e.AllowNeedsCover = deref(allowNeedsCover)
-		return edit(e.State.ClassTimes, id, func(x *engine.ClassTime) int64 { return x.ID }, "class time",
-			func(x *engine.ClassTime) error { return updateClassTime(x, input) })
+		sg.updateClassTime(e, id, input, apply)
+		return id, apply(input)(e)
 	}, r.classTime)
 	if err != nil {
-		return nil, err
+		return nil, sg.wrap(err)
 	}
 	return &model.ClassTimePayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, ClassTime: ct}, nil
 }

@@ -123,6 +123,9 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 			list[i] = clashJSON(&c, l.Clash(&c, kind, today))
 		}
 		gerr.Extensions["clashes"] = list
+		if s, ok := suggestionsOf(err); ok {
+			gerr.Extensions["suggestions"] = suggestionsJSON(s, l, kind)
+		}
 	case errors.As(err, &away):
 		gerr.Message, gerr.Extensions["code"] = away.Error(), "STAFF_UNAVAILABLE"
 		list := make([]map[string]any, len(away.NeedsCover))
@@ -130,6 +133,9 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 			list[i] = uncoveredJSON(u, away.Messages[i])
 		}
 		gerr.Extensions["needsCover"] = list
+		if s, ok := suggestionsOf(err); ok {
+			gerr.Extensions["suggestions"] = suggestionsJSON(s, l, kind)
+		}
 	case errors.As(err, &valid):
 		// A row named by an id the business does not have is NOT_FOUND,
 		// whatever else is wrong, and its field is the one named.

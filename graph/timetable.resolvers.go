@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
@@ -104,14 +106,23 @@ func (r *closureResolver) PausesRotation(ctx context.Context, obj *engine.Closur
 // CreateSeries is the resolver for the createSeries field.
 func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error) {
 	var id int64
+	apply := func(entries []model.SeriesEntryInput) func(*models.Edit) error {
+		in := input
+		in.Entries = entries
+		return func(e *models.Edit) error {
+			e.AllowNeedsCover = deref(allowNeedsCover)
+			id = e.NewID()
+			e.State.Series = append(e.State.Series, engine.Series{ID: id, Cycle: 1})
+			return applySeries(e, id, newSeriesInput(in))
+		}
+	}
+	sg := suggestOn(ctx, "input")
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		e.AllowNeedsCover = deref(allowNeedsCover)
-		id = e.NewID()
-		e.State.Series = append(e.State.Series, engine.Series{ID: id, Cycle: 1})
-		return applySeries(e, id, newSeriesInput(input))
+		sg.seriesEntries(e, input.Entries, func(*models.Snapshot) int { return max(deref(input.CycleWeeks), 1) }, apply)
+		return apply(input.Entries)(e)
 	})
 	if err != nil {
-		return nil, err
+		return nil, sg.wrap(err)
 	}
 	s, err := r.seriesByID(ctx, res.ID(id))
 	return &model.SeriesPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Series: s}, err
@@ -121,14 +132,25 @@ func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateS
 func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error) {
 	var kept int64
 	var lost []engine.SessionRef
+	apply := func(entries []model.SeriesEntryInput) func(*models.Edit) error {
+		in := input
+		if entries != nil {
+			in.Entries = graphql.OmittableOf(entries)
+		}
+		return func(e *models.Edit) error {
+			e.AllowNeedsCover = deref(allowNeedsCover)
+			var err error
+			kept, lost, err = editSeries(e, id, in, from, carryChanges == nil || *carryChanges)
+			return err
+		}
+	}
+	sg := suggestOn(ctx, "input")
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
-		e.AllowNeedsCover = deref(allowNeedsCover)
-		var err error
-		kept, lost, err = editSeries(e, id, input, from, carryChanges == nil || *carryChanges)
-		return err
+		sg.seriesEntries(e, input.Entries.Value(), func(before *models.Snapshot) int { return seriesCycle(before, id, input) }, apply)
+		return apply(nil)(e)
 	})
 	if err != nil {
-		return nil, err
+		return nil, sg.wrap(err)
 	}
 	s, err := r.seriesByID(ctx, id)
 	if err != nil {
@@ -224,10 +246,18 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error) {
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
-	return r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
-		e.AllowNeedsCover = deref(allowNeedsCover)
-		return setChange(e, ref, patch)
+	sg := suggestOn(ctx, "change")
+	p, err := r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
+		apply := func(patch engine.ChangePatch) func(*models.Edit) error {
+			return func(e *models.Edit) error {
+				e.AllowNeedsCover = deref(allowNeedsCover)
+				return setChange(e, ref, patch)
+			}
+		}
+		sg.changeSession(e, ref, patch, apply)
+		return apply(patch)(e)
 	})
+	return p, sg.wrap(err)
 }
 
 // CancelSession is the resolver for the cancelSession field.

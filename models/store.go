@@ -48,6 +48,8 @@ type Store struct {
 	cold chan struct{} // see LimitColdLoads
 	// beforeLoad, when set, runs as a cold load takes its slot (tests).
 	beforeLoad func(business int64)
+	// noImpact leaves writes' impact out (the benchmark's baseline).
+	noImpact bool
 }
 
 // NewStore returns a store on db; now is its clock (time.Now in production).
@@ -561,6 +563,11 @@ type Edit struct {
 	// are facts, and a timetable write may say it knows. Otherwise a
 	// write that adds such a session is refused (UnavailableError).
 	AllowNeedsCover bool
+	// Refused, when set, hears that the write is refused for what it
+	// adds — clashes (a *ClashError) or sessions needing cover (an
+	// *UnavailableError), the refusal it is given — before its
+	// transaction rolls back; see Try.
+	Refused func(refusal error, try Try)
 
 	dryRun    bool
 	newID     func() int64
@@ -614,6 +621,9 @@ type Result struct {
 	// Events are the webhook events the write stored (would store, in
 	// a dry run): docs/webhooks.md.
 	Events []WebhookEvent
+	// Impact is what the write does to the people on the sessions it
+	// changes (impact.go); empty for a write that changes no session.
+	Impact *Impact
 	ids    map[int64]int64
 }
 
@@ -767,31 +777,16 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if err != nil {
 			return err
 		}
-		if changed {
-			if err := proveStanding(ctx, e, before, sn); err != nil {
-				return err
-			}
-		}
 		today := sn.Today(now)
-		was, err := before.ProveClashes(ctx, today)
+		v, err := judge(ctx, e, before, sn, step, today, changed)
 		if err != nil {
 			return err
 		}
-		is, err := sn.proveFrom(ctx, before, step, today)
-		if err != nil {
-			return err
-		}
-		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: answered, Clashes: engine.NewClashes(was, is)}
-		if sn.Timetable.HasCoverRules() {
-			res.NeedsCover = engine.NewUncovered(before.Uncovered(today), sn.Uncovered(today))
-		}
-		if len(res.NeedsCover) > 0 && !e.AllowNeedsCover && !e.AcceptClashes && !e.replaced && len(res.Clashes) == 0 {
+		res = &Result{DryRun: dryRun, Revision: b.Revision, After: sn, ids: answered, Clashes: v.clashes, NeedsCover: v.needsCover}
+		if ue := v.unavailable(e); ue != nil {
 			// Refused as the write itself would be, dry run or not: the
 			// payloads carry clashes, not this.
-			ue := &UnavailableError{NeedsCover: res.NeedsCover}
-			for i := range res.NeedsCover {
-				ue.Messages = append(ue.Messages, sn.Timetable.Message(&res.NeedsCover[i], today))
-			}
+			e.refused(ctx, tx, ue, before, today)
 			return ue
 		}
 		if e.AcceptClashes && len(res.Clashes) > 0 {
@@ -803,6 +798,12 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if len(res.NeedsCover) > 0 && !e.replaced {
 			e.noteNeedsCover(sn.Timetable, res.NeedsCover, today)
 		}
+		res.Impact = &Impact{}
+		if changed && !e.replaced && !s.noImpact {
+			if res.Impact, err = impactOf(ctx, e, before, sn, today); err != nil {
+				return err
+			}
+		}
 		if res.Events, err = s.events(ctx, e, before, sn, change, now); err != nil {
 			return err
 		}
@@ -813,7 +814,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			return errDryRun
 		}
 		if len(res.Clashes) > 0 && !e.AcceptClashes {
-			return &ClashError{Clashes: res.Clashes}
+			ce := &ClashError{Clashes: res.Clashes}
+			e.refused(ctx, tx, ce, before, today)
+			return ce
 		}
 		if err := writeEvents(ctx, tx, b.ID, res.Events, &change); err != nil {
 			return err
