@@ -97,7 +97,7 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		// gqlgen's own: parse and validation failures, about the query's
 		// text, which they quote.
 		if l.Language != "en" {
-			gerr.Message = l.Code(code, "") + ": " + gerr.Message
+			gerr.Message = gqlMessageIn(l, code, gerr.Message)
 		}
 		return gerr
 	}
