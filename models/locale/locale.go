@@ -139,6 +139,9 @@ func AddLanguage(name, like string, catalogue []byte) error {
 	if _, ok := byName[name]; ok {
 		return fmt.Errorf("catalogue %s: already served", name)
 	}
+	cacheMu.Lock()
+	clear(byAsked) // a language asked for before may be served now
+	cacheMu.Unlock()
 	return addLanguage(name, like, catalogue)
 }
 
@@ -197,6 +200,7 @@ type Locale struct {
 var (
 	cacheMu sync.Mutex
 	cache   = map[key]*Locale{}
+	byAsked = map[askedKey]*Locale{}
 )
 
 type key struct {
@@ -221,6 +225,33 @@ func ForBusiness(b engine.Business, acceptLanguage string) *Locale {
 }
 
 func forWeek(settings engine.Locale, acceptLanguage string, weekStart time.Weekday) *Locale {
+	// Every answer asks (the week query, each CalDAV request): matching
+	// the tags again is most of the cost, so the locale is kept by what
+	// was asked too.
+	asked := askedKey{settings, acceptLanguage, weekStart}
+	cacheMu.Lock()
+	l, ok := byAsked[asked]
+	cacheMu.Unlock()
+	if ok {
+		return l
+	}
+	l = matched(settings, acceptLanguage, weekStart)
+	cacheMu.Lock()
+	if len(byAsked) > 4096 { // an Accept-Language is the client's to vary: bound what it keeps
+		clear(byAsked)
+	}
+	byAsked[asked] = l
+	cacheMu.Unlock()
+	return l
+}
+
+type askedKey struct {
+	settings       engine.Locale
+	acceptLanguage string
+	weekStart      time.Weekday
+}
+
+func matched(settings engine.Locale, acceptLanguage string, weekStart time.Weekday) *Locale {
 	name, ok := Match(settings.Language)
 	if !ok {
 		name = "en"

@@ -141,8 +141,12 @@ func (l *Locale) Capitalize(s string) string {
 	if n == 0 {
 		return s
 	}
+	up := unicode.ToUpper(r)
 	if l.Language == "tr" {
-		return string(unicode.TurkishCase.ToUpper(r)) + s[n:]
+		up = unicode.TurkishCase.ToUpper(r)
 	}
-	return string(unicode.ToUpper(r)) + s[n:]
+	if up == r { // Arabic has no capitals: nothing to write anew
+		return s
+	}
+	return string(up) + s[n:]
 }
