@@ -53,6 +53,9 @@ type language_ struct {
 	// businesses this is built for: Saturday in Kuwait, Monday in Turkey and
 	// Russia, Sunday in the United States.
 	firstDay time.Weekday
+
+	catOnce sync.Once
+	cats    []string // the cardinal plural categories, in CLDR's order
 }
 
 var (
@@ -195,6 +198,7 @@ type Locale struct {
 	loc     *i18n.Localizer
 	printer *message.Printer
 	static  sync.Map // message id → its text, for texts that fill nothing
+	vocab   sync.Map // engine.Kind → its Vocabulary, asked for by every request
 }
 
 var (
@@ -390,8 +394,18 @@ var forms = map[plural.Form]string{
 // Categories are the cardinal plural categories the language has, in CLDR's
 // order (zero one two few many other).
 func (l *Locale) Categories() []string {
+	return slices.Clone(l.lang.categories())
+}
+
+// categories are the language's plural categories, found once.
+func (lg *language_) categories() []string {
+	lg.catOnce.Do(func() { lg.cats = cldrCategories(lg.cldr) })
+	return lg.cats
+}
+
+func cldrCategories(t cldr.Translator) []string {
 	var out []string
-	for _, r := range l.lang.cldr.PluralsCardinal() {
+	for _, r := range t.PluralsCardinal() {
 		out = append(out, strings.ToLower(r.String()))
 	}
 	order := []string{"zero", "one", "two", "few", "many", "other"}

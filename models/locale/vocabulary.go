@@ -42,21 +42,27 @@ func kindName(k engine.Kind) string {
 	return "gym"
 }
 
-// Words is the vocabulary of a kind of business.
+// Words is the vocabulary of a kind of business. Its forms are shared:
+// read them, never write through them.
 func (l *Locale) Words(k engine.Kind) Vocabulary {
+	if v, ok := l.vocab.Load(k); ok {
+		return v.(Vocabulary)
+	}
 	kind := kindName(k)
-	return Vocabulary{
+	v := Vocabulary{
 		Class: l.word(kind, "class"), Staff: l.word(kind, "staff"), Activity: l.word(kind, "activity"),
 		Client: l.word(kind, "client"), Series: l.word(kind, "series"), Room: l.word(kind, "room"),
 		PrintTitle: l.Text("title."+kind, nil),
 	}
+	l.vocab.Store(k, v)
+	return v
 }
 
 func (l *Locale) word(kind, key string) Word {
 	id := "word." + kind + "." + key
 	m := l.lang.messages[id]
 	var f PluralForms
-	for _, c := range l.Categories() {
+	for _, c := range l.lang.categories() {
 		s := m[c]
 		switch c {
 		case "zero":
