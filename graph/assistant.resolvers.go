@@ -37,6 +37,11 @@ func (r *absenceResolver) HoursFrom(ctx context.Context, obj *engine.Absence) (*
 	return &obj.HoursFrom, nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *assignCoverPayloadResolver) Impact(ctx context.Context, obj *model.AssignCoverPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // SessionID is the resolver for the sessionId field.
 func (r *coverAssignmentResolver) SessionID(ctx context.Context, obj *engine.CoverAssignment) (*model.SessionID, error) {
 	id := model.SessionID{Ref: obj.Session.Ref(), OneOff: obj.Session.OneOffID}
@@ -423,6 +428,11 @@ func (r *timeOffResolver) Reason(ctx context.Context, obj *engine.TimeOff) (*str
 	return optString(obj.Reason), nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *timeOffPayloadResolver) Impact(ctx context.Context, obj *model.TimeOffPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Staff is the resolver for the staff field.
 func (r *uncoveredResolver) Staff(ctx context.Context, obj *engine.Uncovered) (*engine.Staff, error) {
 	return r.staffMember(ctx, obj.StaffID)
@@ -472,8 +482,18 @@ func (r *workingHoursResolver) Staff(ctx context.Context, obj *engine.WorkingHou
 	return r.staffMember(ctx, obj.StaffID)
 }
 
+// Impact is the resolver for the impact field.
+func (r *workingHoursPayloadResolver) Impact(ctx context.Context, obj *model.WorkingHoursPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Absence returns generated.AbsenceResolver implementation.
 func (r *Resolver) Absence() generated.AbsenceResolver { return &absenceResolver{r} }
+
+// AssignCoverPayload returns generated.AssignCoverPayloadResolver implementation.
+func (r *Resolver) AssignCoverPayload() generated.AssignCoverPayloadResolver {
+	return &assignCoverPayloadResolver{r}
+}
 
 // CoverAssignment returns generated.CoverAssignmentResolver implementation.
 func (r *Resolver) CoverAssignment() generated.CoverAssignmentResolver {
@@ -494,19 +514,32 @@ func (r *Resolver) Placement() generated.PlacementResolver { return &placementRe
 // TimeOff returns generated.TimeOffResolver implementation.
 func (r *Resolver) TimeOff() generated.TimeOffResolver { return &timeOffResolver{r} }
 
+// TimeOffPayload returns generated.TimeOffPayloadResolver implementation.
+func (r *Resolver) TimeOffPayload() generated.TimeOffPayloadResolver {
+	return &timeOffPayloadResolver{r}
+}
+
 // Uncovered returns generated.UncoveredResolver implementation.
 func (r *Resolver) Uncovered() generated.UncoveredResolver { return &uncoveredResolver{r} }
 
 // WorkingHours returns generated.WorkingHoursResolver implementation.
 func (r *Resolver) WorkingHours() generated.WorkingHoursResolver { return &workingHoursResolver{r} }
 
+// WorkingHoursPayload returns generated.WorkingHoursPayloadResolver implementation.
+func (r *Resolver) WorkingHoursPayload() generated.WorkingHoursPayloadResolver {
+	return &workingHoursPayloadResolver{r}
+}
+
 type (
-	absenceResolver         struct{ *Resolver }
-	coverAssignmentResolver struct{ *Resolver }
-	coverExclusionResolver  struct{ *Resolver }
-	coverOptionResolver     struct{ *Resolver }
-	placementResolver       struct{ *Resolver }
-	timeOffResolver         struct{ *Resolver }
-	uncoveredResolver       struct{ *Resolver }
-	workingHoursResolver    struct{ *Resolver }
+	absenceResolver             struct{ *Resolver }
+	assignCoverPayloadResolver  struct{ *Resolver }
+	coverAssignmentResolver     struct{ *Resolver }
+	coverExclusionResolver      struct{ *Resolver }
+	coverOptionResolver         struct{ *Resolver }
+	placementResolver           struct{ *Resolver }
+	timeOffResolver             struct{ *Resolver }
+	timeOffPayloadResolver      struct{ *Resolver }
+	uncoveredResolver           struct{ *Resolver }
+	workingHoursResolver        struct{ *Resolver }
+	workingHoursPayloadResolver struct{ *Resolver }
 )

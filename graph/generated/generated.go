@@ -33,37 +33,64 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Absence() AbsenceResolver
+	ActivityPayload() ActivityPayloadResolver
 	AppPassword() AppPasswordResolver
+	AppPasswordPayload() AppPasswordPayloadResolver
+	AssignCoverPayload() AssignCoverPayloadResolver
 	Booking() BookingResolver
+	BookingPayload() BookingPayloadResolver
 	Business() BusinessResolver
+	BusinessPayload() BusinessPayloadResolver
+	CalendarImportPayload() CalendarImportPayloadResolver
 	CapacityRule() CapacityRuleResolver
+	CapacityRulePayload() CapacityRulePayloadResolver
 	Clash() ClashResolver
 	ClashReport() ClashReportResolver
+	ClassPayload() ClassPayloadResolver
 	ClassTime() ClassTimeResolver
+	ClassTimePayload() ClassTimePayloadResolver
 	Client() ClientResolver
+	ClientPayload() ClientPayloadResolver
 	Closure() ClosureResolver
+	ClosurePayload() ClosurePayloadResolver
 	CoverAssignment() CoverAssignmentResolver
 	CoverExclusion() CoverExclusionResolver
 	CoverOption() CoverOptionResolver
+	DeletePayload() DeletePayloadResolver
+	FeedPayload() FeedPayloadResolver
 	Live() LiveResolver
 	Membership() MembershipResolver
+	MembershipPayload() MembershipPayloadResolver
 	Mutation() MutationResolver
 	OneOff() OneOffResolver
+	OneOffPayload() OneOffPayloadResolver
 	Placement() PlacementResolver
 	Plan() PlanResolver
+	PlanPayload() PlanPayloadResolver
 	Query() QueryResolver
 	Room() RoomResolver
 	RoomBooking() RoomBookingResolver
+	RoomBookingPayload() RoomBookingPayloadResolver
+	RoomPayload() RoomPayloadResolver
 	Series() SeriesResolver
 	SeriesEntry() SeriesEntryResolver
+	SeriesPayload() SeriesPayloadResolver
 	Session() SessionResolver
 	SessionOrigin() SessionOriginResolver
+	SessionPayload() SessionPayloadResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
+	StaffPayload() StaffPayloadResolver
 	StandingBooking() StandingBookingResolver
+	StandingBookingPayload() StandingBookingPayloadResolver
 	TimeOff() TimeOffResolver
+	TimeOffPayload() TimeOffPayloadResolver
+	TokenPayload() TokenPayloadResolver
 	Uncovered() UncoveredResolver
+	WebhookEndpointPayload() WebhookEndpointPayloadResolver
+	WebhookQueuedPayload() WebhookQueuedPayloadResolver
 	WorkingHours() WorkingHoursResolver
+	WorkingHoursPayload() WorkingHoursPayloadResolver
 }
 
 type DirectiveRoot struct {
@@ -87,6 +114,7 @@ type ComplexityRoot struct {
 		Activity func(childComplexity int) int
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -113,6 +141,7 @@ type ComplexityRoot struct {
 		AppPassword func(childComplexity int) int
 		Clashes     func(childComplexity int) int
 		DryRun      func(childComplexity int) int
+		Impact      func(childComplexity int) int
 		Password    func(childComplexity int) int
 		Revision    func(childComplexity int) int
 	}
@@ -120,6 +149,7 @@ type ComplexityRoot struct {
 	AssignCoverPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Sessions func(childComplexity int) int
 	}
@@ -156,6 +186,7 @@ type ComplexityRoot struct {
 		Booking  func(childComplexity int) int
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Promoted func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -194,6 +225,7 @@ type ComplexityRoot struct {
 		Business func(childComplexity int) int
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -202,6 +234,7 @@ type ComplexityRoot struct {
 		DayChanges func(childComplexity int) int
 		DryRun     func(childComplexity int) int
 		Events     func(childComplexity int) int
+		Impact     func(childComplexity int) int
 		OneOffs    func(childComplexity int) int
 		Problems   func(childComplexity int) int
 		Revision   func(childComplexity int) int
@@ -230,6 +263,7 @@ type ComplexityRoot struct {
 		CapacityRule func(childComplexity int) int
 		Clashes      func(childComplexity int) int
 		DryRun       func(childComplexity int) int
+		Impact       func(childComplexity int) int
 		Revision     func(childComplexity int) int
 	}
 
@@ -261,6 +295,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		Class    func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -282,6 +317,7 @@ type ComplexityRoot struct {
 		Clashes   func(childComplexity int) int
 		ClassTime func(childComplexity int) int
 		DryRun    func(childComplexity int) int
+		Impact    func(childComplexity int) int
 		Revision  func(childComplexity int) int
 	}
 
@@ -310,6 +346,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		Client   func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -326,6 +363,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		Closure  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -375,12 +413,14 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
 		ID       func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
 	FeedPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		URL      func(childComplexity int) int
 	}
@@ -389,6 +429,31 @@ type ComplexityRoot struct {
 		End     func(childComplexity int) int
 		Start   func(childComplexity int) int
 		Weekday func(childComplexity int) int
+	}
+
+	Impact struct {
+		Calendars     func(childComplexity int) int
+		Sessions      func(childComplexity int) int
+		TotalClients  func(childComplexity int) int
+		TotalSessions func(childComplexity int) int
+		Unbounded     func(childComplexity int) int
+		UnboundedFrom func(childComplexity int) int
+	}
+
+	ImpactCalendar struct {
+		Room  func(childComplexity int) int
+		Staff func(childComplexity int) int
+	}
+
+	ImpactSession struct {
+		Before           func(childComplexity int) int
+		Bookings         func(childComplexity int) int
+		Changes          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Session          func(childComplexity int) int
+		Standing         func(childComplexity int) int
+		StandingWaitlist func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	Live struct {
@@ -428,6 +493,7 @@ type ComplexityRoot struct {
 	MembershipPayload struct {
 		Clashes      func(childComplexity int) int
 		DryRun       func(childComplexity int) int
+		Impact       func(childComplexity int) int
 		Membership   func(childComplexity int) int
 		Revision     func(childComplexity int) int
 		Subscription func(childComplexity int) int
@@ -530,6 +596,7 @@ type ComplexityRoot struct {
 	OneOffPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		OneOff   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -574,6 +641,7 @@ type ComplexityRoot struct {
 	PlanPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Plan     func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -683,6 +751,7 @@ type ComplexityRoot struct {
 	RoomBookingPayload struct {
 		Clashes     func(childComplexity int) int
 		DryRun      func(childComplexity int) int
+		Impact      func(childComplexity int) int
 		Revision    func(childComplexity int) int
 		RoomBooking func(childComplexity int) int
 	}
@@ -690,6 +759,7 @@ type ComplexityRoot struct {
 	RoomPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Room     func(childComplexity int) int
 	}
@@ -724,6 +794,7 @@ type ComplexityRoot struct {
 		ChangesNotCarried func(childComplexity int) int
 		Clashes           func(childComplexity int) int
 		DryRun            func(childComplexity int) int
+		Impact            func(childComplexity int) int
 		Kept              func(childComplexity int) int
 		Revision          func(childComplexity int) int
 		Series            func(childComplexity int) int
@@ -777,6 +848,7 @@ type ComplexityRoot struct {
 	SessionPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Session  func(childComplexity int) int
 	}
@@ -798,6 +870,7 @@ type ComplexityRoot struct {
 	StaffPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Staff    func(childComplexity int) int
 	}
@@ -829,6 +902,7 @@ type ComplexityRoot struct {
 	StandingBookingPayload struct {
 		Clashes         func(childComplexity int) int
 		DryRun          func(childComplexity int) int
+		Impact          func(childComplexity int) int
 		Revision        func(childComplexity int) int
 		StandingBooking func(childComplexity int) int
 		WaitingDates    func(childComplexity int) int
@@ -858,6 +932,7 @@ type ComplexityRoot struct {
 	TimeOffPayload struct {
 		Clashes    func(childComplexity int) int
 		DryRun     func(childComplexity int) int
+		Impact     func(childComplexity int) int
 		NeedsCover func(childComplexity int) int
 		Revision   func(childComplexity int) int
 		TimeOff    func(childComplexity int) int
@@ -892,6 +967,7 @@ type ComplexityRoot struct {
 	TokenPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Secret   func(childComplexity int) int
 		Token    func(childComplexity int) int
@@ -975,6 +1051,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
 		Endpoint func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Secret   func(childComplexity int) int
 	}
@@ -987,6 +1064,7 @@ type ComplexityRoot struct {
 	WebhookQueuedPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Queued   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -1007,6 +1085,7 @@ type ComplexityRoot struct {
 	WorkingHoursPayload struct {
 		Clashes      func(childComplexity int) int
 		DryRun       func(childComplexity int) int
+		Impact       func(childComplexity int) int
 		NeedsCover   func(childComplexity int) int
 		Revision     func(childComplexity int) int
 		WorkingHours func(childComplexity int) int
@@ -1023,8 +1102,17 @@ type AbsenceResolver interface {
 	TimeOff(ctx context.Context, obj *engine.Absence) (*engine.TimeOff, error)
 	HoursFrom(ctx context.Context, obj *engine.Absence) (*engine.Date, error)
 }
+type ActivityPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ActivityPayload) (*model.Impact, error)
+}
 type AppPasswordResolver interface {
 	Staff(ctx context.Context, obj *models.AppPassword) (*engine.Staff, error)
+}
+type AppPasswordPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.AppPasswordPayload) (*model.Impact, error)
+}
+type AssignCoverPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.AssignCoverPayload) (*model.Impact, error)
 }
 type BookingResolver interface {
 	Client(ctx context.Context, obj *models.SessionBooking) (*engine.Client, error)
@@ -1033,6 +1121,9 @@ type BookingResolver interface {
 	CreatedAt(ctx context.Context, obj *models.SessionBooking) (*time.Time, error)
 	Session(ctx context.Context, obj *models.SessionBooking) (*model.Session, error)
 	Booked(ctx context.Context, obj *models.SessionBooking) (*model.BookingSnapshot, error)
+}
+type BookingPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.BookingPayload) (*model.Impact, error)
 }
 type BusinessResolver interface {
 	FeedURL(ctx context.Context, obj *models.Business) (*string, error)
@@ -1049,11 +1140,20 @@ type BusinessResolver interface {
 	Digits(ctx context.Context, obj *models.Business) (*model.Digits, error)
 	Locale(ctx context.Context, obj *models.Business) (*model.Locale, error)
 }
+type BusinessPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.BusinessPayload) (*model.Impact, error)
+}
+type CalendarImportPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.CalendarImportPayload) (*model.Impact, error)
+}
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
 
 	From(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
 	To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
+}
+type CapacityRulePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.CapacityRulePayload) (*model.Impact, error)
 }
 type ClashResolver interface {
 	Message(ctx context.Context, obj *engine.Clash) (string, error)
@@ -1068,6 +1168,9 @@ type ClashResolver interface {
 type ClashReportResolver interface {
 	ProvenUntil(ctx context.Context, obj *engine.Report) (*engine.Date, error)
 }
+type ClassPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClassPayload) (*model.Impact, error)
+}
 type ClassTimeResolver interface {
 	Room(ctx context.Context, obj *engine.ClassTime) (*engine.Room, error)
 
@@ -1078,16 +1181,25 @@ type ClassTimeResolver interface {
 	Active(ctx context.Context, obj *engine.ClassTime) (bool, error)
 	Units(ctx context.Context, obj *engine.ClassTime) (*int, error)
 }
+type ClassTimePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClassTimePayload) (*model.Impact, error)
+}
 type ClientResolver interface {
 	Email(ctx context.Context, obj *engine.Client) (*string, error)
 	Phone(ctx context.Context, obj *engine.Client) (*string, error)
 	Memberships(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 	Subscriptions(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 }
+type ClientPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClientPayload) (*model.Impact, error)
+}
 type ClosureResolver interface {
 	Rooms(ctx context.Context, obj *engine.Closure) ([]engine.Room, error)
 	Reason(ctx context.Context, obj *engine.Closure) (*string, error)
 	PausesRotation(ctx context.Context, obj *engine.Closure) (bool, error)
+}
+type ClosurePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClosurePayload) (*model.Impact, error)
 }
 type CoverAssignmentResolver interface {
 	SessionID(ctx context.Context, obj *engine.CoverAssignment) (*model.SessionID, error)
@@ -1105,6 +1217,12 @@ type CoverExclusionResolver interface {
 type CoverOptionResolver interface {
 	Staff(ctx context.Context, obj *engine.CoverOption) (*engine.Staff, error)
 }
+type DeletePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.DeletePayload) (*model.Impact, error)
+}
+type FeedPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.FeedPayload) (*model.Impact, error)
+}
 type LiveResolver interface {
 	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
@@ -1114,6 +1232,9 @@ type MembershipResolver interface {
 	Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error)
 	StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error)
 	EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error)
+}
+type MembershipPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.MembershipPayload) (*model.Impact, error)
 }
 type MutationResolver interface {
 	UpdateBusiness(ctx context.Context, input model.UpdateBusinessInput, dryRun *bool) (*model.BusinessPayload, error)
@@ -1204,6 +1325,9 @@ type OneOffResolver interface {
 	Note(ctx context.Context, obj *engine.OneOff) (*string, error)
 	Clients(ctx context.Context, obj *engine.OneOff) ([]engine.Client, error)
 }
+type OneOffPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.OneOffPayload) (*model.Impact, error)
+}
 type PlacementResolver interface {
 	Room(ctx context.Context, obj *engine.Placement) (*engine.Room, error)
 }
@@ -1214,6 +1338,9 @@ type PlanResolver interface {
 
 	Price(ctx context.Context, obj *engine.Plan) (string, error)
 	Label(ctx context.Context, obj *engine.Plan) (string, error)
+}
+type PlanPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.PlanPayload) (*model.Impact, error)
 }
 type QueryResolver interface {
 	Business(ctx context.Context) (*models.Business, error)
@@ -1286,6 +1413,12 @@ type RoomBookingResolver interface {
 	Client(ctx context.Context, obj *engine.RoomBooking) (*engine.Client, error)
 	Note(ctx context.Context, obj *engine.RoomBooking) (*string, error)
 }
+type RoomBookingPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.RoomBookingPayload) (*model.Impact, error)
+}
+type RoomPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.RoomPayload) (*model.Impact, error)
+}
 type SeriesResolver interface {
 	AnchorDate(ctx context.Context, obj *engine.Series) (engine.Date, error)
 	EndDate(ctx context.Context, obj *engine.Series) (*engine.Date, error)
@@ -1299,6 +1432,9 @@ type SeriesEntryResolver interface {
 	Series(ctx context.Context, obj *engine.Entry) (*engine.Series, error)
 	ClassTime(ctx context.Context, obj *engine.Entry) (*engine.ClassTime, error)
 	Class(ctx context.Context, obj *engine.Entry) (*model.Class, error)
+}
+type SeriesPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.SeriesPayload) (*model.Impact, error)
 }
 type SessionResolver interface {
 	PlacesTaken(ctx context.Context, obj *model.Session) (int, error)
@@ -1315,6 +1451,9 @@ type SessionOriginResolver interface {
 	Class(ctx context.Context, obj *engine.Origin) (*model.Class, error)
 	Staff(ctx context.Context, obj *engine.Origin) ([]engine.Staff, error)
 }
+type SessionPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.SessionPayload) (*model.Impact, error)
+}
 type SessionRefResolver interface {
 	ClassTime(ctx context.Context, obj *engine.SessionRef) (*engine.ClassTime, error)
 	Class(ctx context.Context, obj *engine.SessionRef) (*model.Class, error)
@@ -1323,6 +1462,9 @@ type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
 	WorkingHours(ctx context.Context, obj *engine.Staff) ([]engine.WorkingHours, error)
 	Qualifications(ctx context.Context, obj *engine.Staff) ([]model.Activity, error)
+}
+type StaffPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.StaffPayload) (*model.Impact, error)
 }
 type StandingBookingResolver interface {
 	Client(ctx context.Context, obj *engine.Standing) (*engine.Client, error)
@@ -1334,12 +1476,21 @@ type StandingBookingResolver interface {
 	Skipped(ctx context.Context, obj *engine.Standing) ([]engine.StandingSkip, error)
 	Dates(ctx context.Context, obj *engine.Standing, from *engine.Date, to *engine.Date) ([]model.StandingDate, error)
 }
+type StandingBookingPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.StandingBookingPayload) (*model.Impact, error)
+}
 type TimeOffResolver interface {
 	Staff(ctx context.Context, obj *engine.TimeOff) (*engine.Staff, error)
 
 	FromTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
 	ToTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
 	Reason(ctx context.Context, obj *engine.TimeOff) (*string, error)
+}
+type TimeOffPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.TimeOffPayload) (*model.Impact, error)
+}
+type TokenPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.TokenPayload) (*model.Impact, error)
 }
 type UncoveredResolver interface {
 	Staff(ctx context.Context, obj *engine.Uncovered) (*engine.Staff, error)
@@ -1352,8 +1503,17 @@ type UncoveredResolver interface {
 	Session(ctx context.Context, obj *engine.Uncovered) (*model.Session, error)
 	Message(ctx context.Context, obj *engine.Uncovered) (string, error)
 }
+type WebhookEndpointPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.WebhookEndpointPayload) (*model.Impact, error)
+}
+type WebhookQueuedPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.WebhookQueuedPayload) (*model.Impact, error)
+}
 type WorkingHoursResolver interface {
 	Staff(ctx context.Context, obj *engine.WorkingHours) (*engine.Staff, error)
+}
+type WorkingHoursPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.WorkingHoursPayload) (*model.Impact, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1436,6 +1596,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ActivityPayload.DryRun(childComplexity), true
+	case "ActivityPayload.impact":
+		if e.ComplexityRoot.ActivityPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityPayload.Impact(childComplexity), true
 	case "ActivityPayload.revision":
 		if e.ComplexityRoot.ActivityPayload.Revision == nil {
 			break
@@ -1524,6 +1690,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppPasswordPayload.DryRun(childComplexity), true
+	case "AppPasswordPayload.impact":
+		if e.ComplexityRoot.AppPasswordPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.Impact(childComplexity), true
 	case "AppPasswordPayload.password":
 		if e.ComplexityRoot.AppPasswordPayload.Password == nil {
 			break
@@ -1549,6 +1721,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AssignCoverPayload.DryRun(childComplexity), true
+	case "AssignCoverPayload.impact":
+		if e.ComplexityRoot.AssignCoverPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Impact(childComplexity), true
 	case "AssignCoverPayload.revision":
 		if e.ComplexityRoot.AssignCoverPayload.Revision == nil {
 			break
@@ -1680,6 +1858,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BookingPayload.DryRun(childComplexity), true
+	case "BookingPayload.impact":
+		if e.ComplexityRoot.BookingPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingPayload.Impact(childComplexity), true
 	case "BookingPayload.promoted":
 		if e.ComplexityRoot.BookingPayload.Promoted == nil {
 			break
@@ -1857,6 +2041,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BusinessPayload.DryRun(childComplexity), true
+	case "BusinessPayload.impact":
+		if e.ComplexityRoot.BusinessPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusinessPayload.Impact(childComplexity), true
 	case "BusinessPayload.revision":
 		if e.ComplexityRoot.BusinessPayload.Revision == nil {
 			break
@@ -1888,6 +2078,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CalendarImportPayload.Events(childComplexity), true
+	case "CalendarImportPayload.impact":
+		if e.ComplexityRoot.CalendarImportPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.Impact(childComplexity), true
 	case "CalendarImportPayload.oneOffs":
 		if e.ComplexityRoot.CalendarImportPayload.OneOffs == nil {
 			break
@@ -2005,6 +2201,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CapacityRulePayload.DryRun(childComplexity), true
+	case "CapacityRulePayload.impact":
+		if e.ComplexityRoot.CapacityRulePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRulePayload.Impact(childComplexity), true
 	case "CapacityRulePayload.revision":
 		if e.ComplexityRoot.CapacityRulePayload.Revision == nil {
 			break
@@ -2123,6 +2325,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClassPayload.DryRun(childComplexity), true
+	case "ClassPayload.impact":
+		if e.ComplexityRoot.ClassPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClassPayload.Impact(childComplexity), true
 	case "ClassPayload.revision":
 		if e.ComplexityRoot.ClassPayload.Revision == nil {
 			break
@@ -2215,6 +2423,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClassTimePayload.DryRun(childComplexity), true
+	case "ClassTimePayload.impact":
+		if e.ComplexityRoot.ClassTimePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClassTimePayload.Impact(childComplexity), true
 	case "ClassTimePayload.revision":
 		if e.ComplexityRoot.ClassTimePayload.Revision == nil {
 			break
@@ -2315,6 +2529,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClientPayload.DryRun(childComplexity), true
+	case "ClientPayload.impact":
+		if e.ComplexityRoot.ClientPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientPayload.Impact(childComplexity), true
 	case "ClientPayload.revision":
 		if e.ComplexityRoot.ClientPayload.Revision == nil {
 			break
@@ -2377,6 +2597,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClosurePayload.DryRun(childComplexity), true
+	case "ClosurePayload.impact":
+		if e.ComplexityRoot.ClosurePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClosurePayload.Impact(childComplexity), true
 	case "ClosurePayload.revision":
 		if e.ComplexityRoot.ClosurePayload.Revision == nil {
 			break
@@ -2535,6 +2761,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeletePayload.ID(childComplexity), true
+	case "DeletePayload.impact":
+		if e.ComplexityRoot.DeletePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeletePayload.Impact(childComplexity), true
 	case "DeletePayload.revision":
 		if e.ComplexityRoot.DeletePayload.Revision == nil {
 			break
@@ -2554,6 +2786,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FeedPayload.DryRun(childComplexity), true
+	case "FeedPayload.impact":
+		if e.ComplexityRoot.FeedPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedPayload.Impact(childComplexity), true
 	case "FeedPayload.revision":
 		if e.ComplexityRoot.FeedPayload.Revision == nil {
 			break
@@ -2585,6 +2823,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.HoursSpan.Weekday(childComplexity), true
+
+	case "Impact.calendars":
+		if e.ComplexityRoot.Impact.Calendars == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Calendars(childComplexity), true
+	case "Impact.sessions":
+		if e.ComplexityRoot.Impact.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Sessions(childComplexity), true
+	case "Impact.totalClients":
+		if e.ComplexityRoot.Impact.TotalClients == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.TotalClients(childComplexity), true
+	case "Impact.totalSessions":
+		if e.ComplexityRoot.Impact.TotalSessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.TotalSessions(childComplexity), true
+	case "Impact.unbounded":
+		if e.ComplexityRoot.Impact.Unbounded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Unbounded(childComplexity), true
+	case "Impact.unboundedFrom":
+		if e.ComplexityRoot.Impact.UnboundedFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.UnboundedFrom(childComplexity), true
+
+	case "ImpactCalendar.room":
+		if e.ComplexityRoot.ImpactCalendar.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactCalendar.Room(childComplexity), true
+	case "ImpactCalendar.staff":
+		if e.ComplexityRoot.ImpactCalendar.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactCalendar.Staff(childComplexity), true
+
+	case "ImpactSession.before":
+		if e.ComplexityRoot.ImpactSession.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Before(childComplexity), true
+	case "ImpactSession.bookings":
+		if e.ComplexityRoot.ImpactSession.Bookings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Bookings(childComplexity), true
+	case "ImpactSession.changes":
+		if e.ComplexityRoot.ImpactSession.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Changes(childComplexity), true
+	case "ImpactSession.id":
+		if e.ComplexityRoot.ImpactSession.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.ID(childComplexity), true
+	case "ImpactSession.session":
+		if e.ComplexityRoot.ImpactSession.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Session(childComplexity), true
+	case "ImpactSession.standing":
+		if e.ComplexityRoot.ImpactSession.Standing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Standing(childComplexity), true
+	case "ImpactSession.standingWaitlist":
+		if e.ComplexityRoot.ImpactSession.StandingWaitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.StandingWaitlist(childComplexity), true
+	case "ImpactSession.waitlist":
+		if e.ComplexityRoot.ImpactSession.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Waitlist(childComplexity), true
 
 	case "Live.scheduleChanged":
 		if e.ComplexityRoot.Live.ScheduleChanged == nil {
@@ -2717,6 +3054,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MembershipPayload.DryRun(childComplexity), true
+	case "MembershipPayload.impact":
+		if e.ComplexityRoot.MembershipPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Impact(childComplexity), true
 	case "MembershipPayload.membership":
 		if e.ComplexityRoot.MembershipPayload.Membership == nil {
 			break
@@ -3653,6 +3996,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OneOffPayload.DryRun(childComplexity), true
+	case "OneOffPayload.impact":
+		if e.ComplexityRoot.OneOffPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OneOffPayload.Impact(childComplexity), true
 	case "OneOffPayload.oneOff":
 		if e.ComplexityRoot.OneOffPayload.OneOff == nil {
 			break
@@ -3815,6 +4164,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlanPayload.DryRun(childComplexity), true
+	case "PlanPayload.impact":
+		if e.ComplexityRoot.PlanPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanPayload.Impact(childComplexity), true
 	case "PlanPayload.plan":
 		if e.ComplexityRoot.PlanPayload.Plan == nil {
 			break
@@ -4586,6 +4941,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RoomBookingPayload.DryRun(childComplexity), true
+	case "RoomBookingPayload.impact":
+		if e.ComplexityRoot.RoomBookingPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingPayload.Impact(childComplexity), true
 	case "RoomBookingPayload.revision":
 		if e.ComplexityRoot.RoomBookingPayload.Revision == nil {
 			break
@@ -4611,6 +4972,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RoomPayload.DryRun(childComplexity), true
+	case "RoomPayload.impact":
+		if e.ComplexityRoot.RoomPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomPayload.Impact(childComplexity), true
 	case "RoomPayload.revision":
 		if e.ComplexityRoot.RoomPayload.Revision == nil {
 			break
@@ -4747,6 +5114,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SeriesPayload.DryRun(childComplexity), true
+	case "SeriesPayload.impact":
+		if e.ComplexityRoot.SeriesPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SeriesPayload.Impact(childComplexity), true
 	case "SeriesPayload.kept":
 		if e.ComplexityRoot.SeriesPayload.Kept == nil {
 			break
@@ -4997,6 +5370,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SessionPayload.DryRun(childComplexity), true
+	case "SessionPayload.impact":
+		if e.ComplexityRoot.SessionPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionPayload.Impact(childComplexity), true
 	case "SessionPayload.revision":
 		if e.ComplexityRoot.SessionPayload.Revision == nil {
 			break
@@ -5072,6 +5451,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StaffPayload.DryRun(childComplexity), true
+	case "StaffPayload.impact":
+		if e.ComplexityRoot.StaffPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StaffPayload.Impact(childComplexity), true
 	case "StaffPayload.revision":
 		if e.ComplexityRoot.StaffPayload.Revision == nil {
 			break
@@ -5195,6 +5580,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StandingBookingPayload.DryRun(childComplexity), true
+	case "StandingBookingPayload.impact":
+		if e.ComplexityRoot.StandingBookingPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Impact(childComplexity), true
 	case "StandingBookingPayload.revision":
 		if e.ComplexityRoot.StandingBookingPayload.Revision == nil {
 			break
@@ -5301,6 +5692,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimeOffPayload.DryRun(childComplexity), true
+	case "TimeOffPayload.impact":
+		if e.ComplexityRoot.TimeOffPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.Impact(childComplexity), true
 	case "TimeOffPayload.needsCover":
 		if e.ComplexityRoot.TimeOffPayload.NeedsCover == nil {
 			break
@@ -5420,6 +5817,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenPayload.DryRun(childComplexity), true
+	case "TokenPayload.impact":
+		if e.ComplexityRoot.TokenPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenPayload.Impact(childComplexity), true
 	case "TokenPayload.revision":
 		if e.ComplexityRoot.TokenPayload.Revision == nil {
 			break
@@ -5765,6 +6168,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookEndpointPayload.Endpoint(childComplexity), true
+	case "WebhookEndpointPayload.impact":
+		if e.ComplexityRoot.WebhookEndpointPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointPayload.Impact(childComplexity), true
 	case "WebhookEndpointPayload.revision":
 		if e.ComplexityRoot.WebhookEndpointPayload.Revision == nil {
 			break
@@ -5803,6 +6212,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookQueuedPayload.DryRun(childComplexity), true
+	case "WebhookQueuedPayload.impact":
+		if e.ComplexityRoot.WebhookQueuedPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookQueuedPayload.Impact(childComplexity), true
 	case "WebhookQueuedPayload.queued":
 		if e.ComplexityRoot.WebhookQueuedPayload.Queued == nil {
 			break
@@ -5872,6 +6287,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkingHoursPayload.DryRun(childComplexity), true
+	case "WorkingHoursPayload.impact":
+		if e.ComplexityRoot.WorkingHoursPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.Impact(childComplexity), true
 	case "WorkingHoursPayload.needsCover":
 		if e.ComplexityRoot.WorkingHoursPayload.NeedsCover == nil {
 			break
@@ -6127,6 +6548,8 @@ type TokenPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The token made or revoked (on a dry run of createToken, the one that would be made)."
   token: Token!
   "The secret to send as Authorization: Bearer <secret>, shown this once by createToken; null on a dry run and from revokeToken."
@@ -6141,6 +6564,8 @@ type AppPasswordPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The login made or revoked (on a dry run of createAppPassword, the one that would be made)."
   appPassword: AppPassword!
   "The password, shown this once by createAppPassword; null on a dry run and from revokeAppPassword."
@@ -6363,6 +6788,8 @@ type TimeOffPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The time off as saved."
   timeOff: TimeOff!
   "The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date."
@@ -6377,6 +6804,8 @@ type WorkingHoursPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The hours as saved."
   workingHours: WorkingHours!
   "The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover)."
@@ -6598,6 +7027,8 @@ type AssignCoverPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The sessions covered, as the write leaves them, in the order asked."
   sessions: [Session!]!
 }
@@ -7046,6 +7477,8 @@ type ClientPayload implements Write {
   revision: Int!
   "Always empty: clients take no time in the schedule."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The client as saved (as it would be, for a dry run)."
   client: Client!
 }
@@ -7058,6 +7491,8 @@ type MembershipPayload implements Write {
   revision: Int!
   "Always empty: memberships take no time in the schedule."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The membership as saved (as it would be, for a dry run)."
   membership: Membership!
   "The membership as saved (renamed membership; this name goes in the next release)."
@@ -7072,6 +7507,8 @@ type BookingPayload implements Write {
   revision: Int!
   "Always empty: bookings take places, not time."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The booking as saved (as it would be, for a dry run)."
   booking: Booking!
   "Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token."
@@ -7086,6 +7523,8 @@ type RoomBookingPayload implements Write {
   revision: Int!
   "The clashes the booking would add (only a dry run returns any)."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The room booking as saved (as it would be, for a dry run)."
   roomBooking: RoomBooking!
 }
@@ -7098,6 +7537,8 @@ type CapacityRulePayload implements Write {
   revision: Int!
   "The clashes the rule would add, sessions or room bookings left without units (only a dry run returns any)."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The capacity rule as saved (as it would be, for a dry run)."
   capacityRule: CapacityRule!
 }
@@ -7759,6 +8200,8 @@ interface Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH)."
   clashes: [Clash!]!
+  "What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session."
+  impact: Impact!
 }
 
 "What updateBusiness, loadDemo and clearData return."
@@ -7769,6 +8212,8 @@ type BusinessPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The business after the write."
   business: Business!
 }
@@ -7781,6 +8226,8 @@ type DeletePayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The id of what was deleted."
   id: ID!
 }
@@ -7858,6 +8305,8 @@ type CalendarImportPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "Events imported whole or in part (overrides of single dates aside)."
   events: Int!
   "Series made from the file's recurring events."
@@ -7890,6 +8339,8 @@ type FeedPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The new secret URL (anyone with it can read the calendar or timetable); the old one stops working. Null on a dry run, which changes nothing."
   url: String
 }
@@ -8021,6 +8472,8 @@ type RoomPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The room after the write."
   room: Room!
 }
@@ -8033,6 +8486,8 @@ type StaffPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The staff member after the write."
   staff: Staff!
 }
@@ -8045,6 +8500,8 @@ type ActivityPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The activity after the write."
   activity: Activity!
 }
@@ -8057,6 +8514,8 @@ type ClassPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The class after the write."
   class: Class!
 }
@@ -8069,6 +8528,8 @@ type ClassTimePayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The class time after the write."
   classTime: ClassTime!
 }
@@ -8348,6 +8809,77 @@ extend type Mutation {
   ): DeletePayload
 }
 `, BuiltIn: false},
+	{Name: "../schema/impact.graphqls", Input: `# What a write does to the people on the sessions it changes (docs/standing.md, "Impact").
+
+"""
+What a write does, or in a dry run would do, to the people on the sessions it changes: computed from the same before
+and after as its clashes, in the same transaction. The sessions are those that are on before the write, from today on,
+and that it cancels, removes, moves, re-times, puts in another room, gives other staff or another class, or leaves
+with fewer places than were held on it.
+"""
+type Impact {
+  "The first 500 affected sessions from today, by the date they are on before the write, then class time and class."
+  sessions: [ImpactSession!]!
+  "How many sessions the write affects from today on, counted exactly over every future date; null when unbounded."
+  totalSessions: Int
+  "True when the write changes the sessions of every week from some date on, without end (a class time re-timed, a class given other staff): there is no count, and unboundedFrom says from when."
+  unbounded: Boolean!
+  "The first date of the weeks the write changes without end; null when it is bounded."
+  unboundedFrom: Date
+  "How many clients hold a single booking (a place or a place on the wait list) or a standing place on any affected session, over every future date: always a number, as clients are finitely many."
+  totalClients: Int!
+  "The calendars whose events the write changes (an event added, taken away, moved, re-timed, put in another room or given other staff): the whole business's first, then staff members' and rooms'. Empty when no session changes."
+  calendars: [ImpactCalendar!]!
+}
+
+"One session a write affects, and who is on it before the write."
+type ImpactSession {
+  "The session's id (see Session.id), the same before and after the write."
+  id: ID!
+  "What the write does to it."
+  changes: [ImpactChange!]!
+  "The session as it is before the write: its date, times, room, class and staff."
+  before: SessionOrigin!
+  "The session after the write, wherever it then is; null when the write removes it (its series ends, its class time or one-off goes)."
+  session: Session
+  "The single bookings holding a place on it, those the caller may see (the rule of Booking)."
+  bookings: [Booking!]!
+  "The standing places holding a place on it, those the caller may see (the rule of Booking)."
+  standing: [StandingBooking!]!
+  "The single bookings on its wait list, by position, those the caller may see (the rule of Booking)."
+  waitlist: [Booking!]!
+  "The standing places waiting for a place on it, those the caller may see (the rule of Booking)."
+  standingWaitlist: [StandingBooking!]!
+}
+
+"What a write does to a session."
+enum ImpactChange {
+  "It is cancelled (or it goes, and was on)."
+  CANCELLED
+  "It no longer exists: its series ends, its class time is retired or taken out, its one-off is removed."
+  REMOVED
+  "It is on another date."
+  MOVED
+  "It starts or ends at another time."
+  RETIMED
+  "It is in another room."
+  REHOUSED
+  "Other staff give it."
+  RESTAFFED
+  "It is another class."
+  RECLASSED
+  "It has fewer places than were held on it before the write."
+  OVER_CAPACITY
+}
+
+"A calendar whose events a write changes: a staff member's, a room's, or (neither) the whole business's, as CalendarInput names them."
+type ImpactCalendar {
+  "The staff member whose calendar it is; null for a room's or the business's."
+  staff: Staff
+  "The room whose calendar it is; null for a staff member's or the business's."
+  room: Room
+}
+`, BuiltIn: false},
 	{Name: "../schema/live.graphqls", Input: `# Live updates: the subscription root.
 
 "A write that committed: what front ends listening to scheduleChanged refetch."
@@ -8486,6 +9018,8 @@ type StandingBookingPayload implements Write {
   revision: Int!
   "Always empty: standing places take places, not time."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from."
   standingBooking: StandingBooking!
   "The dates the client waits on because they were full (only with waitlist); empty when the place holds every date."
@@ -8871,6 +9405,8 @@ type SeriesPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The series as the write leaves it (for replaceSeriesFrom, the successor)."
   series: Series!
   "When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were."
@@ -8887,6 +9423,8 @@ type PlanPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The plan as the write leaves it."
   plan: Plan!
 }
@@ -8899,6 +9437,8 @@ type OneOffPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The one-off as the write leaves it."
   oneOff: OneOff!
 }
@@ -8911,6 +9451,8 @@ type ClosurePayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The closure as saved."
   closure: Closure!
 }
@@ -8923,6 +9465,8 @@ type SessionPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The session as it now is (its id and ref do not change)."
   session: Session!
 }
@@ -9538,6 +10082,8 @@ type WebhookEndpointPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The endpoint made, changed or deleted (on a dry run, as it would be)."
   endpoint: WebhookEndpoint!
   "The signing secret (whsec_ and base64), shown this once by createWebhookEndpoint and rotateWebhookSecret; null on a dry run and from the others."
@@ -9552,6 +10098,8 @@ type WebhookQueuedPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "How many deliveries were queued (would be, on a dry run)."
   queued: Int!
 }
@@ -9674,6 +10222,8 @@ func (ec *executionContext) childFields_ActivityPayload(ctx context.Context, fie
 		return ec.fieldContext_ActivityPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ActivityPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ActivityPayload_impact(ctx, field)
 	case "activity":
 		return ec.fieldContext_ActivityPayload_activity(ctx, field)
 	}
@@ -9726,6 +10276,8 @@ func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, 
 		return ec.fieldContext_AppPasswordPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_AppPasswordPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_AppPasswordPayload_impact(ctx, field)
 	case "appPassword":
 		return ec.fieldContext_AppPasswordPayload_appPassword(ctx, field)
 	case "password":
@@ -9742,6 +10294,8 @@ func (ec *executionContext) childFields_AssignCoverPayload(ctx context.Context, 
 		return ec.fieldContext_AssignCoverPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_AssignCoverPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_AssignCoverPayload_impact(ctx, field)
 	case "sessions":
 		return ec.fieldContext_AssignCoverPayload_sessions(ctx, field)
 	}
@@ -9812,6 +10366,8 @@ func (ec *executionContext) childFields_BookingPayload(ctx context.Context, fiel
 		return ec.fieldContext_BookingPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_BookingPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_BookingPayload_impact(ctx, field)
 	case "booking":
 		return ec.fieldContext_BookingPayload_booking(ctx, field)
 	case "promoted":
@@ -9888,6 +10444,8 @@ func (ec *executionContext) childFields_BusinessPayload(ctx context.Context, fie
 		return ec.fieldContext_BusinessPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_BusinessPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_BusinessPayload_impact(ctx, field)
 	case "business":
 		return ec.fieldContext_BusinessPayload_business(ctx, field)
 	}
@@ -9902,6 +10460,8 @@ func (ec *executionContext) childFields_CalendarImportPayload(ctx context.Contex
 		return ec.fieldContext_CalendarImportPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_CalendarImportPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_CalendarImportPayload_impact(ctx, field)
 	case "events":
 		return ec.fieldContext_CalendarImportPayload_events(ctx, field)
 	case "series":
@@ -9960,6 +10520,8 @@ func (ec *executionContext) childFields_CapacityRulePayload(ctx context.Context,
 		return ec.fieldContext_CapacityRulePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_CapacityRulePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_CapacityRulePayload_impact(ctx, field)
 	case "capacityRule":
 		return ec.fieldContext_CapacityRulePayload_capacityRule(ctx, field)
 	}
@@ -10022,6 +10584,8 @@ func (ec *executionContext) childFields_ClassPayload(ctx context.Context, field 
 		return ec.fieldContext_ClassPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClassPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClassPayload_impact(ctx, field)
 	case "class":
 		return ec.fieldContext_ClassPayload_class(ctx, field)
 	}
@@ -10064,6 +10628,8 @@ func (ec *executionContext) childFields_ClassTimePayload(ctx context.Context, fi
 		return ec.fieldContext_ClassTimePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClassTimePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClassTimePayload_impact(ctx, field)
 	case "classTime":
 		return ec.fieldContext_ClassTimePayload_classTime(ctx, field)
 	}
@@ -10120,6 +10686,8 @@ func (ec *executionContext) childFields_ClientPayload(ctx context.Context, field
 		return ec.fieldContext_ClientPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClientPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClientPayload_impact(ctx, field)
 	case "client":
 		return ec.fieldContext_ClientPayload_client(ctx, field)
 	}
@@ -10152,6 +10720,8 @@ func (ec *executionContext) childFields_ClosurePayload(ctx context.Context, fiel
 		return ec.fieldContext_ClosurePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClosurePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClosurePayload_impact(ctx, field)
 	case "closure":
 		return ec.fieldContext_ClosurePayload_closure(ctx, field)
 	}
@@ -10250,6 +10820,8 @@ func (ec *executionContext) childFields_DeletePayload(ctx context.Context, field
 		return ec.fieldContext_DeletePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_DeletePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_DeletePayload_impact(ctx, field)
 	case "id":
 		return ec.fieldContext_DeletePayload_id(ctx, field)
 	}
@@ -10264,6 +10836,8 @@ func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field g
 		return ec.fieldContext_FeedPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_FeedPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_FeedPayload_impact(ctx, field)
 	case "url":
 		return ec.fieldContext_FeedPayload_url(ctx, field)
 	}
@@ -10280,6 +10854,56 @@ func (ec *executionContext) childFields_HoursSpan(ctx context.Context, field gra
 		return ec.fieldContext_HoursSpan_end(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type HoursSpan", field.Name)
+}
+
+func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sessions":
+		return ec.fieldContext_Impact_sessions(ctx, field)
+	case "totalSessions":
+		return ec.fieldContext_Impact_totalSessions(ctx, field)
+	case "unbounded":
+		return ec.fieldContext_Impact_unbounded(ctx, field)
+	case "unboundedFrom":
+		return ec.fieldContext_Impact_unboundedFrom(ctx, field)
+	case "totalClients":
+		return ec.fieldContext_Impact_totalClients(ctx, field)
+	case "calendars":
+		return ec.fieldContext_Impact_calendars(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Impact", field.Name)
+}
+
+func (ec *executionContext) childFields_ImpactCalendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_ImpactCalendar_staff(ctx, field)
+	case "room":
+		return ec.fieldContext_ImpactCalendar_room(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImpactCalendar", field.Name)
+}
+
+func (ec *executionContext) childFields_ImpactSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ImpactSession_id(ctx, field)
+	case "changes":
+		return ec.fieldContext_ImpactSession_changes(ctx, field)
+	case "before":
+		return ec.fieldContext_ImpactSession_before(ctx, field)
+	case "session":
+		return ec.fieldContext_ImpactSession_session(ctx, field)
+	case "bookings":
+		return ec.fieldContext_ImpactSession_bookings(ctx, field)
+	case "standing":
+		return ec.fieldContext_ImpactSession_standing(ctx, field)
+	case "waitlist":
+		return ec.fieldContext_ImpactSession_waitlist(ctx, field)
+	case "standingWaitlist":
+		return ec.fieldContext_ImpactSession_standingWaitlist(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImpactSession", field.Name)
 }
 
 func (ec *executionContext) childFields_Locale(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10350,6 +10974,8 @@ func (ec *executionContext) childFields_MembershipPayload(ctx context.Context, f
 		return ec.fieldContext_MembershipPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_MembershipPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_MembershipPayload_impact(ctx, field)
 	case "membership":
 		return ec.fieldContext_MembershipPayload_membership(ctx, field)
 	case "subscription":
@@ -10398,6 +11024,8 @@ func (ec *executionContext) childFields_OneOffPayload(ctx context.Context, field
 		return ec.fieldContext_OneOffPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_OneOffPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_OneOffPayload_impact(ctx, field)
 	case "oneOff":
 		return ec.fieldContext_OneOffPayload_oneOff(ctx, field)
 	}
@@ -10486,6 +11114,8 @@ func (ec *executionContext) childFields_PlanPayload(ctx context.Context, field g
 		return ec.fieldContext_PlanPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_PlanPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_PlanPayload_impact(ctx, field)
 	case "plan":
 		return ec.fieldContext_PlanPayload_plan(ctx, field)
 	}
@@ -10580,6 +11210,8 @@ func (ec *executionContext) childFields_RoomBookingPayload(ctx context.Context, 
 		return ec.fieldContext_RoomBookingPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_RoomBookingPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_RoomBookingPayload_impact(ctx, field)
 	case "roomBooking":
 		return ec.fieldContext_RoomBookingPayload_roomBooking(ctx, field)
 	}
@@ -10594,6 +11226,8 @@ func (ec *executionContext) childFields_RoomPayload(ctx context.Context, field g
 		return ec.fieldContext_RoomPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_RoomPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_RoomPayload_impact(ctx, field)
 	case "room":
 		return ec.fieldContext_RoomPayload_room(ctx, field)
 	}
@@ -10660,6 +11294,8 @@ func (ec *executionContext) childFields_SeriesPayload(ctx context.Context, field
 		return ec.fieldContext_SeriesPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_SeriesPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_SeriesPayload_impact(ctx, field)
 	case "series":
 		return ec.fieldContext_SeriesPayload_series(ctx, field)
 	case "kept":
@@ -10768,6 +11404,8 @@ func (ec *executionContext) childFields_SessionPayload(ctx context.Context, fiel
 		return ec.fieldContext_SessionPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_SessionPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_SessionPayload_impact(ctx, field)
 	case "session":
 		return ec.fieldContext_SessionPayload_session(ctx, field)
 	}
@@ -10810,6 +11448,8 @@ func (ec *executionContext) childFields_StaffPayload(ctx context.Context, field 
 		return ec.fieldContext_StaffPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_StaffPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_StaffPayload_impact(ctx, field)
 	case "staff":
 		return ec.fieldContext_StaffPayload_staff(ctx, field)
 	}
@@ -10872,6 +11512,8 @@ func (ec *executionContext) childFields_StandingBookingPayload(ctx context.Conte
 		return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_StandingBookingPayload_impact(ctx, field)
 	case "standingBooking":
 		return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
 	case "waitingDates":
@@ -10930,6 +11572,8 @@ func (ec *executionContext) childFields_TimeOffPayload(ctx context.Context, fiel
 		return ec.fieldContext_TimeOffPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_TimeOffPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_TimeOffPayload_impact(ctx, field)
 	case "timeOff":
 		return ec.fieldContext_TimeOffPayload_timeOff(ctx, field)
 	case "needsCover":
@@ -10998,6 +11642,8 @@ func (ec *executionContext) childFields_TokenPayload(ctx context.Context, field 
 		return ec.fieldContext_TokenPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_TokenPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_TokenPayload_impact(ctx, field)
 	case "token":
 		return ec.fieldContext_TokenPayload_token(ctx, field)
 	case "secret":
@@ -11162,6 +11808,8 @@ func (ec *executionContext) childFields_WebhookEndpointPayload(ctx context.Conte
 		return ec.fieldContext_WebhookEndpointPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_WebhookEndpointPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_WebhookEndpointPayload_impact(ctx, field)
 	case "endpoint":
 		return ec.fieldContext_WebhookEndpointPayload_endpoint(ctx, field)
 	case "secret":
@@ -11188,6 +11836,8 @@ func (ec *executionContext) childFields_WebhookQueuedPayload(ctx context.Context
 		return ec.fieldContext_WebhookQueuedPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_WebhookQueuedPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_WebhookQueuedPayload_impact(ctx, field)
 	case "queued":
 		return ec.fieldContext_WebhookQueuedPayload_queued(ctx, field)
 	}
@@ -11228,6 +11878,8 @@ func (ec *executionContext) childFields_WorkingHoursPayload(ctx context.Context,
 		return ec.fieldContext_WorkingHoursPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_WorkingHoursPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_WorkingHoursPayload_impact(ctx, field)
 	case "workingHours":
 		return ec.fieldContext_WorkingHoursPayload_workingHours(ctx, field)
 	case "needsCover":
@@ -14851,6 +15503,38 @@ func (ec *executionContext) fieldContext_ActivityPayload_clashes(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _ActivityPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ActivityPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ActivityPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ActivityPayload_activity(ctx context.Context, field graphql.CollectedField, obj *model.ActivityPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15236,6 +15920,38 @@ func (ec *executionContext) fieldContext_AppPasswordPayload_clashes(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _AppPasswordPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AppPasswordPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AppPasswordPayload_appPassword(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15364,6 +16080,38 @@ func (ec *executionContext) fieldContext_AssignCoverPayload_clashes(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssignCoverPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AssignCoverPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignCoverPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -15905,6 +16653,38 @@ func (ec *executionContext) fieldContext_BookingPayload_clashes(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.BookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BookingPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16613,6 +17393,38 @@ func (ec *executionContext) fieldContext_BusinessPayload_clashes(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _BusinessPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.BusinessPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusinessPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BusinessPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusinessPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BusinessPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BusinessPayload_business(ctx context.Context, field graphql.CollectedField, obj *model.BusinessPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16718,6 +17530,38 @@ func (ec *executionContext) fieldContext_CalendarImportPayload_clashes(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarImportPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CalendarImportPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarImportPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17205,6 +18049,38 @@ func (ec *executionContext) fieldContext_CapacityRulePayload_clashes(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapacityRulePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.CapacityRulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRulePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CapacityRulePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRulePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapacityRulePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17710,6 +18586,38 @@ func (ec *executionContext) fieldContext_ClassPayload_clashes(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _ClassPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClassPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClassPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClassPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClassPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClassPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClassPayload_class(ctx context.Context, field graphql.CollectedField, obj *model.ClassPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18077,6 +18985,38 @@ func (ec *executionContext) fieldContext_ClassTimePayload_clashes(_ context.Cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClassTimePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClassTimePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClassTimePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClassTimePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClassTimePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClassTimePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18522,6 +19462,38 @@ func (ec *executionContext) fieldContext_ClientPayload_clashes(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _ClientPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClientPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClientPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClientPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClientPayload_client(ctx context.Context, field graphql.CollectedField, obj *model.ClientPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18774,6 +19746,38 @@ func (ec *executionContext) fieldContext_ClosurePayload_clashes(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClosurePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClosurePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClosurePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClosurePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClosurePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClosurePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19471,6 +20475,38 @@ func (ec *executionContext) fieldContext_DeletePayload_clashes(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _DeletePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.DeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeletePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DeletePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeletePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeletePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeletePayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeletePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19572,6 +20608,38 @@ func (ec *executionContext) fieldContext_FeedPayload_clashes(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _FeedPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FeedPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeedPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19662,6 +20730,464 @@ func (ec *executionContext) _HoursSpan_end(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_HoursSpan_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Impact_sessions(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ImpactSession) graphql.Marshaler {
+			return ec.marshalNImpactSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Impact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImpactSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Impact_totalSessions(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_totalSessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalSessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_totalSessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Impact_unbounded(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_unbounded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unbounded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_unbounded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Impact_unboundedFrom(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_unboundedFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnboundedFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_unboundedFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Date")
+}
+
+func (ec *executionContext) _Impact_totalClients(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_totalClients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalClients, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_totalClients(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Impact_calendars(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_calendars(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendars, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ImpactCalendar) graphql.Marshaler {
+			return ec.marshalNImpactCalendar2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendarᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_calendars(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Impact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImpactCalendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactCalendar_staff(ctx context.Context, field graphql.CollectedField, obj *model.ImpactCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactCalendar_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Staff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactCalendar_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactCalendar",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactCalendar_room(ctx context.Context, field graphql.CollectedField, obj *model.ImpactCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactCalendar_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Room, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactCalendar_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactCalendar",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_id(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImpactSession", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ImpactSession_changes(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ImpactChange) graphql.Marshaler {
+			return ec.marshalNImpactChange2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImpactSession", field, false, false, "ImpactChange")
+}
+
+func (ec *executionContext) _ImpactSession_before(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
+			return ec.marshalNSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SessionOrigin(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_session(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Session, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_bookings(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_bookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bookings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_bookings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_standing(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_standing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Standing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_standing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_standingWaitlist(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_standingWaitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StandingWaitlist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_standingWaitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Live_scheduleChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -20246,6 +21772,38 @@ func (ec *executionContext) fieldContext_MembershipPayload_clashes(_ context.Con
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MembershipPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -24019,6 +25577,38 @@ func (ec *executionContext) fieldContext_OneOffPayload_clashes(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _OneOffPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.OneOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OneOffPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.OneOffPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OneOffPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OneOffPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OneOffPayload_oneOff(ctx context.Context, field graphql.CollectedField, obj *model.OneOffPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24684,6 +26274,38 @@ func (ec *executionContext) fieldContext_PlanPayload_clashes(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlanPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.PlanPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PlanPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlanPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -27947,6 +29569,38 @@ func (ec *executionContext) fieldContext_RoomBookingPayload_clashes(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _RoomBookingPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomBookingPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RoomBookingPayload_roomBooking(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28052,6 +29706,38 @@ func (ec *executionContext) fieldContext_RoomPayload_clashes(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.RoomPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -28616,6 +30302,38 @@ func (ec *executionContext) fieldContext_SeriesPayload_clashes(_ context.Context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SeriesPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.SeriesPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SeriesPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SeriesPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SeriesPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SeriesPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -29758,6 +31476,38 @@ func (ec *executionContext) fieldContext_SessionPayload_clashes(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SessionPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.SessionPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SessionPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SessionPayload_session(ctx context.Context, field graphql.CollectedField, obj *model.SessionPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30083,6 +31833,38 @@ func (ec *executionContext) fieldContext_StaffPayload_clashes(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StaffPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.StaffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StaffPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StaffPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StaffPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StaffPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -30636,6 +32418,38 @@ func (ec *executionContext) fieldContext_StandingBookingPayload_clashes(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _StandingBookingPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBookingPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StandingBookingPayload_standingBooking(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31067,6 +32881,38 @@ func (ec *executionContext) fieldContext_TimeOffPayload_clashes(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOffPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOffPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -31567,6 +33413,38 @@ func (ec *executionContext) fieldContext_TokenPayload_clashes(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -33008,6 +34886,38 @@ func (ec *executionContext) fieldContext_WebhookEndpointPayload_clashes(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _WebhookEndpointPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookEndpointPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WebhookEndpointPayload_endpoint(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33182,6 +35092,38 @@ func (ec *executionContext) fieldContext_WebhookQueuedPayload_clashes(_ context.
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookQueuedPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.WebhookQueuedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookQueuedPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookQueuedPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookQueuedPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookQueuedPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -33471,6 +35413,38 @@ func (ec *executionContext) fieldContext_WorkingHoursPayload_clashes(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkingHoursPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -38116,22 +40090,28 @@ func (ec *executionContext) _ActivityPayload(ctx context.Context, sel ast.Select
 		case "dryRun":
 			out.Values[i] = ec._ActivityPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ActivityPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ActivityPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ActivityPayload_impact(ctx, field, obj)
+				})
 		case "activity":
 			out.Values[i] = ec._ActivityPayload_activity(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38299,27 +40279,33 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 		case "dryRun":
 			out.Values[i] = ec._AppPasswordPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._AppPasswordPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._AppPasswordPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AppPasswordPayload_impact(ctx, field, obj)
+				})
 		case "appPassword":
 			out.Values[i] = ec._AppPasswordPayload_appPassword(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "password":
 			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38352,22 +40338,28 @@ func (ec *executionContext) _AssignCoverPayload(ctx context.Context, sel ast.Sel
 		case "dryRun":
 			out.Values[i] = ec._AssignCoverPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._AssignCoverPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._AssignCoverPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AssignCoverPayload_impact(ctx, field, obj)
+				})
 		case "sessions":
 			out.Values[i] = ec._AssignCoverPayload_sessions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38598,27 +40590,33 @@ func (ec *executionContext) _BookingPayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._BookingPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._BookingPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._BookingPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BookingPayload_impact(ctx, field, obj)
+				})
 		case "booking":
 			out.Values[i] = ec._BookingPayload_booking(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "promoted":
 			out.Values[i] = ec._BookingPayload_promoted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38837,22 +40835,28 @@ func (ec *executionContext) _BusinessPayload(ctx context.Context, sel ast.Select
 		case "dryRun":
 			out.Values[i] = ec._BusinessPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._BusinessPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._BusinessPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BusinessPayload_impact(ctx, field, obj)
+				})
 		case "business":
 			out.Values[i] = ec._BusinessPayload_business(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -38885,42 +40889,48 @@ func (ec *executionContext) _CalendarImportPayload(ctx context.Context, sel ast.
 		case "dryRun":
 			out.Values[i] = ec._CalendarImportPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._CalendarImportPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._CalendarImportPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CalendarImportPayload_impact(ctx, field, obj)
+				})
 		case "events":
 			out.Values[i] = ec._CalendarImportPayload_events(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "series":
 			out.Values[i] = ec._CalendarImportPayload_series(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "oneOffs":
 			out.Values[i] = ec._CalendarImportPayload_oneOffs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "dayChanges":
 			out.Values[i] = ec._CalendarImportPayload_dayChanges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "problems":
 			out.Values[i] = ec._CalendarImportPayload_problems(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39072,22 +41082,28 @@ func (ec *executionContext) _CapacityRulePayload(ctx context.Context, sel ast.Se
 		case "dryRun":
 			out.Values[i] = ec._CapacityRulePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._CapacityRulePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._CapacityRulePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapacityRulePayload_impact(ctx, field, obj)
+				})
 		case "capacityRule":
 			out.Values[i] = ec._CapacityRulePayload_capacityRule(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39288,22 +41304,28 @@ func (ec *executionContext) _ClassPayload(ctx context.Context, sel ast.Selection
 		case "dryRun":
 			out.Values[i] = ec._ClassPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClassPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClassPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClassPayload_impact(ctx, field, obj)
+				})
 		case "class":
 			out.Values[i] = ec._ClassPayload_class(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39426,22 +41448,28 @@ func (ec *executionContext) _ClassTimePayload(ctx context.Context, sel ast.Selec
 		case "dryRun":
 			out.Values[i] = ec._ClassTimePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClassTimePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClassTimePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClassTimePayload_impact(ctx, field, obj)
+				})
 		case "classTime":
 			out.Values[i] = ec._ClassTimePayload_classTime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39622,22 +41650,28 @@ func (ec *executionContext) _ClientPayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._ClientPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClientPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClientPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClientPayload_impact(ctx, field, obj)
+				})
 		case "client":
 			out.Values[i] = ec._ClientPayload_client(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39731,22 +41765,28 @@ func (ec *executionContext) _ClosurePayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._ClosurePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClosurePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClosurePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClosurePayload_impact(ctx, field, obj)
+				})
 		case "closure":
 			out.Values[i] = ec._ClosurePayload_closure(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40088,22 +42128,28 @@ func (ec *executionContext) _DeletePayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._DeletePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._DeletePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._DeletePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DeletePayload_impact(ctx, field, obj)
+				})
 		case "id":
 			out.Values[i] = ec._DeletePayload_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40136,22 +42182,28 @@ func (ec *executionContext) _FeedPayload(ctx context.Context, sel ast.SelectionS
 		case "dryRun":
 			out.Values[i] = ec._FeedPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._FeedPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._FeedPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FeedPayload_impact(ctx, field, obj)
+				})
 		case "url":
 			out.Values[i] = ec._FeedPayload_url(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40193,6 +42245,170 @@ func (ec *executionContext) _HoursSpan(ctx context.Context, sel ast.SelectionSet
 			}
 		case "end":
 			out.Values[i] = ec._HoursSpan_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactImplementors = []string{"Impact"}
+
+func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, obj *model.Impact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Impact")
+		case "sessions":
+			out.Values[i] = ec._Impact_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalSessions":
+			out.Values[i] = ec._Impact_totalSessions(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "unbounded":
+			out.Values[i] = ec._Impact_unbounded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unboundedFrom":
+			out.Values[i] = ec._Impact_unboundedFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "totalClients":
+			out.Values[i] = ec._Impact_totalClients(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendars":
+			out.Values[i] = ec._Impact_calendars(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactCalendarImplementors = []string{"ImpactCalendar"}
+
+func (ec *executionContext) _ImpactCalendar(ctx context.Context, sel ast.SelectionSet, obj *model.ImpactCalendar) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactCalendarImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImpactCalendar")
+		case "staff":
+			out.Values[i] = ec._ImpactCalendar_staff(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "room":
+			out.Values[i] = ec._ImpactCalendar_room(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactSessionImplementors = []string{"ImpactSession"}
+
+func (ec *executionContext) _ImpactSession(ctx context.Context, sel ast.SelectionSet, obj *model.ImpactSession) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactSessionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImpactSession")
+		case "id":
+			out.Values[i] = ec._ImpactSession_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changes":
+			out.Values[i] = ec._ImpactSession_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._ImpactSession_before(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "session":
+			out.Values[i] = ec._ImpactSession_session(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bookings":
+			out.Values[i] = ec._ImpactSession_bookings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "standing":
+			out.Values[i] = ec._ImpactSession_standing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waitlist":
+			out.Values[i] = ec._ImpactSession_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "standingWaitlist":
+			out.Values[i] = ec._ImpactSession_standingWaitlist(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -40454,27 +42670,33 @@ func (ec *executionContext) _MembershipPayload(ctx context.Context, sel ast.Sele
 		case "dryRun":
 			out.Values[i] = ec._MembershipPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._MembershipPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._MembershipPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._MembershipPayload_impact(ctx, field, obj)
+				})
 		case "membership":
 			out.Values[i] = ec._MembershipPayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "subscription":
 			out.Values[i] = ec._MembershipPayload_subscription(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -41169,22 +43391,28 @@ func (ec *executionContext) _OneOffPayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._OneOffPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._OneOffPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._OneOffPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._OneOffPayload_impact(ctx, field, obj)
+				})
 		case "oneOff":
 			out.Values[i] = ec._OneOffPayload_oneOff(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -41473,22 +43701,28 @@ func (ec *executionContext) _PlanPayload(ctx context.Context, sel ast.SelectionS
 		case "dryRun":
 			out.Values[i] = ec._PlanPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._PlanPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._PlanPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PlanPayload_impact(ctx, field, obj)
+				})
 		case "plan":
 			out.Values[i] = ec._PlanPayload_plan(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42195,22 +44429,28 @@ func (ec *executionContext) _RoomBookingPayload(ctx context.Context, sel ast.Sel
 		case "dryRun":
 			out.Values[i] = ec._RoomBookingPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._RoomBookingPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._RoomBookingPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomBookingPayload_impact(ctx, field, obj)
+				})
 		case "roomBooking":
 			out.Values[i] = ec._RoomBookingPayload_roomBooking(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42243,22 +44483,28 @@ func (ec *executionContext) _RoomPayload(ctx context.Context, sel ast.SelectionS
 		case "dryRun":
 			out.Values[i] = ec._RoomPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._RoomPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._RoomPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomPayload_impact(ctx, field, obj)
+				})
 		case "room":
 			out.Values[i] = ec._RoomPayload_room(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42470,32 +44716,38 @@ func (ec *executionContext) _SeriesPayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._SeriesPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._SeriesPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._SeriesPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SeriesPayload_impact(ctx, field, obj)
+				})
 		case "series":
 			out.Values[i] = ec._SeriesPayload_series(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kept":
 			out.Values[i] = ec._SeriesPayload_kept(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "changesNotCarried":
 			out.Values[i] = ec._SeriesPayload_changesNotCarried(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42803,22 +45055,28 @@ func (ec *executionContext) _SessionPayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._SessionPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._SessionPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._SessionPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SessionPayload_impact(ctx, field, obj)
+				})
 		case "session":
 			out.Values[i] = ec._SessionPayload_session(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42952,22 +45210,28 @@ func (ec *executionContext) _StaffPayload(ctx context.Context, sel ast.Selection
 		case "dryRun":
 			out.Values[i] = ec._StaffPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._StaffPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._StaffPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StaffPayload_impact(ctx, field, obj)
+				})
 		case "staff":
 			out.Values[i] = ec._StaffPayload_staff(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -43165,27 +45429,33 @@ func (ec *executionContext) _StandingBookingPayload(ctx context.Context, sel ast
 		case "dryRun":
 			out.Values[i] = ec._StandingBookingPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._StandingBookingPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._StandingBookingPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBookingPayload_impact(ctx, field, obj)
+				})
 		case "standingBooking":
 			out.Values[i] = ec._StandingBookingPayload_standingBooking(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "waitingDates":
 			out.Values[i] = ec._StandingBookingPayload_waitingDates(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -43366,27 +45636,33 @@ func (ec *executionContext) _TimeOffPayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._TimeOffPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._TimeOffPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._TimeOffPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOffPayload_impact(ctx, field, obj)
+				})
 		case "timeOff":
 			out.Values[i] = ec._TimeOffPayload_timeOff(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "needsCover":
 			out.Values[i] = ec._TimeOffPayload_needsCover(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -43601,27 +45877,33 @@ func (ec *executionContext) _TokenPayload(ctx context.Context, sel ast.Selection
 		case "dryRun":
 			out.Values[i] = ec._TokenPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._TokenPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._TokenPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenPayload_impact(ctx, field, obj)
+				})
 		case "token":
 			out.Values[i] = ec._TokenPayload_token(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "secret":
 			out.Values[i] = ec._TokenPayload_secret(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44136,27 +46418,33 @@ func (ec *executionContext) _WebhookEndpointPayload(ctx context.Context, sel ast
 		case "dryRun":
 			out.Values[i] = ec._WebhookEndpointPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._WebhookEndpointPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._WebhookEndpointPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookEndpointPayload_impact(ctx, field, obj)
+				})
 		case "endpoint":
 			out.Values[i] = ec._WebhookEndpointPayload_endpoint(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "secret":
 			out.Values[i] = ec._WebhookEndpointPayload_secret(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44227,22 +46515,28 @@ func (ec *executionContext) _WebhookQueuedPayload(ctx context.Context, sel ast.S
 		case "dryRun":
 			out.Values[i] = ec._WebhookQueuedPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._WebhookQueuedPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._WebhookQueuedPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookQueuedPayload_impact(ctx, field, obj)
+				})
 		case "queued":
 			out.Values[i] = ec._WebhookQueuedPayload_queued(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44367,27 +46661,33 @@ func (ec *executionContext) _WorkingHoursPayload(ctx context.Context, sel ast.Se
 		case "dryRun":
 			out.Values[i] = ec._WorkingHoursPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._WorkingHoursPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._WorkingHoursPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WorkingHoursPayload_impact(ctx, field, obj)
+				})
 		case "workingHours":
 			out.Values[i] = ec._WorkingHoursPayload_workingHours(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "needsCover":
 			out.Values[i] = ec._WorkingHoursPayload_needsCover(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -45606,6 +47906,20 @@ func (ec *executionContext) marshalNID2int64(ctx context.Context, sel ast.Select
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalID(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNID2ᚕint64ᚄ(ctx context.Context, v any) ([]int64, error) {
 	vSlice := graphql.CoerceList(v)
 	var err error
@@ -45625,6 +47939,94 @@ func (ec *executionContext) marshalNID2ᚕint64ᚄ(ctx context.Context, sel ast.
 	for i := range v {
 		ret[i] = ec.marshalNID2int64(ctx, sel, v[i])
 	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx context.Context, sel ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Impact!")
+		return graphql.Null
+	}
+	return ec._Impact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNImpactCalendar2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendar(ctx context.Context, sel ast.SelectionSet, v model.ImpactCalendar) graphql.Marshaler {
+	return ec._ImpactCalendar(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImpactCalendar2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendarᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ImpactCalendar) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImpactCalendar2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendar(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx context.Context, v any) (model.ImpactChange, error) {
+	var res model.ImpactChange
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx context.Context, sel ast.SelectionSet, v model.ImpactChange) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNImpactChange2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChangeᚄ(ctx context.Context, v any) ([]model.ImpactChange, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ImpactChange, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNImpactChange2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ImpactChange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImpactSession2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSession(ctx context.Context, sel ast.SelectionSet, v model.ImpactSession) graphql.Marshaler {
+	return ec._ImpactSession(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImpactSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ImpactSession) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImpactSession2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSession(ctx, sel, v[i])
+	})
 
 	for _, e := range ret {
 		if e == graphql.Null {
@@ -46095,6 +48497,14 @@ func (ec *executionContext) marshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋsched
 		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx context.Context, sel ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SessionOrigin!")
+		return graphql.Null
+	}
+	return ec._SessionOrigin(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
