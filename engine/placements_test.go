@@ -37,7 +37,7 @@ func gcd(a, b int) int {
 // randomPlacement generates a business with time off and hours, and a
 // placement request on it; ok is false when the business is not valid or
 // its rotations repeat too rarely for the oracle.
-func randomPlacement(r *rand.Rand, fungible bool) (placementCase, bool) {
+func randomPlacement(r *rand.Rand, fungible, stretches bool) (placementCase, bool) {
 	s, today, from, to := randomState(r)
 	addCoverRules(r, &s, from, to)
 	if fungible {
@@ -50,6 +50,25 @@ func randomPlacement(r *rand.Rand, fungible bool) (placementCase, bool) {
 			s.ClassTimes[i].Units = 1 + r.IntN(2)
 		}
 		s.Capacity = slices.DeleteFunc(s.Capacity, func(c CapacityRule) bool { return c.Units < 3 })
+		// Stretches of weeks with fewer units, and series that end soon:
+		// sessions that meet in one capacity regime and not in another.
+		for _, room := range s.Rooms {
+			if stretches && r.IntN(2) == 0 {
+				if !slices.ContainsFunc(s.Capacity, func(c CapacityRule) bool { return c.RoomID == room.ID }) {
+					// Rules replace the room's capacity: the weekly one keeps it.
+					s.Capacity = append(s.Capacity, CapacityRule{ID: int64(200 + room.ID), RoomID: room.ID, End: EndOfDay, Units: room.Capacity,
+						Weekdays: []time.Weekday{0, 1, 2, 3, 4, 5, 6}})
+				}
+				o := CapacityRule{ID: int64(100 + room.ID), RoomID: room.ID, From: from + Date(7*r.IntN(12)), End: EndOfDay, Units: 1 + r.IntN(2)}
+				o.To = o.From + Date(7+r.IntN(60))
+				s.Capacity = append(s.Capacity, o)
+			}
+		}
+		for i := range s.Series {
+			if stretches && r.IntN(2) == 0 {
+				s.Series[i].End = max(s.Series[i].Anchor, from) + Date(7*(1+r.IntN(10)))
+			}
+		}
 	}
 	switch r.IntN(3) {
 	case 1:
@@ -157,19 +176,22 @@ func placementKey(p Placement) string {
 // rule (dayClashes) finds among that day's sessions, with no other start,
 // nor leaves one of its staff away or outside their hours. The fungible
 // cases fill rooms of a few units with sessions taking one or two, so that
-// overloads of three and more sessions, met in one week, count.
+// overloads of three and more sessions, met in one week, count; the
+// stretches add weeks of fewer units and series that end, so that what
+// meets in one capacity regime and not in another counts.
 func TestPlacementsAgainstOracle(t *testing.T) {
-	t.Run("mixed", func(t *testing.T) { comparePlacements(t, rand.New(rand.NewPCG(31, 3)), 250, false) })
-	t.Run("fungible", func(t *testing.T) { comparePlacements(t, rand.New(rand.NewPCG(31, 6)), 150, true) })
+	t.Run("mixed", func(t *testing.T) { comparePlacements(t, rand.New(rand.NewPCG(31, 3)), 250, false, false) })
+	t.Run("fungible", func(t *testing.T) { comparePlacements(t, rand.New(rand.NewPCG(31, 6)), 150, true, false) })
+	t.Run("stretches", func(t *testing.T) { comparePlacements(t, rand.New(rand.NewPCG(31, 7)), 60, true, true) })
 }
 
-func comparePlacements(t *testing.T, r *rand.Rand, want int, fungible bool) {
+func comparePlacements(t *testing.T, r *rand.Rand, want int, fungible, stretches bool) {
 	cases, placed, left := 0, 0, 0
 	for tries := 0; cases < want; tries++ {
 		if tries > 20*want {
 			t.Fatalf("only %d of %d generated cases were usable", cases, tries)
 		}
-		c, ok := randomPlacement(r, fungible)
+		c, ok := randomPlacement(r, fungible, stretches)
 		if !ok {
 			continue
 		}
@@ -227,7 +249,7 @@ func TestPlacementsAgainstTheWrite(t *testing.T) {
 		if tries > 20*want {
 			t.Fatalf("only %d of %d generated cases were usable", cases, tries)
 		}
-		c, ok := randomPlacement(r, cases%2 == 1)
+		c, ok := randomPlacement(r, cases%2 == 1, cases%4 == 3)
 		if !ok {
 			continue
 		}
