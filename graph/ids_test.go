@@ -134,6 +134,8 @@ var idCases = []idCase{
 	{"updateStandingBooking id", "standingBooking", `updateStandingBooking(id: $bad, input: {}, dryRun: $dry) { revision }`},
 	{"endStandingBooking id", "standingBooking", `endStandingBooking(id: $bad, from: "2027-01-04", dryRun: $dry) { revision }`},
 	{"skipStandingDate id", "standingBooking", `skipStandingDate(id: $bad, date: "2026-12-15", dryRun: $dry) { revision }`},
+	{"swapStandingDate id", "standingBooking", `swapStandingDate(id: $bad, date: "2026-12-16", sessionId: $mySession, dryRun: $dry) { revision }`},
+	{"swapStandingDate sessionId", "session", `swapStandingDate(id: $myStanding, date: "2026-12-16", sessionId: $bad, dryRun: $dry) { revision }`},
 	{"replayWebhooks endpointId", "webhookEndpoint", `replayWebhooks(endpointId: $bad, since: "2026-11-01T00:00:00Z", dryRun: $dry) { revision }`},
 }
 
@@ -270,6 +272,8 @@ func alphaValues(a *api, alpha string) map[string]string {
 	out["myRule"] = q(created(a, alpha, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["myRoom"]}))
 	out["myTimeOff"] = q(created(a, alpha, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02"}) { timeOff { id } } }`,
 		"createTimeOff", "timeOff", map[string]any{"s": ids["myStaff"]}))
+	out["myStanding"] = q(created(a, alpha, `mutation($s: SessionID!, $c: ID!) { createStandingBooking(input: {sessionId: $s, clientId: $c, from: "2026-12-09"}) { standingBooking { id } } }`,
+		"createStandingBooking", "standingBooking", map[string]any{"s": strings.Trim(out["mySession"], `"`), "c": idOf(a, alpha, "clients", "name", "Orbit Analytics")}))
 	// An event alpha's writes have recorded, for redeliverWebhook.
 	p, err := models.Authenticate(context.Background(), a.db.DB, alpha)
 	if err != nil {
