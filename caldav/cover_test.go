@@ -59,7 +59,7 @@ func TestNeedsCoverInFeeds(t *testing.T) {
 				day := engine.DateOf(start.In(sn.State.Business.Location))
 				mine := strings.Contains(desc, ": "+coach.Name) || strings.Contains(desc, ", "+coach.Name)
 				switch {
-				case status == "TENTATIVE":
+				case status == "TENTATIVE" && before[uid] != "TENTATIVE": // the demo's own coach away is tentative already
 					tentative++
 					if seq := ev.Props.Get("SEQUENCE").Value; seq == sequence[uid] {
 						t.Errorf("%s: SEQUENCE %s did not move", uid, seq)

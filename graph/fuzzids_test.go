@@ -62,6 +62,7 @@ var idOps = []idOp{
 	{`updateStandingBooking(id: $a, input: {until: "2027-03-01"}`, [4]string{"standingBooking"}},
 	{`endStandingBooking(id: $a, from: "2027-01-04"`, [4]string{"standingBooking"}},
 	{`skipStandingDate(id: $a, date: "2026-12-15"`, [4]string{"standingBooking"}},
+	{`swapStandingDate(id: $a, date: "2026-12-15", sessionId: "s/2026-12-16/1/1"`, [4]string{"standingBooking"}},
 	{`createStandingBooking(input: {clientId: $a, sessionId: "s/2026-12-09/1/1", from: "2026-12-09"}`, [4]string{"client"}},
 }
 

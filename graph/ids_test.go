@@ -141,6 +141,8 @@ var idCases = []idCase{
 	{"proposeTimetable input.seriesIds", "series", `proposeTimetable(input: {demand: [{activityId: $myActivity, sessionsPerWeek: 1, minutes: 60}], keep: SERIES, seriesIds: [$mySeries, $bad], timeLimit: 1}) { id }`},
 	{"proposeTimetable input.limits.staffId", "staff", `proposeTimetable(input: {demand: [{activityId: $myActivity, sessionsPerWeek: 1, minutes: 60}], limits: [{staffId: $bad, maxSessions: 3}], timeLimit: 1}) { id }`},
 	{"applyProposal id", "proposal", `applyProposal(id: $bad, dryRun: $dry) { revision }`},
+	{"swapStandingDate id", "standingBooking", `swapStandingDate(id: $bad, date: "2026-12-16", sessionId: $mySession, dryRun: $dry) { revision }`},
+	{"swapStandingDate sessionId", "session", `swapStandingDate(id: $myStanding, date: "2026-12-16", sessionId: $bad, dryRun: $dry) { revision }`},
 	{"replayWebhooks endpointId", "webhookEndpoint", `replayWebhooks(endpointId: $bad, since: "2026-11-01T00:00:00Z", dryRun: $dry) { revision }`},
 }
 
@@ -277,6 +279,8 @@ func alphaValues(a *api, alpha string) map[string]string {
 	out["myRule"] = q(created(a, alpha, allDayRule, "createCapacityRule", "capacityRule", map[string]any{"room": ids["myRoom"]}))
 	out["myTimeOff"] = q(created(a, alpha, `mutation($s: ID!) { createTimeOff(input: {staffId: $s, from: "2027-03-01", to: "2027-03-02"}) { timeOff { id } } }`,
 		"createTimeOff", "timeOff", map[string]any{"s": ids["myStaff"]}))
+	out["myStanding"] = q(created(a, alpha, `mutation($s: SessionID!, $c: ID!) { createStandingBooking(input: {sessionId: $s, clientId: $c, from: "2026-12-09"}) { standingBooking { id } } }`,
+		"createStandingBooking", "standingBooking", map[string]any{"s": strings.Trim(out["mySession"], `"`), "c": idOf(a, alpha, "clients", "name", "Orbit Analytics")}))
 	// An event alpha's writes have recorded, for redeliverWebhook.
 	p, err := models.Authenticate(context.Background(), a.db.DB, alpha)
 	if err != nil {

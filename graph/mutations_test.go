@@ -754,6 +754,19 @@ var mutationCases = []mutationCase{
 		dry:   `mutation($id: ID!) { skipStandingDate(id: $id, date: "2026-12-15", dryRun: true) { ...write standingBooking { id } } }`,
 		shows: "standingBooking.id", want: fromVar("id"),
 	},
+	{
+		name: "swapStandingDate",
+		setup: func(a *api, tok string) map[string]any {
+			vars := standingSetup(true)(a, tok)
+			ref := sessionRefOf(a, tok, "2026-12-16", "Daily standup")
+			vars["to"] = fmt.Sprintf("s/%s/%s/%s", ref["date"], ref["classTimeId"], ref["classId"])
+			return vars
+		},
+		bad:   `mutation($id: ID!, $session: SessionID!) { swapStandingDate(id: $id, date: "2026-12-15", sessionId: $session) { standingBooking { id } } }`,
+		code:  "BAD_USER_INPUT",
+		dry:   `mutation($id: ID!, $to: SessionID!) { swapStandingDate(id: $id, date: "2026-12-15", sessionId: $to, dryRun: true) { ...write booking { session { date } } } }`,
+		shows: "booking.session.date", want: "2026-12-16",
+	},
 }
 
 // standingSetup names the standup of 8 December and Orbit Analytics, a

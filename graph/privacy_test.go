@@ -107,6 +107,7 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 	f.vars["standupTue"] = fmt.Sprintf("s/%s/%s/%s", tue["date"], tue["classTimeId"], tue["classId"])
 	f.vars["standupWed"] = fmt.Sprintf("s/%s/%s/%s", wed["date"], wed["classTimeId"], wed["classId"])
 	f.vars["standupTue15"] = fmt.Sprintf("s/2026-12-15/%s/%s", tue["classTimeId"], tue["classId"])
+	f.vars["standupWed23"] = fmt.Sprintf("s/2026-12-23/%s/%s", wed["classTimeId"], wed["classId"])
 	f.vars["standup"] = standup
 	f.vars["plan"] = planOf(a, f.owner, "Daily standup")
 	f.vars["fennaSub"] = membershipOf(a, f.owner, "Fenna Foreign", "Daily standup")
@@ -253,6 +254,7 @@ func (f *whoFx) rootCalls() map[string]rootCall {
 		"updateStandingBooking": {args: fmt.Sprintf(`(id: %q, input: {until: "2027-06-01"}, dryRun: true)`, v["fennaStanding"])},
 		"endStandingBooking":    {args: fmt.Sprintf(`(id: %q, from: "2027-01-05", dryRun: true)`, v["fennaStanding"])},
 		"skipStandingDate":      {args: fmt.Sprintf(`(id: %q, date: "2026-12-22", dryRun: true)`, v["fennaStanding"])},
+		"swapStandingDate":      {args: fmt.Sprintf(`(id: %q, date: "2026-12-22", sessionId: %q, dryRun: true)`, v["fennaStanding"], v["standupWed23"])},
 	}
 }
 
@@ -494,8 +496,11 @@ func TestWhoSeesWhom(t *testing.T) {
 				}
 			}
 		}
+		// A field that only ever holds what its write makes shows the walk's
+		// dry runs a provisional row, whose client is checked where it shows.
+		madeByTheWrite := map[string]bool{"StandingBookingPayload.booking": true}
 		for _, edge := range s.edgesInto(map[string]bool{"Client": true, "Booking": true, "StandingBooking": true}) {
-			if !shown[edge] {
+			if !shown[edge] && !madeByTheWrite[edge] {
 				t.Errorf("%s: no root showed the owner anyone the client token may not see through it; give the walk data there", edge)
 			}
 		}

@@ -82,6 +82,24 @@ func (r *mutationResolver) SkipStandingDate(ctx context.Context, id int64, date 
 	})
 }
 
+// SwapStandingDate is the resolver for the swapStandingDate field.
+func (r *mutationResolver) SwapStandingDate(ctx context.Context, id int64, date engine.Date, sessionID model.SessionID, dryRun *bool) (*model.StandingBookingPayload, error) {
+	var b *models.SessionBooking
+	out, err := r.standingWrite(ctx, id, dryRun, func(e *models.Edit, rule engine.Standing) (engine.Standing, []engine.DateRun, error) {
+		to, err := bookable(e.Before.Timetable, &e.Before.State, sessionID.Ref, sessionID.OneOff)
+		if err != nil {
+			return rule, nil, refNamedBy(err, "sessionId")
+		}
+		b, err = e.SwapStanding(ctx, id, date, to, r.Store.Now())
+		return rule, nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Booking = b
+	return out, nil
+}
+
 // StandingBooking is the resolver for the standingBooking field.
 func (r *queryResolver) StandingBooking(ctx context.Context, id int64) (*engine.Standing, error) {
 	sn, err := r.snapshot(ctx)

@@ -225,6 +225,105 @@ func TestStandingFollowsTheSession(t *testing.T) {
 	})
 }
 
+// TestStandingKeptThroughASeriesSplit: an edit of the standup's series
+// from a later week splits it (the weeks before go to a kept series that
+// is no longer sold); a standing place is a place in the session, so it
+// holds on both sides of the split, on the same dates.
+func TestStandingKeptThroughASeriesSplit(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		id := path(f.stand("Bluefin Legal", "2026-12-08", false), "standingBooking", "id").(string)
+		datesQ := `query($id: ID!) { standingBooking(id: $id) { dates(from: "2026-12-08", to: "2027-01-12") { session { id date } status } } }`
+		before := fmt.Sprint(path(f.ok(f.tok, datesQ, map[string]any{"id": id}), "standingBooking", "dates"))
+
+		// From the week of the 21st the standup is no longer held on Fridays.
+		series := f.ids(f.tok, "allSeries", "name")["Daily standup"]
+		var entries []map[string]any
+		data := f.ok(f.tok, `query($id: ID!) { series(id: $id) { entries { week classTime { id weekday } class { id } } } }`, map[string]any{"id": series})
+		for _, e := range path(data, "series", "entries").([]any) {
+			if path(e, "classTime", "weekday") != "FRIDAY" {
+				entries = append(entries, map[string]any{"week": path(e, "week"), "classTimeId": path(e, "classTime", "id"), "classId": path(e, "class", "id")})
+			}
+		}
+		res := f.ok(f.tok, `mutation($id: ID!, $entries: [SeriesEntryInput!]) {
+			updateSeries(id: $id, input: {entries: $entries}, from: "2026-12-21") { series { anchorDate } kept { id endDate } } }`,
+			map[string]any{"id": series, "entries": entries})
+		if path(res, "updateSeries", "kept", "endDate") != "2026-12-21" || path(res, "updateSeries", "series", "anchorDate") != "2026-12-21" {
+			t.Fatalf("the edit did not split the series: %v", res)
+		}
+
+		after := path(f.ok(f.tok, datesQ, map[string]any{"id": id}), "standingBooking", "dates").([]any)
+		if got := fmt.Sprint(after); got != before || len(after) != 5 {
+			t.Errorf("Bluefin's dates across the split:\n got %s\nwant %s (5 Tuesdays)", got, before)
+		}
+		for _, d := range after {
+			if path(d, "status") != "PLACE" {
+				t.Errorf("%v: want PLACE", d)
+			}
+		}
+		if s := f.session(f.tok, "2026-12-29"); fmt.Sprint(names(s["standing"])) != "[Bluefin Legal]" {
+			t.Errorf("the 29th, after the split: %v", s)
+		}
+	})
+}
+
+// TestSwapStandingDate: Bluefin trades Tuesday the 15th's standing place
+// for Wednesday's standup, in one write; a swap to a full session, to
+// another week, to the place's own session or to a session of another
+// series is refused and changes nothing.
+func TestSwapStandingDate(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		f := newBookingFx(t, a)
+		id := path(f.stand("Bluefin Legal", "2026-12-08", false), "standingBooking", "id").(string)
+		swap := `mutation($id: ID!, $d: Date!, $s: SessionID!, $dry: Boolean) { swapStandingDate(id: $id, date: $d, sessionId: $s, dryRun: $dry) {
+			dryRun standingBooking { skipped { date late } } booking { status client { name } session { date } } } }`
+		vars := func(to string) map[string]any {
+			return map[string]any{"id": id, "d": "2026-12-15", "s": f.standupID(to)}
+		}
+		skipped := func() int {
+			q := `query($id: ID!) { standingBooking(id: $id) { skipped { date } } }`
+			return len(path(f.ok(f.tok, q, map[string]any{"id": id}), "standingBooking", "skipped").([]any))
+		}
+
+		// Wednesday the 16th has one place, and Cedar holds it: refused.
+		wed := sessionRefOf(f.api, f.tok, "2026-12-16", "Daily standup")
+		f.ok(f.tok, `mutation($id: ID!) { updateClassTime(id: $id, input: {capacity: 1}) { classTime { id } } }`, map[string]any{"id": wed["classTimeId"]})
+		cedar := f.book(wed, "Cedar & Pine Architects", false)
+		f.fails(f.tok, "CAPACITY_FULL", swap, vars("2026-12-16"))
+		for _, to := range []string{"2026-12-22", "2026-12-08"} { // another week
+			if e := f.fails(f.tok, "BAD_USER_INPUT", swap, vars(to)); e.Extensions["field"] != "sessionId" {
+				t.Errorf("swap to %s: %v", to, e.Extensions)
+			}
+		}
+		f.fails(f.tok, "BAD_USER_INPUT", swap, map[string]any{"id": id, "d": "2026-12-15", "s": f.standupID("2026-12-15")})
+		board := sessionRefOf(f.api, f.tok, "2026-12-17", "Weekly check-in")
+		f.fails(f.tok, "BAD_USER_INPUT", swap, map[string]any{"id": id, "d": "2026-12-15",
+			"s": fmt.Sprintf("s/%s/%s/%s", board["date"], board["classTimeId"], board["classId"])})
+		if n := skipped(); n != 0 {
+			t.Fatalf("%d skipped dates after refused swaps, want 0", n)
+		}
+
+		// Cedar cancels; a dry run says what the swap does, then it is done.
+		f.ok(f.tok, `mutation($id: ID!) { cancelBooking(id: $id) { booking { status } } }`, map[string]any{"id": path(cedar, "booking", "id")})
+		v := vars("2026-12-16")
+		v["dry"] = true
+		if dry := path(f.ok(f.tok, swap, v), "swapStandingDate"); path(dry, "dryRun") != true || path(dry, "booking", "status") != "BOOKED" || skipped() != 0 {
+			t.Fatalf("dry run: %v", dry)
+		}
+		res := path(f.ok(f.tok, swap, vars("2026-12-16")), "swapStandingDate")
+		if path(res, "booking", "client", "name") != "Bluefin Legal" || path(res, "booking", "session", "date") != "2026-12-16" ||
+			fmt.Sprint(path(res, "standingBooking", "skipped")) != "[map[date:2026-12-15 late:false]]" {
+			t.Errorf("swap: %v", res)
+		}
+		if s := f.session(f.tok, "2026-12-15"); len(s["standing"].([]any)) != 0 {
+			t.Errorf("the 15th after the swap: %v", s)
+		}
+		if s := f.session(f.tok, "2026-12-16"); s["placesLeft"] != float64(0) {
+			t.Errorf("the 16th after the swap: %v", s)
+		}
+	})
+}
+
 // TestStandingBadInput: every bad input names its field and writes
 // nothing.
 func TestStandingBadInput(t *testing.T) {

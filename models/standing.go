@@ -334,6 +334,34 @@ func (e *Edit) SkipStanding(id int64, d engine.Date, now time.Time) (engine.Stan
 	return k, nil
 }
 
+// SwapStanding trades one date of a standing place for a single booking in
+// another session of the same week that a series holding the place holds
+// (the same package), in one write: the date is skipped, as SkipStanding
+// does (late within LateCancelWindow of its start), and the other session
+// booked, counted on the plan and refused when full as any booking is.
+func (e *Edit) SwapStanding(ctx context.Context, id int64, d engine.Date, to engine.Session, now time.Time) (*SessionBooking, error) {
+	r, err := e.Standing(id)
+	if err != nil {
+		return nil, err
+	}
+	w := e.words()
+	ws := e.State.Business.WeekStart
+	switch {
+	case to.IsOneOff() || !slices.ContainsFunc(to.Series, func(sw engine.SeriesWeek) bool {
+		return slices.Contains(e.seriesOf(r.ClassTimeID, r.ClassID), sw.SeriesID)
+	}):
+		return nil, engine.Errorf(engine.Invalid, "sessionId", "The %s to swap to is not in the same %s as the standing booking", w.Class.One, w.Series.One)
+	case to.ClassTimeID == r.ClassTimeID && to.ClassID == r.ClassID:
+		return nil, engine.Errorf(engine.Invalid, "sessionId", "The %s to swap to is the standing booking's own", w.Class.One)
+	case to.Date.WeekStart(ws) != d.WeekStart(ws):
+		return nil, engine.Errorf(engine.Invalid, "sessionId", "The %s to swap to is not in the week of %s", w.Class.One, d)
+	}
+	if _, err := e.SkipStanding(id, d, now); err != nil {
+		return nil, err
+	}
+	return e.BookSession(ctx, to, r.ClientID, false, now)
+}
+
 // proveStanding refuses a write after which single bookings and the
 // standing places that hold every date would overfill a session on some
 // date from today on where they did not before: a capacity cut, a class

@@ -265,6 +265,26 @@ func sessionsOn(t *testing.T, s *server, from, to time.Time, filter map[string]a
 	return all
 }
 
+// timeOffsOn is the UIDs of the time off of days from..to (to excluded),
+// by the calendar that holds them: a coach's own calendar shows their time
+// off as busy time.
+func timeOffsOn(t *testing.T, s *server, from, to time.Time) map[string][]string {
+	t.Helper()
+	var out struct {
+		TimeOffs []struct {
+			ID    string
+			Staff struct{ ID string }
+		}
+	}
+	query(t, s, `query($from: Date, $to: Date) { timeOffs(from: $from, to: $to) { id staff { id } } }`,
+		map[string]any{"from": from.Format(dateLayout), "to": to.AddDate(0, 0, -1).Format(dateLayout)}, &out)
+	uids := map[string][]string{}
+	for _, o := range out.TimeOffs {
+		uids["staff-"+o.Staff.ID] = append(uids["staff-"+o.Staff.ID], "t-"+o.ID+"@demo.koredyne")
+	}
+	return uids
+}
+
 // listingWindow is the days calendars list, as the gateway computes them:
 // back weeks before the week holding today, that week, and ahead weeks
 // after it.
@@ -484,6 +504,7 @@ func TestVdirsyncerSync(t *testing.T) {
 	if d := diffSets(folders, ids); d != "" {
 		t.Fatalf("folders: %s\nvdirsyncer sync:\n%s", d, log)
 	}
+	away := timeOffsOn(t, s, from, to)
 	for _, id := range ids {
 		var filter map[string]any
 		if kind, n, ok := strings.Cut(id, "-"); ok {
@@ -493,6 +514,7 @@ func TestVdirsyncerSync(t *testing.T) {
 		for _, ss := range sessionsOn(t, s, from, to, filter) {
 			want = append(want, ss.uid())
 		}
+		want = append(want, away[id]...)
 		if d := diffSets(sortedKeys(first[id]), want); d != "" {
 			t.Errorf("%s holds other sessions than GraphQL lists for %s..%s: %s", id, from.Format(dateLayout), to.Format(dateLayout), d)
 		}
@@ -960,6 +982,9 @@ func TestTsdav(t *testing.T) {
 		for _, p := range ss.Staff {
 			sessions["staff-"+p.ID] = append(sessions["staff-"+p.ID], ss.uid())
 		}
+	}
+	for id, uids := range timeOffsOn(t, s, from, to) {
+		sessions[id] = append(sessions[id], uids...)
 	}
 	var found []string
 	events := 0

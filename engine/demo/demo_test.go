@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -242,6 +243,33 @@ func TestGym(t *testing.T) {
 	}
 	if len(cancelled) != 1 || cancelled[0].Reason() == "" || len(cancelled[0].Series) < 2 {
 		t.Errorf("cancellation on %s: got %+v, want one cancelled shared session with a reason", tuesday, cancelled)
+	}
+
+	// Nok is away from Thursday for a week: Thursday's and Saturday's Muay
+	// Thai are covered, next week's need cover; no other session does.
+	covered, open := map[engine.Date]int{}, map[engine.Date]int{}
+	for _, d := range tt.Days(week, week.AddDays(14)) {
+		for _, ss := range d.Sessions {
+			if ss.ClassID != 4 { // Muay Thai with Nok
+				if len(tt.NeedsCover(&ss)) != 0 {
+					t.Errorf("%s %s: needs cover, want only Nok's classes to", d.Date, ss.Start)
+				}
+				continue
+			}
+			switch {
+			case len(tt.NeedsCover(&ss)) != 0:
+				open[d.Date]++
+			case !slices.Contains(ss.StaffIDs, 3):
+				covered[d.Date]++
+			}
+		}
+	}
+	thursday, saturday := week.AddDays(4), week.AddDays(6)
+	if want := map[engine.Date]int{thursday: 2, saturday: 1}; !maps.Equal(covered, want) {
+		t.Errorf("covered Muay Thai: got %v, want %v", covered, want)
+	}
+	if want := map[engine.Date]int{week.AddDays(7): 2, week.AddDays(8): 2, week.AddDays(9): 2, week.AddDays(10): 2}; !maps.Equal(open, want) {
+		t.Errorf("Muay Thai needing cover: got %v, want %v", open, want)
 	}
 }
 

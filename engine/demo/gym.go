@@ -331,5 +331,30 @@ func Gym(week engine.Date) engine.State {
 		Cancelled: true,
 		Note:      "Coach Dana is cornering at a fight night; kickboxing is back on Thursday",
 	})
+
+	// Nok is away for a week from Thursday at a Muay Thai seminar. Dana takes
+	// Thursday's classes and Marco Saturday's; next week's still need cover,
+	// so a new user meets the assistant at once.
+	t.s.TimeOffs = append(t.s.TimeOffs, engine.TimeOff{
+		ID: 1, StaffID: nok, From: dayOf(week, time.Thursday), To: dayOf(week, time.Thursday).AddDays(6),
+		Reason: "Muay Thai seminar in Bangkok",
+	})
+	covers := []struct {
+		wd    time.Weekday
+		start string
+		by    int64
+	}{
+		{time.Thursday, "17:00", dana},
+		{time.Thursday, "20:00", dana},
+		{time.Saturday, "10:00", marco},
+	}
+	for _, c := range covers {
+		t.s.Changes = append(t.s.Changes, engine.DayChange{
+			Ref: engine.SessionRef{
+				Date: dayOf(week, c.wd), ClassTimeID: t.classTimeAt(ring, c.wd, c.start), ClassID: muayThaiNok,
+			},
+			StaffIDs: staff(c.by),
+		})
+	}
 	return t.s
 }

@@ -570,6 +570,7 @@ type ComplexityRoot struct {
 		SetQualifications     func(childComplexity int, input model.SetQualificationsInput, dryRun *bool) int
 		SetWorkingHours       func(childComplexity int, input model.SetWorkingHoursInput, dryRun *bool) int
 		SkipStandingDate      func(childComplexity int, id int64, date engine.Date, dryRun *bool) int
+		SwapStandingDate      func(childComplexity int, id int64, date engine.Date, sessionID model.SessionID, dryRun *bool) int
 		UpdateActivity        func(childComplexity int, id int64, input model.UpdateActivityInput, dryRun *bool) int
 		UpdateBusiness        func(childComplexity int, input model.UpdateBusinessInput, dryRun *bool) int
 		UpdateCapacityRule    func(childComplexity int, id int64, input model.UpdateCapacityRuleInput, dryRun *bool) int
@@ -931,6 +932,7 @@ type ComplexityRoot struct {
 	}
 
 	StandingBookingPayload struct {
+		Booking         func(childComplexity int) int
 		Clashes         func(childComplexity int) int
 		DryRun          func(childComplexity int) int
 		Impact          func(childComplexity int) int
@@ -1339,6 +1341,7 @@ type MutationResolver interface {
 	UpdateStandingBooking(ctx context.Context, id int64, input model.UpdateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
 	EndStandingBooking(ctx context.Context, id int64, from engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
 	SkipStandingDate(ctx context.Context, id int64, date engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
+	SwapStandingDate(ctx context.Context, id int64, date engine.Date, sessionID model.SessionID, dryRun *bool) (*model.StandingBookingPayload, error)
 	CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	UpdateSeries(ctx context.Context, id int64, input model.UpdateSeriesInput, from *engine.Date, carryChanges *bool, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error)
 	DeleteSeries(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
@@ -3830,6 +3833,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SkipStandingDate(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["dryRun"].(*bool)), true
+	case "Mutation.swapStandingDate":
+		if e.ComplexityRoot.Mutation.SwapStandingDate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_swapStandingDate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SwapStandingDate(childComplexity, args["id"].(int64), args["date"].(engine.Date), args["sessionId"].(model.SessionID), args["dryRun"].(*bool)), true
 	case "Mutation.updateActivity":
 		if e.ComplexityRoot.Mutation.UpdateActivity == nil {
 			break
@@ -5739,6 +5753,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.StandingBookingEdge.Node(childComplexity), true
 
+	case "StandingBookingPayload.booking":
+		if e.ComplexityRoot.StandingBookingPayload.Booking == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Booking(childComplexity), true
 	case "StandingBookingPayload.clashes":
 		if e.ComplexityRoot.StandingBookingPayload.Clashes == nil {
 			break
@@ -9436,6 +9456,8 @@ type StandingBookingPayload implements Write {
   standingBooking: StandingBooking!
   "The dates the client waits on because they were full (only with waitlist); empty when the place holds every date."
   waitingDates: [DateRun!]!
+  "The single booking swapStandingDate made in the other session; null for every other write."
+  booking: Booking
 }
 
 "A standing place to make."
@@ -9531,6 +9553,17 @@ extend type Mutation {
     id: ID!
     "The session's original date."
     date: Date!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): StandingBookingPayload
+  "Swaps one week's standing place for another session of the same week in the same series (package): the date is skipped as by skipStandingDate (late within 12 hours of its start) and the other session booked (the payload's booking), all or nothing. OWNER, MANAGER and FRONT_DESK, or a CLIENT token for its own. NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (a date the place does not cover or that has started; sessionId a one-off, the place's own session, another week or series), CAPACITY_FULL (the other session is full), PLAN_LIMIT."
+  swapStandingDate(
+    "The standing booking's id."
+    id: ID!
+    "The original date of the session given up."
+    date: Date!
+    "The session to take instead (its Session.id), in the same week."
+    sessionId: SessionID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): StandingBookingPayload
@@ -11986,6 +12019,8 @@ func (ec *executionContext) childFields_StandingBookingPayload(ctx context.Conte
 		return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
 	case "waitingDates":
 		return ec.fieldContext_StandingBookingPayload_waitingDates(ctx, field)
+	case "booking":
+		return ec.fieldContext_StandingBookingPayload_booking(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StandingBookingPayload", field.Name)
 }
@@ -14117,6 +14152,44 @@ func (ec *executionContext) field_Mutation_skipStandingDate_args(ctx context.Con
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_swapStandingDate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "date",
+		func(ctx context.Context, v any) (engine.Date, error) {
+			return ec.unmarshalNDate2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["date"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "sessionId",
+		func(ctx context.Context, v any) (model.SessionID, error) {
+			return ec.unmarshalNSessionID2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSessionID(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sessionId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg3
 	return args, nil
 }
 
@@ -24965,6 +25038,50 @@ func (ec *executionContext) fieldContext_Mutation_skipStandingDate(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_swapStandingDate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_swapStandingDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SwapStandingDate(ctx, fc.Args["id"].(int64), fc.Args["date"].(engine.Date), fc.Args["sessionId"].(model.SessionID), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StandingBookingPayload) graphql.Marshaler {
+			return ec.marshalOStandingBookingPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStandingBookingPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_swapStandingDate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBookingPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_swapStandingDate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createSeries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33558,6 +33675,38 @@ func (ec *executionContext) fieldContext_StandingBookingPayload_waitingDates(_ c
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_DateRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StandingBookingPayload_booking(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_booking(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Booking, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *models.SessionBooking) graphql.Marshaler {
+			return ec.marshalOBooking2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBooking(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_booking(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
 		},
 	}
 	return fc, nil
@@ -44830,6 +44979,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "swapStandingDate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_swapStandingDate(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createSeries":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createSeries(ctx, field)
@@ -47319,6 +47475,11 @@ func (ec *executionContext) _StandingBookingPayload(ctx context.Context, sel ast
 		case "waitingDates":
 			out.Values[i] = ec._StandingBookingPayload_waitingDates(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "booking":
+			out.Values[i] = ec._StandingBookingPayload_booking(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:

@@ -1689,6 +1689,8 @@ type StandingBookingPayload struct {
 	StandingBooking *engine.Standing `json:"standingBooking"`
 	// The dates the client waits on because they were full (only with waitlist); empty when the place holds every date.
 	WaitingDates []DateRun `json:"waitingDates"`
+	// The single booking swapStandingDate made in the other session; null for every other write.
+	Booking *models.SessionBooking `json:"booking,omitempty"`
 }
 
 func (StandingBookingPayload) IsWrite() {}
