@@ -31,6 +31,9 @@ type request struct {
 	mu    sync.Mutex
 	snap  *models.Snapshot
 	views *views
+	// written are the results of the request's guarded writes, by the
+	// alias of the mutation field that ran each (see remember).
+	written map[string]*models.Result
 
 	// uncacheable is set by resolvers that read what no revision covers.
 	uncacheable atomic.Bool

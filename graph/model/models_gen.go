@@ -35,6 +35,8 @@ type Write interface {
 	GetRevision() int
 	// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 	GetClashes() []engine.Clash
+	// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+	GetImpact() *Impact
 }
 
 // What createActivity and updateActivity return.
@@ -45,6 +47,8 @@ type ActivityPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The activity after the write.
 	Activity *Activity `json:"activity"`
 }
@@ -68,6 +72,9 @@ func (this ActivityPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ActivityPayload) GetImpact() *Impact { return this.Impact }
 
 // A page of CalDAV logins, oldest first (by id).
 type AppPasswordConnection struct {
@@ -97,6 +104,8 @@ type AppPasswordPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The login made or revoked (on a dry run of createAppPassword, the one that would be made).
 	AppPassword *models.AppPassword `json:"appPassword"`
 	// The password, shown this once by createAppPassword; null on a dry run and from revokeAppPassword.
@@ -123,6 +132,46 @@ func (this AppPasswordPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this AppPasswordPayload) GetImpact() *Impact { return this.Impact }
+
+// What applyProposal returns.
+type ApplyProposalPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
+	// The series it created.
+	Series []engine.Series `json:"series"`
+}
+
+func (ApplyProposalPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this ApplyProposalPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this ApplyProposalPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this ApplyProposalPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ApplyProposalPayload) GetImpact() *Impact { return this.Impact }
+
 // One cover: a staff member takes a series session on its date instead of one of its staff.
 type AssignCoverInput struct {
 	// The session (Session.id).
@@ -141,6 +190,8 @@ type AssignCoverPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The sessions covered, as the write leaves them, in the order asked.
 	Sessions []Session `json:"sessions"`
 }
@@ -164,6 +215,9 @@ func (this AssignCoverPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this AssignCoverPayload) GetImpact() *Impact { return this.Impact }
 
 // A maximal interval in which the units asked for stay free for the minutes asked for.
 type AvailabilityWindow struct {
@@ -221,6 +275,8 @@ type BookingPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: bookings take places, not time.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The booking as saved (as it would be, for a dry run).
 	Booking *models.SessionBooking `json:"booking"`
 	// Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token.
@@ -246,6 +302,9 @@ func (this BookingPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this BookingPayload) GetImpact() *Impact { return this.Impact }
 
 // A session as it was when it was booked, kept with the booking.
 type BookingSnapshot struct {
@@ -275,6 +334,8 @@ type BusinessPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The business after the write.
 	Business *models.Business `json:"business"`
 }
@@ -299,6 +360,9 @@ func (this BusinessPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this BusinessPayload) GetImpact() *Impact { return this.Impact }
+
 // What importCalendar made of the file.
 type CalendarImportPayload struct {
 	// See Write.dryRun.
@@ -307,6 +371,8 @@ type CalendarImportPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// Events imported whole or in part (overrides of single dates aside).
 	Events int `json:"events"`
 	// Series made from the file's recurring events.
@@ -339,6 +405,9 @@ func (this CalendarImportPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this CalendarImportPayload) GetImpact() *Impact { return this.Impact }
+
 // Which calendar: a staff member's, a room's, or (neither) the whole business's.
 type CalendarInput struct {
 	// The calendar of this staff member.
@@ -355,6 +424,8 @@ type CapacityRulePayload struct {
 	Revision int `json:"revision"`
 	// The clashes the rule would add, sessions or room bookings left without units (only a dry run returns any).
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The capacity rule as saved (as it would be, for a dry run).
 	CapacityRule *engine.CapacityRule `json:"capacityRule"`
 }
@@ -379,6 +450,9 @@ func (this CapacityRulePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this CapacityRulePayload) GetImpact() *Impact { return this.Impact }
+
 // What createClass and updateClass return.
 type ClassPayload struct {
 	// See Write.dryRun.
@@ -387,6 +461,8 @@ type ClassPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The class after the write.
 	Class *Class `json:"class"`
 }
@@ -411,6 +487,9 @@ func (this ClassPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClassPayload) GetImpact() *Impact { return this.Impact }
+
 // What createClassTime and updateClassTime return.
 type ClassTimePayload struct {
 	// See Write.dryRun.
@@ -419,6 +498,8 @@ type ClassTimePayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The class time after the write.
 	ClassTime *engine.ClassTime `json:"classTime"`
 }
@@ -442,6 +523,9 @@ func (this ClassTimePayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClassTimePayload) GetImpact() *Impact { return this.Impact }
 
 // A page of clients, by name (without case) then id.
 type ClientConnection struct {
@@ -471,6 +555,8 @@ type ClientPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: clients take no time in the schedule.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The client as saved (as it would be, for a dry run).
 	Client *engine.Client `json:"client"`
 }
@@ -495,6 +581,9 @@ func (this ClientPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClientPayload) GetImpact() *Impact { return this.Impact }
+
 // What createClosure returns.
 type ClosurePayload struct {
 	// True when nothing was saved (see Write.dryRun).
@@ -503,6 +592,8 @@ type ClosurePayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The closure as saved.
 	Closure *engine.Closure `json:"closure"`
 }
@@ -526,6 +617,9 @@ func (this ClosurePayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClosurePayload) GetImpact() *Impact { return this.Impact }
 
 // Who could take a session instead of one of its staff: every other staff member is an option or excluded.
 type CoverOptions struct {
@@ -799,6 +893,8 @@ type DeletePayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The id of what was deleted.
 	ID int64 `json:"id"`
 }
@@ -823,6 +919,51 @@ func (this DeletePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this DeletePayload) GetImpact() *Impact { return this.Impact }
+
+// One line of the demand: sessions of one activity (or one existing class) to place.
+type DemandLineInput struct {
+	// The activity; its sessions are given by one of staffIds (default: every staff member qualified for it). Give this or classId.
+	ActivityID *int64 `json:"activityId,omitempty"`
+	// An existing class: its sessions are given by its own staff. Give this or activityId.
+	ClassID *int64 `json:"classId,omitempty"`
+	// How many sessions each week of weeks holds (1–28). Give this or sessionsPerRotation.
+	SessionsPerWeek *int `json:"sessionsPerWeek,omitempty"`
+	// How many sessions the whole rotation holds, in any of its weeks (1–224).
+	SessionsPerRotation *int `json:"sessionsPerRotation,omitempty"`
+	// The length of a session in minutes (1–1440).
+	Minutes int `json:"minutes"`
+	// Who may give a session (one of them, chosen per session); left out: those qualified for the activity.
+	StaffIds []int64 `json:"staffIds,omitempty"`
+	// The rooms a session may be in; left out: any.
+	RoomIds []int64 `json:"roomIds,omitempty"`
+	// How much of the room a session uses; left out: all of it.
+	Units *int `json:"units,omitempty"`
+	// The weeks of the rotation (1..cycleWeeks) the line runs in; left out: every week.
+	Weeks []int `json:"weeks,omitempty"`
+	// Preferred times: a session outside all of them costs the preference "window".
+	Windows []DemandWindowInput `json:"windows,omitempty"`
+	// Two sessions of a week fewer days apart than this cost "daysApart" (1: not on one day, 2: not on consecutive days); 0 or left out: no preference (0–3).
+	DaysApart *int `json:"daysApart,omitempty"`
+	// Prefer one room for every session ("sameRoom").
+	SameRoom *bool `json:"sameRoom,omitempty"`
+	// Prefer one coach for every session ("sameCoach").
+	SameCoach *bool `json:"sameCoach,omitempty"`
+	// How much the line's preferences weigh (1–100, default 1).
+	Weight *int `json:"weight,omitempty"`
+}
+
+// A preferred span on some days of the week.
+type DemandWindowInput struct {
+	// The days; left out or empty: every day.
+	Weekdays []time.Weekday `json:"weekdays,omitempty"`
+	// When it starts.
+	Start engine.LocalTime `json:"start"`
+	// When it ends, after the start.
+	End engine.LocalTime `json:"end"`
+}
+
 // What rotateFeedToken and rotateTimetableToken return. Feed secrets are outside the schedule: revision is the business's current one and clashes is empty.
 type FeedPayload struct {
 	// See Write.dryRun.
@@ -831,6 +972,8 @@ type FeedPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The new secret URL (anyone with it can read the calendar or timetable); the old one stops working. Null on a dry run, which changes nothing.
 	URL *string `json:"url,omitempty"`
 }
@@ -855,6 +998,9 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this FeedPayload) GetImpact() *Impact { return this.Impact }
+
 // A wall-clock span of one day of the week.
 type HoursSpanInput struct {
 	// The day of the week.
@@ -863,6 +1009,33 @@ type HoursSpanInput struct {
 	Start engine.LocalTime `json:"start"`
 	// When it ends, after the start.
 	End engine.LocalTime `json:"end"`
+}
+
+// What a write does, or in a dry run would do, to the people on the sessions it changes: computed from the same before
+// and after as its clashes, in the same transaction. The sessions are those that are on before the write, from today on,
+// and that it cancels, removes, moves, re-times, puts in another room, gives other staff or another class, or leaves
+// with fewer places than were held on it.
+type Impact struct {
+	// The first 500 affected sessions from today, by the date they are on before the write, then class time and class.
+	Sessions []ImpactSession `json:"sessions"`
+	// How many sessions the write affects from today on, counted exactly over every future date; null when unbounded.
+	TotalSessions *int `json:"totalSessions,omitempty"`
+	// True when the write changes the sessions of every week from some date on, without end (a class time re-timed, a class given other staff): there is no count, and unboundedFrom says from when.
+	Unbounded bool `json:"unbounded"`
+	// The first date of the weeks the write changes without end; null when it is bounded.
+	UnboundedFrom *engine.Date `json:"unboundedFrom,omitempty"`
+	// How many clients hold a single booking (a place or a place on the wait list) or a standing place on any affected session, over every future date: always a number, as clients are finitely many.
+	TotalClients int `json:"totalClients"`
+	// The calendars whose events the write changes (an event added, taken away, moved, re-timed, put in another room or given other staff): the whole business's first, then staff members' and rooms'. Empty when no session changes.
+	Calendars []ImpactCalendar `json:"calendars"`
+}
+
+// A calendar whose events a write changes: a staff member's, a room's, or (neither) the whole business's, as CalendarInput names them.
+type ImpactCalendar struct {
+	// The staff member whose calendar it is; null for a room's or the business's.
+	Staff *engine.Staff `json:"staff,omitempty"`
+	// The room whose calendar it is; null for a staff member's or the business's.
+	Room *engine.Room `json:"room,omitempty"`
 }
 
 // The root of subscription operations: what a front end can listen to.
@@ -913,6 +1086,8 @@ type MembershipPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: memberships take no time in the schedule.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The membership as saved (as it would be, for a dry run).
 	Membership *engine.Subscription `json:"membership"`
 	// The membership as saved (renamed membership; this name goes in the next release).
@@ -939,6 +1114,9 @@ func (this MembershipPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this MembershipPayload) GetImpact() *Impact { return this.Impact }
+
 // What can be written. Each mutation is one write of the business of the request's token, checked in full (clashes on
 // every future date included) and kept all or nothing; a request's mutations run one after the other. Every mutation
 // takes dryRun, which checks everything and keeps nothing, and answers a payload implementing Write: see Write for the
@@ -954,6 +1132,8 @@ type OneOffPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The one-off as the write leaves it.
 	OneOff *engine.OneOff `json:"oneOff"`
 }
@@ -978,6 +1158,9 @@ func (this OneOffPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this OneOffPayload) GetImpact() *Impact { return this.Impact }
+
 // Where a page of a connection stands in the whole list.
 type PageInfo struct {
 	// More items follow this page: ask again with after set to endCursor.
@@ -990,6 +1173,54 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// A page of placements, by room (in the order of roomIds, or the rooms' order), day of the week (in the order of weekdays, or from the business's week start), start, then week.
+type PlacementConnection struct {
+	// The page's placements with their cursors.
+	Edges []PlacementEdge `json:"edges"`
+	// The page's placements.
+	Nodes []engine.Placement `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many placements the whole list holds (every page).
+	TotalCount int `json:"totalCount"`
+}
+
+// A placement and its place in the list.
+type PlacementEdge struct {
+	// Pass as after to get the placements that follow this one.
+	Cursor string `json:"cursor"`
+	// The placement.
+	Node *engine.Placement `json:"node"`
+}
+
+// What placements asks: where could a new class time of a class go?
+type PlacementsInput struct {
+	// The class the new sessions are of; its staff must be free.
+	ClassID int64 `json:"classId"`
+	// How long a session lasts, 1 to 1440 minutes.
+	Minutes int `json:"minutes"`
+	// The weeks of the new series' rotation, 1 to 8; left out: 1, every week.
+	CycleWeeks *int `json:"cycleWeeks,omitempty"`
+	// The weeks of the rotation (1 to cycleWeeks) to answer for; left out: every week.
+	Weeks []int `json:"weeks,omitempty"`
+	// The rooms to try; left out: every room.
+	RoomIds []int64 `json:"roomIds,omitempty"`
+	// The days of the week to try; left out: every day.
+	Weekdays []time.Weekday `json:"weekdays,omitempty"`
+	// The earliest start, wall-clock time; left out: 06:00.
+	Earliest *engine.LocalTime `json:"earliest,omitempty"`
+	// The time a session must end by; left out: 22:00. After earliest.
+	Latest *engine.LocalTime `json:"latest,omitempty"`
+	// Minutes between two starts tried, 1 to 1440; left out: 15.
+	Step *int `json:"step,omitempty"`
+	// Units of the room a session takes, 0 for all of it; left out: as the class's first class time takes (all of the room when it has none).
+	Units *int `json:"units,omitempty"`
+	// Cleaning minutes after a session, 0 to 1440; left out: as the class's first class time has (none when it has none).
+	BufferMinutes *int `json:"bufferMinutes,omitempty"`
+	// A date of the week the new series is anchored on; left out: today.
+	From *engine.Date `json:"from,omitempty"`
+}
+
 // What createPlan and updatePlan return.
 type PlanPayload struct {
 	// True when nothing was saved (see Write.dryRun).
@@ -998,6 +1229,8 @@ type PlanPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The plan as the write leaves it.
 	Plan *engine.Plan `json:"plan"`
 }
@@ -1020,6 +1253,69 @@ func (this PlanPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this PlanPayload) GetImpact() *Impact { return this.Impact }
+
+// How much one kind of preference weighs.
+type PreferenceWeightInput struct {
+	// window, daysApart, sameRoom or sameCoach.
+	Name string `json:"name"`
+	// Its weight (0–100).
+	Weight int `json:"weight"`
+}
+
+// A timetable proposed from the demand: nothing is saved until applyProposal.
+type Proposal struct {
+	// Pass it to applyProposal (kept for an hour, for this business).
+	ID int64 `json:"id"`
+	// How many sessions a rotation of it places.
+	Placed int `json:"placed"`
+	// How good it is.
+	Score *ProposalScore `json:"score"`
+	// Each demand line not fully placed, with why.
+	Unplaced []UnplacedLine `json:"unplaced"`
+	// The series it would create, one per demand line that places anything, as a dry run makes them (provisional ids).
+	Series []engine.Series `json:"series"`
+	// True when the search was cut short (the time limit) before its budget was spent.
+	Stopped bool `json:"stopped"`
+}
+
+// A proposal's score: sessions not placed first, then the weighted cost of the preferences missed (lower is better).
+type ProposalScore struct {
+	// The weighted cost of the preferences missed, the sum of parts.
+	Total int `json:"total"`
+	// The sessions of the demand it does not place.
+	Unplaced int `json:"unplaced"`
+	// The cost per kind of preference: window, daysApart, sameRoom, sameCoach.
+	Parts []ScorePart `json:"parts"`
+}
+
+// What proposeTimetable takes.
+type ProposeTimetableInput struct {
+	// The lines of the demand (1–100).
+	Demand []DemandLineInput `json:"demand"`
+	// The rotation's length in weeks (1–8, default 1).
+	CycleWeeks *int `json:"cycleWeeks,omitempty"`
+	// The first week: a date on the business's week start; left out: the next week start after today.
+	From *engine.Date `json:"from,omitempty"`
+	// No session starts before this (default 00:00).
+	Earliest *engine.LocalTime `json:"earliest,omitempty"`
+	// No session ends after this (default the end of the day).
+	Latest *engine.LocalTime `json:"latest,omitempty"`
+	// What to keep of the timetable (default EVERYTHING).
+	Keep *KeepTimetable `json:"keep,omitempty"`
+	// With keep: SERIES, the series to keep.
+	SeriesIds []int64 `json:"seriesIds,omitempty"`
+	// Limits of staff members beyond their working hours and time off.
+	Limits []StaffLimitInput `json:"limits,omitempty"`
+	// Weights of the kinds of preference (each 1 unless given).
+	Weights []PreferenceWeightInput `json:"weights,omitempty"`
+	// The most seconds to search (1–60, default 5); the best proposal found by then is the answer.
+	TimeLimit *int `json:"timeLimit,omitempty"`
+	// The seed of the search: the same input and seed give the same proposal.
+	Seed *int `json:"seed,omitempty"`
 }
 
 // What can be read. Every field answers for the business of the request's token (Authorization: Bearer <token>) and
@@ -1057,6 +1353,8 @@ type RoomBookingPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the booking would add (only a dry run returns any).
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The room booking as saved (as it would be, for a dry run).
 	RoomBooking *engine.RoomBooking `json:"roomBooking"`
 }
@@ -1081,6 +1379,9 @@ func (this RoomBookingPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this RoomBookingPayload) GetImpact() *Impact { return this.Impact }
+
 // What createRoom and updateRoom return.
 type RoomPayload struct {
 	// See Write.dryRun.
@@ -1089,6 +1390,8 @@ type RoomPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The room after the write.
 	Room *engine.Room `json:"room"`
 }
@@ -1113,6 +1416,9 @@ func (this RoomPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this RoomPayload) GetImpact() *Impact { return this.Impact }
+
 // A write that committed: what front ends listening to scheduleChanged refetch.
 type ScheduleChange struct {
 	// The business's revision after the write.
@@ -1121,6 +1427,14 @@ type ScheduleChange struct {
 	From engine.Date `json:"from"`
 	// The end of the dates that may differ (exclusive); null when every date from from on may.
 	To *engine.Date `json:"to,omitempty"`
+}
+
+// The weighted cost of one kind of preference.
+type ScorePart struct {
+	// window, daysApart, sameRoom or sameCoach.
+	Name string `json:"name"`
+	// Its weighted cost.
+	Value int `json:"value"`
 }
 
 // One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in
@@ -1147,6 +1461,8 @@ type SeriesPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The series as the write leaves it (for replaceSeriesFrom, the successor).
 	Series *engine.Series `json:"series"`
 	// When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were.
@@ -1174,6 +1490,9 @@ func (this SeriesPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this SeriesPayload) GetImpact() *Impact { return this.Impact }
 
 // A plan in a series' plans list. With an id, the existing plan of this series is edited in place (its subscribers stay) and
 // fields left out keep their values, as in UpdatePlanInput; without an id, a new plan is made and price is required.
@@ -1230,6 +1549,8 @@ type SessionPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The session as it now is (its id and ref do not change).
 	Session *Session `json:"session"`
 }
@@ -1253,6 +1574,9 @@ func (this SessionPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this SessionPayload) GetImpact() *Impact { return this.Impact }
 
 // A series session named by where its rules put it; Session.ref gives it, and Session.id names the same session.
 type SessionRefInput struct {
@@ -1282,6 +1606,18 @@ type SetWorkingHoursInput struct {
 	Spans []HoursSpanInput `json:"spans"`
 }
 
+// The most a staff member gives in a week, and their rest between sessions, for one proposal.
+type StaffLimitInput struct {
+	// The staff member.
+	StaffID int64 `json:"staffId"`
+	// The most minutes of sessions a week, counting what they already give.
+	MaxMinutes *int `json:"maxMinutes,omitempty"`
+	// The most sessions a week, counting what they already give.
+	MaxSessions *int `json:"maxSessions,omitempty"`
+	// The fewest minutes between two of their sessions.
+	RestMinutes *int `json:"restMinutes,omitempty"`
+}
+
 // What createStaff and updateStaff return.
 type StaffPayload struct {
 	// See Write.dryRun.
@@ -1290,6 +1626,8 @@ type StaffPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The staff member after the write.
 	Staff *engine.Staff `json:"staff"`
 }
@@ -1313,6 +1651,9 @@ func (this StaffPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this StaffPayload) GetImpact() *Impact { return this.Impact }
 
 // A page of standing bookings, by id.
 type StandingBookingConnection struct {
@@ -1342,6 +1683,8 @@ type StandingBookingPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: standing places take places, not time.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from.
 	StandingBooking *engine.Standing `json:"standingBooking"`
 	// The dates the client waits on because they were full (only with waitlist); empty when the place holds every date.
@@ -1368,6 +1711,9 @@ func (this StandingBookingPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this StandingBookingPayload) GetImpact() *Impact { return this.Impact }
+
 // A standing place on one date.
 type StandingDate struct {
 	// The session as it is now: moved, re-timed or in another room if its day change says so.
@@ -1386,6 +1732,8 @@ type TimeOffPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The time off as saved.
 	TimeOff *engine.TimeOff `json:"timeOff"`
 	// The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date.
@@ -1411,6 +1759,9 @@ func (this TimeOffPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this TimeOffPayload) GetImpact() *Impact { return this.Impact }
 
 // A stretch of a room's day over which nothing changes.
 type TimelineStretch struct {
@@ -1454,6 +1805,8 @@ type TokenPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The token made or revoked (on a dry run of createToken, the one that would be made).
 	Token *models.APIToken `json:"token"`
 	// The secret to send as Authorization: Bearer <secret>, shown this once by createToken; null on a dry run and from revokeToken.
@@ -1478,6 +1831,31 @@ func (this TokenPayload) GetClashes() []engine.Clash {
 		interfaceSlice = append(interfaceSlice, concrete)
 	}
 	return interfaceSlice
+}
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this TokenPayload) GetImpact() *Impact { return this.Impact }
+
+// A hard constraint that keeps sessions out.
+type UnplacedConstraint struct {
+	// noStaff, noRoom, frame (earliest and latest), hours, timeOff, staffBusy, staffLimit, roomCapacity, roomBusy, or timetable (the clash proof refused a place).
+	Kind string `json:"kind"`
+	// Whose, for hours, timeOff, staffBusy and staffLimit.
+	Staff *engine.Staff `json:"staff,omitempty"`
+	// Which, for roomCapacity and roomBusy.
+	Room *engine.Room `json:"room,omitempty"`
+}
+
+// A demand line not fully placed.
+type UnplacedLine struct {
+	// The line's index in the demand, from 0.
+	Line int `json:"line"`
+	// How many of its sessions are missing.
+	Missing int `json:"missing"`
+	// Why, in words: what together leaves no room for one more.
+	Reason string `json:"reason"`
+	// The same, as constraints: drop any one of them and one more session would fit.
+	Constraints []UnplacedConstraint `json:"constraints"`
 }
 
 // Changes to an activity; follows the update rule (see Write). null clears the colour; the name cannot be cleared.
@@ -1802,6 +2180,8 @@ type WebhookEndpointPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The endpoint made, changed or deleted (on a dry run, as it would be).
 	Endpoint *WebhookEndpoint `json:"endpoint"`
 	// The signing secret (whsec_ and base64), shown this once by createWebhookEndpoint and rotateWebhookSecret; null on a dry run and from the others.
@@ -1828,6 +2208,9 @@ func (this WebhookEndpointPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this WebhookEndpointPayload) GetImpact() *Impact { return this.Impact }
+
 // A type of event an endpoint can ask for.
 type WebhookEventType struct {
 	// The type as events carry it, such as session.cancelled.
@@ -1844,6 +2227,8 @@ type WebhookQueuedPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// How many deliveries were queued (would be, on a dry run).
 	Queued int `json:"queued"`
 }
@@ -1868,6 +2253,9 @@ func (this WebhookQueuedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this WebhookQueuedPayload) GetImpact() *Impact { return this.Impact }
+
 // What setWorkingHours returns.
 type WorkingHoursPayload struct {
 	// See Write.dryRun.
@@ -1876,6 +2264,8 @@ type WorkingHoursPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The hours as saved.
 	WorkingHours *engine.WorkingHours `json:"workingHours"`
 	// The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover).
@@ -1901,6 +2291,9 @@ func (this WorkingHoursPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this WorkingHoursPayload) GetImpact() *Impact { return this.Impact }
 
 // How times of day are written.
 type Clock string
@@ -2013,6 +2406,143 @@ func (e *Digits) UnmarshalJSON(b []byte) error {
 }
 
 func (e Digits) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a write does to a session.
+type ImpactChange string
+
+const (
+	// It is cancelled (or it goes, and was on).
+	ImpactChangeCancelled ImpactChange = "CANCELLED"
+	// It no longer exists: its series ends, its class time is retired or taken out, its one-off is removed.
+	ImpactChangeRemoved ImpactChange = "REMOVED"
+	// It is on another date.
+	ImpactChangeMoved ImpactChange = "MOVED"
+	// It starts or ends at another time.
+	ImpactChangeRetimed ImpactChange = "RETIMED"
+	// It is in another room.
+	ImpactChangeRehoused ImpactChange = "REHOUSED"
+	// Other staff give it.
+	ImpactChangeRestaffed ImpactChange = "RESTAFFED"
+	// It is another class.
+	ImpactChangeReclassed ImpactChange = "RECLASSED"
+	// It has fewer places than were held on it before the write.
+	ImpactChangeOverCapacity ImpactChange = "OVER_CAPACITY"
+)
+
+var AllImpactChange = []ImpactChange{
+	ImpactChangeCancelled,
+	ImpactChangeRemoved,
+	ImpactChangeMoved,
+	ImpactChangeRetimed,
+	ImpactChangeRehoused,
+	ImpactChangeRestaffed,
+	ImpactChangeReclassed,
+	ImpactChangeOverCapacity,
+}
+
+func (e ImpactChange) IsValid() bool {
+	switch e {
+	case ImpactChangeCancelled, ImpactChangeRemoved, ImpactChangeMoved, ImpactChangeRetimed, ImpactChangeRehoused, ImpactChangeRestaffed, ImpactChangeReclassed, ImpactChangeOverCapacity:
+		return true
+	}
+	return false
+}
+
+func (e ImpactChange) String() string {
+	return string(e)
+}
+
+func (e *ImpactChange) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImpactChange(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImpactChange", str)
+	}
+	return nil
+}
+
+func (e ImpactChange) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImpactChange) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImpactChange) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What of the timetable a proposal keeps.
+type KeepTimetable string
+
+const (
+	// Everything the business runs now: the proposal only adds.
+	KeepTimetableEverything KeepTimetable = "EVERYTHING"
+	// Nothing: a fresh season from the proposal's first week; the series running then end there, the weeks before stay as they are. Series that start later are kept.
+	KeepTimetableNothing KeepTimetable = "NOTHING"
+	// The series named by seriesIds; the others running at the first week end there.
+	KeepTimetableSeries KeepTimetable = "SERIES"
+)
+
+var AllKeepTimetable = []KeepTimetable{
+	KeepTimetableEverything,
+	KeepTimetableNothing,
+	KeepTimetableSeries,
+}
+
+func (e KeepTimetable) IsValid() bool {
+	switch e {
+	case KeepTimetableEverything, KeepTimetableNothing, KeepTimetableSeries:
+		return true
+	}
+	return false
+}
+
+func (e KeepTimetable) String() string {
+	return string(e)
+}
+
+func (e *KeepTimetable) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = KeepTimetable(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid KeepTimetable", str)
+	}
+	return nil
+}
+
+func (e KeepTimetable) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *KeepTimetable) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e KeepTimetable) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
