@@ -443,7 +443,10 @@ func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []Affect
 		h.items = append(h.items, runCursor{run: &runs[i], next: runs[i].Dates.First})
 	}
 	heap.Init(h)
-	out := make([]AffectedSession, 0, min(n, 64))
+	if total, finite := CountAffected(runs); finite {
+		n = min(n, total)
+	}
+	out := make([]AffectedSession, 0, n)
 	for h.Len() > 0 && len(out) < n {
 		c := &h.items[0]
 		r, d := c.run, c.next

@@ -44,7 +44,7 @@ type Impact struct {
 // ImpactSession is one affected session, before and after, with who is on it
 // before the write.
 type ImpactSession struct {
-	engine.AffectedSession
+	*engine.AffectedSession
 	// Bookings are its single bookings holding a place, Waitlist those
 	// waiting (by position).
 	Bookings, Waitlist []SessionBooking
@@ -139,9 +139,9 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 	first := engine.FirstAffected(before.Timetable, after.Timetable, runs, MaxImpactSessions)
 	im.Sessions = make([]ImpactSession, len(first))
 	for i := range first {
-		a := &first[i]
 		s := &im.Sessions[i]
-		s.AffectedSession = *a
+		s.AffectedSession = &first[i]
+		a := s.AffectedSession
 		for _, b := range byKey[key{a.Ref, a.Before.OneOffID}] {
 			if b.Status == Waitlisted {
 				s.Waitlist = append(s.Waitlist, b)
