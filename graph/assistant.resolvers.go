@@ -205,6 +205,11 @@ func (r *mutationResolver) AssignCover(ctx context.Context, input []model.Assign
 	return &model.AssignCoverPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Sessions: out}, nil
 }
 
+// Room is the resolver for the room field.
+func (r *placementResolver) Room(ctx context.Context, obj *engine.Placement) (*engine.Room, error) {
+	return r.room(ctx, obj.RoomID)
+}
+
 // TimeOff is the resolver for the timeOff field.
 func (r *queryResolver) TimeOff(ctx context.Context, id int64) (*engine.TimeOff, error) {
 	return lookupRow(ctx, r.Resolver, id, "time off", func(s *engine.State) []engine.TimeOff { return s.TimeOffs }, func(o *engine.TimeOff) int64 { return o.ID })
@@ -312,6 +317,35 @@ func (r *queryResolver) FreeRooms(ctx context.Context, from engine.Date, to engi
 		if room, ok := sn.Timetable.Room(id); ok {
 			out = append(out, room)
 		}
+	}
+	return out, nil
+}
+
+// Placements is the resolver for the placements field.
+func (r *queryResolver) Placements(ctx context.Context, input model.PlacementsInput, first *int, after *string) (*model.PlacementConnection, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q, err := placementRequest(sn.Timetable, input)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := sn.Timetable.Placements(sn.Today(r.Store.Now()), q, models.Stop(ctx))
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.cursors(ctx, "placements")
+	if err != nil {
+		return nil, err
+	}
+	nodes, cursors, info, err := paginate(c, ps, first, after, placementKey(q))
+	if err != nil {
+		return nil, err
+	}
+	out := &model.PlacementConnection{Nodes: nodes, PageInfo: info, TotalCount: len(ps), Edges: make([]model.PlacementEdge, len(nodes))}
+	for i := range nodes {
+		out.Edges[i] = model.PlacementEdge{Cursor: cursors[i], Node: &nodes[i]}
 	}
 	return out, nil
 }
@@ -474,6 +508,9 @@ func (r *Resolver) CoverExclusion() generated.CoverExclusionResolver {
 // CoverOption returns generated.CoverOptionResolver implementation.
 func (r *Resolver) CoverOption() generated.CoverOptionResolver { return &coverOptionResolver{r} }
 
+// Placement returns generated.PlacementResolver implementation.
+func (r *Resolver) Placement() generated.PlacementResolver { return &placementResolver{r} }
+
 // TimeOff returns generated.TimeOffResolver implementation.
 func (r *Resolver) TimeOff() generated.TimeOffResolver { return &timeOffResolver{r} }
 
@@ -499,6 +536,7 @@ type (
 	coverAssignmentResolver     struct{ *Resolver }
 	coverExclusionResolver      struct{ *Resolver }
 	coverOptionResolver         struct{ *Resolver }
+	placementResolver           struct{ *Resolver }
 	timeOffResolver             struct{ *Resolver }
 	timeOffPayloadResolver      struct{ *Resolver }
 	uncoveredResolver           struct{ *Resolver }

@@ -198,7 +198,7 @@ func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.Crea
 			return err
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
 		sg.createClassTime(e, input, apply)
 		return id, apply(input)(e)
@@ -219,7 +219,7 @@ func (r *mutationResolver) UpdateClassTime(ctx context.Context, id int64, input 
 			return err
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
 		sg.updateClassTime(e, id, input, apply)
 		return id, apply(input)(e)

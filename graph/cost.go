@@ -277,6 +277,10 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(w.days(f, "from", "to"))
 	case "Query.freeRooms":
 		return root(k.rooms)
+	case "Query.placements":
+		// A start a minute in every room, weekday and week of the longest
+		// rotation: the most a request can ask for.
+		return root(mul(k.rooms, 7*24*60*engine.MaxPlacementCycle))
 	case "Query.timeOffs":
 		return root(k.timeOffs)
 	case "Staff.workingHours":
@@ -295,6 +299,10 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		// A time off leaves at most the sessions of the days it lasts,
 		// which the snapshot does not count: a year of them.
 		return bound{each: mul(MaxDays, k.perDay), all: -1, oneToMany: true}
+	case "UnplacedLine.constraints":
+		// Each coach's hours, time off, sessions and limits, each room's
+		// capacity and sessions, and the day's bounds or the timetable.
+		return bound{each: add(mul(4, k.staff), add(mul(2, k.rooms), 2)), all: -1}
 	case "AssignCoverPayload.sessions":
 		return bound{each: maxCovers, all: -1, oneToMany: true}
 	case "Staff.qualifications":
@@ -385,6 +393,10 @@ func fixedBound(parent, field string) (bound, bool) {
 		return bound{each: 3, all: -1}, true
 	case parent == "WorkingHours" && field == "spans":
 		return bound{each: engine.MaxHoursSpans, all: -1}, true
+	case parent == "Proposal" && (field == "unplaced" || field == "series"), parent == "ApplyProposalPayload" && field == "series":
+		return bound{each: maxDemandLines, all: -1, oneToMany: true}, true
+	case parent == "ProposalScore" && field == "parts":
+		return bound{each: 4, all: -1}, true
 	}
 	return bound{}, false
 }

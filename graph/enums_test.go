@@ -64,6 +64,9 @@ func TestEnumVariablesAreStrict(t *testing.T) {
 			"WebhookEndpointStatus": {
 				{`mutation($v: WebhookEndpointStatus) { updateWebhookEndpoint(id: "1", input: {status: $v}) { endpoint { status } } }`, only("v"), "$v"},
 			},
+			"KeepTimetable": {
+				{`mutation($v: KeepTimetable) { proposeTimetable(input: {demand: [], keep: $v}) { id } }`, only("v"), "$v"},
+			},
 			"AttendanceStatus": {
 				{`mutation($v: AttendanceStatus!) { markAttendance(id: "1", status: $v) { booking { id } } }`, only("v"), "$v"},
 			},

@@ -37,6 +37,9 @@ func (r *Resolver) handler(plain bool) http.Handler {
 	if r.Connections == nil {
 		r.Connections = NewConnections()
 	}
+	if r.Proposals == nil {
+		r.Proposals = NewProposals()
+	}
 	if r.Store != nil {
 		r.Store.OnRevoke(r.Connections.Revoke)
 	}

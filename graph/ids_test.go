@@ -134,6 +134,13 @@ var idCases = []idCase{
 	{"updateStandingBooking id", "standingBooking", `updateStandingBooking(id: $bad, input: {}, dryRun: $dry) { revision }`},
 	{"endStandingBooking id", "standingBooking", `endStandingBooking(id: $bad, from: "2027-01-04", dryRun: $dry) { revision }`},
 	{"skipStandingDate id", "standingBooking", `skipStandingDate(id: $bad, date: "2026-12-15", dryRun: $dry) { revision }`},
+	{"proposeTimetable input.demand.activityId", "activity", `proposeTimetable(input: {demand: [{activityId: $bad, sessionsPerWeek: 1, minutes: 60}], timeLimit: 1}) { id }`},
+	{"proposeTimetable input.demand.classId", "class", `proposeTimetable(input: {demand: [{classId: $bad, sessionsPerWeek: 1, minutes: 60}], timeLimit: 1}) { id }`},
+	{"proposeTimetable input.demand.staffIds", "staff", `proposeTimetable(input: {demand: [{activityId: $myActivity, staffIds: [$myStaff, $bad], sessionsPerWeek: 1, minutes: 60}], timeLimit: 1}) { id }`},
+	{"proposeTimetable input.demand.roomIds", "room", `proposeTimetable(input: {demand: [{activityId: $myActivity, roomIds: [$myRoom, $bad], sessionsPerWeek: 1, minutes: 60}], timeLimit: 1}) { id }`},
+	{"proposeTimetable input.seriesIds", "series", `proposeTimetable(input: {demand: [{activityId: $myActivity, sessionsPerWeek: 1, minutes: 60}], keep: SERIES, seriesIds: [$mySeries, $bad], timeLimit: 1}) { id }`},
+	{"proposeTimetable input.limits.staffId", "staff", `proposeTimetable(input: {demand: [{activityId: $myActivity, sessionsPerWeek: 1, minutes: 60}], limits: [{staffId: $bad, maxSessions: 3}], timeLimit: 1}) { id }`},
+	{"applyProposal id", "proposal", `applyProposal(id: $bad, dryRun: $dry) { revision }`},
 	{"replayWebhooks endpointId", "webhookEndpoint", `replayWebhooks(endpointId: $bad, since: "2026-11-01T00:00:00Z", dryRun: $dry) { revision }`},
 }
 
@@ -310,6 +317,8 @@ func betaValues(a *api, beta string) map[string]string {
 		map[string]any{"s": ids["staff"]}), "setWorkingHours", "workingHours", "id").(string)
 	out["webhookEndpoint"] = path(a.ok(beta, `mutation { createWebhookEndpoint(input: {url: "https://93.184.215.14/hooks", events: ["schedule.changed"]}) { endpoint { id } } }`, nil),
 		"createWebhookEndpoint", "endpoint", "id").(string)
+	out["proposal"] = path(a.ok(beta, `mutation($a: ID!) { proposeTimetable(input: {demand: [{activityId: $a, sessionsPerWeek: 1, minutes: 30}], timeLimit: 1}) { id } }`,
+		map[string]any{"a": out["activity"]}), "proposeTimetable", "id").(string)
 	out["appPassword"] = path(a.ok(beta, `mutation { createAppPassword(input: {login: "beta-desk", role: FRONT_DESK}) { appPassword { id } } }`, nil),
 		"createAppPassword", "appPassword", "id").(string)
 	return out

@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
-
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
@@ -121,7 +120,7 @@ func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateS
 			return applySeries(e, id, newSeriesInput(in))
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		sg.seriesEntries(e, input.Entries, func(*models.Snapshot) int { return max(deref(input.CycleWeeks), 1) }, apply)
 		return apply(input.Entries)(e)
@@ -149,7 +148,7 @@ func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input mod
 			return err
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		sg.seriesEntries(e, input.Entries.Value(), func(before *models.Snapshot) int { return seriesCycle(before, id, input) }, apply)
 		return apply(nil)(e)
@@ -251,7 +250,7 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error) {
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
-	sg := suggestOn(ctx, "change")
+	sg := r.suggestOn(ctx, "change")
 	p, err := r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
 		apply := func(patch engine.ChangePatch) func(*models.Edit) error {
 			return func(e *models.Edit) error {

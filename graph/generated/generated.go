@@ -36,6 +36,7 @@ type ResolverRoot interface {
 	ActivityPayload() ActivityPayloadResolver
 	AppPassword() AppPasswordResolver
 	AppPasswordPayload() AppPasswordPayloadResolver
+	ApplyProposalPayload() ApplyProposalPayloadResolver
 	AssignCoverPayload() AssignCoverPayloadResolver
 	Booking() BookingResolver
 	BookingPayload() BookingPayloadResolver
@@ -64,6 +65,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	OneOff() OneOffResolver
 	OneOffPayload() OneOffPayloadResolver
+	Placement() PlacementResolver
 	Plan() PlanResolver
 	PlanPayload() PlanPayloadResolver
 	Query() QueryResolver
@@ -143,6 +145,14 @@ type ComplexityRoot struct {
 		Impact      func(childComplexity int) int
 		Password    func(childComplexity int) int
 		Revision    func(childComplexity int) int
+	}
+
+	ApplyProposalPayload struct {
+		Clashes  func(childComplexity int) int
+		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
+		Revision func(childComplexity int) int
+		Series   func(childComplexity int) int
 	}
 
 	AssignCoverPayload struct {
@@ -499,6 +509,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		ApplyProposal         func(childComplexity int, id int64, dryRun *bool) int
 		AssignCover           func(childComplexity int, input []model.AssignCoverInput, dryRun *bool) int
 		BookRoom              func(childComplexity int, input model.BookRoomInput, dryRun *bool) int
 		BookSession           func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
@@ -546,6 +557,7 @@ type ComplexityRoot struct {
 		ImportCalendar        func(childComplexity int, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) int
 		LoadDemo              func(childComplexity int, kind engine.Kind, dryRun *bool) int
 		MarkAttendance        func(childComplexity int, id int64, status models.BookingStatus, dryRun *bool) int
+		ProposeTimetable      func(childComplexity int, input model.ProposeTimetableInput) int
 		RedeliverWebhook      func(childComplexity int, eventID string, endpointID *int64, dryRun *bool) int
 		ReplaceSeriesFrom     func(childComplexity int, id int64, date engine.Date, name *string, copyEntries *bool, dryRun *bool, allowNeedsCover *bool) int
 		ReplayWebhooks        func(childComplexity int, endpointID int64, since time.Time, dryRun *bool) int
@@ -607,6 +619,26 @@ type ComplexityRoot struct {
 		StartCursor     func(childComplexity int) int
 	}
 
+	Placement struct {
+		End     func(childComplexity int) int
+		Room    func(childComplexity int) int
+		Start   func(childComplexity int) int
+		Week    func(childComplexity int) int
+		Weekday func(childComplexity int) int
+	}
+
+	PlacementConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	PlacementEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Plan struct {
 		ID               func(childComplexity int) int
 		Label            func(childComplexity int) int
@@ -632,6 +664,21 @@ type ComplexityRoot struct {
 		Other func(childComplexity int) int
 		Two   func(childComplexity int) int
 		Zero  func(childComplexity int) int
+	}
+
+	Proposal struct {
+		ID       func(childComplexity int) int
+		Placed   func(childComplexity int) int
+		Score    func(childComplexity int) int
+		Series   func(childComplexity int) int
+		Stopped  func(childComplexity int) int
+		Unplaced func(childComplexity int) int
+	}
+
+	ProposalScore struct {
+		Parts    func(childComplexity int) int
+		Total    func(childComplexity int) int
+		Unplaced func(childComplexity int) int
 	}
 
 	Query struct {
@@ -665,6 +712,7 @@ type ComplexityRoot struct {
 		Memberships          func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		OneOff               func(childComplexity int, id int64) int
 		OneOffs              func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Placements           func(childComplexity int, input model.PlacementsInput, first *int, after *string) int
 		Plan                 func(childComplexity int, id int64) int
 		Plans                func(childComplexity int, seriesID *int64) int
 		Room                 func(childComplexity int, id int64) int
@@ -746,6 +794,11 @@ type ComplexityRoot struct {
 		From     func(childComplexity int) int
 		Revision func(childComplexity int) int
 		To       func(childComplexity int) int
+	}
+
+	ScorePart struct {
+		Name  func(childComplexity int) int
+		Value func(childComplexity int) int
 	}
 
 	Series struct {
@@ -963,6 +1016,19 @@ type ComplexityRoot struct {
 		Until             func(childComplexity int) int
 	}
 
+	UnplacedConstraint struct {
+		Kind  func(childComplexity int) int
+		Room  func(childComplexity int) int
+		Staff func(childComplexity int) int
+	}
+
+	UnplacedLine struct {
+		Constraints func(childComplexity int) int
+		Line        func(childComplexity int) int
+		Missing     func(childComplexity int) int
+		Reason      func(childComplexity int) int
+	}
+
 	Vocabulary struct {
 		Activity   func(childComplexity int) int
 		Class      func(childComplexity int) int
@@ -1088,6 +1154,9 @@ type AppPasswordResolver interface {
 }
 type AppPasswordPayloadResolver interface {
 	Impact(ctx context.Context, obj *model.AppPasswordPayload) (*model.Impact, error)
+}
+type ApplyProposalPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ApplyProposalPayload) (*model.Impact, error)
 }
 type AssignCoverPayloadResolver interface {
 	Impact(ctx context.Context, obj *model.AssignCoverPayload) (*model.Impact, error)
@@ -1264,6 +1333,8 @@ type MutationResolver interface {
 	CreateClassTime(ctx context.Context, input model.CreateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	UpdateClassTime(ctx context.Context, id int64, input model.UpdateClassTimeInput, dryRun *bool, allowNeedsCover *bool) (*model.ClassTimePayload, error)
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
+	ProposeTimetable(ctx context.Context, input model.ProposeTimetableInput) (*model.Proposal, error)
+	ApplyProposal(ctx context.Context, id int64, dryRun *bool) (*model.ApplyProposalPayload, error)
 	CreateStandingBooking(ctx context.Context, input model.CreateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
 	UpdateStandingBooking(ctx context.Context, id int64, input model.UpdateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
 	EndStandingBooking(ctx context.Context, id int64, from engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
@@ -1306,6 +1377,9 @@ type OneOffResolver interface {
 type OneOffPayloadResolver interface {
 	Impact(ctx context.Context, obj *model.OneOffPayload) (*model.Impact, error)
 }
+type PlacementResolver interface {
+	Room(ctx context.Context, obj *engine.Placement) (*engine.Room, error)
+}
 type PlanResolver interface {
 	Series(ctx context.Context, obj *engine.Plan) (*engine.Series, error)
 	Name(ctx context.Context, obj *engine.Plan) (string, error)
@@ -1332,6 +1406,7 @@ type QueryResolver interface {
 	CoverOptions(ctx context.Context, sessionID model.SessionID) (*model.CoverOptions, error)
 	CoverPlan(ctx context.Context, timeOffID int64) (*model.CoverPlan, error)
 	FreeRooms(ctx context.Context, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) ([]engine.Room, error)
+	Placements(ctx context.Context, input model.PlacementsInput, first *int, after *string) (*model.PlacementConnection, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
@@ -1682,6 +1757,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppPasswordPayload.Revision(childComplexity), true
+
+	case "ApplyProposalPayload.clashes":
+		if e.ComplexityRoot.ApplyProposalPayload.Clashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Clashes(childComplexity), true
+	case "ApplyProposalPayload.dryRun":
+		if e.ComplexityRoot.ApplyProposalPayload.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.DryRun(childComplexity), true
+	case "ApplyProposalPayload.impact":
+		if e.ComplexityRoot.ApplyProposalPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Impact(childComplexity), true
+	case "ApplyProposalPayload.revision":
+		if e.ComplexityRoot.ApplyProposalPayload.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Revision(childComplexity), true
+	case "ApplyProposalPayload.series":
+		if e.ComplexityRoot.ApplyProposalPayload.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Series(childComplexity), true
 
 	case "AssignCoverPayload.clashes":
 		if e.ComplexityRoot.AssignCoverPayload.Clashes == nil {
@@ -3053,6 +3159,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MembershipPayload.Subscription(childComplexity), true
 
+	case "Mutation.applyProposal":
+		if e.ComplexityRoot.Mutation.ApplyProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_applyProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApplyProposal(childComplexity, args["id"].(int64), args["dryRun"].(*bool)), true
 	case "Mutation.assignCover":
 		if e.ComplexityRoot.Mutation.AssignCover == nil {
 			break
@@ -3570,6 +3687,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkAttendance(childComplexity, args["id"].(int64), args["status"].(models.BookingStatus), args["dryRun"].(*bool)), true
+	case "Mutation.proposeTimetable":
+		if e.ComplexityRoot.Mutation.ProposeTimetable == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_proposeTimetable_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ProposeTimetable(childComplexity, args["input"].(model.ProposeTimetableInput)), true
 	case "Mutation.redeliverWebhook":
 		if e.ComplexityRoot.Mutation.RedeliverWebhook == nil {
 			break
@@ -4014,6 +4142,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Placement.end":
+		if e.ComplexityRoot.Placement.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.End(childComplexity), true
+	case "Placement.room":
+		if e.ComplexityRoot.Placement.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Room(childComplexity), true
+	case "Placement.start":
+		if e.ComplexityRoot.Placement.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Start(childComplexity), true
+	case "Placement.week":
+		if e.ComplexityRoot.Placement.Week == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Week(childComplexity), true
+	case "Placement.weekday":
+		if e.ComplexityRoot.Placement.Weekday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Weekday(childComplexity), true
+
+	case "PlacementConnection.edges":
+		if e.ComplexityRoot.PlacementConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.Edges(childComplexity), true
+	case "PlacementConnection.nodes":
+		if e.ComplexityRoot.PlacementConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.Nodes(childComplexity), true
+	case "PlacementConnection.pageInfo":
+		if e.ComplexityRoot.PlacementConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.PageInfo(childComplexity), true
+	case "PlacementConnection.totalCount":
+		if e.ComplexityRoot.PlacementConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.TotalCount(childComplexity), true
+
+	case "PlacementEdge.cursor":
+		if e.ComplexityRoot.PlacementEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementEdge.Cursor(childComplexity), true
+	case "PlacementEdge.node":
+		if e.ComplexityRoot.PlacementEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementEdge.Node(childComplexity), true
+
 	case "Plan.id":
 		if e.ComplexityRoot.Plan.ID == nil {
 			break
@@ -4124,6 +4321,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PluralForms.Zero(childComplexity), true
+
+	case "Proposal.id":
+		if e.ComplexityRoot.Proposal.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.ID(childComplexity), true
+	case "Proposal.placed":
+		if e.ComplexityRoot.Proposal.Placed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Placed(childComplexity), true
+	case "Proposal.score":
+		if e.ComplexityRoot.Proposal.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Score(childComplexity), true
+	case "Proposal.series":
+		if e.ComplexityRoot.Proposal.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Series(childComplexity), true
+	case "Proposal.stopped":
+		if e.ComplexityRoot.Proposal.Stopped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Stopped(childComplexity), true
+	case "Proposal.unplaced":
+		if e.ComplexityRoot.Proposal.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Unplaced(childComplexity), true
+
+	case "ProposalScore.parts":
+		if e.ComplexityRoot.ProposalScore.Parts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalScore.Parts(childComplexity), true
+	case "ProposalScore.total":
+		if e.ComplexityRoot.ProposalScore.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalScore.Total(childComplexity), true
+	case "ProposalScore.unplaced":
+		if e.ComplexityRoot.ProposalScore.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalScore.Unplaced(childComplexity), true
 
 	case "Query.activities":
 		if e.ComplexityRoot.Query.Activities == nil {
@@ -4421,6 +4674,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.OneOffs(childComplexity, args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+	case "Query.placements":
+		if e.ComplexityRoot.Query.Placements == nil {
+			break
+		}
+
+		args, err := ec.field_Query_placements_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Placements(childComplexity, args["input"].(model.PlacementsInput), args["first"].(*int), args["after"].(*string)), true
 	case "Query.plan":
 		if e.ComplexityRoot.Query.Plan == nil {
 			break
@@ -4903,6 +5167,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScheduleChange.To(childComplexity), true
+
+	case "ScorePart.name":
+		if e.ComplexityRoot.ScorePart.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScorePart.Name(childComplexity), true
+	case "ScorePart.value":
+		if e.ComplexityRoot.ScorePart.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScorePart.Value(childComplexity), true
 
 	case "Series.anchorDate":
 		if e.ComplexityRoot.Series.AnchorDate == nil {
@@ -5791,6 +6068,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Uncovered.Until(childComplexity), true
 
+	case "UnplacedConstraint.kind":
+		if e.ComplexityRoot.UnplacedConstraint.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedConstraint.Kind(childComplexity), true
+	case "UnplacedConstraint.room":
+		if e.ComplexityRoot.UnplacedConstraint.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedConstraint.Room(childComplexity), true
+	case "UnplacedConstraint.staff":
+		if e.ComplexityRoot.UnplacedConstraint.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedConstraint.Staff(childComplexity), true
+
+	case "UnplacedLine.constraints":
+		if e.ComplexityRoot.UnplacedLine.Constraints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Constraints(childComplexity), true
+	case "UnplacedLine.line":
+		if e.ComplexityRoot.UnplacedLine.Line == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Line(childComplexity), true
+	case "UnplacedLine.missing":
+		if e.ComplexityRoot.UnplacedLine.Missing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Missing(childComplexity), true
+	case "UnplacedLine.reason":
+		if e.ComplexityRoot.UnplacedLine.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UnplacedLine.Reason(childComplexity), true
+
 	case "Vocabulary.activity":
 		if e.ComplexityRoot.Vocabulary.Activity == nil {
 			break
@@ -6236,7 +6557,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateTimeOffInput", ec.unmarshalInputCreateTimeOffInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("CreateWebhookEndpointInput", ec.unmarshalInputCreateWebhookEndpointInput),
+			graphql.NewInputUnmarshaler("DemandLineInput", ec.unmarshalInputDemandLineInput),
+			graphql.NewInputUnmarshaler("DemandWindowInput", ec.unmarshalInputDemandWindowInput),
 			graphql.NewInputUnmarshaler("HoursSpanInput", ec.unmarshalInputHoursSpanInput),
+			graphql.NewInputUnmarshaler("PlacementsInput", ec.unmarshalInputPlacementsInput),
+			graphql.NewInputUnmarshaler("PreferenceWeightInput", ec.unmarshalInputPreferenceWeightInput),
+			graphql.NewInputUnmarshaler("ProposeTimetableInput", ec.unmarshalInputProposeTimetableInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
 			graphql.NewInputUnmarshaler("SeriesPlanInput", ec.unmarshalInputSeriesPlanInput),
 			graphql.NewInputUnmarshaler("SessionChangeInput", ec.unmarshalInputSessionChangeInput),
@@ -6244,6 +6570,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SessionRefInput", ec.unmarshalInputSessionRefInput),
 			graphql.NewInputUnmarshaler("SetQualificationsInput", ec.unmarshalInputSetQualificationsInput),
 			graphql.NewInputUnmarshaler("SetWorkingHoursInput", ec.unmarshalInputSetWorkingHoursInput),
+			graphql.NewInputUnmarshaler("StaffLimitInput", ec.unmarshalInputStaffLimitInput),
 			graphql.NewInputUnmarshaler("UpdateActivityInput", ec.unmarshalInputUpdateActivityInput),
 			graphql.NewInputUnmarshaler("UpdateBusinessInput", ec.unmarshalInputUpdateBusinessInput),
 			graphql.NewInputUnmarshaler("UpdateCapacityRuleInput", ec.unmarshalInputUpdateCapacityRuleInput),
@@ -7002,6 +7329,100 @@ extend type Query {
     "Units of the room needed; left out: 1."
     units: Int
   ): [Room!]
+}
+
+"""
+One place a new class time of a class can go (see Query.placements): a room, a
+day of the week and a span, and the week of a new rotation its series entry is
+in. Written as a class time there and an entry for the class in that week of a
+new series of cycleWeeks weeks anchored on the week of from, it adds no clash
+and leaves no staff member of the class away or outside their hours, on any
+future date.
+"""
+type Placement {
+  "The room."
+  room: Room!
+  "The day of the week."
+  weekday: Weekday!
+  "When a session starts, wall-clock time."
+  start: LocalTime!
+  "When it ends: the start and the minutes asked for."
+  end: LocalTime!
+  "The week of the new rotation (1 to cycleWeeks) the series entry is in."
+  week: Int!
+}
+
+"A page of placements, by room (in the order of roomIds, or the rooms' order), day of the week (in the order of weekdays, or from the business's week start), start, then week."
+type PlacementConnection {
+  "The page's placements with their cursors."
+  edges: [PlacementEdge!]!
+  "The page's placements."
+  nodes: [Placement!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many placements the whole list holds (every page)."
+  totalCount: Int!
+}
+
+"A placement and its place in the list."
+type PlacementEdge {
+  "Pass as after to get the placements that follow this one."
+  cursor: String!
+  "The placement."
+  node: Placement!
+}
+
+"What placements asks: where could a new class time of a class go?"
+input PlacementsInput {
+  "The class the new sessions are of; its staff must be free."
+  classId: ID!
+  "How long a session lasts, 1 to 1440 minutes."
+  minutes: Int!
+  "The weeks of the new series' rotation, 1 to 8; left out: 1, every week."
+  cycleWeeks: Int
+  "The weeks of the rotation (1 to cycleWeeks) to answer for; left out: every week."
+  weeks: [Int!]
+  "The rooms to try; left out: every room."
+  roomIds: [ID!]
+  "The days of the week to try; left out: every day."
+  weekdays: [Weekday!]
+  "The earliest start, wall-clock time; left out: 06:00."
+  earliest: LocalTime
+  "The time a session must end by; left out: 22:00. After earliest."
+  latest: LocalTime
+  "Minutes between two starts tried, 1 to 1440; left out: 15."
+  step: Int
+  "Units of the room a session takes, 0 for all of it; left out: as the class's first class time takes (all of the room when it has none)."
+  units: Int
+  "Cleaning minutes after a session, 0 to 1440; left out: as the class's first class time has (none when it has none)."
+  bufferMinutes: Int
+  "A date of the week the new series is anchored on; left out: today."
+  from: Date
+}
+
+extend type Query {
+  """
+  Where a new class time of a class can go without a problem on any future
+  date: every room, day of the week, start (from earliest, every step minutes,
+  ending by latest) and week of a new rotation of cycleWeeks weeks anchored on
+  the week of from, where the class time and an entry for the class in that
+  week would add no clash — room units and cleaning buffers, capacity rules and
+  room bookings, everyone in the class, day changes and one-offs, closures and
+  pauses (a closed date holds no session) — and leave no staff member of the
+  class away or outside their hours. Exact for every future date: found by
+  arithmetic over the rotations, as clashes are proved, not by scanning weeks.
+  A page at a time. Any signed-in token. BAD_USER_INPUT naming the field
+  (minutes, step, cycleWeeks, weeks out of range; earliest not before latest;
+  an unknown class or room).
+  """
+  placements(
+    "The request."
+    input: PlacementsInput!
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): PlacementConnection
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
@@ -8701,6 +9122,198 @@ type Live {
   scheduleChanged: ScheduleChange!
 }
 `, BuiltIn: false},
+	{Name: "../schema/solver.graphqls", Input: `# The solver: a timetable proposed from the demand (docs/solver.md).
+
+"What of the timetable a proposal keeps."
+enum KeepTimetable {
+  "Everything the business runs now: the proposal only adds."
+  EVERYTHING
+  "Nothing: a fresh season from the proposal's first week; the series running then end there, the weeks before stay as they are. Series that start later are kept."
+  NOTHING
+  "The series named by seriesIds; the others running at the first week end there."
+  SERIES
+}
+
+"A preferred span on some days of the week."
+input DemandWindowInput {
+  "The days; left out or empty: every day."
+  weekdays: [Weekday!]
+  "When it starts."
+  start: LocalTime!
+  "When it ends, after the start."
+  end: LocalTime!
+}
+
+"One line of the demand: sessions of one activity (or one existing class) to place."
+input DemandLineInput {
+  "The activity; its sessions are given by one of staffIds (default: every staff member qualified for it). Give this or classId."
+  activityId: ID
+  "An existing class: its sessions are given by its own staff. Give this or activityId."
+  classId: ID
+  "How many sessions each week of weeks holds (1–28). Give this or sessionsPerRotation."
+  sessionsPerWeek: Int
+  "How many sessions the whole rotation holds, in any of its weeks (1–224)."
+  sessionsPerRotation: Int
+  "The length of a session in minutes (1–1440)."
+  minutes: Int!
+  "Who may give a session (one of them, chosen per session); left out: those qualified for the activity."
+  staffIds: [ID!]
+  "The rooms a session may be in; left out: any."
+  roomIds: [ID!]
+  "How much of the room a session uses; left out: all of it."
+  units: Int
+  "The weeks of the rotation (1..cycleWeeks) the line runs in; left out: every week."
+  weeks: [Int!]
+  "Preferred times: a session outside all of them costs the preference \"window\"."
+  windows: [DemandWindowInput!]
+  "Two sessions of a week fewer days apart than this cost \"daysApart\" (1: not on one day, 2: not on consecutive days); 0 or left out: no preference (0–3)."
+  daysApart: Int
+  "Prefer one room for every session (\"sameRoom\")."
+  sameRoom: Boolean
+  "Prefer one coach for every session (\"sameCoach\")."
+  sameCoach: Boolean
+  "How much the line's preferences weigh (1–100, default 1)."
+  weight: Int
+}
+
+"The most a staff member gives in a week, and their rest between sessions, for one proposal."
+input StaffLimitInput {
+  "The staff member."
+  staffId: ID!
+  "The most minutes of sessions a week, counting what they already give."
+  maxMinutes: Int
+  "The most sessions a week, counting what they already give."
+  maxSessions: Int
+  "The fewest minutes between two of their sessions."
+  restMinutes: Int
+}
+
+"How much one kind of preference weighs."
+input PreferenceWeightInput {
+  "window, daysApart, sameRoom or sameCoach."
+  name: String!
+  "Its weight (0–100)."
+  weight: Int!
+}
+
+"What proposeTimetable takes."
+input ProposeTimetableInput {
+  "The lines of the demand (1–100)."
+  demand: [DemandLineInput!]!
+  "The rotation's length in weeks (1–8, default 1)."
+  cycleWeeks: Int
+  "The first week: a date on the business's week start; left out: the next week start after today."
+  from: Date
+  "No session starts before this (default 00:00)."
+  earliest: LocalTime
+  "No session ends after this (default the end of the day)."
+  latest: LocalTime
+  "What to keep of the timetable (default EVERYTHING)."
+  keep: KeepTimetable
+  "With keep: SERIES, the series to keep."
+  seriesIds: [ID!]
+  "Limits of staff members beyond their working hours and time off."
+  limits: [StaffLimitInput!]
+  "Weights of the kinds of preference (each 1 unless given)."
+  weights: [PreferenceWeightInput!]
+  "The most seconds to search (1–60, default 5); the best proposal found by then is the answer."
+  timeLimit: Int
+  "The seed of the search: the same input and seed give the same proposal."
+  seed: Int
+}
+
+"A timetable proposed from the demand: nothing is saved until applyProposal."
+type Proposal {
+  "Pass it to applyProposal (kept for an hour, for this business)."
+  id: ID!
+  "How many sessions a rotation of it places."
+  placed: Int!
+  "How good it is."
+  score: ProposalScore!
+  "Each demand line not fully placed, with why."
+  unplaced: [UnplacedLine!]!
+  "The series it would create, one per demand line that places anything, as a dry run makes them (provisional ids)."
+  series: [Series!]!
+  "True when the search was cut short (the time limit) before its budget was spent."
+  stopped: Boolean!
+}
+
+"A proposal's score: sessions not placed first, then the weighted cost of the preferences missed (lower is better)."
+type ProposalScore {
+  "The weighted cost of the preferences missed, the sum of parts."
+  total: Int!
+  "The sessions of the demand it does not place."
+  unplaced: Int!
+  "The cost per kind of preference: window, daysApart, sameRoom, sameCoach."
+  parts: [ScorePart!]!
+}
+
+"The weighted cost of one kind of preference."
+type ScorePart {
+  "window, daysApart, sameRoom or sameCoach."
+  name: String!
+  "Its weighted cost."
+  value: Int!
+}
+
+"A demand line not fully placed."
+type UnplacedLine {
+  "The line's index in the demand, from 0."
+  line: Int!
+  "How many of its sessions are missing."
+  missing: Int!
+  "Why, in words: what together leaves no room for one more."
+  reason: String!
+  "The same, as constraints: drop any one of them and one more session would fit."
+  constraints: [UnplacedConstraint!]!
+}
+
+"A hard constraint that keeps sessions out."
+type UnplacedConstraint {
+  "noStaff, noRoom, frame (earliest and latest), hours, timeOff, staffBusy, staffLimit, roomCapacity, roomBusy, or timetable (the clash proof refused a place)."
+  kind: String!
+  "Whose, for hours, timeOff, staffBusy and staffLimit."
+  staff: Staff
+  "Which, for roomCapacity and roomBusy."
+  room: Room
+}
+
+"What applyProposal returns."
+type ApplyProposalPayload implements Write {
+  "See Write.dryRun."
+  dryRun: Boolean!
+  "See Write.revision."
+  revision: Int!
+  "See Write.clashes."
+  clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
+  "The series it created."
+  series: [Series!]!
+}
+
+extend type Mutation {
+  """
+  Proposes a timetable from the demand: the sessions placed with no clash on
+  any future date and no one outside their hours or away (the guarded
+  write's own proof checks it, as a dry run), the preferences weighed, and
+  for each line not fully placed, why. Saves nothing: applyProposal does.
+  Owner or manager. BAD_USER_INPUT naming the field for malformed input;
+  demand that cannot be met is answered in unplaced.
+  """
+  proposeTimetable(
+    "The demand and the frame."
+    input: ProposeTimetableInput!
+  ): Proposal
+  "Writes a proposal in one guarded write, all or nothing: CLASH when the timetable has changed since so that it now clashes. NOT_FOUND for a proposal that expired."
+  applyProposal(
+    "The proposal's id."
+    id: ID!
+    "Check and report without saving (see Write.dryRun)."
+    dryRun: Boolean
+  ): ApplyProposalPayload
+}
+`, BuiltIn: false},
 	{Name: "../schema/standing.graphqls", Input: `"""
 A client's standing place: a place in every occurrence of one series session
 (a class time and class) whose original date is from..until, wherever a day
@@ -10085,6 +10698,22 @@ func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type AppPasswordPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ApplyProposalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "dryRun":
+		return ec.fieldContext_ApplyProposalPayload_dryRun(ctx, field)
+	case "revision":
+		return ec.fieldContext_ApplyProposalPayload_revision(ctx, field)
+	case "clashes":
+		return ec.fieldContext_ApplyProposalPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ApplyProposalPayload_impact(ctx, field)
+	case "series":
+		return ec.fieldContext_ApplyProposalPayload_series(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApplyProposalPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_AssignCoverPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "dryRun":
@@ -10845,6 +11474,46 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Placement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "room":
+		return ec.fieldContext_Placement_room(ctx, field)
+	case "weekday":
+		return ec.fieldContext_Placement_weekday(ctx, field)
+	case "start":
+		return ec.fieldContext_Placement_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Placement_end(ctx, field)
+	case "week":
+		return ec.fieldContext_Placement_week(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Placement", field.Name)
+}
+
+func (ec *executionContext) childFields_PlacementConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_PlacementConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_PlacementConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_PlacementConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_PlacementConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlacementConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_PlacementEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_PlacementEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_PlacementEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlacementEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -10897,6 +11566,36 @@ func (ec *executionContext) childFields_PluralForms(ctx context.Context, field g
 		return ec.fieldContext_PluralForms_other(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PluralForms", field.Name)
+}
+
+func (ec *executionContext) childFields_Proposal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Proposal_id(ctx, field)
+	case "placed":
+		return ec.fieldContext_Proposal_placed(ctx, field)
+	case "score":
+		return ec.fieldContext_Proposal_score(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_Proposal_unplaced(ctx, field)
+	case "series":
+		return ec.fieldContext_Proposal_series(ctx, field)
+	case "stopped":
+		return ec.fieldContext_Proposal_stopped(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Proposal", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalScore(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_ProposalScore_total(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_ProposalScore_unplaced(ctx, field)
+	case "parts":
+		return ec.fieldContext_ProposalScore_parts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalScore", field.Name)
 }
 
 func (ec *executionContext) childFields_Room(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11003,6 +11702,16 @@ func (ec *executionContext) childFields_ScheduleChange(ctx context.Context, fiel
 		return ec.fieldContext_ScheduleChange_to(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScheduleChange", field.Name)
+}
+
+func (ec *executionContext) childFields_ScorePart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ScorePart_name(ctx, field)
+	case "value":
+		return ec.fieldContext_ScorePart_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScorePart", field.Name)
 }
 
 func (ec *executionContext) childFields_Series(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11435,6 +12144,32 @@ func (ec *executionContext) childFields_Uncovered(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type Uncovered", field.Name)
 }
 
+func (ec *executionContext) childFields_UnplacedConstraint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_UnplacedConstraint_kind(ctx, field)
+	case "staff":
+		return ec.fieldContext_UnplacedConstraint_staff(ctx, field)
+	case "room":
+		return ec.fieldContext_UnplacedConstraint_room(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UnplacedConstraint", field.Name)
+}
+
+func (ec *executionContext) childFields_UnplacedLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "line":
+		return ec.fieldContext_UnplacedLine_line(ctx, field)
+	case "missing":
+		return ec.fieldContext_UnplacedLine_missing(ctx, field)
+	case "reason":
+		return ec.fieldContext_UnplacedLine_reason(ctx, field)
+	case "constraints":
+		return ec.fieldContext_UnplacedLine_constraints(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UnplacedLine", field.Name)
+}
+
 func (ec *executionContext) childFields_Vocabulary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "class":
@@ -11762,6 +12497,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Mutation_applyProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "dryRun",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["dryRun"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Mutation_assignCover_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -13018,6 +13775,20 @@ func (ec *executionContext) field_Mutation_markAttendance_args(ctx context.Conte
 		return nil, err
 	}
 	args["dryRun"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_proposeTimetable_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ProposeTimetableInput, error) {
+			return ec.unmarshalNProposeTimetableInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposeTimetableInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -14381,6 +15152,36 @@ func (ec *executionContext) field_Query_oneOffs_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_placements_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PlacementsInput, error) {
+			return ec.unmarshalNPlacementsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_plan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -15734,6 +16535,148 @@ func (ec *executionContext) _AppPasswordPayload_password(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_AppPasswordPayload_password(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AppPasswordPayload", field, false, false, "String")
+}
+
+func (ec *executionContext) _ApplyProposalPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_dryRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DryRun, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_dryRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplyProposalPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ApplyProposalPayload_revision(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApplyProposalPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ApplyProposalPayload_clashes(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_clashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Clash) graphql.Marshaler {
+			return ec.marshalNClash2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐClashᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_clashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplyProposalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplyProposalPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApplyProposalPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplyProposalPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ApplyProposalPayload_series(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+			return ec.marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplyProposalPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AssignCoverPayload_dryRun(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
@@ -23758,6 +24701,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteClassTime(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_proposeTimetable(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_proposeTimetable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ProposeTimetable(ctx, fc.Args["input"].(model.ProposeTimetableInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Proposal) graphql.Marshaler {
+			return ec.marshalOProposal2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_proposeTimetable(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Proposal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_proposeTimetable_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_applyProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_applyProposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ApplyProposal(ctx, fc.Args["id"].(int64), fc.Args["dryRun"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ApplyProposalPayload) graphql.Marshaler {
+			return ec.marshalOApplyProposalPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐApplyProposalPayload(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_applyProposal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApplyProposalPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_applyProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25462,6 +26493,304 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
+func (ec *executionContext) _Placement_room(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Placement().Room(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalNRoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Placement",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Placement_weekday(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_weekday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weekday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2timeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_weekday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _Placement_start(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Placement_end(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Placement_week(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_week(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Week, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_week(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PlacementConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.PlacementEdge) graphql.Marshaler {
+			return ec.marshalNPlacementEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlacementEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Placement) graphql.Marshaler {
+			return ec.marshalNPlacement2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacementᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Placement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlacementConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PlacementEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.PlacementEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlacementEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlacementEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.PlacementEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Placement) graphql.Marshaler {
+			return ec.marshalNPlacement2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Placement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Plan_id(ctx context.Context, field graphql.CollectedField, obj *engine.Plan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25910,6 +27239,249 @@ func (ec *executionContext) _PluralForms_other(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_PluralForms_other(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PluralForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _Proposal_id(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Proposal_placed(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_placed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_placed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Proposal_score(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProposalScore) graphql.Marshaler {
+			return ec.marshalNProposalScore2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalScore(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProposalScore(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Proposal_unplaced(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.UnplacedLine) graphql.Marshaler {
+			return ec.marshalNUnplacedLine2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UnplacedLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Proposal_series(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+			return ec.marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Series(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Proposal_stopped(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_stopped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stopped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_stopped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ProposalScore_total(ctx context.Context, field graphql.CollectedField, obj *model.ProposalScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalScore_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalScore_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalScore", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalScore_unplaced(ctx context.Context, field graphql.CollectedField, obj *model.ProposalScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalScore_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalScore_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalScore", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalScore_parts(ctx context.Context, field graphql.CollectedField, obj *model.ProposalScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalScore_parts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ScorePart) graphql.Marshaler {
+			return ec.marshalNScorePart2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePartᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalScore_parts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProposalScore",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScorePart(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query_business(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -26486,6 +28058,50 @@ func (ec *executionContext) fieldContext_Query_freeRooms(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_freeRooms_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_placements(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_placements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Placements(ctx, fc.Args["input"].(model.PlacementsInput), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlacementConnection) graphql.Marshaler {
+			return ec.marshalOPlacementConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_placements(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlacementConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_placements_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -29229,6 +30845,52 @@ func (ec *executionContext) _ScheduleChange_to(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_ScheduleChange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScheduleChange", field, false, false, "Date")
+}
+
+func (ec *executionContext) _ScorePart_name(ctx context.Context, field graphql.CollectedField, obj *model.ScorePart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScorePart_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScorePart_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScorePart", field, false, false, "String")
+}
+
+func (ec *executionContext) _ScorePart_value(ctx context.Context, field graphql.CollectedField, obj *model.ScorePart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScorePart_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScorePart_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScorePart", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Series_id(ctx context.Context, field graphql.CollectedField, obj *engine.Series) (ret graphql.Marshaler) {
@@ -33124,6 +34786,194 @@ func (ec *executionContext) _Uncovered_message(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Uncovered_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Uncovered", field, true, true, "String")
+}
+
+func (ec *executionContext) _UnplacedConstraint_kind(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedConstraint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedConstraint_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedConstraint_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedConstraint", field, false, false, "String")
+}
+
+func (ec *executionContext) _UnplacedConstraint_staff(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedConstraint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedConstraint_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Staff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedConstraint_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UnplacedConstraint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UnplacedConstraint_room(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedConstraint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedConstraint_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Room, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedConstraint_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UnplacedConstraint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UnplacedLine_line(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_line(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Line, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_line(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnplacedLine_missing(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_missing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Missing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_missing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedLine", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UnplacedLine_reason(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UnplacedLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _UnplacedLine_constraints(ctx context.Context, field graphql.CollectedField, obj *model.UnplacedLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UnplacedLine_constraints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Constraints, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.UnplacedConstraint) graphql.Marshaler {
+			return ec.marshalNUnplacedConstraint2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UnplacedLine_constraints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UnplacedLine",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UnplacedConstraint(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Vocabulary_class(ctx context.Context, field graphql.CollectedField, obj *locale.Vocabulary) (ret graphql.Marshaler) {
@@ -37395,6 +39245,195 @@ func UnmarshalCreateWebhookEndpointInput(ctx context.Context, raw any) (model.Cr
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDemandLineInput(ctx context.Context, obj any) (model.DemandLineInput, error) {
+	var it model.DemandLineInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"activityId", "classId", "sessionsPerWeek", "sessionsPerRotation", "minutes", "staffIds", "roomIds", "units", "weeks", "windows", "daysApart", "sameRoom", "sameCoach", "weight"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "activityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activityId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActivityID = data
+		case "classId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("classId"))
+			data, err := ec.unmarshalOID2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClassID = data
+		case "sessionsPerWeek":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionsPerWeek"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionsPerWeek = data
+		case "sessionsPerRotation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sessionsPerRotation"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SessionsPerRotation = data
+		case "minutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Minutes = data
+		case "staffIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffIds = data
+		case "roomIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomIds = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		case "weeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weeks"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weeks = data
+		case "windows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windows"))
+			data, err := ec.unmarshalODemandWindowInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Windows = data
+		case "daysApart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("daysApart"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DaysApart = data
+		case "sameRoom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sameRoom"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SameRoom = data
+		case "sameCoach":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sameCoach"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SameCoach = data
+		case "weight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weight"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weight = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDemandLineInput unmarshals raw into the DemandLineInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDemandLineInput(ctx context.Context, raw any) (model.DemandLineInput, error) {
+	var out model.DemandLineInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DemandLineInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDemandWindowInput(ctx context.Context, obj any) (model.DemandWindowInput, error) {
+	var it model.DemandWindowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"weekdays", "start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekdays = data
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDemandWindowInput unmarshals raw into the DemandWindowInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDemandWindowInput(ctx context.Context, raw any) (model.DemandWindowInput, error) {
+	var out model.DemandWindowInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DemandWindowInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputHoursSpanInput(ctx context.Context, obj any) (model.HoursSpanInput, error) {
 	var it model.HoursSpanInput
 	if obj == nil {
@@ -37448,6 +39487,286 @@ func (ec *executionContext) unmarshalInputHoursSpanInput(ctx context.Context, ob
 func UnmarshalHoursSpanInput(ctx context.Context, raw any) (model.HoursSpanInput, error) {
 	var out model.HoursSpanInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "HoursSpanInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPlacementsInput(ctx context.Context, obj any) (model.PlacementsInput, error) {
+	var it model.PlacementsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"classId", "minutes", "cycleWeeks", "weeks", "roomIds", "weekdays", "earliest", "latest", "step", "units", "bufferMinutes", "from"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "classId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("classId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClassID = data
+		case "minutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Minutes = data
+		case "cycleWeeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CycleWeeks = data
+		case "weeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weeks"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weeks = data
+		case "roomIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomIds = data
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekdays = data
+		case "earliest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("earliest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Earliest = data
+		case "latest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latest = data
+		case "step":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("step"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Step = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		case "bufferMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferMinutes = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPlacementsInput unmarshals raw into the PlacementsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPlacementsInput(ctx context.Context, raw any) (model.PlacementsInput, error) {
+	var out model.PlacementsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PlacementsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPreferenceWeightInput(ctx context.Context, obj any) (model.PreferenceWeightInput, error) {
+	var it model.PreferenceWeightInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "weight"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "weight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weight"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weight = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPreferenceWeightInput unmarshals raw into the PreferenceWeightInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPreferenceWeightInput(ctx context.Context, raw any) (model.PreferenceWeightInput, error) {
+	var out model.PreferenceWeightInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PreferenceWeightInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputProposeTimetableInput(ctx context.Context, obj any) (model.ProposeTimetableInput, error) {
+	var it model.ProposeTimetableInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"demand", "cycleWeeks", "from", "earliest", "latest", "keep", "seriesIds", "limits", "weights", "timeLimit", "seed"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "demand":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("demand"))
+			data, err := ec.unmarshalNDemandLineInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Demand = data
+		case "cycleWeeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CycleWeeks = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "earliest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("earliest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Earliest = data
+		case "latest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latest = data
+		case "keep":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keep"))
+			data, err := ec.unmarshalOKeepTimetable2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐKeepTimetable(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Keep = data
+		case "seriesIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seriesIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SeriesIds = data
+		case "limits":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("limits"))
+			data, err := ec.unmarshalOStaffLimitInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Limits = data
+		case "weights":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weights"))
+			data, err := ec.unmarshalOPreferenceWeightInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weights = data
+		case "timeLimit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeLimit"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeLimit = data
+		case "seed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("seed"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Seed = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalProposeTimetableInput unmarshals raw into the ProposeTimetableInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProposeTimetableInput(ctx context.Context, raw any) (model.ProposeTimetableInput, error) {
+	var out model.ProposeTimetableInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProposeTimetableInput", raw, &out)
 	return out, err
 }
 
@@ -37903,6 +40222,69 @@ func (ec *executionContext) unmarshalInputSetWorkingHoursInput(ctx context.Conte
 func UnmarshalSetWorkingHoursInput(ctx context.Context, raw any) (model.SetWorkingHoursInput, error) {
 	var out model.SetWorkingHoursInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SetWorkingHoursInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputStaffLimitInput(ctx context.Context, obj any) (model.StaffLimitInput, error) {
+	var it model.StaffLimitInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"staffId", "maxMinutes", "maxSessions", "restMinutes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "staffId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("staffId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StaffID = data
+		case "maxMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxMinutes = data
+		case "maxSessions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxSessions"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxSessions = data
+		case "restMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestMinutes = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalStaffLimitInput unmarshals raw into the StaffLimitInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalStaffLimitInput(ctx context.Context, raw any) (model.StaffLimitInput, error) {
+	var out model.StaffLimitInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "StaffLimitInput", raw, &out)
 	return out, err
 }
 
@@ -39223,6 +41605,13 @@ func (ec *executionContext) _Write(ctx context.Context, sel ast.SelectionSet, ob
 			return graphql.Null
 		}
 		return ec._AssignCoverPayload(ctx, sel, obj)
+	case model.ApplyProposalPayload:
+		return ec._ApplyProposalPayload(ctx, sel, &obj)
+	case *model.ApplyProposalPayload:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._ApplyProposalPayload(ctx, sel, obj)
 	case model.AppPasswordPayload:
 		return ec._AppPasswordPayload(ctx, sel, &obj)
 	case *model.AppPasswordPayload:
@@ -39573,6 +41962,60 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 		case "password":
 			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var applyProposalPayloadImplementors = []string{"ApplyProposalPayload", "Write"}
+
+func (ec *executionContext) _ApplyProposalPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ApplyProposalPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applyProposalPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ApplyProposalPayload")
+		case "dryRun":
+			out.Values[i] = ec._ApplyProposalPayload_dryRun(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "revision":
+			out.Values[i] = ec._ApplyProposalPayload_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "clashes":
+			out.Values[i] = ec._ApplyProposalPayload_clashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ApplyProposalPayload_impact(ctx, field, obj)
+				})
+		case "series":
+			out.Values[i] = ec._ApplyProposalPayload_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -42345,6 +44788,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "proposeTimetable":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_proposeTimetable(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "applyProposal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_applyProposal(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createStandingBooking":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createStandingBooking(ctx, field)
@@ -42747,6 +45204,146 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var placementImplementors = []string{"Placement"}
+
+func (ec *executionContext) _Placement(ctx context.Context, sel ast.SelectionSet, obj *engine.Placement) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Placement")
+		case "room":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Placement_room(ctx, field, obj)
+				})
+		case "weekday":
+			out.Values[i] = ec._Placement_weekday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._Placement_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end":
+			out.Values[i] = ec._Placement_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "week":
+			out.Values[i] = ec._Placement_week(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var placementConnectionImplementors = []string{"PlacementConnection"}
+
+func (ec *executionContext) _PlacementConnection(ctx context.Context, sel ast.SelectionSet, obj *model.PlacementConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlacementConnection")
+		case "edges":
+			out.Values[i] = ec._PlacementConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._PlacementConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._PlacementConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._PlacementConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var placementEdgeImplementors = []string{"PlacementEdge"}
+
+func (ec *executionContext) _PlacementEdge(ctx context.Context, sel ast.SelectionSet, obj *model.PlacementEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlacementEdge")
+		case "cursor":
+			out.Values[i] = ec._PlacementEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._PlacementEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var planImplementors = []string{"Plan"}
 
 func (ec *executionContext) _Plan(ctx context.Context, sel ast.SelectionSet, obj *engine.Plan) graphql.Marshaler {
@@ -42927,6 +45524,107 @@ func (ec *executionContext) _PluralForms(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var proposalImplementors = []string{"Proposal"}
+
+func (ec *executionContext) _Proposal(ctx context.Context, sel ast.SelectionSet, obj *model.Proposal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Proposal")
+		case "id":
+			out.Values[i] = ec._Proposal_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "placed":
+			out.Values[i] = ec._Proposal_placed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._Proposal_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unplaced":
+			out.Values[i] = ec._Proposal_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._Proposal_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stopped":
+			out.Values[i] = ec._Proposal_stopped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var proposalScoreImplementors = []string{"ProposalScore"}
+
+func (ec *executionContext) _ProposalScore(ctx context.Context, sel ast.SelectionSet, obj *model.ProposalScore) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalScoreImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProposalScore")
+		case "total":
+			out.Values[i] = ec._ProposalScore_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unplaced":
+			out.Values[i] = ec._ProposalScore_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parts":
+			out.Values[i] = ec._ProposalScore_parts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -43029,6 +45727,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_freeRooms(ctx, field)
+				})
+		case "placements":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_placements(ctx, field)
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -43669,6 +46373,44 @@ func (ec *executionContext) _ScheduleChange(ctx context.Context, sel ast.Selecti
 		case "to":
 			out.Values[i] = ec._ScheduleChange_to(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var scorePartImplementors = []string{"ScorePart"}
+
+func (ec *executionContext) _ScorePart(ctx context.Context, sel ast.SelectionSet, obj *model.ScorePart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scorePartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScorePart")
+		case "name":
+			out.Values[i] = ec._ScorePart_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._ScorePart_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -45108,6 +47850,97 @@ func (ec *executionContext) _Uncovered(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Uncovered_message(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var unplacedConstraintImplementors = []string{"UnplacedConstraint"}
+
+func (ec *executionContext) _UnplacedConstraint(ctx context.Context, sel ast.SelectionSet, obj *model.UnplacedConstraint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unplacedConstraintImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UnplacedConstraint")
+		case "kind":
+			out.Values[i] = ec._UnplacedConstraint_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "staff":
+			out.Values[i] = ec._UnplacedConstraint_staff(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "room":
+			out.Values[i] = ec._UnplacedConstraint_room(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var unplacedLineImplementors = []string{"UnplacedLine"}
+
+func (ec *executionContext) _UnplacedLine(ctx context.Context, sel ast.SelectionSet, obj *model.UnplacedLine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, unplacedLineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UnplacedLine")
+		case "line":
+			out.Values[i] = ec._UnplacedLine_line(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "missing":
+			out.Values[i] = ec._UnplacedLine_missing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._UnplacedLine_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "constraints":
+			out.Values[i] = ec._UnplacedLine_constraints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -46935,6 +49768,30 @@ func (ec *executionContext) marshalNDay2githubᚗcomᚋkoredyneᚋscheduleᚋgra
 	return ec._Day(ctx, sel, &v)
 }
 
+func (ec *executionContext) unmarshalNDemandLineInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInput(ctx context.Context, v any) (model.DemandLineInput, error) {
+	res, err := ec.unmarshalInputDemandLineInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNDemandLineInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInputᚄ(ctx context.Context, v any) ([]model.DemandLineInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.DemandLineInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDemandLineInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandLineInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNDemandWindowInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInput(ctx context.Context, v any) (model.DemandWindowInput, error) {
+	res, err := ec.unmarshalInputDemandWindowInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDigits2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (model.Digits, error) {
 	var res model.Digits
 	err := res.UnmarshalGQL(v)
@@ -47277,6 +50134,59 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋschedu
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPlacement2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx context.Context, sel ast.SelectionSet, v engine.Placement) graphql.Marshaler {
+	return ec._Placement(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlacement2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacementᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Placement) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlacement2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPlacement2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx context.Context, sel ast.SelectionSet, v *engine.Placement) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Placement!")
+		return graphql.Null
+	}
+	return ec._Placement(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPlacementEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdge(ctx context.Context, sel ast.SelectionSet, v model.PlacementEdge) graphql.Marshaler {
+	return ec._PlacementEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlacementEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.PlacementEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlacementEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNPlacementsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementsInput(ctx context.Context, v any) (model.PlacementsInput, error) {
+	res, err := ec.unmarshalInputPlacementsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNPlan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx context.Context, sel ast.SelectionSet, v engine.Plan) graphql.Marshaler {
 	return ec._Plan(ctx, sel, &v)
 }
@@ -47307,6 +50217,24 @@ func (ec *executionContext) marshalNPlan2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 
 func (ec *executionContext) marshalNPluralForms2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚋlocaleᚐPluralForms(ctx context.Context, sel ast.SelectionSet, v locale.PluralForms) graphql.Marshaler {
 	return ec._PluralForms(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNPreferenceWeightInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInput(ctx context.Context, v any) (model.PreferenceWeightInput, error) {
+	res, err := ec.unmarshalInputPreferenceWeightInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProposalScore2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalScore(ctx context.Context, sel ast.SelectionSet, v *model.ProposalScore) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProposalScore!")
+		return graphql.Null
+	}
+	return ec._ProposalScore(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProposeTimetableInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposeTimetableInput(ctx context.Context, v any) (model.ProposeTimetableInput, error) {
+	res, err := ec.unmarshalInputProposeTimetableInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (models.Role, error) {
@@ -47427,8 +50355,44 @@ func (ec *executionContext) marshalNScheduleChange2ᚖgithubᚗcomᚋkoredyneᚋ
 	return ec._ScheduleChange(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNScorePart2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePart(ctx context.Context, sel ast.SelectionSet, v model.ScorePart) graphql.Marshaler {
+	return ec._ScorePart(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNScorePart2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePartᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ScorePart) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNScorePart2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐScorePart(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v engine.Series) graphql.Marshaler {
 	return ec._Series(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSeries2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Series) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSeries2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSeries2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSeries(ctx context.Context, sel ast.SelectionSet, v *engine.Series) graphql.Marshaler {
@@ -47632,6 +50596,11 @@ func (ec *executionContext) marshalNStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Staff(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStaffLimitInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInput(ctx context.Context, v any) (model.StaffLimitInput, error) {
+	res, err := ec.unmarshalInputStaffLimitInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNStandingBooking2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStanding(ctx context.Context, sel ast.SelectionSet, v engine.Standing) graphql.Marshaler {
@@ -47848,6 +50817,46 @@ func (ec *executionContext) marshalNUncovered2ᚕgithubᚗcomᚋkoredyneᚋsched
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNUncovered2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐUncovered(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUnplacedConstraint2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraint(ctx context.Context, sel ast.SelectionSet, v model.UnplacedConstraint) graphql.Marshaler {
+	return ec._UnplacedConstraint(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUnplacedConstraint2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraintᚄ(ctx context.Context, sel ast.SelectionSet, v []model.UnplacedConstraint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUnplacedConstraint2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedConstraint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUnplacedLine2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLine(ctx context.Context, sel ast.SelectionSet, v model.UnplacedLine) graphql.Marshaler {
+	return ec._UnplacedLine(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUnplacedLine2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLineᚄ(ctx context.Context, sel ast.SelectionSet, v []model.UnplacedLine) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUnplacedLine2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐUnplacedLine(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -48388,6 +51397,13 @@ func (ec *executionContext) marshalOAppPasswordPayload2ᚖgithubᚗcomᚋkoredyn
 	return ec._AppPasswordPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOApplyProposalPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐApplyProposalPayload(ctx context.Context, sel ast.SelectionSet, v *model.ApplyProposalPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ApplyProposalPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAssignCoverPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐAssignCoverPayload(ctx context.Context, sel ast.SelectionSet, v *model.AssignCoverPayload) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -48809,6 +51825,23 @@ func (ec *executionContext) marshalODeletePayload2ᚖgithubᚗcomᚋkoredyneᚋs
 	return ec._DeletePayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalODemandWindowInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInputᚄ(ctx context.Context, v any) ([]model.DemandWindowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.DemandWindowInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDemandWindowInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDemandWindowInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalODigits2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐDigits(ctx context.Context, v any) (*model.Digits, error) {
 	if v == nil {
 		return nil, nil
@@ -48885,6 +51918,41 @@ func (ec *executionContext) marshalOID2ᚖint64(ctx context.Context, sel ast.Sel
 	return res
 }
 
+func (ec *executionContext) unmarshalOInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -48901,6 +51969,22 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOKeepTimetable2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐKeepTimetable(ctx context.Context, v any) (*model.KeepTimetable, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.KeepTimetable)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOKeepTimetable2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐKeepTimetable(ctx context.Context, sel ast.SelectionSet, v *model.KeepTimetable) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx context.Context, v any) (*engine.LocalTime, error) {
@@ -48975,6 +52059,13 @@ func (ec *executionContext) marshalOOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋs
 	return ec._OneOffPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOPlacementConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementConnection(ctx context.Context, sel ast.SelectionSet, v *model.PlacementConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PlacementConnection(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOPlan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlanᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Plan) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -49006,6 +52097,30 @@ func (ec *executionContext) marshalOPlanPayload2ᚖgithubᚗcomᚋkoredyneᚋsch
 		return graphql.Null
 	}
 	return ec._PlanPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPreferenceWeightInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInputᚄ(ctx context.Context, v any) ([]model.PreferenceWeightInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.PreferenceWeightInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPreferenceWeightInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPreferenceWeightInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOProposal2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposal(ctx context.Context, sel ast.SelectionSet, v *model.Proposal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Proposal(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalORole2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐRole(ctx context.Context, v any) (*models.Role, error) {
@@ -49272,6 +52387,23 @@ func (ec *executionContext) marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋschedule�
 		return graphql.Null
 	}
 	return ec._Staff(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOStaffLimitInput2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInputᚄ(ctx context.Context, v any) ([]model.StaffLimitInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.StaffLimitInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNStaffLimitInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffLimitInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOStaffPayload2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐStaffPayload(ctx context.Context, sel ast.SelectionSet, v *model.StaffPayload) graphql.Marshaler {

@@ -135,6 +135,43 @@ func (this AppPasswordPayload) GetClashes() []engine.Clash {
 // What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
 func (this AppPasswordPayload) GetImpact() *Impact { return this.Impact }
 
+// What applyProposal returns.
+type ApplyProposalPayload struct {
+	// See Write.dryRun.
+	DryRun bool `json:"dryRun"`
+	// See Write.revision.
+	Revision int `json:"revision"`
+	// See Write.clashes.
+	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
+	// The series it created.
+	Series []engine.Series `json:"series"`
+}
+
+func (ApplyProposalPayload) IsWrite() {}
+
+// True when the write was a dry run: it did everything a write does — the checks, the saving, the clash proof — and rolled back, returning what it would have done and the clashes it would add. Nothing was kept: what it would make answers with provisional ids, negative numbers ("-12") that no row ever has and no two objects share, which any field taking an id refuses.
+func (this ApplyProposalPayload) GetDryRun() bool { return this.DryRun }
+
+// The business's revision after the write (unchanged by a dry run, by a write that changes nothing, and by the writes outside the schedule: tokens, logins, feed secrets).
+func (this ApplyProposalPayload) GetRevision() int { return this.Revision }
+
+// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
+func (this ApplyProposalPayload) GetClashes() []engine.Clash {
+	if this.Clashes == nil {
+		return nil
+	}
+	interfaceSlice := make([]engine.Clash, 0, len(this.Clashes))
+	for _, concrete := range this.Clashes {
+		interfaceSlice = append(interfaceSlice, concrete)
+	}
+	return interfaceSlice
+}
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ApplyProposalPayload) GetImpact() *Impact { return this.Impact }
+
 // One cover: a staff member takes a series session on its date instead of one of its staff.
 type AssignCoverInput struct {
 	// The session (Session.id).
@@ -885,6 +922,48 @@ func (this DeletePayload) GetClashes() []engine.Clash {
 // What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
 func (this DeletePayload) GetImpact() *Impact { return this.Impact }
 
+// One line of the demand: sessions of one activity (or one existing class) to place.
+type DemandLineInput struct {
+	// The activity; its sessions are given by one of staffIds (default: every staff member qualified for it). Give this or classId.
+	ActivityID *int64 `json:"activityId,omitempty"`
+	// An existing class: its sessions are given by its own staff. Give this or activityId.
+	ClassID *int64 `json:"classId,omitempty"`
+	// How many sessions each week of weeks holds (1–28). Give this or sessionsPerRotation.
+	SessionsPerWeek *int `json:"sessionsPerWeek,omitempty"`
+	// How many sessions the whole rotation holds, in any of its weeks (1–224).
+	SessionsPerRotation *int `json:"sessionsPerRotation,omitempty"`
+	// The length of a session in minutes (1–1440).
+	Minutes int `json:"minutes"`
+	// Who may give a session (one of them, chosen per session); left out: those qualified for the activity.
+	StaffIds []int64 `json:"staffIds,omitempty"`
+	// The rooms a session may be in; left out: any.
+	RoomIds []int64 `json:"roomIds,omitempty"`
+	// How much of the room a session uses; left out: all of it.
+	Units *int `json:"units,omitempty"`
+	// The weeks of the rotation (1..cycleWeeks) the line runs in; left out: every week.
+	Weeks []int `json:"weeks,omitempty"`
+	// Preferred times: a session outside all of them costs the preference "window".
+	Windows []DemandWindowInput `json:"windows,omitempty"`
+	// Two sessions of a week fewer days apart than this cost "daysApart" (1: not on one day, 2: not on consecutive days); 0 or left out: no preference (0–3).
+	DaysApart *int `json:"daysApart,omitempty"`
+	// Prefer one room for every session ("sameRoom").
+	SameRoom *bool `json:"sameRoom,omitempty"`
+	// Prefer one coach for every session ("sameCoach").
+	SameCoach *bool `json:"sameCoach,omitempty"`
+	// How much the line's preferences weigh (1–100, default 1).
+	Weight *int `json:"weight,omitempty"`
+}
+
+// A preferred span on some days of the week.
+type DemandWindowInput struct {
+	// The days; left out or empty: every day.
+	Weekdays []time.Weekday `json:"weekdays,omitempty"`
+	// When it starts.
+	Start engine.LocalTime `json:"start"`
+	// When it ends, after the start.
+	End engine.LocalTime `json:"end"`
+}
+
 // What rotateFeedToken and rotateTimetableToken return. Feed secrets are outside the schedule: revision is the business's current one and clashes is empty.
 type FeedPayload struct {
 	// See Write.dryRun.
@@ -1094,6 +1173,54 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// A page of placements, by room (in the order of roomIds, or the rooms' order), day of the week (in the order of weekdays, or from the business's week start), start, then week.
+type PlacementConnection struct {
+	// The page's placements with their cursors.
+	Edges []PlacementEdge `json:"edges"`
+	// The page's placements.
+	Nodes []engine.Placement `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many placements the whole list holds (every page).
+	TotalCount int `json:"totalCount"`
+}
+
+// A placement and its place in the list.
+type PlacementEdge struct {
+	// Pass as after to get the placements that follow this one.
+	Cursor string `json:"cursor"`
+	// The placement.
+	Node *engine.Placement `json:"node"`
+}
+
+// What placements asks: where could a new class time of a class go?
+type PlacementsInput struct {
+	// The class the new sessions are of; its staff must be free.
+	ClassID int64 `json:"classId"`
+	// How long a session lasts, 1 to 1440 minutes.
+	Minutes int `json:"minutes"`
+	// The weeks of the new series' rotation, 1 to 8; left out: 1, every week.
+	CycleWeeks *int `json:"cycleWeeks,omitempty"`
+	// The weeks of the rotation (1 to cycleWeeks) to answer for; left out: every week.
+	Weeks []int `json:"weeks,omitempty"`
+	// The rooms to try; left out: every room.
+	RoomIds []int64 `json:"roomIds,omitempty"`
+	// The days of the week to try; left out: every day.
+	Weekdays []time.Weekday `json:"weekdays,omitempty"`
+	// The earliest start, wall-clock time; left out: 06:00.
+	Earliest *engine.LocalTime `json:"earliest,omitempty"`
+	// The time a session must end by; left out: 22:00. After earliest.
+	Latest *engine.LocalTime `json:"latest,omitempty"`
+	// Minutes between two starts tried, 1 to 1440; left out: 15.
+	Step *int `json:"step,omitempty"`
+	// Units of the room a session takes, 0 for all of it; left out: as the class's first class time takes (all of the room when it has none).
+	Units *int `json:"units,omitempty"`
+	// Cleaning minutes after a session, 0 to 1440; left out: as the class's first class time has (none when it has none).
+	BufferMinutes *int `json:"bufferMinutes,omitempty"`
+	// A date of the week the new series is anchored on; left out: today.
+	From *engine.Date `json:"from,omitempty"`
+}
+
 // What createPlan and updatePlan return.
 type PlanPayload struct {
 	// True when nothing was saved (see Write.dryRun).
@@ -1130,6 +1257,66 @@ func (this PlanPayload) GetClashes() []engine.Clash {
 
 // What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
 func (this PlanPayload) GetImpact() *Impact { return this.Impact }
+
+// How much one kind of preference weighs.
+type PreferenceWeightInput struct {
+	// window, daysApart, sameRoom or sameCoach.
+	Name string `json:"name"`
+	// Its weight (0–100).
+	Weight int `json:"weight"`
+}
+
+// A timetable proposed from the demand: nothing is saved until applyProposal.
+type Proposal struct {
+	// Pass it to applyProposal (kept for an hour, for this business).
+	ID int64 `json:"id"`
+	// How many sessions a rotation of it places.
+	Placed int `json:"placed"`
+	// How good it is.
+	Score *ProposalScore `json:"score"`
+	// Each demand line not fully placed, with why.
+	Unplaced []UnplacedLine `json:"unplaced"`
+	// The series it would create, one per demand line that places anything, as a dry run makes them (provisional ids).
+	Series []engine.Series `json:"series"`
+	// True when the search was cut short (the time limit) before its budget was spent.
+	Stopped bool `json:"stopped"`
+}
+
+// A proposal's score: sessions not placed first, then the weighted cost of the preferences missed (lower is better).
+type ProposalScore struct {
+	// The weighted cost of the preferences missed, the sum of parts.
+	Total int `json:"total"`
+	// The sessions of the demand it does not place.
+	Unplaced int `json:"unplaced"`
+	// The cost per kind of preference: window, daysApart, sameRoom, sameCoach.
+	Parts []ScorePart `json:"parts"`
+}
+
+// What proposeTimetable takes.
+type ProposeTimetableInput struct {
+	// The lines of the demand (1–100).
+	Demand []DemandLineInput `json:"demand"`
+	// The rotation's length in weeks (1–8, default 1).
+	CycleWeeks *int `json:"cycleWeeks,omitempty"`
+	// The first week: a date on the business's week start; left out: the next week start after today.
+	From *engine.Date `json:"from,omitempty"`
+	// No session starts before this (default 00:00).
+	Earliest *engine.LocalTime `json:"earliest,omitempty"`
+	// No session ends after this (default the end of the day).
+	Latest *engine.LocalTime `json:"latest,omitempty"`
+	// What to keep of the timetable (default EVERYTHING).
+	Keep *KeepTimetable `json:"keep,omitempty"`
+	// With keep: SERIES, the series to keep.
+	SeriesIds []int64 `json:"seriesIds,omitempty"`
+	// Limits of staff members beyond their working hours and time off.
+	Limits []StaffLimitInput `json:"limits,omitempty"`
+	// Weights of the kinds of preference (each 1 unless given).
+	Weights []PreferenceWeightInput `json:"weights,omitempty"`
+	// The most seconds to search (1–60, default 5); the best proposal found by then is the answer.
+	TimeLimit *int `json:"timeLimit,omitempty"`
+	// The seed of the search: the same input and seed give the same proposal.
+	Seed *int `json:"seed,omitempty"`
+}
 
 // What can be read. Every field answers for the business of the request's token (Authorization: Bearer <token>) and
 // says which roles may ask; a field the token may not read, or that fails, answers null with its error (path,
@@ -1240,6 +1427,14 @@ type ScheduleChange struct {
 	From engine.Date `json:"from"`
 	// The end of the dates that may differ (exclusive); null when every date from from on may.
 	To *engine.Date `json:"to,omitempty"`
+}
+
+// The weighted cost of one kind of preference.
+type ScorePart struct {
+	// window, daysApart, sameRoom or sameCoach.
+	Name string `json:"name"`
+	// Its weighted cost.
+	Value int `json:"value"`
 }
 
 // One entry of a series: a class in a class time in a week. Name existing ones by id, or describe new ones to create in
@@ -1409,6 +1604,18 @@ type SetWorkingHoursInput struct {
 	From engine.Date `json:"from"`
 	// The spans of each weekday, none overlapping; [] lifts the limit from this date.
 	Spans []HoursSpanInput `json:"spans"`
+}
+
+// The most a staff member gives in a week, and their rest between sessions, for one proposal.
+type StaffLimitInput struct {
+	// The staff member.
+	StaffID int64 `json:"staffId"`
+	// The most minutes of sessions a week, counting what they already give.
+	MaxMinutes *int `json:"maxMinutes,omitempty"`
+	// The most sessions a week, counting what they already give.
+	MaxSessions *int `json:"maxSessions,omitempty"`
+	// The fewest minutes between two of their sessions.
+	RestMinutes *int `json:"restMinutes,omitempty"`
 }
 
 // What createStaff and updateStaff return.
@@ -1628,6 +1835,28 @@ func (this TokenPayload) GetClashes() []engine.Clash {
 
 // What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
 func (this TokenPayload) GetImpact() *Impact { return this.Impact }
+
+// A hard constraint that keeps sessions out.
+type UnplacedConstraint struct {
+	// noStaff, noRoom, frame (earliest and latest), hours, timeOff, staffBusy, staffLimit, roomCapacity, roomBusy, or timetable (the clash proof refused a place).
+	Kind string `json:"kind"`
+	// Whose, for hours, timeOff, staffBusy and staffLimit.
+	Staff *engine.Staff `json:"staff,omitempty"`
+	// Which, for roomCapacity and roomBusy.
+	Room *engine.Room `json:"room,omitempty"`
+}
+
+// A demand line not fully placed.
+type UnplacedLine struct {
+	// The line's index in the demand, from 0.
+	Line int `json:"line"`
+	// How many of its sessions are missing.
+	Missing int `json:"missing"`
+	// Why, in words: what together leaves no room for one more.
+	Reason string `json:"reason"`
+	// The same, as constraints: drop any one of them and one more session would fit.
+	Constraints []UnplacedConstraint `json:"constraints"`
+}
 
 // Changes to an activity; follows the update rule (see Write). null clears the colour; the name cannot be cleared.
 type UpdateActivityInput struct {
@@ -2253,6 +2482,67 @@ func (e *ImpactChange) UnmarshalJSON(b []byte) error {
 }
 
 func (e ImpactChange) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What of the timetable a proposal keeps.
+type KeepTimetable string
+
+const (
+	// Everything the business runs now: the proposal only adds.
+	KeepTimetableEverything KeepTimetable = "EVERYTHING"
+	// Nothing: a fresh season from the proposal's first week; the series running then end there, the weeks before stay as they are. Series that start later are kept.
+	KeepTimetableNothing KeepTimetable = "NOTHING"
+	// The series named by seriesIds; the others running at the first week end there.
+	KeepTimetableSeries KeepTimetable = "SERIES"
+)
+
+var AllKeepTimetable = []KeepTimetable{
+	KeepTimetableEverything,
+	KeepTimetableNothing,
+	KeepTimetableSeries,
+}
+
+func (e KeepTimetable) IsValid() bool {
+	switch e {
+	case KeepTimetableEverything, KeepTimetableNothing, KeepTimetableSeries:
+		return true
+	}
+	return false
+}
+
+func (e KeepTimetable) String() string {
+	return string(e)
+}
+
+func (e *KeepTimetable) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = KeepTimetable(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid KeepTimetable", str)
+	}
+	return nil
+}
+
+func (e KeepTimetable) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *KeepTimetable) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e KeepTimetable) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

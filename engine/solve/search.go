@@ -1,0 +1,477 @@
+package solve
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/koredyne/schedule/engine"
+)
+
+// state is a solution under construction: the option each session holds
+// (-1: unplaced) and the occupancy and counts it makes.
+type state struct {
+	m        *model
+	assign   []int32
+	roomNew  []int16
+	staffNew []int16
+	newMin   []int
+	newCount []int
+	lines    []lineCount
+	parts    [4]int
+	unplaced int
+	work     int64
+}
+
+// lineCount is what a line's preferences are scored from.
+type lineCount struct {
+	placed int
+	rooms  []int
+	crews  []int
+	days   []int // by week*7 + weekday
+}
+
+func newState(m *model) *state {
+	s := &state{
+		m:        m,
+		assign:   make([]int32, len(m.sessions)),
+		roomNew:  make([]int16, len(m.roomCap)),
+		staffNew: make([]int16, len(m.busy)),
+		newMin:   make([]int, len(m.baseMin)),
+		newCount: make([]int, len(m.baseMin)),
+		unplaced: len(m.sessions),
+	}
+	for i := range s.assign {
+		s.assign[i] = -1
+	}
+	for _, l := range m.lines {
+		s.lines = append(s.lines, lineCount{rooms: make([]int, len(l.rooms)), crews: make([]int, len(l.crews)), days: make([]int, m.cycle*days)})
+	}
+	return s
+}
+
+func (s *state) load(si, w int) (minutes, count int) {
+	return s.newMin[si*s.m.cycle+w], s.newCount[si*s.m.cycle+w]
+}
+
+// domain is the options session i may take.
+func (s *state) domain(i int) []int32 {
+	ss := s.m.sessions[i]
+	l := &s.m.lines[ss.line]
+	if ss.week >= 0 {
+		return l.byWeek[ss.week]
+	}
+	return l.all()
+}
+
+func (l *line) all() []int32 {
+	if l.byWeek == nil {
+		return nil
+	}
+	var n int
+	for _, w := range l.byWeek {
+		n += len(w)
+	}
+	out := make([]int32, 0, n)
+	for _, w := range l.byWeek {
+		out = append(out, w...)
+	}
+	return out
+}
+
+// fits reports whether option o of line li can be added to what is placed
+// (o has passed the constraints of the timetable already).
+func (s *state) fits(li int, o *option) bool {
+	m := s.m
+	l := &m.lines[li]
+	s.work++
+	for _, si := range l.crews[o.crew] {
+		base := m.at(si, int(o.week), int(o.wd), 0)
+		r := 0
+		if rest := m.staff[si].Rest; rest > 0 {
+			r = ceilTick(engine.LocalTime(rest))
+		}
+		for t := max(int(o.st)-r, 0); t < min(int(o.en)+r, perDay); t++ {
+			if s.staffNew[base+t] > 0 {
+				return false
+			}
+		}
+		mins, n := s.load(si, int(o.week))
+		if m.overLimit(si, int(o.week), l.Minutes, mins, n) {
+			return false
+		}
+	}
+	need := int16(l.need[o.room])
+	base := m.at(l.rooms[o.room], int(o.week), int(o.wd), 0)
+	for t := int(o.st); t < int(o.en); t++ {
+		if m.roomBase[base+t]+s.roomNew[base+t]+need > m.roomCap[base+t] {
+			return false
+		}
+	}
+	return true
+}
+
+// gain is what adding option o to line li costs each kind of preference,
+// unweighted.
+func (s *state) gain(li int, o *option) (g [4]int) {
+	l := &s.m.lines[li]
+	c := &s.lines[li]
+	if o.out {
+		g[0] = 1
+	}
+	if d := l.DaysApart; d > 0 {
+		for wd := range days {
+			dist := abs(wd - int(o.wd))
+			dist = min(dist, days-dist)
+			if dist < d {
+				g[1] += c.days[int(o.week)*days+wd]
+			}
+		}
+	}
+	if l.SameRoom && c.placed > 0 && c.rooms[o.room] == 0 {
+		g[2] = 1
+	}
+	if l.SameCoach && c.placed > 0 && c.crews[o.crew] == 0 {
+		g[3] = 1
+	}
+	return g
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// cost is gain weighted.
+func (s *state) cost(li int, g [4]int) int {
+	w := s.m.lines[li].weight
+	n := 0
+	for k, v := range g {
+		n += v * w * s.m.weights[k]
+	}
+	return n
+}
+
+func (s *state) soft() int { return s.parts[0] + s.parts[1] + s.parts[2] + s.parts[3] }
+
+// objective orders solutions: fewer unplaced first, then less soft cost.
+func (s *state) objective() int64 { return int64(s.unplaced)<<32 + int64(s.soft()) }
+
+func (s *state) place(i int, oi int32) {
+	m := s.m
+	li := m.sessions[i].line
+	l := &m.lines[li]
+	o := &l.opts[oi]
+	g := s.gain(li, o)
+	for k, v := range g {
+		s.parts[k] += v * l.weight * m.weights[k]
+	}
+	s.mark(li, o, 1)
+	s.assign[i] = oi
+	s.unplaced--
+}
+
+func (s *state) remove(i int) {
+	m := s.m
+	li := m.sessions[i].line
+	l := &m.lines[li]
+	o := &l.opts[s.assign[i]]
+	s.mark(li, o, -1)
+	g := s.gain(li, o)
+	for k, v := range g {
+		s.parts[k] -= v * l.weight * m.weights[k]
+	}
+	s.assign[i] = -1
+	s.unplaced++
+}
+
+// mark adds (d = 1) or takes away (d = -1) what option o occupies and
+// counts.
+func (s *state) mark(li int, o *option, d int) {
+	m := s.m
+	l := &m.lines[li]
+	for _, si := range l.crews[o.crew] {
+		base := m.at(si, int(o.week), int(o.wd), 0)
+		for t := int(o.st); t < int(o.en); t++ {
+			s.staffNew[base+t] += int16(d)
+		}
+		s.newMin[si*m.cycle+int(o.week)] += d * l.Minutes
+		s.newCount[si*m.cycle+int(o.week)] += d
+	}
+	base := m.at(l.rooms[o.room], int(o.week), int(o.wd), 0)
+	need := int16(d * l.need[o.room])
+	for t := int(o.st); t < int(o.en); t++ {
+		s.roomNew[base+t] += need
+	}
+	c := &s.lines[li]
+	c.placed += d
+	c.rooms[o.room] += d
+	c.crews[o.crew] += d
+	c.days[int(o.week)*days+int(o.wd)] += d
+}
+
+// best returns the option of session i that fits with the least cost, or
+// -1; ties are broken at random.
+func (s *state) best(i int, rng *rand.Rand, skip int32) (int32, int) {
+	li := s.m.sessions[i].line
+	l := &s.m.lines[li]
+	bestO, bestC, ties := int32(-1), math.MaxInt, 0
+	for _, oi := range s.domain(i) {
+		if oi == skip {
+			continue
+		}
+		o := &l.opts[oi]
+		if !s.fits(li, o) {
+			continue
+		}
+		c := s.cost(li, s.gain(li, o))
+		switch {
+		case c < bestC:
+			bestO, bestC, ties = oi, c, 1
+		case c == bestC:
+			ties++
+			if rng.IntN(ties) == 0 {
+				bestO = oi
+			}
+		}
+	}
+	return bestO, bestC
+}
+
+// construct places the sessions most constrained first, each where it
+// costs least.
+func (s *state) construct(rng *rand.Rand) {
+	order := make([]int, len(s.m.sessions))
+	size := make([]int, len(order))
+	for i := range order {
+		order[i] = i
+		size[i] = len(s.domain(i))
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[a], size[b]) })
+	for _, i := range order {
+		if oi, _ := s.best(i, rng, -1); oi >= 0 {
+			s.place(i, oi)
+		}
+	}
+}
+
+type change struct {
+	session int
+	was     int32
+}
+
+// conflicts lists the placed sessions that keep option o of line li out:
+// in its room or with one of its staff at overlapping times (their rest
+// counted), or giving their week's most.
+func (s *state) conflicts(li int, o *option, out []int) []int {
+	m := s.m
+	l := &m.lines[li]
+	staff := l.crews[o.crew]
+	room := l.rooms[o.room]
+	for j, a := range s.assign {
+		if a < 0 {
+			continue
+		}
+		lj := m.sessions[j].line
+		p := &m.lines[lj].opts[a]
+		if p.week != o.week {
+			continue
+		}
+		hit := false
+		if p.wd == o.wd && m.lines[lj].rooms[p.room] == room && p.st < o.en && o.st < p.en {
+			hit = true
+		}
+		for _, si := range m.lines[lj].crews[p.crew] {
+			if !slices.Contains(staff, si) {
+				continue
+			}
+			r := int16(0)
+			if rest := m.staff[si].Rest; rest > 0 {
+				r = int16(ceilTick(engine.LocalTime(rest)))
+			}
+			if p.wd == o.wd && p.st < o.en+r && o.st < p.en+r {
+				hit = true
+			}
+			if m.staff[si].MaxMinutes > 0 || m.staff[si].MaxSessions > 0 {
+				mins, n := s.load(si, int(o.week))
+				if m.overLimit(si, int(o.week), l.Minutes, mins, n) {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// search improves s until the work budget is spent or stop says so,
+// keeping the best solution seen in best.
+func (s *state) search(rng *rand.Rand, budget int64, stop func() bool) (best []int32, stopped bool) {
+	m := s.m
+	best = slices.Clone(s.assign)
+	bestObj := s.objective()
+	var placeable []int // sessions with any option at all
+	for i := range m.sessions {
+		if len(s.domain(i)) > 0 {
+			placeable = append(placeable, i)
+		}
+	}
+	if len(placeable) == 0 {
+		return best, false
+	}
+	var log []change
+	var hits []int
+	start := s.work
+	for iter := 0; ; iter++ {
+		if s.work-start >= budget || (s.unplacedPlaceable(placeable) == 0 && s.soft() == 0) {
+			break
+		}
+		if iter%64 == 0 && stop != nil && stop() {
+			return best, true
+		}
+		progress := float64(s.work-start) / float64(budget)
+		temp := 2.0*(1-progress) + 0.05
+		before := s.objective()
+		log = log[:0]
+		i := placeable[rng.IntN(len(placeable))]
+		if s.unplaced > 0 && rng.IntN(2) == 0 {
+			// Try an unplaced session.
+			for range 8 {
+				j := placeable[rng.IntN(len(placeable))]
+				if s.assign[j] < 0 {
+					i = j
+					break
+				}
+			}
+		}
+		li := m.sessions[i].line
+		l := &m.lines[li]
+		dom := s.domain(i)
+		s.work += int64(len(dom)) / 16 // drawing and bookkeeping
+		switch {
+		case s.assign[i] < 0:
+			if oi, _ := s.best(i, rng, -1); oi >= 0 {
+				s.place(i, oi)
+				log = append(log, change{i, -1})
+				break
+			}
+			// Eject what keeps it out of a random option, then
+			// put the ejected back where they fit best.
+			oi := dom[rng.IntN(len(dom))]
+			hits = s.conflicts(li, &l.opts[oi], hits[:0])
+			if len(hits) == 0 || len(hits) > 3 {
+				continue
+			}
+			for _, j := range hits {
+				log = append(log, change{j, s.assign[j]})
+				s.remove(j)
+			}
+			if !s.fits(li, &l.opts[oi]) {
+				s.undo(log)
+				continue
+			}
+			s.place(i, oi)
+			log = append(log, change{i, -1})
+			for _, j := range hits {
+				if oj, _ := s.best(j, rng, -1); oj >= 0 {
+					s.place(j, oj)
+				}
+			}
+		case rng.IntN(3) == 0:
+			// Move it where it fits best elsewhere.
+			was := s.assign[i]
+			s.remove(i)
+			log = append(log, change{i, was})
+			if oi, _ := s.best(i, rng, was); oi >= 0 {
+				s.place(i, oi)
+			} else {
+				s.place(i, was)
+			}
+		default:
+			// Move it to a random option, ejecting what is in the way.
+			was := s.assign[i]
+			oi := dom[rng.IntN(len(dom))]
+			if oi == was {
+				continue
+			}
+			s.remove(i)
+			log = append(log, change{i, was})
+			hits = s.conflicts(li, &l.opts[oi], hits[:0])
+			if len(hits) > 2 {
+				s.undo(log)
+				continue
+			}
+			for _, j := range hits {
+				log = append(log, change{j, s.assign[j]})
+				s.remove(j)
+			}
+			if !s.fits(li, &l.opts[oi]) {
+				s.undo(log)
+				continue
+			}
+			s.place(i, oi)
+			for _, j := range hits {
+				if oj, _ := s.best(j, rng, -1); oj >= 0 {
+					s.place(j, oj)
+				}
+			}
+		}
+		after := s.objective()
+		if after > before {
+			worse := after - before
+			if s.unplaced > int(before>>32) || rng.Float64() >= math.Exp(-float64(worse)/temp) {
+				s.undo(log)
+				continue
+			}
+		}
+		if after < bestObj {
+			bestObj = after
+			copy(best, s.assign)
+		}
+	}
+	return best, false
+}
+
+func (s *state) unplacedPlaceable(placeable []int) int {
+	n := 0
+	for _, i := range placeable {
+		if s.assign[i] < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// undo takes back the changes of log, last first.
+func (s *state) undo(log []change) {
+	// Remove everything the move placed, then put back what it moved.
+	for _, c := range log {
+		if s.assign[c.session] >= 0 {
+			s.remove(c.session)
+		}
+	}
+	for _, c := range log {
+		if c.was >= 0 && s.assign[c.session] < 0 {
+			s.place(c.session, c.was)
+		}
+	}
+}
+
+// restore sets s to the assignment a.
+func (s *state) restore(a []int32) {
+	for i := range s.assign {
+		if s.assign[i] >= 0 && s.assign[i] != a[i] {
+			s.remove(i)
+		}
+	}
+	for i, oi := range a {
+		if oi >= 0 && s.assign[i] < 0 {
+			s.place(i, oi)
+		}
+	}
+}
