@@ -79,7 +79,7 @@ func (r *queryResolver) CalendarExport(ctx context.Context) (*string, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: r.Store.Now(), Stop: models.Stop(ctx)})
+	data, err := icalendar.Export(sn.State, exportOptions(sn, r.Store.Now(), models.Stop(ctx)))
 	if err != nil {
 		return nil, err
 	}
