@@ -443,7 +443,10 @@ func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []Affect
 		h.items = append(h.items, runCursor{run: &runs[i], next: runs[i].Dates.First})
 	}
 	heap.Init(h)
-	var out []AffectedSession
+	if total, finite := CountAffected(runs); finite {
+		n = min(n, total)
+	}
+	out := make([]AffectedSession, 0, n)
 	for h.Len() > 0 && len(out) < n {
 		c := &h.items[0]
 		r, d := c.run, c.next
@@ -488,12 +491,6 @@ func (h *runHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
 	return x
-}
-
-// Affects reports whether runs hold the series session of original date
-// d of place p.
-func Affects(runs []AffectedRun, p Place, d Date) bool {
-	return slices.ContainsFunc(runs, func(r AffectedRun) bool { return r.OneOff == 0 && r.Place == p && r.Dates.holds(d) })
 }
 
 // holds reports whether d is one of the run's dates.
@@ -544,4 +541,33 @@ func (x *standingIndex) reaches(r *Standing, run DateRun) bool {
 		}
 	}
 	return false
+}
+
+// AffectedSet is a set of affected sessions, for asking of many whether
+// they are in it.
+type AffectedSet struct {
+	series  map[Place][]DateRun
+	oneOffs map[int64]bool
+}
+
+// IndexAffected indexes runs by session.
+func IndexAffected(runs []AffectedRun) AffectedSet {
+	s := AffectedSet{series: map[Place][]DateRun{}, oneOffs: map[int64]bool{}}
+	for _, r := range runs {
+		if r.OneOff != 0 {
+			s.oneOffs[r.OneOff] = true
+		} else {
+			s.series[r.Place] = append(s.series[r.Place], r.Dates)
+		}
+	}
+	return s
+}
+
+// Holds reports whether the set holds one-off oneOff or, when it is zero,
+// the series session ref names.
+func (s AffectedSet) Holds(ref SessionRef, oneOff int64) bool {
+	if oneOff != 0 {
+		return s.oneOffs[oneOff]
+	}
+	return slices.ContainsFunc(s.series[Place{ref.ClassTimeID, ref.ClassID}], func(r DateRun) bool { return r.holds(ref.Date) })
 }

@@ -18,6 +18,33 @@ import (
 // (tokens, feed secrets, webhook endpoints) changes no session: its
 // impact is empty.
 
+// impactAsked is what the payload of the mutation field ctx is under
+// reads of its impact: the write computes no more (models.ImpactAsk).
+func impactAsked(ctx context.Context) models.ImpactAsk {
+	var ask models.ImpactAsk
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return ask
+	}
+	op := graphql.GetOperationContext(ctx)
+	payload := fc.Field.Definition.Type.Name()
+	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{payload, "Write"}) {
+		if f.Name != "impact" {
+			continue
+		}
+		ask.Totals = true
+		for _, g := range graphql.CollectFields(op, f.Selections, []string{"Impact"}) {
+			switch g.Name {
+			case "sessions":
+				ask.Sessions = true
+			case "calendars":
+				ask.Calendars = true
+			}
+		}
+	}
+	return ask
+}
+
 // remember keeps a write's result for its payload's impact.
 func remember(ctx context.Context, res *models.Result) {
 	req, field := requestFrom(ctx), graphql.GetRootFieldContext(ctx)

@@ -24,7 +24,11 @@ func (r *Resolver) writeAs(ctx context.Context, dryRun *bool, fn func(*models.Ed
 	if requestFrom(ctx) == nil {
 		return nil, errUnauthenticated
 	}
-	res, err := r.Store.Write(ctx, principal(ctx).BusinessID, dryRun != nil && *dryRun, fn)
+	ask := impactAsked(ctx)
+	res, err := r.Store.Write(ctx, principal(ctx).BusinessID, dryRun != nil && *dryRun, func(e *models.Edit) error {
+		e.Impact = ask
+		return fn(e)
+	})
 	if err != nil {
 		return nil, err
 	}

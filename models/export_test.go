@@ -7,10 +7,6 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// SetImpact has the store's writes compute their impact, or not (the
-// benchmark's baseline).
-func SetImpact(s *Store, on bool) { s.noImpact = !on }
-
 // LoadSnapshotBatch and LoadSnapshotQueries read a business's snapshot in
 // one round trip and a query at a time, for the tests to compare.
 func LoadSnapshotBatch(ctx context.Context, db *DB, id int64) (*Snapshot, error) {

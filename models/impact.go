@@ -44,7 +44,7 @@ type Impact struct {
 // ImpactSession is one affected session, before and after, with who is on it
 // before the write.
 type ImpactSession struct {
-	engine.AffectedSession
+	*engine.AffectedSession
 	// Bookings are its single bookings holding a place, Waitlist those
 	// waiting (by position).
 	Bookings, Waitlist []SessionBooking
@@ -56,17 +56,30 @@ type ImpactSession struct {
 	OverCapacity bool
 }
 
-// impactOf is the impact of a write from before to after, from today on.
-func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engine.Date) (*Impact, error) {
+// ImpactAsk is what a write's caller reads of its impact, which is
+// computed only as far as it is read: the totals (and the runs), the
+// first sessions with who is on them, the calendars. A caller that asks
+// nothing gets none.
+type ImpactAsk struct {
+	Totals, Sessions, Calendars bool
+}
+
+// impactOf is the impact of a write from before to after, from today on,
+// as far as ask asks: one read of the bookings at most (every future one
+// when some session's places are cut, else those of the sessions
+// affected).
+func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engine.Date, ask ImpactAsk) (*Impact, error) {
 	im := &Impact{}
 	var err error
+	var rows []SessionBooking
+	loaded := false
 	booked := func() engine.Booked {
-		var b engine.Booked
 		if err != nil {
-			return b
+			return engine.Booked{}
 		}
-		b, err = bookedCounts(ctx, e.Tx, e.Business.ID, today)
-		return b
+		rows, err = futureBookings(ctx, e.Tx, e.Business.ID, nil, nil, today-7) // from a week back: a session moved on from the week before
+		loaded = true
+		return countHeld(rows)
 	}
 	runs := engine.Impact(before.Timetable, after.Timetable, booked, today, 0)
 	if err != nil {
@@ -75,17 +88,31 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 	im.Runs = runs
 	n, finite := engine.CountAffected(runs)
 	im.TotalSessions, im.Unbounded = n, !finite
-	if err := calendars(im, before.Timetable, after.Timetable, runs, today); err != nil {
-		return nil, err
+	if ask.Calendars {
+		calendars(im, before.Timetable, after.Timetable, runs, today)
 	}
 	if len(runs) == 0 {
 		return im, nil
 	}
-	first := engine.FirstAffected(before.Timetable, after.Timetable, runs, MaxImpactSessions)
-	bookings, err := impactBookings(ctx, e.Tx, e.Business.ID, runs, today)
-	if err != nil {
-		return nil, err
+	if !loaded {
+		var classTimes, oneOffs []int64
+		first := today
+		for _, r := range runs {
+			if r.OneOff != 0 {
+				oneOffs = append(oneOffs, r.OneOff)
+			} else {
+				classTimes = append(classTimes, r.Place.ClassTime)
+				first = min(first, r.Dates.First)
+			}
+		}
+		if rows, err = futureBookings(ctx, e.Tx, e.Business.ID, compactSorted(classTimes), oneOffs, first); err != nil {
+			return nil, err
+		}
 	}
+	affects := engine.IndexAffected(runs)
+	bookings := slices.DeleteFunc(rows, func(b SessionBooking) bool {
+		return !affects.Holds(engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID)
+	})
 	clients := map[int64]bool{}
 	for _, b := range bookings {
 		clients[b.ClientID] = true
@@ -94,13 +121,28 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 		clients[r.ClientID] = true
 	}
 	im.TotalClients = len(clients)
-	byKey := map[string][]SessionBooking{}
-	for _, b := range bookings {
-		byKey[b.Key()] = append(byKey[b.Key()], b)
+	if !ask.Sessions {
+		return im, nil
 	}
-	for _, a := range first {
-		s := ImpactSession{AffectedSession: a}
-		for _, b := range byKey[a.Key()] {
+	type key struct {
+		ref    engine.SessionRef
+		oneOff int64
+	}
+	byKey := map[key][]SessionBooking{}
+	for _, b := range bookings {
+		k := key{engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID}
+		if b.OneOffID != 0 {
+			k.ref = engine.SessionRef{}
+		}
+		byKey[k] = append(byKey[k], b)
+	}
+	first := engine.FirstAffected(before.Timetable, after.Timetable, runs, MaxImpactSessions)
+	im.Sessions = make([]ImpactSession, len(first))
+	for i := range first {
+		s := &im.Sessions[i]
+		s.AffectedSession = &first[i]
+		a := s.AffectedSession
+		for _, b := range byKey[key{a.Ref, a.Before.OneOffID}] {
 			if b.Status == Waitlisted {
 				s.Waitlist = append(s.Waitlist, b)
 			} else {
@@ -112,7 +154,6 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 			s.Standing, s.StandingWaitlist = engine.SplitPlaces(before.Timetable.StandingOn(a.Ref), int(a.Before.Capacity), len(s.Bookings))
 		}
 		s.OverCapacity = a.Is && a.After.Capacity > 0 && len(s.Bookings)+len(s.Standing) > int(a.After.Capacity)
-		im.Sessions = append(im.Sessions, s)
 	}
 	return im, nil
 }
@@ -120,7 +161,7 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 // calendars notes the calendars whose events a write changes: those of
 // the rooms and staff of the sessions it affects, before and after, and
 // of the sessions it adds or brings back (the impact the other way).
-func calendars(im *Impact, before, after *engine.Timetable, runs []engine.AffectedRun, today engine.Date) error {
+func calendars(im *Impact, before, after *engine.Timetable, runs []engine.AffectedRun, today engine.Date) {
 	staff, rooms := map[int64]bool{}, map[int64]bool{}
 	note := func(s *engine.Session) {
 		rooms[s.RoomID] = true
@@ -158,76 +199,54 @@ func calendars(im *Impact, before, after *engine.Timetable, runs []engine.Affect
 	}
 	slices.Sort(im.Staff)
 	slices.Sort(im.Rooms)
-	return nil
 }
 
-// bookedCounts counts the single bookings holding a place in every
-// session from today on, for engine.Impact.
-func bookedCounts(ctx context.Context, tx bun.IDB, business int64, today engine.Date) (engine.Booked, error) {
-	var rows []struct {
-		OrigDate    Day
-		ClassTimeID int64
-		ClassID     int64
-		OneOffID    int64
-		N           int
-	}
-	// From a week back: a session moved on from the week before.
-	err := tx.NewSelect().Model((*SessionBooking)(nil)).Column("orig_date", "class_time_id", "class_id", "one_off_id").ColumnExpr("count(*) AS n").
-		Where("business_id = ?", business).Where("status IN (?)", bun.In(holdsPlace)).Where("orig_date >= ?", Day(today-7)).
-		GroupExpr("orig_date, class_time_id, class_id, one_off_id").Scan(ctx, &rows)
-	if err != nil {
-		return engine.Booked{}, fmt.Errorf("counting single bookings: %w", err)
-	}
-	out := engine.Booked{Series: map[engine.Place]map[engine.Date]int{}, OneOffs: map[int64]int{}}
-	for _, r := range rows {
-		if r.OneOffID != 0 {
-			out.OneOffs[r.OneOffID] += r.N
-			continue
-		}
-		p := engine.Place{ClassTime: r.ClassTimeID, Class: r.ClassID}
-		if out.Series[p] == nil {
-			out.Series[p] = map[engine.Date]int{}
-		}
-		out.Series[p][engine.Date(r.OrigDate)] = r.N
-	}
-	return out, nil
-}
-
-// impactBookings reads the single bookings (holding a place or waiting)
-// of the sessions runs hold.
-func impactBookings(ctx context.Context, tx bun.IDB, business int64, runs []engine.AffectedRun, today engine.Date) ([]SessionBooking, error) {
-	var classTimes, oneOffs []int64
-	first := today
-	for _, r := range runs {
-		if r.OneOff != 0 {
-			oneOffs = append(oneOffs, r.OneOff)
-		} else {
-			classTimes = append(classTimes, r.Place.ClassTime)
-			first = min(first, r.Dates.First)
-		}
-	}
+// futureBookings reads the single bookings holding a place or waiting,
+// of original date from from on: of the class times and one-offs given,
+// or of every session when both are nil.
+func futureBookings(ctx context.Context, tx bun.IDB, business int64, classTimes, oneOffs []int64, from engine.Date) ([]SessionBooking, error) {
 	var rows []SessionBooking
-	q := tx.NewSelect().Model(&rows).Where("business_id = ?", business).
-		Where("status IN (?)", bun.In(append(slices.Clone(holdsPlace), Waitlisted))).
-		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+	q := tx.NewSelect().Model(&rows).Column("id", "client_id", "orig_date", "class_time_id", "class_id", "one_off_id", "status", "position").
+		Where("business_id = ?", business).Where("status IN (?)", bun.In(append(slices.Clone(holdsPlace), Waitlisted)))
+	if classTimes == nil && oneOffs == nil {
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("orig_date >= ?", Day(from)).WhereOr("one_off_id IS NOT NULL")
+		})
+	} else {
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			q = q.Where("1 = 0")
 			if len(classTimes) > 0 {
-				q = q.WhereOr("class_time_id IN (?) AND orig_date >= ?", bun.In(compactSorted(classTimes)), Day(first))
+				q = q.WhereOr("class_time_id IN (?) AND orig_date >= ?", bun.In(classTimes), Day(from))
 			}
 			if len(oneOffs) > 0 {
 				q = q.WhereOr("one_off_id IN (?)", bun.In(oneOffs))
 			}
 			return q
-		}).OrderExpr("id")
-	if err := q.Scan(ctx); err != nil {
+		})
+	}
+	if err := q.OrderExpr("id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("reading the bookings a write affects: %w", err)
 	}
-	return slices.DeleteFunc(rows, func(b SessionBooking) bool {
-		if b.OneOffID != 0 {
-			return !slices.Contains(oneOffs, b.OneOffID)
+	return rows, nil
+}
+
+// countHeld counts the places the bookings hold, by session.
+func countHeld(rows []SessionBooking) engine.Booked {
+	out := engine.Booked{Series: map[engine.Place]map[engine.Date]int{}, OneOffs: map[int64]int{}}
+	for _, b := range rows {
+		switch {
+		case b.Status == Waitlisted:
+		case b.OneOffID != 0:
+			out.OneOffs[b.OneOffID]++
+		default:
+			p := engine.Place{ClassTime: b.ClassTimeID, Class: b.ClassID}
+			if out.Series[p] == nil {
+				out.Series[p] = map[engine.Date]int{}
+			}
+			out.Series[p][engine.Date(b.OrigDate)]++
 		}
-		return !engine.Affects(runs, engine.Place{ClassTime: b.ClassTimeID, Class: b.ClassID}, engine.Date(b.OrigDate))
-	}), nil
+	}
+	return out
 }
 
 func compactSorted(ids []int64) []int64 {

@@ -48,8 +48,6 @@ type Store struct {
 	cold chan struct{} // see LimitColdLoads
 	// beforeLoad, when set, runs as a cold load takes its slot (tests).
 	beforeLoad func(business int64)
-	// noImpact leaves writes' impact out (the benchmark's baseline).
-	noImpact bool
 }
 
 // NewStore returns a store on db; now is its clock (time.Now in production).
@@ -569,6 +567,10 @@ type Edit struct {
 	// transaction has rolled back, before Write returns; see Try.
 	Refused func(refusal error, try Try)
 
+	// Impact is what the caller reads of the write's impact (impact.go):
+	// what it does not ask for is not computed.
+	Impact ImpactAsk
+
 	dryRun    bool
 	newID     func() int64
 	afterSave []func(ctx context.Context, id func(int64) int64) error
@@ -800,8 +802,8 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			e.noteNeedsCover(sn.Timetable, res.NeedsCover, today)
 		}
 		res.Impact = &Impact{}
-		if changed && !e.replaced && !s.noImpact {
-			if res.Impact, err = impactOf(ctx, e, before, sn, today); err != nil {
+		if ask := e.Impact; changed && !e.replaced && (ask.Totals || ask.Sessions || ask.Calendars) {
+			if res.Impact, err = impactOf(ctx, e, before, sn, today, ask); err != nil {
 				return err
 			}
 		}
