@@ -223,7 +223,11 @@ func highs(t testing.TB, m *model, limit time.Duration) (slots []slot, status st
 	}
 	cmd := exec.Command("node", filepath.Join(dir, "solve.mjs"), strconv.FormatFloat(limit.Seconds(), 'f', -1, 64))
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(mip(m))
+	lp := mip(m)
+	if dump := os.Getenv("KOREDYNE_BENCH_HIGHS_DUMP"); dump != "" {
+		_ = os.WriteFile(dump, []byte(lp), 0o644)
+	}
+	cmd.Stdin = strings.NewReader(lp)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -267,9 +271,19 @@ func TestAgainstHiGHS(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("KOREDYNE_BENCH_HIGHS_INSTANCES")); err == nil {
 		n = v
 	}
-	t.Logf("| instance | sessions | HiGHS status | HiGHS placed | HiGHS soft | ours placed | ours soft |")
+	t.Logf("| instance | sessions | options (MIP binaries) | HiGHS status | HiGHS placed | HiGHS soft | ours placed | ours soft |")
+	lo, hi := 60, 120
+	if _, err := fmt.Sscanf(os.Getenv("KOREDYNE_BENCH_HIGHS_SESSIONS"), "%d-%d", &lo, &hi); err == nil {
+		t.Logf("instances of %d to %d sessions a week", lo, hi)
+	}
+	step := 15
+	if v, err := strconv.Atoi(os.Getenv("KOREDYNE_BENCH_HIGHS_STEP")); err == nil {
+		step = v
+		t.Logf("starts every %d minutes", step)
+	}
 	for seed := range uint64(n) {
-		p := gym(seed)
+		p := gymOf(seed, lo, hi)
+		p.Frame.Step = step
 		m, err := compile(p, Nothing{})
 		if err != nil {
 			t.Fatal(err)
@@ -284,6 +298,10 @@ func TestAgainstHiGHS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("| gym %d | %d | %s (%.0f s) | %d | %d | %d | %d |", seed, sessionsOf(p), status, secs, len(got), oracleSoft(p, got), len(pr.Placements), pr.Score.Soft)
+		vars := 0
+		for _, l := range m.lines {
+			vars += len(l.opts)
+		}
+		t.Logf("| gym %d | %d | %d | %s (%.0f s) | %d | %d | %d | %d |", seed, sessionsOf(p), vars, status, secs, len(got), oracleSoft(p, got), len(pr.Placements), pr.Score.Soft)
 	}
 }
