@@ -184,6 +184,7 @@ func BenchmarkGymFirstProposal(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(pr.Placements)), "placed")
+		b.ReportMetric(float64(pr.Score.Soft), "soft")
 	}
 }
 
