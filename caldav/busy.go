@@ -89,7 +89,7 @@ func (r *renderer) timeOffLook(o *engine.TimeOff) look {
 		modified = time.Unix(0, 0).UTC()
 	}
 	l := look{uid: r.uid(timeOffKey(o.ID)), start: start, end: end, modified: modified, sequence: version,
-		summary: r.lang.Text("event.timeOffSummary", nil), busy: true, lang: eventLanguage(r.lang)}
+		summary: r.lang.Text("event.timeOffSummary", nil), busy: true, lang: r.lang.EventLanguage()}
 	if wholeDays(o) {
 		l.allDay, l.from, l.to, l.zone = true, o.From, o.To, noZone
 	} else {

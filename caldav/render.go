@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	ics "github.com/arran4/golang-ical"
 
@@ -545,15 +543,11 @@ func (r *renderer) look(s *engine.Session, key string) look {
 	l := r.lang
 	var desc []string
 	if len(staff) > 0 {
-		w := capitalize(r.words.Staff.One)
-		if len(staff) > 1 {
-			w = capitalize(r.words.Staff.Many)
-		}
-		desc = append(desc, w+": "+strings.Join(staff, l.Text("list.comma", nil)))
+		desc = append(desc, l.StaffLine(r.words.Staff, staff))
 	}
 	for _, sw := range s.Series {
 		sr, _ := tt.SeriesByID(sw.SeriesID)
-		line := capitalize(r.words.Series.One) + ": " + sr.Name
+		line := l.Capitalize(r.words.Series.One) + ": " + sr.Name
 		if sw.Cycle > 1 {
 			line += l.Text("event.week", map[string]any{"Week": l.Number(sw.Week), "Cycle": l.Number(sw.Cycle)})
 		}
@@ -588,7 +582,7 @@ func (r *renderer) look(s *engine.Session, key string) look {
 	}
 	return look{uid: r.uid(key), start: start, end: end, modified: modified, sequence: version,
 		summary: summary, location: room.Name, description: strings.Join(desc, "\n"), category: activity.Name,
-		cancelled: s.Cancelled, tentative: len(away) > 0, zone: r.zone(start, end), lang: eventLanguage(r.lang)}
+		cancelled: s.Cancelled, tentative: len(away) > 0, zone: r.zone(start, end), lang: r.lang.EventLanguage()}
 }
 
 // write writes a look as a VEVENT and the CalDAV resource that holds it. A
@@ -687,23 +681,6 @@ func (r *renderer) feed(head string, events []*event) []byte {
 	}
 	b.WriteString(objectEnd)
 	return []byte(b.String())
-}
-
-// eventLanguage is the LANGUAGE an event's description says: none for
-// English.
-func eventLanguage(l *locale.Locale) string {
-	if l.Language == "en" {
-		return ""
-	}
-	return l.Language
-}
-
-func capitalize(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // sortEvents orders events by start, then name, so listings are stable.

@@ -281,6 +281,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, user models.Cale
 	if err != nil {
 		return err
 	}
+	w.Header().Set("Content-Language", rd.lang.Language) // the events' words are the business's
 	var cal calendar
 	if t.kind >= kindCalendar {
 		var ok bool
@@ -497,6 +498,7 @@ func (h *Handler) serveFeed(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, err)
 		return
 	}
+	w.Header().Set("Content-Language", rd.lang.Language)
 	cal, ok := findCalendar(rd.sn, models.CalendarUser{}, feed.Calendar)
 	if !ok {
 		http.NotFound(w, r) // the staff member or room is gone

@@ -106,6 +106,16 @@
 // NewUncovered keeps what a write adds, known by rule and sessions, as
 // NewClashes does.
 //
+// # Placements
+//
+// Timetable.Placements answers where a new class time of a class can go:
+// every room, weekday, start and week of a new rotation where the class
+// time and a series entry would add no clash and leave no one away, on any
+// future date (placements.go). It proposes with the proof's own pieces —
+// the new entry's segments met with every class time's by meetAll, the
+// minimal overloads of a room, time off and hours as ranges of weeks, and
+// the dated dates resolved — and the guarded write decides as ever.
+//
 // # Editing
 //
 // The rules of changing a state that are more than setting a field live here

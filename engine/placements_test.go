@@ -37,9 +37,20 @@ func gcd(a, b int) int {
 // randomPlacement generates a business with time off and hours, and a
 // placement request on it; ok is false when the business is not valid or
 // its rotations repeat too rarely for the oracle.
-func randomPlacement(r *rand.Rand) (placementCase, bool) {
+func randomPlacement(r *rand.Rand, fungible bool) (placementCase, bool) {
 	s, today, from, to := randomState(r)
 	addCoverRules(r, &s, from, to)
+	if fungible {
+		// Rooms of a few units, sessions taking some of them: overloads of
+		// three and more, whose members must all meet in one week.
+		for i := range s.Rooms {
+			s.Rooms[i].Capacity = 3 + r.IntN(2)
+		}
+		for i := range s.ClassTimes {
+			s.ClassTimes[i].Units = 1 + r.IntN(2)
+		}
+		s.Capacity = slices.DeleteFunc(s.Capacity, func(c CapacityRule) bool { return c.Units < 3 })
+	}
 	switch r.IntN(3) {
 	case 1:
 		s.Business.Location, _ = time.LoadLocation("Europe/Berlin")
@@ -69,7 +80,7 @@ func randomPlacement(r *rand.Rand) (placementCase, bool) {
 	if r.IntN(3) == 0 {
 		q.Buffer = 5 * r.IntN(5)
 	}
-	if r.IntN(2) == 0 {
+	if r.IntN(2) == 0 || fungible {
 		q.Units = 1 + r.IntN(3)
 	}
 	// The last date anything is about, and the lcm of the rotations.
@@ -144,16 +155,21 @@ func placementKey(p Placement) string {
 // plus the lcm of the rotations, and a start is a placement in a week
 // exactly when on no date its session is in a clash the engine's own day
 // rule (dayClashes) finds among that day's sessions, with no other start,
-// nor leaves one of its staff away or outside their hours.
+// nor leaves one of its staff away or outside their hours. The fungible
+// cases fill rooms of a few units with sessions taking one or two, so that
+// overloads of three and more sessions, met in one week, count.
 func TestPlacementsAgainstOracle(t *testing.T) {
-	r := rand.New(rand.NewPCG(31, 3))
-	const want = 250
+	t.Run("mixed", func(t *testing.T) { comparePlacements(t, rand.New(rand.NewPCG(31, 3)), 250, false) })
+	t.Run("fungible", func(t *testing.T) { comparePlacements(t, rand.New(rand.NewPCG(31, 6)), 150, true) })
+}
+
+func comparePlacements(t *testing.T, r *rand.Rand, want int, fungible bool) {
 	cases, placed, left := 0, 0, 0
 	for tries := 0; cases < want; tries++ {
 		if tries > 20*want {
 			t.Fatalf("only %d of %d generated cases were usable", cases, tries)
 		}
-		c, ok := randomPlacement(r)
+		c, ok := randomPlacement(r, fungible)
 		if !ok {
 			continue
 		}
@@ -166,76 +182,8 @@ func TestPlacementsAgainstOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d: %v", cases, err)
 		}
-		q, _ := tt.placementRequest(c.today, c.req)
-		var starts []LocalTime
-		for st := q.Earliest; st+LocalTime(q.Minutes) <= q.Latest; st += LocalTime(q.Step) {
-			starts = append(starts, st)
-		}
-		var oracle []Placement
-		for _, room := range q.RoomIDs {
-			if q.Units > peakUnits(tt.rooms[room], tt.rules[room]) {
-				if slices.ContainsFunc(got, func(p Placement) bool { return p.RoomID == room }) {
-					t.Fatalf("case %d: a placement in room %d, which never has %d units", cases, room, q.Units)
-				}
-				continue
-			}
-			for _, wd := range q.Weekdays {
-				after, err := New(withPlacement(c.s, q, q.From, room, wd, starts, q.Weeks))
-				if err != nil {
-					t.Fatalf("case %d: the business with the starts added is not valid: %v", cases, err)
-				}
-				blocked := map[[2]int]bool{} // start, week
-				for d := DayIn(WeekOf(c.today, tt.ws), wd, tt.ws); d <= c.horizon; d += 7 {
-					day := after.Day(d)
-					at := map[int]int{} // index of a start's session → the start
-					for i := range day {
-						if x := &day[i]; x.ClassTimeID >= newCTID && !x.Cancelled {
-							at[i] = int(x.ClassTimeID - newCTID)
-							for _, sw := range x.Series {
-								if sw.SeriesID == newSeriesID && len(after.NeedsCover(x)) > 0 {
-									blocked[[2]int{at[i], sw.Week}] = true
-								}
-							}
-						}
-					}
-					dayClashes(after, d, day, after.bookings[d], func() bool { return false }, func(_ ClashKind, _, _ string, members []int) {
-						mine := -1
-						for _, m := range members {
-							if m >= len(day) {
-								continue
-							}
-							if i, ok := at[m]; ok {
-								if mine >= 0 {
-									return // two starts: not one placement
-								}
-								mine = i
-							}
-						}
-						if mine < 0 {
-							return
-						}
-						for m, i := range at {
-							if i == mine {
-								for _, sw := range day[m].Series {
-									if sw.SeriesID == newSeriesID {
-										blocked[[2]int{i, sw.Week}] = true
-									}
-								}
-							}
-						}
-					})
-				}
-				for i, st := range starts {
-					for _, k := range q.Weeks {
-						if !blocked[[2]int{i, k}] {
-							oracle = append(oracle, Placement{RoomID: room, Weekday: wd, Start: st, End: st + LocalTime(q.Minutes), Week: k})
-						} else {
-							left++
-						}
-					}
-				}
-			}
-		}
+		oracle, out := oraclePlacements(t, tt, c)
+		left += out
 		placed += len(oracle)
 		if !slices.Equal(got, oracle) {
 			g, o := map[string]bool{}, map[string]bool{}
@@ -279,7 +227,7 @@ func TestPlacementsAgainstTheWrite(t *testing.T) {
 		if tries > 20*want {
 			t.Fatalf("only %d of %d generated cases were usable", cases, tries)
 		}
-		c, ok := randomPlacement(r)
+		c, ok := randomPlacement(r, cases%2 == 1)
 		if !ok {
 			continue
 		}
@@ -376,4 +324,135 @@ func ExampleTimetable_Placements() {
 	// Monday 18:30 19:30 week 2
 	// Monday 19:00 20:00 week 1
 	// Monday 19:00 20:00 week 2
+}
+
+// oraclePlacements is the brute-force answer to c's request: the business
+// with every start of a room and weekday added (in every week of the new
+// rotation) resolved date by date to c's horizon; and how many grid points
+// it leaves out.
+func oraclePlacements(t *testing.T, tt *Timetable, c placementCase) (oracle []Placement, left int) {
+	t.Helper()
+	q, _ := tt.placementRequest(c.today, c.req)
+	var starts []LocalTime
+	for st := q.Earliest; st+LocalTime(q.Minutes) <= q.Latest; st += LocalTime(q.Step) {
+		starts = append(starts, st)
+	}
+	for _, room := range q.RoomIDs {
+		if q.Units > peakUnits(tt.rooms[room], tt.rules[room]) {
+			continue // no class time may ask for more units than the room ever has
+		}
+		for _, wd := range q.Weekdays {
+			after, err := New(withPlacement(c.s, q, q.From, room, wd, starts, q.Weeks))
+			if err != nil {
+				t.Fatalf("the business with the starts added is not valid: %v", err)
+			}
+			blocked := map[[2]int]bool{} // start, week
+			for d := DayIn(WeekOf(c.today, tt.ws), wd, tt.ws); d <= c.horizon; d += 7 {
+				day := after.Day(d)
+				at := map[int]int{} // index of a start's session → the start
+				for i := range day {
+					if x := &day[i]; x.ClassTimeID >= newCTID && !x.Cancelled {
+						at[i] = int(x.ClassTimeID - newCTID)
+						for _, sw := range x.Series {
+							if sw.SeriesID == newSeriesID && len(after.NeedsCover(x)) > 0 {
+								blocked[[2]int{at[i], sw.Week}] = true
+							}
+						}
+					}
+				}
+				dayClashes(after, d, day, after.bookings[d], func() bool { return false }, func(_ ClashKind, _, _ string, members []int) {
+					mine := -1
+					for _, m := range members {
+						if m >= len(day) {
+							continue
+						}
+						if i, ok := at[m]; ok {
+							if mine >= 0 {
+								return // two starts: not one placement
+							}
+							mine = i
+						}
+					}
+					if mine < 0 {
+						return
+					}
+					for m, i := range at {
+						if i == mine {
+							for _, sw := range day[m].Series {
+								if sw.SeriesID == newSeriesID {
+									blocked[[2]int{i, sw.Week}] = true
+								}
+							}
+						}
+					}
+				})
+			}
+			for i, st := range starts {
+				for _, k := range q.Weeks {
+					if !blocked[[2]int{i, k}] {
+						oracle = append(oracle, Placement{RoomID: room, Weekday: wd, Start: st, End: st + LocalTime(q.Minutes), Week: k})
+					} else {
+						left++
+					}
+				}
+			}
+		}
+	}
+	return oracle, left
+}
+
+// TestPlacementsAcrossDST asks for a placement of the span of each
+// daylight-saving case of TestNeedsCoverAcrossDST, in the week of its
+// date: wall-clock times, as a session's, so the placement is there
+// exactly when the staff member is not away for that session on that date
+// (and, the case says, in instants too).
+func TestPlacementsAcrossDST(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	newYork, _ := time.LoadLocation("America/New_York")
+	cases := []struct {
+		name       string
+		loc        *time.Location
+		date       string
+		start, end string
+		off        TimeOff
+		away       bool
+	}{
+		{"berlin spring forward: ends where the time off starts", berlin, "2026-03-29", "01:30", "02:30",
+			TimeOff{From: MustDate(2026, 3, 29), To: MustDate(2026, 3, 30), FromTime: MustTime("02:30")}, false},
+		{"berlin spring forward: in the gap", berlin, "2026-03-29", "02:00", "03:00",
+			TimeOff{From: MustDate(2026, 3, 29), To: MustDate(2026, 3, 29), FromTime: MustTime("02:30")}, true},
+		{"berlin fall back: the repeated hour", berlin, "2026-10-25", "02:00", "03:00",
+			TimeOff{From: MustDate(2026, 10, 24), To: MustDate(2026, 10, 25), ToTime: MustTime("02:30")}, true},
+		{"new york fall back: starts before the time off ends", newYork, "2026-11-01", "01:00", "02:00",
+			TimeOff{From: MustDate(2026, 10, 31), To: MustDate(2026, 11, 1), ToTime: MustTime("01:30")}, true},
+		{"new york fall back: starts as the time off ends", newYork, "2026-11-01", "01:30", "02:30",
+			TimeOff{From: MustDate(2026, 10, 31), To: MustDate(2026, 11, 1), ToTime: MustTime("01:30")}, false},
+		{"new york spring forward: a whole day away", newYork, "2026-03-08", "02:30", "03:30",
+			TimeOff{From: MustDate(2026, 3, 8), To: MustDate(2026, 3, 8)}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, _ := ParseDate(c.date)
+			c.off.ID, c.off.StaffID = 1, 1
+			s := State{Business: Business{Kind: Gym, Name: "DST", Currency: "EUR", Location: c.loc},
+				Rooms: []Room{{ID: 1, Name: "Hall"}}, Staff: []Staff{{ID: 1, Name: "Ana"}}, Activities: []Activity{{ID: 1, Name: "Yoga"}},
+				Classes: []Class{{ID: 1, ActivityID: 1, StaffIDs: []int64{1}}}, TimeOffs: []TimeOff{c.off}}
+			tt, err := New(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start, end := MustTime(c.start), MustTime(c.end)
+			// A one-week series from the week of the date, asked the week
+			// before: its first session is on the date.
+			ps, err := tt.Placements(d-7, PlacementRequest{ClassID: 1, Minutes: int(end - start), From: d,
+				Weekdays: []time.Weekday{d.Weekday()}, Earliest: start, Latest: end}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := Session{Date: d, Start: start, End: end, StaffIDs: []int64{1}}
+			if got, needs := len(ps) == 0, len(tt.NeedsCover(&x)) > 0; got != c.away || needs != c.away {
+				t.Errorf("left out: %v, NeedsCover: %v, want %v (placements %+v)", got, needs, c.away, ps)
+			}
+		})
+	}
 }

@@ -22,6 +22,11 @@ func (r *appPasswordResolver) Staff(ctx context.Context, obj *models.AppPassword
 	return r.staffMember(ctx, obj.StaffID)
 }
 
+// Impact is the resolver for the impact field.
+func (r *appPasswordPayloadResolver) Impact(ctx context.Context, obj *model.AppPasswordPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // CreateToken is the resolver for the createToken field.
 func (r *mutationResolver) CreateToken(ctx context.Context, input *model.CreateTokenInput, role *models.Role, name *string, clientID *int64, staffID *int64, dryRun *bool) (*model.TokenPayload, error) {
 	if err := can(ctx, models.ManageTokens); err != nil {
@@ -176,7 +181,24 @@ func (r *queryResolver) AppPassword(ctx context.Context, id int64) (*models.AppP
 	return r.appPassword(ctx, id)
 }
 
+// Impact is the resolver for the impact field.
+func (r *tokenPayloadResolver) Impact(ctx context.Context, obj *model.TokenPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // AppPassword returns generated.AppPasswordResolver implementation.
 func (r *Resolver) AppPassword() generated.AppPasswordResolver { return &appPasswordResolver{r} }
 
-type appPasswordResolver struct{ *Resolver }
+// AppPasswordPayload returns generated.AppPasswordPayloadResolver implementation.
+func (r *Resolver) AppPasswordPayload() generated.AppPasswordPayloadResolver {
+	return &appPasswordPayloadResolver{r}
+}
+
+// TokenPayload returns generated.TokenPayloadResolver implementation.
+func (r *Resolver) TokenPayload() generated.TokenPayloadResolver { return &tokenPayloadResolver{r} }
+
+type (
+	appPasswordResolver        struct{ *Resolver }
+	appPasswordPayloadResolver struct{ *Resolver }
+	tokenPayloadResolver       struct{ *Resolver }
+)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/model"
@@ -225,4 +226,96 @@ func rhythm(from, to engine.Date, start, end engine.LocalTime, everyWeeks, units
 		dates = append(dates, d)
 	}
 	return dates, need, nil
+}
+
+// placementRequest reads the input of placements: what is left out takes
+// its default (see PlacementsInput) — the units and buffer the class's
+// first class time has — and what is given must be in range. Rooms,
+// weekdays and weeks named twice count once, so that each placement is
+// one row of the list (placementKey).
+func placementRequest(t *engine.Timetable, in model.PlacementsInput) (engine.PlacementRequest, error) {
+	q := engine.PlacementRequest{ClassID: in.ClassID, Minutes: in.Minutes, Cycle: 1, Earliest: 6 * 60, Latest: 22 * 60, Step: 15}
+	q.Units, q.Buffer = t.ClassShape(in.ClassID)
+	if in.CycleWeeks != nil {
+		if q.Cycle = *in.CycleWeeks; q.Cycle < 1 {
+			return q, badInput("cycleWeeks", "A placement's rotation is 1 to %d weeks, not %d", engine.MaxPlacementCycle, q.Cycle)
+		}
+	}
+	if in.Step != nil {
+		if q.Step = *in.Step; q.Step < 1 {
+			return q, badInput("step", "The step between starts is 1 to 1440 minutes, not %d", q.Step)
+		}
+	}
+	if in.Earliest != nil {
+		q.Earliest = *in.Earliest
+	}
+	if in.Latest != nil {
+		q.Latest = *in.Latest
+	}
+	if q.Earliest >= q.Latest {
+		return q, badInput("earliest", "The earliest start (%s) must come before the latest end (%s)", q.Earliest, q.Latest)
+	}
+	if in.Units != nil {
+		q.Units = *in.Units
+	}
+	if in.BufferMinutes != nil {
+		q.Buffer = *in.BufferMinutes
+	}
+	if in.From != nil {
+		q.From = *in.From
+	}
+	// Every list is spelled out, so that a placement's key is its place in
+	// the request's order.
+	q.Weeks = append([]int{}, slices.Compact(slices.Sorted(slices.Values(in.Weeks)))...)
+	if in.Weeks == nil {
+		for k := 1; k <= min(q.Cycle, engine.MaxPlacementCycle); k++ {
+			q.Weeks = append(q.Weeks, k)
+		}
+	}
+	q.RoomIDs = once(in.RoomIds)
+	if in.RoomIds == nil {
+		for _, r := range t.State().Rooms {
+			q.RoomIDs = append(q.RoomIDs, r.ID)
+		}
+	}
+	q.Weekdays = once(in.Weekdays)
+	if in.Weekdays == nil {
+		for i := range 7 {
+			q.Weekdays = append(q.Weekdays, (t.State().Business.WeekStart+time.Weekday(i))%7)
+		}
+	}
+	if in.Minutes >= 1 {
+		starts := max(0, (int(q.Latest-q.Earliest)-in.Minutes)/q.Step+1)
+		if n := len(q.RoomIDs) * len(q.Weekdays) * starts * len(q.Weeks); n > maxPlacementPoints {
+			return q, badInput("step", "Placements would try %d places (rooms × days × starts × weeks), at most %d at once: ask for fewer rooms, days or weeks, or a longer step", n, maxPlacementPoints)
+		}
+	}
+	return q, nil
+}
+
+// maxPlacementPoints is the most (room, weekday, start, week) one request
+// of placements may try: every one may be a placement, and the list is
+// held whole to be paged. Ten thousand class times' rooms, every day
+// 06:00–22:00 every 15 minutes, in a rotation of 4 weeks are fewer.
+const maxPlacementPoints = 2_000_000
+
+// once returns xs without the repeats, in the order of their first time.
+func once[T comparable](xs []T) []T {
+	out := make([]T, 0, len(xs))
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// placementKey is the sort key of the placements of q, in the order
+// Placements gives them: room, weekday, start, week, each by its place in
+// the request.
+func placementKey(q engine.PlacementRequest) func(p *engine.Placement) string {
+	return func(p *engine.Placement) string {
+		return seqKey(int64(slices.Index(q.RoomIDs, p.RoomID)), int64(slices.Index(q.Weekdays, p.Weekday)), int64(p.Start),
+			int64(slices.Index(q.Weeks, p.Week)))
+	}
 }

@@ -37,6 +37,11 @@ func (r *absenceResolver) HoursFrom(ctx context.Context, obj *engine.Absence) (*
 	return &obj.HoursFrom, nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *assignCoverPayloadResolver) Impact(ctx context.Context, obj *model.AssignCoverPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // SessionID is the resolver for the sessionId field.
 func (r *coverAssignmentResolver) SessionID(ctx context.Context, obj *engine.CoverAssignment) (*model.SessionID, error) {
 	id := model.SessionID{Ref: obj.Session.Ref(), OneOff: obj.Session.OneOffID}
@@ -200,6 +205,11 @@ func (r *mutationResolver) AssignCover(ctx context.Context, input []model.Assign
 	return &model.AssignCoverPayload{DryRun: res.DryRun, Revision: int(res.Revision), Clashes: res.Clashes, Sessions: out}, nil
 }
 
+// Room is the resolver for the room field.
+func (r *placementResolver) Room(ctx context.Context, obj *engine.Placement) (*engine.Room, error) {
+	return r.room(ctx, obj.RoomID)
+}
+
 // TimeOff is the resolver for the timeOff field.
 func (r *queryResolver) TimeOff(ctx context.Context, id int64) (*engine.TimeOff, error) {
 	return lookupRow(ctx, r.Resolver, id, "time off", func(s *engine.State) []engine.TimeOff { return s.TimeOffs }, func(o *engine.TimeOff) int64 { return o.ID })
@@ -311,6 +321,35 @@ func (r *queryResolver) FreeRooms(ctx context.Context, from engine.Date, to engi
 	return out, nil
 }
 
+// Placements is the resolver for the placements field.
+func (r *queryResolver) Placements(ctx context.Context, input model.PlacementsInput, first *int, after *string) (*model.PlacementConnection, error) {
+	sn, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q, err := placementRequest(sn.Timetable, input)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := sn.Timetable.Placements(sn.Today(r.Store.Now()), q, models.Stop(ctx))
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.cursors(ctx, "placements")
+	if err != nil {
+		return nil, err
+	}
+	nodes, cursors, info, err := paginate(c, ps, first, after, placementKey(q))
+	if err != nil {
+		return nil, err
+	}
+	out := &model.PlacementConnection{Nodes: nodes, PageInfo: info, TotalCount: len(ps), Edges: make([]model.PlacementEdge, len(nodes))}
+	for i := range nodes {
+		out.Edges[i] = model.PlacementEdge{Cursor: cursors[i], Node: &nodes[i]}
+	}
+	return out, nil
+}
+
 // NeedsCover is the resolver for the needsCover field.
 func (r *sessionResolver) NeedsCover(ctx context.Context, obj *model.Session) ([]engine.Absence, error) {
 	if obj.Cancelled {
@@ -389,6 +428,11 @@ func (r *timeOffResolver) Reason(ctx context.Context, obj *engine.TimeOff) (*str
 	return optString(obj.Reason), nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *timeOffPayloadResolver) Impact(ctx context.Context, obj *model.TimeOffPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Staff is the resolver for the staff field.
 func (r *uncoveredResolver) Staff(ctx context.Context, obj *engine.Uncovered) (*engine.Staff, error) {
 	return r.staffMember(ctx, obj.StaffID)
@@ -438,8 +482,18 @@ func (r *workingHoursResolver) Staff(ctx context.Context, obj *engine.WorkingHou
 	return r.staffMember(ctx, obj.StaffID)
 }
 
+// Impact is the resolver for the impact field.
+func (r *workingHoursPayloadResolver) Impact(ctx context.Context, obj *model.WorkingHoursPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Absence returns generated.AbsenceResolver implementation.
 func (r *Resolver) Absence() generated.AbsenceResolver { return &absenceResolver{r} }
+
+// AssignCoverPayload returns generated.AssignCoverPayloadResolver implementation.
+func (r *Resolver) AssignCoverPayload() generated.AssignCoverPayloadResolver {
+	return &assignCoverPayloadResolver{r}
+}
 
 // CoverAssignment returns generated.CoverAssignmentResolver implementation.
 func (r *Resolver) CoverAssignment() generated.CoverAssignmentResolver {
@@ -454,8 +508,16 @@ func (r *Resolver) CoverExclusion() generated.CoverExclusionResolver {
 // CoverOption returns generated.CoverOptionResolver implementation.
 func (r *Resolver) CoverOption() generated.CoverOptionResolver { return &coverOptionResolver{r} }
 
+// Placement returns generated.PlacementResolver implementation.
+func (r *Resolver) Placement() generated.PlacementResolver { return &placementResolver{r} }
+
 // TimeOff returns generated.TimeOffResolver implementation.
 func (r *Resolver) TimeOff() generated.TimeOffResolver { return &timeOffResolver{r} }
+
+// TimeOffPayload returns generated.TimeOffPayloadResolver implementation.
+func (r *Resolver) TimeOffPayload() generated.TimeOffPayloadResolver {
+	return &timeOffPayloadResolver{r}
+}
 
 // Uncovered returns generated.UncoveredResolver implementation.
 func (r *Resolver) Uncovered() generated.UncoveredResolver { return &uncoveredResolver{r} }
@@ -463,12 +525,21 @@ func (r *Resolver) Uncovered() generated.UncoveredResolver { return &uncoveredRe
 // WorkingHours returns generated.WorkingHoursResolver implementation.
 func (r *Resolver) WorkingHours() generated.WorkingHoursResolver { return &workingHoursResolver{r} }
 
+// WorkingHoursPayload returns generated.WorkingHoursPayloadResolver implementation.
+func (r *Resolver) WorkingHoursPayload() generated.WorkingHoursPayloadResolver {
+	return &workingHoursPayloadResolver{r}
+}
+
 type (
-	absenceResolver         struct{ *Resolver }
-	coverAssignmentResolver struct{ *Resolver }
-	coverExclusionResolver  struct{ *Resolver }
-	coverOptionResolver     struct{ *Resolver }
-	timeOffResolver         struct{ *Resolver }
-	uncoveredResolver       struct{ *Resolver }
-	workingHoursResolver    struct{ *Resolver }
+	absenceResolver             struct{ *Resolver }
+	assignCoverPayloadResolver  struct{ *Resolver }
+	coverAssignmentResolver     struct{ *Resolver }
+	coverExclusionResolver      struct{ *Resolver }
+	coverOptionResolver         struct{ *Resolver }
+	placementResolver           struct{ *Resolver }
+	timeOffResolver             struct{ *Resolver }
+	timeOffPayloadResolver      struct{ *Resolver }
+	uncoveredResolver           struct{ *Resolver }
+	workingHoursResolver        struct{ *Resolver }
+	workingHoursPayloadResolver struct{ *Resolver }
 )

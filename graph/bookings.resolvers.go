@@ -69,6 +69,11 @@ func (r *bookingResolver) Booked(ctx context.Context, obj *models.SessionBooking
 	return snapshotOf(obj, sn.State.Business.Location), nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *bookingPayloadResolver) Impact(ctx context.Context, obj *model.BookingPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Room is the resolver for the room field.
 func (r *capacityRuleResolver) Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error) {
 	return r.room(ctx, obj.RoomID)
@@ -82,6 +87,11 @@ func (r *capacityRuleResolver) From(ctx context.Context, obj *engine.CapacityRul
 // To is the resolver for the to field.
 func (r *capacityRuleResolver) To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error) {
 	return optDate(obj.To), nil
+}
+
+// Impact is the resolver for the impact field.
+func (r *capacityRulePayloadResolver) Impact(ctx context.Context, obj *model.CapacityRulePayload) (*model.Impact, error) {
+	return r.impact(ctx)
 }
 
 // Email is the resolver for the email field.
@@ -102,6 +112,11 @@ func (r *clientResolver) Memberships(ctx context.Context, obj *engine.Client) ([
 // Subscriptions is the resolver for the subscriptions field.
 func (r *clientResolver) Subscriptions(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error) {
 	return r.Memberships(ctx, obj)
+}
+
+// Impact is the resolver for the impact field.
+func (r *clientPayloadResolver) Impact(ctx context.Context, obj *model.ClientPayload) (*model.Impact, error) {
+	return r.impact(ctx)
 }
 
 // Client is the resolver for the client field.
@@ -135,6 +150,11 @@ func (r *membershipResolver) StartDate(ctx context.Context, obj *engine.Subscrip
 // EndDate is the resolver for the endDate field.
 func (r *membershipResolver) EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error) {
 	return optDate(obj.End), nil
+}
+
+// Impact is the resolver for the impact field.
+func (r *membershipPayloadResolver) Impact(ctx context.Context, obj *model.MembershipPayload) (*model.Impact, error) {
+	return r.impact(ctx)
 }
 
 // CreateClient is the resolver for the createClient field.
@@ -623,25 +643,58 @@ func (r *roomBookingResolver) Note(ctx context.Context, obj *engine.RoomBooking)
 	return optString(obj.Note), nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *roomBookingPayloadResolver) Impact(ctx context.Context, obj *model.RoomBookingPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Booking returns generated.BookingResolver implementation.
 func (r *Resolver) Booking() generated.BookingResolver { return &bookingResolver{r} }
+
+// BookingPayload returns generated.BookingPayloadResolver implementation.
+func (r *Resolver) BookingPayload() generated.BookingPayloadResolver {
+	return &bookingPayloadResolver{r}
+}
 
 // CapacityRule returns generated.CapacityRuleResolver implementation.
 func (r *Resolver) CapacityRule() generated.CapacityRuleResolver { return &capacityRuleResolver{r} }
 
+// CapacityRulePayload returns generated.CapacityRulePayloadResolver implementation.
+func (r *Resolver) CapacityRulePayload() generated.CapacityRulePayloadResolver {
+	return &capacityRulePayloadResolver{r}
+}
+
 // Client returns generated.ClientResolver implementation.
 func (r *Resolver) Client() generated.ClientResolver { return &clientResolver{r} }
+
+// ClientPayload returns generated.ClientPayloadResolver implementation.
+func (r *Resolver) ClientPayload() generated.ClientPayloadResolver { return &clientPayloadResolver{r} }
 
 // Membership returns generated.MembershipResolver implementation.
 func (r *Resolver) Membership() generated.MembershipResolver { return &membershipResolver{r} }
 
+// MembershipPayload returns generated.MembershipPayloadResolver implementation.
+func (r *Resolver) MembershipPayload() generated.MembershipPayloadResolver {
+	return &membershipPayloadResolver{r}
+}
+
 // RoomBooking returns generated.RoomBookingResolver implementation.
 func (r *Resolver) RoomBooking() generated.RoomBookingResolver { return &roomBookingResolver{r} }
 
+// RoomBookingPayload returns generated.RoomBookingPayloadResolver implementation.
+func (r *Resolver) RoomBookingPayload() generated.RoomBookingPayloadResolver {
+	return &roomBookingPayloadResolver{r}
+}
+
 type (
-	bookingResolver      struct{ *Resolver }
-	capacityRuleResolver struct{ *Resolver }
-	clientResolver       struct{ *Resolver }
-	membershipResolver   struct{ *Resolver }
-	roomBookingResolver  struct{ *Resolver }
+	bookingResolver             struct{ *Resolver }
+	bookingPayloadResolver      struct{ *Resolver }
+	capacityRuleResolver        struct{ *Resolver }
+	capacityRulePayloadResolver struct{ *Resolver }
+	clientResolver              struct{ *Resolver }
+	clientPayloadResolver       struct{ *Resolver }
+	membershipResolver          struct{ *Resolver }
+	membershipPayloadResolver   struct{ *Resolver }
+	roomBookingResolver         struct{ *Resolver }
+	roomBookingPayloadResolver  struct{ *Resolver }
 )

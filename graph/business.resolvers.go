@@ -67,6 +67,16 @@ func (r *businessResolver) Locale(ctx context.Context, obj *models.Business) (*m
 	return localeOf(r.locale(ctx, rowLocale(obj))), nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *businessPayloadResolver) Impact(ctx context.Context, obj *model.BusinessPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
+// Impact is the resolver for the impact field.
+func (r *deletePayloadResolver) Impact(ctx context.Context, obj *model.DeletePayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // UpdateBusiness is the resolver for the updateBusiness field.
 func (r *mutationResolver) UpdateBusiness(ctx context.Context, input model.UpdateBusinessInput, dryRun *bool) (*model.BusinessPayload, error) {
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
@@ -120,6 +130,14 @@ func (r *queryResolver) Vocabulary(ctx context.Context) (*locale.Vocabulary, err
 // Business returns generated.BusinessResolver implementation.
 func (r *Resolver) Business() generated.BusinessResolver { return &businessResolver{r} }
 
+// BusinessPayload returns generated.BusinessPayloadResolver implementation.
+func (r *Resolver) BusinessPayload() generated.BusinessPayloadResolver {
+	return &businessPayloadResolver{r}
+}
+
+// DeletePayload returns generated.DeletePayloadResolver implementation.
+func (r *Resolver) DeletePayload() generated.DeletePayloadResolver { return &deletePayloadResolver{r} }
+
 // Mutation returns generated.MutationResolver implementation.
 func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
 
@@ -127,7 +145,9 @@ func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResol
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
 type (
-	businessResolver struct{ *Resolver }
-	mutationResolver struct{ *Resolver }
-	queryResolver    struct{ *Resolver }
+	businessResolver        struct{ *Resolver }
+	businessPayloadResolver struct{ *Resolver }
+	deletePayloadResolver   struct{ *Resolver }
+	mutationResolver        struct{ *Resolver }
+	queryResolver           struct{ *Resolver }
 )

@@ -79,3 +79,51 @@ func TestCalendarImportProblems(t *testing.T) {
 		}
 	})
 }
+
+// TestCalendarExportSpeaksTheLanguage: calendarExport writes its events'
+// descriptions in the business's language with LANGUAGE, as the CalDAV
+// feeds do (English as it always was, without one), and the file still
+// reads back into the same timetable.
+func TestCalendarExportSpeaksTheLanguage(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		src := a.business("export-lang", engine.Gym)
+		descriptions := func() []string {
+			ics := path(a.ok(src, `{ calendarExport }`, nil), "calendarExport").(string)
+			var out []string
+			for _, line := range strings.Split(strings.ReplaceAll(ics, "\r\n ", ""), "\r\n") {
+				if strings.HasPrefix(line, "DESCRIPTION") {
+					out = append(out, line)
+				}
+			}
+			if len(out) == 0 {
+				t.Fatalf("no DESCRIPTION in\n%.600s", ics)
+			}
+			return out
+		}
+		for _, d := range descriptions() {
+			if !strings.HasPrefix(d, "DESCRIPTION:Coach: ") && !strings.HasPrefix(d, "DESCRIPTION:Coaches: ") {
+				t.Fatalf("English: %q", d)
+			}
+		}
+		for lang, heads := range map[string][]string{"ar": {"مدرب: ", "مدربون: "}, "ru": {"Тренер: ", "Тренеры: "}} {
+			a.ok(src, `mutation($l: String!) { updateBusiness(input: {language: $l}) { revision } }`, map[string]any{"l": lang})
+			for _, d := range descriptions() {
+				text, ok := strings.CutPrefix(d, "DESCRIPTION;LANGUAGE="+lang+":")
+				if !ok || !strings.HasPrefix(text, heads[0]) && !strings.HasPrefix(text, heads[1]) {
+					t.Errorf("%s: %q", lang, d)
+					break
+				}
+			}
+		}
+		ics := path(a.ok(src, `{ calendarExport }`, nil), "calendarExport").(string)
+		dst := a.business("export-lang-to", engine.Gym)
+		a.ok(dst, `mutation { clearData { revision } }`, nil)
+		imp := path(a.ok(dst, `mutation($ics: String!) { importCalendar(ics: $ics) { events problems { line reason } } }`, map[string]any{"ics": ics}), "importCalendar")
+		if p := path(imp, "problems").([]any); len(p) > 0 {
+			t.Errorf("problems reading a Russian export: %v", p)
+		}
+		if d := diffDays(a.timetable(src, "2026-11-01", "2027-02-01"), a.timetable(dst, "2026-11-01", "2027-02-01")); len(d) > 0 {
+			t.Errorf("the imported timetable differs on %d dates; first %s", len(d), d[0])
+		}
+	})
+}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // errImportTooLarge answers importCalendar for a file that would take more
@@ -94,4 +97,15 @@ func (r *Resolver) calendarOf(ctx context.Context, in model.CalendarInput) (stri
 		return models.CalendarOf("room", *in.RoomID), nil
 	}
 	return models.CalendarOf("", 0), nil
+}
+
+// exportOptions are how calendarExport writes the business's calendar: its
+// events' descriptions in the business's language, as its CalDAV feeds
+// write them.
+func exportOptions(sn *models.Snapshot, stamp time.Time, stop func() bool) icalendar.ExportOptions {
+	b := sn.State.Business
+	l := locale.ForBusiness(b, "")
+	staff := l.Words(b.Kind).Staff
+	return icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: stamp, Stop: stop,
+		StaffLine: func(names []string) string { return l.StaffLine(staff, names) }, Language: l.EventLanguage()}
 }

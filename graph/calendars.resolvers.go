@@ -12,9 +12,20 @@ import (
 
 	"github.com/koredyne/schedule/caldav/icalendar"
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 )
+
+// Impact is the resolver for the impact field.
+func (r *calendarImportPayloadResolver) Impact(ctx context.Context, obj *model.CalendarImportPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
+// Impact is the resolver for the impact field.
+func (r *feedPayloadResolver) Impact(ctx context.Context, obj *model.FeedPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
 
 // ImportCalendar is the resolver for the importCalendar field.
 func (r *mutationResolver) ImportCalendar(ctx context.Context, ics string, defaultStaff *string, defaultRoom *string, expandUntil *engine.Date, dryRun *bool) (*model.CalendarImportPayload, error) {
@@ -68,10 +79,23 @@ func (r *queryResolver) CalendarExport(ctx context.Context) (*string, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: r.Store.Now(), Stop: models.Stop(ctx)})
+	data, err := icalendar.Export(sn.State, exportOptions(sn, r.Store.Now(), models.Stop(ctx)))
 	if err != nil {
 		return nil, err
 	}
 	ics := string(data)
 	return &ics, nil
 }
+
+// CalendarImportPayload returns generated.CalendarImportPayloadResolver implementation.
+func (r *Resolver) CalendarImportPayload() generated.CalendarImportPayloadResolver {
+	return &calendarImportPayloadResolver{r}
+}
+
+// FeedPayload returns generated.FeedPayloadResolver implementation.
+func (r *Resolver) FeedPayload() generated.FeedPayloadResolver { return &feedPayloadResolver{r} }
+
+type (
+	calendarImportPayloadResolver struct{ *Resolver }
+	feedPayloadResolver           struct{ *Resolver }
+)

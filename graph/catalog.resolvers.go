@@ -14,6 +14,16 @@ import (
 	"github.com/koredyne/schedule/models"
 )
 
+// Impact is the resolver for the impact field.
+func (r *activityPayloadResolver) Impact(ctx context.Context, obj *model.ActivityPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
+// Impact is the resolver for the impact field.
+func (r *classPayloadResolver) Impact(ctx context.Context, obj *model.ClassPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Room is the resolver for the room field.
 func (r *classTimeResolver) Room(ctx context.Context, obj *engine.ClassTime) (*engine.Room, error) {
 	return r.room(ctx, obj.RoomID)
@@ -47,6 +57,11 @@ func (r *classTimeResolver) Active(ctx context.Context, obj *engine.ClassTime) (
 // Units is the resolver for the units field.
 func (r *classTimeResolver) Units(ctx context.Context, obj *engine.ClassTime) (*int, error) {
 	return optInt(obj.Units), nil
+}
+
+// Impact is the resolver for the impact field.
+func (r *classTimePayloadResolver) Impact(ctx context.Context, obj *model.ClassTimePayload) (*model.Impact, error) {
+	return r.impact(ctx)
 }
 
 // CreateRoom is the resolver for the createRoom field.
@@ -183,7 +198,7 @@ func (r *mutationResolver) CreateClassTime(ctx context.Context, input model.Crea
 			return err
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
 		sg.createClassTime(e, input, apply)
 		return id, apply(input)(e)
@@ -204,7 +219,7 @@ func (r *mutationResolver) UpdateClassTime(ctx context.Context, id int64, input 
 			return err
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, ct, err := written(ctx, r.Resolver, dryRun, func(e *models.Edit) (int64, error) {
 		sg.updateClassTime(e, id, input, apply)
 		return id, apply(input)(e)
@@ -317,22 +332,56 @@ func (r *roomResolver) FeedURL(ctx context.Context, obj *engine.Room) (*string, 
 	return r.feedURL(ctx, models.CalendarOf("room", obj.ID))
 }
 
+// Impact is the resolver for the impact field.
+func (r *roomPayloadResolver) Impact(ctx context.Context, obj *model.RoomPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // FeedURL is the resolver for the feedUrl field.
 func (r *staffResolver) FeedURL(ctx context.Context, obj *engine.Staff) (*string, error) {
 	return r.feedURL(ctx, models.CalendarOf("staff", obj.ID))
 }
 
+// Impact is the resolver for the impact field.
+func (r *staffPayloadResolver) Impact(ctx context.Context, obj *model.StaffPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
+// ActivityPayload returns generated.ActivityPayloadResolver implementation.
+func (r *Resolver) ActivityPayload() generated.ActivityPayloadResolver {
+	return &activityPayloadResolver{r}
+}
+
+// ClassPayload returns generated.ClassPayloadResolver implementation.
+func (r *Resolver) ClassPayload() generated.ClassPayloadResolver { return &classPayloadResolver{r} }
+
 // ClassTime returns generated.ClassTimeResolver implementation.
 func (r *Resolver) ClassTime() generated.ClassTimeResolver { return &classTimeResolver{r} }
+
+// ClassTimePayload returns generated.ClassTimePayloadResolver implementation.
+func (r *Resolver) ClassTimePayload() generated.ClassTimePayloadResolver {
+	return &classTimePayloadResolver{r}
+}
 
 // Room returns generated.RoomResolver implementation.
 func (r *Resolver) Room() generated.RoomResolver { return &roomResolver{r} }
 
+// RoomPayload returns generated.RoomPayloadResolver implementation.
+func (r *Resolver) RoomPayload() generated.RoomPayloadResolver { return &roomPayloadResolver{r} }
+
 // Staff returns generated.StaffResolver implementation.
 func (r *Resolver) Staff() generated.StaffResolver { return &staffResolver{r} }
 
+// StaffPayload returns generated.StaffPayloadResolver implementation.
+func (r *Resolver) StaffPayload() generated.StaffPayloadResolver { return &staffPayloadResolver{r} }
+
 type (
-	classTimeResolver struct{ *Resolver }
-	roomResolver      struct{ *Resolver }
-	staffResolver     struct{ *Resolver }
+	activityPayloadResolver  struct{ *Resolver }
+	classPayloadResolver     struct{ *Resolver }
+	classTimeResolver        struct{ *Resolver }
+	classTimePayloadResolver struct{ *Resolver }
+	roomResolver             struct{ *Resolver }
+	roomPayloadResolver      struct{ *Resolver }
+	staffResolver            struct{ *Resolver }
+	staffPayloadResolver     struct{ *Resolver }
 )

@@ -245,7 +245,18 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(k.roomBookings)
 	case "Query.standingBookings":
 		return root(k.standing)
-	case "Session.standing", "Session.standingWaitlist":
+	case "Impact.calendars":
+		// The business's, and each staff member's and room's.
+		return bound{each: add(add(k.staff, k.rooms), 1), all: -1, oneToMany: true}
+	case "ImpactSession.bookings", "ImpactSession.waitlist":
+		// The places of the session, as the most any session has (a
+		// wait list is priced like its places).
+		per := bookingsPerSession
+		if k.places > 0 {
+			per = min(per, k.places)
+		}
+		return bound{each: per, all: -1, oneToMany: true}
+	case "Session.standing", "Session.standingWaitlist", "ImpactSession.standing", "ImpactSession.standingWaitlist":
 		return bound{each: k.standingPerSession, all: -1}
 	case "StandingBooking.skipped":
 		return bound{each: k.skipsPerStanding, all: k.standingSkips, oneToMany: true}
@@ -266,6 +277,10 @@ func (w *costWalk) bound(f *ast.Field) bound {
 		return root(w.days(f, "from", "to"))
 	case "Query.freeRooms":
 		return root(k.rooms)
+	case "Query.placements":
+		// A start a minute in every room, weekday and week of the longest
+		// rotation: the most a request can ask for.
+		return root(mul(k.rooms, 7*24*60*engine.MaxPlacementCycle))
 	case "Query.timeOffs":
 		return root(k.timeOffs)
 	case "Staff.workingHours":
@@ -362,6 +377,10 @@ func fixedBound(parent, field string) (bound, bool) {
 		return bound{each: clashesBound, all: -1, oneToMany: true}, true
 	case parent == "CalendarImportPayload" && field == "problems":
 		return bound{each: problemsBound, all: -1, oneToMany: true}, true
+	case parent == "Impact" && field == "sessions":
+		return bound{each: models.MaxImpactSessions, all: -1, oneToMany: true}, true
+	case parent == "ImpactSession" && field == "changes": // every kind of change
+		return bound{each: 8, all: -1}, true
 	case field == "bookings" && parent == "Session", field == "promoted":
 		return bound{each: bookingsPerSession, all: -1, oneToMany: true}, true
 	case parent == "Query" && field == "webhookEventTypes", parent == "WebhookEndpoint" && field == "events":
@@ -494,6 +513,9 @@ type counts struct {
 	perDay int
 	// seriesPerSession is the most series sharing one session.
 	seriesPerSession int
+	// places is the most places of one session; zero when some session
+	// has no limit.
+	places int
 	// largest is the longest list of any kind.
 	largest int
 	// clientsCounted says clients and subscriptions are counted.
@@ -516,6 +538,20 @@ func countsOf(s *engine.State) *counts {
 		}
 		return out
 	}
+	for _, ct := range s.ClassTimes {
+		if k.places = max(k.places, ct.Capacity); ct.Capacity == 0 {
+			k.places = -1
+			break
+		}
+	}
+	for _, o := range s.OneOffs {
+		if k.places >= 0 {
+			if k.places = max(k.places, o.Capacity); o.Capacity == 0 {
+				k.places = -1
+			}
+		}
+	}
+	k.places = max(k.places, 0)
 	perSeries := map[int64]int{}
 	for _, e := range s.Entries {
 		perSeries[e.SeriesID]++

@@ -42,13 +42,22 @@ func (e *apiError) in(l *locale.Locale, kind engine.Kind) string {
 	return l.Message(kind, e.code, "", e.message, format, e.args)
 }
 
-// requestLocale is the locale of an answer written before a business is
-// known: the language the request's Accept-Language asks for, else English.
-func requestLocale(req *http.Request) *locale.Locale {
+// requestLocale is the locale of an answer written before GraphQL runs:
+// once the request's token has been checked (its context carries the
+// request), its business's, in the language the request's Accept-Language
+// asks for where the catalogues have it; before that, the asked language,
+// else English.
+func requestLocale(req *http.Request) (*locale.Locale, engine.Kind) {
 	if req == nil {
-		return locale.For(engine.Locale{}, "")
+		return locale.For(engine.Locale{}, ""), engine.Gym
 	}
-	return locale.For(engine.Locale{}, req.Header.Get("Accept-Language"))
+	asked := req.Header.Get("Accept-Language")
+	if rq := requestFrom(req.Context()); rq != nil && rq.store != nil {
+		if sn, err := rq.snapshot(req.Context()); err == nil {
+			return locale.ForBusiness(sn.State.Business, asked), sn.State.Business.Kind
+		}
+	}
+	return locale.For(engine.Locale{}, asked), engine.Gym
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -88,7 +97,7 @@ func (r *Resolver) presentError(ctx context.Context, err error) *gqlerror.Error 
 		// gqlgen's own: parse and validation failures, about the query's
 		// text, which they quote.
 		if l.Language != "en" {
-			gerr.Message = l.Code(code, "") + ": " + gerr.Message
+			gerr.Message = gqlMessageIn(l, code, gerr.Message)
 		}
 		return gerr
 	}

@@ -17,10 +17,10 @@ import (
 	"github.com/coder/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/graphiql"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // MaxDays is the longest range days and sessions answer.
@@ -158,6 +158,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 			}
 			return
 		}
+		req = req.WithContext(ctx) // its refusals from here on are in its business's language
 		// The body is read only now that the request has shown who it is:
 		// a 401 needs none, and a caller without a token sends little.
 		body, hold, ok := r.readBody(w, req, !signed)
@@ -258,11 +259,19 @@ func (w *statusWriter) WriteHeader(status int) {
 		w.written = true
 		w.req.mu.Lock()
 		rev := w.req.principal.Revision
+		lang := ""
 		if w.req.snap != nil {
 			rev = w.req.snap.Business.Revision
+			// The language the answer's words (its errors, vocabulary,
+			// clash messages) are written in, which the rate limit
+			// answers this caller in too.
+			lang = locale.ForBusiness(w.req.snap.State.Business, w.req.acceptLanguage).Language
 		}
 		w.req.mu.Unlock()
 		w.Header().Set(RevisionHeader, strconv.FormatInt(rev, 10))
+		if lang != "" {
+			w.Header().Set("Content-Language", lang)
+		}
 		if status == http.StatusOK && w.req.unavailable.Load() {
 			status = http.StatusServiceUnavailable
 			w.Header().Set("Retry-After", RetryAfter)
@@ -285,14 +294,16 @@ func longLived(req *http.Request) bool {
 
 // WriteError answers a request to the API that never reaches GraphQL (one
 // refused by the server around it), in GraphQL's error shape with
-// extensions.code.
+// extensions.code; the message is written as given, in the language the
+// caller chose.
 func WriteError(w http.ResponseWriter, status int, code, message string) {
 	writeError(w, nil, status, &apiError{code: code, message: message})
 }
 
 // writeError answers a request that never reached GraphQL, in GraphQL's
-// error shape, its message in the language the request's Accept-Language
-// asks for (before authentication no business's language is known).
+// error shape, its message in the language of requestLocale: the
+// business's once the token is checked, before that the one the request's
+// Accept-Language asks for.
 func writeError(w http.ResponseWriter, req *http.Request, status int, e *apiError) {
 	w.Header().Set("Content-Type", "application/json")
 	switch status {
@@ -302,8 +313,9 @@ func writeError(w http.ResponseWriter, req *http.Request, status int, e *apiErro
 		w.Header().Set("Retry-After", RetryAfter)
 	}
 	w.WriteHeader(status)
+	l, kind := requestLocale(req)
 	json.NewEncoder(w).Encode(map[string]any{
-		"errors": []map[string]any{{"message": e.in(requestLocale(req), engine.Gym), "extensions": map[string]any{"code": e.code}}},
+		"errors": []map[string]any{{"message": e.in(l, kind), "extensions": map[string]any{"code": e.code}}},
 	})
 }
 

@@ -167,8 +167,70 @@ func TestErrorsSpeakTheLanguage(t *testing.T) {
 		if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil || len(r.Errors) != 1 {
 			t.Fatalf("%d %s: %v", w.Code, w.Body, err)
 		}
-		if e := r.Errors[0]; e.code() != "GRAPHQL_VALIDATION_FAILED" || e.Message != `الاستعلام لا يطابق المخطط: Cannot query field "nosuch" on type "Query".` {
+		if e := r.Errors[0]; e.code() != "GRAPHQL_VALIDATION_FAILED" || e.Message != `الاستعلام لا يطابق المخطط: لا يوجد الحقل "nosuch" في النوع "Query".` {
 			t.Errorf("validation: %+v", e)
+		}
+		// The sentences of gqlparser the catalogues have are translated,
+		// the names they quote and what gqlparser suggests kept; the
+		// locations and the code are gqlgen's, in every language.
+		for _, c := range []struct{ lang, query, code, want string }{
+			{"ru", "{\\n  business { slugg } }", "GRAPHQL_VALIDATION_FAILED", `Запрос не соответствует схеме: У типа "Business" нет поля "slugg". Did you mean "slug"?`},
+			{"tr", "{ staffMember { id } }", "GRAPHQL_VALIDATION_FAILED", `Sorgu şemaya uymuyor: "staffMember" alanının "ID!" türündeki "id" argümanı zorunlu, ama verilmedi.`},
+			{"en", "{\\n  business { slugg } }", "GRAPHQL_VALIDATION_FAILED", `Cannot query field "slugg" on type "Business". Did you mean "slug"?`},
+			{"ar", "{ business { slug ", "GRAPHQL_PARSE_FAILED", ""},
+		} {
+			req := httptest.NewRequest("POST", "/graphql", strings.NewReader(`{"query": "`+c.query+`"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+owner)
+			req.Header.Set("Accept-Language", c.lang)
+			w := httptest.NewRecorder()
+			a.handler.ServeHTTP(w, req)
+			var r struct {
+				Errors []struct {
+					Message    string
+					Locations  []struct{ Line, Column int }
+					Extensions map[string]any
+				}
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil || len(r.Errors) != 1 {
+				t.Fatalf("%s %s: %d %s: %v", c.lang, c.query, w.Code, w.Body, err)
+			}
+			e := r.Errors[0]
+			if e.Extensions["code"] != c.code || len(e.Locations) != 1 || e.Locations[0].Line == 0 {
+				t.Errorf("%s %s: code %v, locations %v", c.lang, c.query, e.Extensions["code"], e.Locations)
+			}
+			if c.want != "" && e.Message != c.want {
+				t.Errorf("%s %s: got %q, want %q", c.lang, c.query, e.Message, c.want)
+			}
+			if c.want == "" && !strings.HasPrefix(e.Message, "تعذّرت قراءة الاستعلام: ") && !strings.HasPrefix(e.Message, "لا يمكن قراءة الاستعلام: ") {
+				t.Errorf("%s %s: %q does not lead in Arabic", c.lang, c.query, e.Message)
+			}
+		}
+		if got := w.Header().Get("Content-Language"); got != "ar" {
+			t.Errorf("Content-Language %q, want ar", got)
+		}
+
+		// Refusals of a request's shape come after its token: in its
+		// business's language, or the one it asks for.
+		for _, c := range []struct{ lang, body, want string }{
+			{"", `{"query": `, "جسم الطلب ليس JSON"},
+			{"ru", `[{"query": "{ business { slug } }"}]`, "Пакеты запросов не поддерживаются: отправляйте одну операцию на запрос"},
+			{"", `{"query": 7}`, `يجب أن يكون "query" سلسلة نصية`},
+			{"tr", `{"query": "{ business { slug } }", "variables": []}`, `"variables" bir nesne olmalı`},
+		} {
+			req := httptest.NewRequest("POST", "/graphql", strings.NewReader(c.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+owner)
+			req.Header.Set("Accept-Language", c.lang)
+			w := httptest.NewRecorder()
+			a.handler.ServeHTTP(w, req)
+			var r result
+			if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil || len(r.Errors) != 1 {
+				t.Fatalf("%s: %d %s: %v", c.body, w.Code, w.Body, err)
+			}
+			if e := r.Errors[0]; w.Code != 400 || e.code() != "BAD_REQUEST" || e.Message != c.want {
+				t.Errorf("%s %q: %d %s %q, want 400 BAD_REQUEST %q", c.body, c.lang, w.Code, e.code(), e.Message, c.want)
+			}
 		}
 	})
 }

@@ -333,6 +333,7 @@ var connectionArgs = map[string]string{
 	"tokens": "", "appPasswords": "", "clients": "", "memberships": "", "roomBookings": "", "webhookEndpoints": "", "standingBookings": "",
 	"bookings":          `from: "2026-12-01", to: "2027-01-01"`,
 	"webhookDeliveries": `endpointId: "ENDPOINT"`,
+	"placements":        `input: {classId: "CLASS", minutes: 60, step: 60}`,
 }
 
 // TestEveryCursorIsChecked walks every connection of Query (found in the
@@ -381,6 +382,8 @@ func TestEveryCursorIsChecked(t *testing.T) {
 		}
 		connectionArgs := maps.Clone(connectionArgs)
 		connectionArgs["webhookDeliveries"] = strings.ReplaceAll(connectionArgs["webhookDeliveries"], "ENDPOINT", endpoint)
+		class := path(rows(f.ok(f.tok, `{ classes { id } }`, nil), "classes")[0], "id").(string)
+		connectionArgs["placements"] = strings.ReplaceAll(connectionArgs["placements"], "CLASS", class)
 		other := a.business("elsewhere", engine.Office)
 		names := map[string]bool{}
 		for name := range f.clients {
@@ -444,6 +447,8 @@ func TestEveryCursorIsChecked(t *testing.T) {
 			}
 			if list == "webhookDeliveries" {
 				f.fails(other, "NOT_FOUND", page(list), map[string]any{"after": cursor}) // its endpoint is not theirs
+			} else if list == "placements" {
+				f.fails(other, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor}) // its class is not theirs
 			} else if e := f.fails(other, "BAD_USER_INPUT", page(list), map[string]any{"after": cursor}); e.Extensions["field"] != "after" {
 				t.Errorf("%s: another business's cursor: field %v", list, e.Extensions["field"])
 			}

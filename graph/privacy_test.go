@@ -106,6 +106,7 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 	book(sessionRefOf(a, f.owner, "2026-12-10", "Weekly check-in"), idOf(a, f.owner, "clients", "name", "Bluefin Legal"), false)
 	f.vars["standupTue"] = fmt.Sprintf("s/%s/%s/%s", tue["date"], tue["classTimeId"], tue["classId"])
 	f.vars["standupWed"] = fmt.Sprintf("s/%s/%s/%s", wed["date"], wed["classTimeId"], wed["classId"])
+	f.vars["standupTue15"] = fmt.Sprintf("s/2026-12-15/%s/%s", tue["classTimeId"], tue["classId"])
 	f.vars["standup"] = standup
 	f.vars["plan"] = planOf(a, f.owner, "Daily standup")
 	f.vars["fennaSub"] = membershipOf(a, f.owner, "Fenna Foreign", "Daily standup")
@@ -231,7 +232,12 @@ func (f *whoFx) rootCalls() map[string]rootCall {
 
 		"bookSession": {args: fmt.Sprintf(`(sessionId: %q, dryRun: true)`, v["standupWed"]),
 			owner: fmt.Sprintf(`(sessionId: %q, clientId: %q, dryRun: true)`, v["standupWed"], c["Gus"])},
-		"cancelBooking":  {args: fmt.Sprintf(`(id: %q, dryRun: true)`, v["orlaBooking"])},
+		"cancelBooking": {args: fmt.Sprintf(`(id: %q, dryRun: true)`, v["orlaBooking"])},
+		// The impact of a write names the people on the sessions it
+		// changes: Orla's place and Fenna's wait on the 8th, Gus's
+		// standing place and Fenna's waiting one on the 15th.
+		"cancelSession":  {args: fmt.Sprintf(`(sessionId: %q, dryRun: true)`, v["standupTue"])},
+		"changeSession":  {args: fmt.Sprintf(`(sessionId: %q, change: {cancelled: true}, dryRun: true)`, v["standupTue15"])},
 		"markAttendance": {args: fmt.Sprintf(`(id: %q, status: ATTENDED, dryRun: true)`, v["fennaPast"])},
 		"bookRoom": {args: fmt.Sprintf(`(input: {roomId: %q, date: "2026-12-12", start: "14:00", end: "15:00"}, dryRun: true)`, v["roomB"]),
 			owner: fmt.Sprintf(`(input: {roomId: %q, clientId: %q, date: "2026-12-12", start: "14:00", end: "15:00"}, dryRun: true)`, v["roomB"], c["Gus"])},

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -32,6 +31,9 @@ type request struct {
 	mu    sync.Mutex
 	snap  *models.Snapshot
 	views *views
+	// written are the results of the request's guarded writes, by the
+	// alias of the mutation field that ran each (see remember).
+	written map[string]*models.Result
 
 	// uncacheable is set by resolvers that read what no revision covers.
 	uncacheable atomic.Bool
@@ -72,10 +74,15 @@ func (r *Resolver) snapshot(ctx context.Context) (*models.Snapshot, error) {
 	if req == nil {
 		return nil, errUnauthenticated
 	}
+	return req.snapshot(ctx)
+}
+
+// snapshot is Resolver.snapshot of the request.
+func (req *request) snapshot(ctx context.Context) (*models.Snapshot, error) {
 	req.mu.Lock()
 	defer req.mu.Unlock()
 	if req.snap == nil {
-		sn, err := r.Store.Snapshot(ctx, req.principal.BusinessID, req.principal.Revision)
+		sn, err := req.store.Snapshot(ctx, req.principal.BusinessID, req.principal.Revision)
 		if err != nil {
 			return nil, err
 		}
@@ -130,8 +137,8 @@ func grant(ctx context.Context, role models.Role) error {
 		return badInput("role", "%q is not a role", role)
 	}
 	if mine < 0 || theirs < mine {
-		return &apiError{code: "FORBIDDEN", message: fmt.Sprintf("A %s cannot give the %s role: a token or login gets at most the role of whoever makes it",
-			roleWords(principal(ctx).Role), roleWords(role))}
+		return apiErrorf("FORBIDDEN", "A %s cannot give the %s role: a token or login gets at most the role of whoever makes it",
+			roleWords(principal(ctx).Role), roleWords(role))
 	}
 	return nil
 }

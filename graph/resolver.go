@@ -50,6 +50,9 @@ type Resolver struct {
 	// the most mutations in one request and MaxResponse the largest
 	// answer in bytes; 0 takes the Default… of each.
 	MaxCost, MaxAliases, MaxMutations, MaxResponse int
+	// NoSuggestions has refusals carry no suggestions (docs/assistant.md),
+	// which spares them the trials: for measuring what suggestions cost.
+	NoSuggestions bool
 	// Connections are the open subscriptions, which the server closes when
 	// it shuts down; nil: Handler makes its own.
 	Connections *Connections

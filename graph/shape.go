@@ -3,7 +3,6 @@ package graph
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -55,8 +54,11 @@ func checkShape(req *http.Request, body []byte) (int, *apiError) {
 		// gqlgen decodes with encoding/json, which matches names in any case.
 		switch want := kindOf(name); {
 		case wrong != nil || want == "" || string(v) == "null":
-		case jsonKind(v) != want:
-			wrong = badRequest("%q must be %s", name, article(want))
+		case jsonKind(v) == want:
+		case want == "object":
+			wrong = badRequest("%q must be an object", name)
+		default:
+			wrong = badRequest("%q must be a string", name)
 		}
 	})
 	if wrong != nil {
@@ -91,13 +93,6 @@ func jsonKind(v []byte) string {
 	return "other"
 }
 
-func article(kind string) string {
-	if kind == "object" {
-		return "an object"
-	}
-	return "a string"
-}
-
 // checkGet refuses a GET whose variables or extensions are not JSON
 // objects, and one that would run a mutation or subscription: GET may not
 // change anything (a link or a prefetch could send it), so those are 405
@@ -123,7 +118,7 @@ func checkGet(req *http.Request) (int, *apiError) {
 }
 
 func badRequest(format string, args ...any) *apiError {
-	return &apiError{code: "BAD_REQUEST", message: fmt.Sprintf(format, args...)}
+	return apiErrorf("BAD_REQUEST", format, args...)
 }
 
 var (

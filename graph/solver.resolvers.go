@@ -8,8 +8,14 @@ package graph
 import (
 	"context"
 
+	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
 )
+
+// Impact is the resolver for the impact field.
+func (r *applyProposalPayloadResolver) Impact(ctx context.Context, obj *model.ApplyProposalPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
 
 // ProposeTimetable is the resolver for the proposeTimetable field.
 func (r *mutationResolver) ProposeTimetable(ctx context.Context, input model.ProposeTimetableInput) (*model.Proposal, error) {
@@ -20,3 +26,10 @@ func (r *mutationResolver) ProposeTimetable(ctx context.Context, input model.Pro
 func (r *mutationResolver) ApplyProposal(ctx context.Context, id int64, dryRun *bool) (*model.ApplyProposalPayload, error) {
 	return r.applyProposal(ctx, id, dryRun)
 }
+
+// ApplyProposalPayload returns generated.ApplyProposalPayloadResolver implementation.
+func (r *Resolver) ApplyProposalPayload() generated.ApplyProposalPayloadResolver {
+	return &applyProposalPayloadResolver{r}
+}
+
+type applyProposalPayloadResolver struct{ *Resolver }

@@ -173,9 +173,22 @@ func (r *standingBookingResolver) Dates(ctx context.Context, obj *engine.Standin
 	return r.standingDates(ctx, obj, from, to)
 }
 
+// Impact is the resolver for the impact field.
+func (r *standingBookingPayloadResolver) Impact(ctx context.Context, obj *model.StandingBookingPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // StandingBooking returns generated.StandingBookingResolver implementation.
 func (r *Resolver) StandingBooking() generated.StandingBookingResolver {
 	return &standingBookingResolver{r}
 }
 
-type standingBookingResolver struct{ *Resolver }
+// StandingBookingPayload returns generated.StandingBookingPayloadResolver implementation.
+func (r *Resolver) StandingBookingPayload() generated.StandingBookingPayloadResolver {
+	return &standingBookingPayloadResolver{r}
+}
+
+type (
+	standingBookingResolver        struct{ *Resolver }
+	standingBookingPayloadResolver struct{ *Resolver }
+)

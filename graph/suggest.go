@@ -110,14 +110,15 @@ func (s *suggestion) message(l *locale.Locale, kind engine.Kind) string {
 // suggester finds the suggestions of one write, should it be refused.
 type suggester struct {
 	raw   map[string]any // the mutation's input argument as sent
+	off   bool           // see Resolver.NoSuggestions
 	asked bool           // the write was refused for what it adds
 	list  []suggestion
 }
 
 // suggestOn is the suggester of the mutation resolving in ctx, whose input
 // argument is arg.
-func suggestOn(ctx context.Context, arg string) *suggester {
-	sg := &suggester{}
+func (r *Resolver) suggestOn(ctx context.Context, arg string) *suggester {
+	sg := &suggester{off: r.NoSuggestions}
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Field != nil && graphql.HasOperationContext(ctx) {
 		sg.raw, _ = fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)[arg].(map[string]any)
 	}
@@ -129,6 +130,9 @@ func suggestOn(ctx context.Context, arg string) *suggester {
 // writes run only once the write is refused, so what they record for a
 // payload (a new row's id) is never read.
 func (sg *suggester) on(e *models.Edit, build func(refusal error, before *models.Snapshot) [][]candidate) {
+	if sg.off {
+		return
+	}
 	e.Refused = func(refusal error, try models.Try) {
 		sg.asked = true
 		sg.list, _ = pick(func(c *candidate) bool { return try(c.edit) }, build(refusal, e.Before))

@@ -3,13 +3,19 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/99designs/gqlgen/client"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/enginetest"
+	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/models"
 )
 
@@ -96,6 +102,8 @@ const (
 		updateClassTime(id: $id, input: $input, dryRun: $dryRun) { classTime { id } } }`
 	createSeriesCall = `mutation($input: CreateSeriesInput!, $dryRun: Boolean) {
 		createSeries(input: $input, dryRun: $dryRun) { series { id } } }`
+	updateSeriesCall = `mutation($id: ID!, $input: UpdateSeriesInput!, $dryRun: Boolean) {
+		updateSeries(id: $id, input: $input, dryRun: $dryRun) { series { id } } }`
 	changeSessionCall = `mutation($ref: SessionRefInput!, $change: SessionChangeInput!, $dryRun: Boolean) {
 		changeSession(ref: $ref, change: $change, dryRun: $dryRun) { session { id } } }`
 )
@@ -121,7 +129,21 @@ func TestRefusalSuggests(t *testing.T) {
 			a.ok(tok, `mutation($id: ID!) { deleteSeries(id: $id) { id } }`, map[string]any{"id": path(data, "createSeries", "series", "id")})
 		}
 		marco := idOf(a, tok, "staff", "name", "Marco Reyes")
+		// Every other Friday (week 1 of 2) the Studio holds boxing at noon.
+		friday := func(name, activity, staff string) map[string]any {
+			return map[string]any{"name": name, "anchorDate": "2026-11-29", "cycleWeeks": 2, "entries": []any{
+				map[string]any{"week": 1, "classTime": map[string]any{"roomId": studio, "weekday": "FRIDAY", "start": "12:00", "end": "13:00"},
+					"class": map[string]any{"activityId": activity, "staffIds": []any{staff}}},
+			}}
+		}
+		a.ok(tok, createSeriesCall, map[string]any{"input": friday("Friday boxing", boxing, marco)})
 		cases := []refusal{
+			{
+				name: "createSeries in the Studio's Friday boxing week", code: "CLASH", call: createSeriesCall, arg: "input",
+				vars:  map[string]any{"input": friday("Friday kickboxing", kickboxing, dana)},
+				undo:  dropSeries,
+				kinds: []string{"OTHER_WEEK", "SAME_ROOM_OTHER_TIME", "OTHER_ROOM"},
+			},
 			{
 				name: "updateClassTime onto the Ring's kickboxing", code: "CLASH", call: updateClassTimeCall, arg: "input",
 				vars: map[string]any{"id": boxingSat, "input": map[string]any{"start": "11:00", "end": "12:00"}},
@@ -154,9 +176,65 @@ func TestRefusalSuggests(t *testing.T) {
 				undo: restore, kinds: []string{"SAME_ROOM_OTHER_TIME", "OTHER_ROOM"},
 			},
 		}
+		fridaySeries := path(a.ok(tok, `{ allSeries { id name } }`, nil), "allSeries").([]any)
+		var fridayID any
+		for _, s := range fridaySeries {
+			if path(s, "name") == "Friday boxing" {
+				fridayID = path(s, "id")
+			}
+		}
+		fridayEntries := friday("", boxing, marco)["entries"]
+		cases = append(cases, refusal{
+			name: "updateSeries into the Ring's kickboxing", code: "CLASH", call: updateSeriesCall, arg: "input",
+			vars: map[string]any{"id": fridayID, "input": map[string]any{"entries": []any{
+				map[string]any{"week": 1, "classTime": map[string]any{"roomId": ring, "weekday": "SATURDAY", "start": "11:00", "end": "12:00"},
+					"class": map[string]any{"activityId": boxing, "staffIds": []any{marco}}},
+			}}},
+			undo: func(map[string]any) {
+				a.ok(tok, updateSeriesCall, map[string]any{"id": fridayID, "input": map[string]any{"entries": fridayEntries}})
+			},
+			kinds: []string{"SAME_ROOM_OTHER_TIME", "OTHER_ROOM"},
+		})
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) { applySuggestions(t, a.on(t), tok, c) })
 		}
+
+		// The refusal is the one made without suggestions, but for them.
+		t.Run("the refusal unchanged", func(t *testing.T) {
+			plain := *a
+			plain.c = client.New((&graph.Resolver{Store: a.store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), NoSuggestions: true}).Handler())
+			for _, c := range cases {
+				with := a.fails(tok, c.code, c.call, c.vars)
+				without := plain.on(t).fails(tok, c.code, c.call, c.vars)
+				if _, ok := without.Extensions["suggestions"]; ok {
+					t.Errorf("%s: suggestions with NoSuggestions", c.name)
+				}
+				delete(with.Extensions, "suggestions")
+				if !reflect.DeepEqual(with, without) {
+					t.Errorf("%s: refused with suggestions as\n%+v\nwithout as\n%+v", c.name, with, without)
+				}
+			}
+		})
+		// The messages are in the language asked for; the suggestions are
+		// the same.
+		t.Run("in Arabic", func(t *testing.T) {
+			en := a.fails(tok, "CLASH", cases[0].call, cases[0].vars)
+			ar := a.doIn("ar", tok, cases[0].call, cases[0].vars)
+			if len(ar.Errors) == 0 {
+				t.Fatal("refused in English, saved in Arabic")
+			}
+			enList, _ := en.Extensions["suggestions"].([]any)
+			arList, _ := ar.Errors[0].Extensions["suggestions"].([]any)
+			if len(arList) != len(enList) || len(enList) == 0 {
+				t.Fatalf("%d suggestions in Arabic, %d in English", len(arList), len(enList))
+			}
+			for i := range enList {
+				enMsg, arMsg := path(enList[i], "message").(string), path(arList[i], "message").(string)
+				if enMsg == arMsg || strings.Contains(arMsg, "{{") || !reflect.DeepEqual(path(enList[i], "input"), path(arList[i], "input")) {
+					t.Errorf("suggestion %d: %q in Arabic, %q in English (input %v, %v)", i, arMsg, enMsg, path(arList[i], "input"), path(enList[i], "input"))
+				}
+			}
+		})
 
 		// Dana away on Saturday: giving her Marco's session is refused
 		// with STAFF_UNAVAILABLE, a dry run too, and another coach is
@@ -246,6 +324,37 @@ func TestSuggestionsOnGeneratedBusinesses(t *testing.T) {
 				}
 				if refused == 0 {
 					t.Errorf("no move was refused: the test proves nothing")
+				}
+
+				// New series whose one entry takes a class time's slot
+				// with another class, every other week.
+				classes := path(a.ok(tok, `{ classes { id } }`, nil), "classes").([]any)
+				series := 0
+				for tries := 0; tries < 12 && series < 2; tries++ {
+					onto := cts[rng.IntN(len(cts))]
+					class := path(classes[rng.IntN(len(classes))], "id")
+					input := map[string]any{"name": fmt.Sprint("Extra ", tries), "anchorDate": "2026-11-30", "cycleWeeks": 2, "entries": []any{
+						map[string]any{"week": 1, "classId": class, "classTime": map[string]any{"roomId": path(onto, "room", "id"),
+							"weekday": path(onto, "weekday"), "start": path(onto, "start"), "end": path(onto, "end")}},
+					}}
+					drop := func(data map[string]any) {
+						a.ok(tok, `mutation($id: ID!) { deleteSeries(id: $id) { id } }`, map[string]any{"id": path(data, "createSeries", "series", "id")})
+					}
+					r := a.do(tok, createSeriesCall, map[string]any{"input": input})
+					if len(r.Errors) == 0 {
+						drop(r.Data)
+						continue
+					}
+					if c := r.Errors[0].code(); c != "CLASH" && c != "STAFF_UNAVAILABLE" {
+						t.Fatalf("createSeries %v: %s %s", input, c, r.Errors[0].Message)
+					}
+					series++
+					applySuggestions(t, a, tok, refusal{name: fmt.Sprint("createSeries ", input), code: r.Errors[0].code(), call: createSeriesCall, arg: "input",
+						vars: map[string]any{"input": input}, undo: drop})
+				}
+
+				if series == 0 {
+					t.Errorf("no new series was refused: the test proves nothing")
 				}
 
 				// Sessions moved into another session of the same day.

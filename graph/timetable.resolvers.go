@@ -102,6 +102,11 @@ func (r *closureResolver) PausesRotation(ctx context.Context, obj *engine.Closur
 	return obj.Pause, nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *closurePayloadResolver) Impact(ctx context.Context, obj *model.ClosurePayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // CreateSeries is the resolver for the createSeries field.
 func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateSeriesInput, dryRun *bool, allowNeedsCover *bool) (*model.SeriesPayload, error) {
 	var id int64
@@ -115,7 +120,7 @@ func (r *mutationResolver) CreateSeries(ctx context.Context, input model.CreateS
 			return applySeries(e, id, newSeriesInput(in))
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		sg.seriesEntries(e, input.Entries, func(*models.Snapshot) int { return max(deref(input.CycleWeeks), 1) }, apply)
 		return apply(input.Entries)(e)
@@ -143,7 +148,7 @@ func (r *mutationResolver) UpdateSeries(ctx context.Context, id int64, input mod
 			return err
 		}
 	}
-	sg := suggestOn(ctx, "input")
+	sg := r.suggestOn(ctx, "input")
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		sg.seriesEntries(e, input.Entries.Value(), func(before *models.Snapshot) int { return seriesCycle(before, id, input) }, apply)
 		return apply(nil)(e)
@@ -245,7 +250,7 @@ func (r *mutationResolver) DeletePlan(ctx context.Context, id int64, dryRun *boo
 func (r *mutationResolver) ChangeSession(ctx context.Context, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) (*model.SessionPayload, error) {
 	patch := engine.ChangePatch{Cancelled: change.Cancelled, Date: change.Date, RoomID: change.RoomID, Start: change.Start,
 		End: change.End, ClassID: change.ClassID, StaffIDs: change.StaffIds, Note: change.Note}
-	sg := suggestOn(ctx, "change")
+	sg := r.suggestOn(ctx, "change")
 	p, err := r.changeSession(ctx, sessionID, ref, dryRun, func(e *models.Edit, ref engine.SessionRef) error {
 		apply := func(patch engine.ChangePatch) func(*models.Edit) error {
 			return func(e *models.Edit) error {
@@ -446,6 +451,11 @@ func (r *oneOffResolver) Clients(ctx context.Context, obj *engine.OneOff) ([]eng
 	return seenIn(ctx, class.Staff, clients, clientID), nil
 }
 
+// Impact is the resolver for the impact field.
+func (r *oneOffPayloadResolver) Impact(ctx context.Context, obj *model.OneOffPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // Series is the resolver for the series field.
 func (r *planResolver) Series(ctx context.Context, obj *engine.Plan) (*engine.Series, error) {
 	return r.seriesByID(ctx, obj.SeriesID)
@@ -477,6 +487,11 @@ func (r *planResolver) Label(ctx context.Context, obj *engine.Plan) (string, err
 	}
 	b := sn.State.Business
 	return obj.Label(engine.Words(b.Kind), b.Currency), nil
+}
+
+// Impact is the resolver for the impact field.
+func (r *planPayloadResolver) Impact(ctx context.Context, obj *model.PlanPayload) (*model.Impact, error) {
+	return r.impact(ctx)
 }
 
 // AllSeries is the resolver for the allSeries field.
@@ -678,6 +693,11 @@ func (r *seriesEntryResolver) Class(ctx context.Context, obj *engine.Entry) (*mo
 	return r.class(ctx, obj.ClassID)
 }
 
+// Impact is the resolver for the impact field.
+func (r *seriesPayloadResolver) Impact(ctx context.Context, obj *model.SeriesPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // PlacesTaken is the resolver for the placesTaken field.
 func (r *sessionResolver) PlacesTaken(ctx context.Context, obj *model.Session) (int, error) {
 	hold, _, bs, err := r.places(ctx, obj)
@@ -729,6 +749,11 @@ func (r *sessionOriginResolver) Staff(ctx context.Context, obj *engine.Origin) (
 	return r.staffList(ctx, obj.StaffIDs)
 }
 
+// Impact is the resolver for the impact field.
+func (r *sessionPayloadResolver) Impact(ctx context.Context, obj *model.SessionPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
 // ClassTime is the resolver for the classTime field.
 func (r *sessionRefResolver) ClassTime(ctx context.Context, obj *engine.SessionRef) (*engine.ClassTime, error) {
 	return r.classTime(ctx, obj.ClassTimeID)
@@ -748,11 +773,22 @@ func (r *Resolver) ClashReport() generated.ClashReportResolver { return &clashRe
 // Closure returns generated.ClosureResolver implementation.
 func (r *Resolver) Closure() generated.ClosureResolver { return &closureResolver{r} }
 
+// ClosurePayload returns generated.ClosurePayloadResolver implementation.
+func (r *Resolver) ClosurePayload() generated.ClosurePayloadResolver {
+	return &closurePayloadResolver{r}
+}
+
 // OneOff returns generated.OneOffResolver implementation.
 func (r *Resolver) OneOff() generated.OneOffResolver { return &oneOffResolver{r} }
 
+// OneOffPayload returns generated.OneOffPayloadResolver implementation.
+func (r *Resolver) OneOffPayload() generated.OneOffPayloadResolver { return &oneOffPayloadResolver{r} }
+
 // Plan returns generated.PlanResolver implementation.
 func (r *Resolver) Plan() generated.PlanResolver { return &planResolver{r} }
+
+// PlanPayload returns generated.PlanPayloadResolver implementation.
+func (r *Resolver) PlanPayload() generated.PlanPayloadResolver { return &planPayloadResolver{r} }
 
 // Series returns generated.SeriesResolver implementation.
 func (r *Resolver) Series() generated.SeriesResolver { return &seriesResolver{r} }
@@ -760,24 +796,37 @@ func (r *Resolver) Series() generated.SeriesResolver { return &seriesResolver{r}
 // SeriesEntry returns generated.SeriesEntryResolver implementation.
 func (r *Resolver) SeriesEntry() generated.SeriesEntryResolver { return &seriesEntryResolver{r} }
 
+// SeriesPayload returns generated.SeriesPayloadResolver implementation.
+func (r *Resolver) SeriesPayload() generated.SeriesPayloadResolver { return &seriesPayloadResolver{r} }
+
 // Session returns generated.SessionResolver implementation.
 func (r *Resolver) Session() generated.SessionResolver { return &sessionResolver{r} }
 
 // SessionOrigin returns generated.SessionOriginResolver implementation.
 func (r *Resolver) SessionOrigin() generated.SessionOriginResolver { return &sessionOriginResolver{r} }
 
+// SessionPayload returns generated.SessionPayloadResolver implementation.
+func (r *Resolver) SessionPayload() generated.SessionPayloadResolver {
+	return &sessionPayloadResolver{r}
+}
+
 // SessionRef returns generated.SessionRefResolver implementation.
 func (r *Resolver) SessionRef() generated.SessionRefResolver { return &sessionRefResolver{r} }
 
 type (
-	clashResolver         struct{ *Resolver }
-	clashReportResolver   struct{ *Resolver }
-	closureResolver       struct{ *Resolver }
-	oneOffResolver        struct{ *Resolver }
-	planResolver          struct{ *Resolver }
-	seriesResolver        struct{ *Resolver }
-	seriesEntryResolver   struct{ *Resolver }
-	sessionResolver       struct{ *Resolver }
-	sessionOriginResolver struct{ *Resolver }
-	sessionRefResolver    struct{ *Resolver }
+	clashResolver          struct{ *Resolver }
+	clashReportResolver    struct{ *Resolver }
+	closureResolver        struct{ *Resolver }
+	closurePayloadResolver struct{ *Resolver }
+	oneOffResolver         struct{ *Resolver }
+	oneOffPayloadResolver  struct{ *Resolver }
+	planResolver           struct{ *Resolver }
+	planPayloadResolver    struct{ *Resolver }
+	seriesResolver         struct{ *Resolver }
+	seriesEntryResolver    struct{ *Resolver }
+	seriesPayloadResolver  struct{ *Resolver }
+	sessionResolver        struct{ *Resolver }
+	sessionOriginResolver  struct{ *Resolver }
+	sessionPayloadResolver struct{ *Resolver }
+	sessionRefResolver     struct{ *Resolver }
 )

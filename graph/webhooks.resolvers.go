@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/koredyne/schedule/graph/generated"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/webhook"
@@ -124,3 +125,28 @@ func (r *queryResolver) WebhookEventTypes(ctx context.Context) ([]model.WebhookE
 	}
 	return out, nil
 }
+
+// Impact is the resolver for the impact field.
+func (r *webhookEndpointPayloadResolver) Impact(ctx context.Context, obj *model.WebhookEndpointPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
+// Impact is the resolver for the impact field.
+func (r *webhookQueuedPayloadResolver) Impact(ctx context.Context, obj *model.WebhookQueuedPayload) (*model.Impact, error) {
+	return r.impact(ctx)
+}
+
+// WebhookEndpointPayload returns generated.WebhookEndpointPayloadResolver implementation.
+func (r *Resolver) WebhookEndpointPayload() generated.WebhookEndpointPayloadResolver {
+	return &webhookEndpointPayloadResolver{r}
+}
+
+// WebhookQueuedPayload returns generated.WebhookQueuedPayloadResolver implementation.
+func (r *Resolver) WebhookQueuedPayload() generated.WebhookQueuedPayloadResolver {
+	return &webhookQueuedPayloadResolver{r}
+}
+
+type (
+	webhookEndpointPayloadResolver struct{ *Resolver }
+	webhookQueuedPayloadResolver   struct{ *Resolver }
+)

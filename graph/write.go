@@ -29,6 +29,7 @@ func (r *Resolver) writeAs(ctx context.Context, dryRun *bool, fn func(*models.Ed
 		return nil, err
 	}
 	use(ctx, res.After)
+	remember(ctx, res)
 	return res, nil
 }
 

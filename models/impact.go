@@ -51,6 +51,9 @@ type ImpactSession struct {
 	// Standing are the standing places that hold a place on it,
 	// StandingWaitlist those that wait (engine.SplitPlaces).
 	Standing, StandingWaitlist []engine.Standing
+	// OverCapacity: it has fewer places after the write than were held
+	// on it before.
+	OverCapacity bool
 }
 
 // impactOf is the impact of a write from before to after, from today on.
@@ -108,6 +111,7 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 		if a.Before.OneOffID == 0 {
 			s.Standing, s.StandingWaitlist = engine.SplitPlaces(before.Timetable.StandingOn(a.Ref), int(a.Before.Capacity), len(s.Bookings))
 		}
+		s.OverCapacity = a.Is && a.After.Capacity > 0 && len(s.Bookings)+len(s.Standing) > int(a.After.Capacity)
 		im.Sessions = append(im.Sessions, s)
 	}
 	return im, nil
@@ -133,6 +137,9 @@ func calendars(im *Impact, before, after *engine.Timetable, runs []engine.Affect
 		}
 		for i := range set.runs {
 			for _, s := range engine.FirstAffected(set.a, set.b, set.runs[i:i+1], 1) {
+				if s.What&engine.ImpactMask == 0 {
+					continue // fewer places: the events stay as they are
+				}
 				im.Business = true
 				if s.Was {
 					note(&s.Before)

@@ -565,8 +565,8 @@ type Edit struct {
 	AllowNeedsCover bool
 	// Refused, when set, hears that the write is refused for what it
 	// adds — clashes (a *ClashError) or sessions needing cover (an
-	// *UnavailableError), the refusal it is given — before its
-	// transaction rolls back; see Try.
+	// *UnavailableError), the refusal it is given — once its
+	// transaction has rolled back, before Write returns; see Try.
 	Refused func(refusal error, try Try)
 
 	dryRun    bool
@@ -695,6 +695,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	var change Change
 	var pending *load // see expect
 	var key loadKey
+	var refused *refusal // see Edit.Refused
 	// Every statement runs on ctx and stops with it, but the transaction
 	// itself outlives it by commitGrace: a COMMIT already sent is waited for,
 	// not cut off, so a request that ends while its write commits never
@@ -786,7 +787,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		if ue := v.unavailable(e); ue != nil {
 			// Refused as the write itself would be, dry run or not: the
 			// payloads carry clashes, not this.
-			e.refused(ctx, tx, ue, before, today)
+			refused = &refusal{e, ue, before, today}
 			return ue
 		}
 		if e.AcceptClashes && len(res.Clashes) > 0 {
@@ -815,7 +816,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		}
 		if len(res.Clashes) > 0 && !e.AcceptClashes {
 			ce := &ClashError{Clashes: res.Clashes}
-			e.refused(ctx, tx, ce, before, today)
+			refused = &refusal{e, ce, before, today}
 			return ce
 		}
 		if err := writeEvents(ctx, tx, b.ID, res.Events, &change); err != nil {
@@ -846,6 +847,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 		var clash *ClashError
 		var away *UnavailableError
 		if errors.As(err, &clash) || errors.As(err, &away) {
+			refused.tell(ctx, s)
 			s.wrote("clash")
 		} else {
 			s.wrote("error")

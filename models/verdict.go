@@ -68,19 +68,42 @@ func (v *verdict) succeeds(e *Edit) bool {
 // would be saved: the guarded write's own verdict (validation, standing
 // places, the clash proof and the sessions needing cover, as Write
 // decides), made in memory on a copy of that schedule. Nothing it edits is
-// saved; it never changes the refusal.
+// saved; it never changes the refusal. Another write may have been saved
+// since: what Try answers is a proposal, which the write that takes it up
+// decides again.
 type Try func(edit func(*Edit) error) bool
 
-// refused tells e.Refused that the write is refused, handing it a Try on
-// the schedule before the write, in the write's transaction.
-func (e *Edit) refused(ctx context.Context, tx bun.Tx, refusal error, before *Snapshot, today engine.Date) {
-	if e.Refused == nil {
+// refusal is a write refused for what it adds, kept for Edit.Refused.
+type refusal struct {
+	e      *Edit
+	err    error // the *ClashError or *UnavailableError
+	before *Snapshot
+	today  engine.Date
+}
+
+// tell hands the refused write's e.Refused a Try on the schedule before
+// the write. It runs once the write's transaction has rolled back, so the
+// trials hold no write lock (SQLite's is the whole database's), in a read
+// transaction of their own for what they read (the single bookings of
+// standing places).
+func (r *refusal) tell(ctx context.Context, s *Store) {
+	if r == nil || r.e.Refused == nil {
 		return
 	}
-	e.Refused(refusal, func(edit func(*Edit) error) bool {
-		ok, _ := trial(ctx, tx, e, before, today, edit)
-		return ok
+	tried := false
+	_ = s.read(ctx, func(tx bun.Tx) error {
+		tried = true
+		r.e.Refused(r.err, func(edit func(*Edit) error) bool {
+			ok, _ := trial(ctx, tx, r.e, r.before, r.today, edit)
+			return ok
+		})
+		return nil
 	})
+	if !tried {
+		// The database could not be read: no trial can be made, and
+		// the refusal says so by suggesting nothing.
+		r.e.Refused(r.err, func(func(*Edit) error) bool { return false })
+	}
 }
 
 // trial is Try for the write of refused: edit changes a fresh copy of the

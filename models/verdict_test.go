@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/engine/enginetest"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/modelstest"
 )
@@ -107,5 +108,85 @@ func TestTryIsTheWritesVerdict(t *testing.T) {
 				t.Errorf("revision %d after the refusal and dry runs, want %d", after.Business.Revision, sn.Business.Revision)
 			}
 		})
+	}
+}
+
+// BenchmarkTry is one trial of a refused write: a class time moved onto
+// another of its room is refused, and moving it a quarter hour on instead
+// is judged by the write's verdict in memory; on the gym demo and on
+// generated businesses of 1,000 and 10,000 class times. A refusal's
+// suggestions cost at most maxTrials (graph) of these more than the
+// refusal.
+func BenchmarkTry(b *testing.B) {
+	for _, size := range []int{0, 1000, 10000} {
+		name := "gym"
+		if size > 0 {
+			name = fmt.Sprint(size)
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			db := modelstest.SQLite(b).DB
+			var store *models.Store
+			var biz *models.Business
+			if size == 0 {
+				store, biz = demoBusiness(b, db, engine.Gym)
+			} else {
+				st := enginetest.Business(enginetest.Options{ClassTimes: size, Seed: 1, Today: engine.DateOf(today)})
+				var err error
+				if biz, err = models.CreateBusiness(ctx, db, "scale", st.Business); err != nil {
+					b.Fatal(err)
+				}
+				store = models.NewStore(db, func() time.Time { return today })
+				if _, err := store.Write(ctx, biz.ID, false, func(e *models.Edit) error { e.ReplaceSchedule(st); return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchmarkTry(b, store, biz)
+		})
+	}
+}
+
+func benchmarkTry(b *testing.B, store *models.Store, biz *models.Business) {
+	ctx := context.Background()
+	sn, err := store.Snapshot(ctx, biz.ID, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	used := map[int64]bool{}
+	for _, en := range sn.State.Entries {
+		used[en.ClassTimeID] = true
+	}
+	var moved, onto engine.ClassTime
+	for _, ct := range sn.State.ClassTimes {
+		switch {
+		case !used[ct.ID] || ct.Inactive:
+		case moved.ID == 0:
+			moved = ct
+		case onto.ID == 0 && ct.RoomID == moved.RoomID && ct.Weekday == moved.Weekday && ct.Start != moved.Start:
+			onto = ct
+		}
+	}
+	move := func(start engine.LocalTime) func(*models.Edit) error {
+		return func(e *models.Edit) error {
+			for i := range e.State.ClassTimes {
+				if ct := &e.State.ClassTimes[i]; ct.ID == moved.ID {
+					ct.Start, ct.End = start, start+moved.End-moved.Start
+				}
+			}
+			return nil
+		}
+	}
+	ran := false
+	_, err = store.Write(ctx, biz.ID, false, func(e *models.Edit) error {
+		e.Refused = func(_ error, try models.Try) {
+			ran = true
+			for b.Loop() {
+				try(move(onto.Start + 15))
+			}
+		}
+		return move(onto.Start)(e)
+	})
+	if err == nil || !ran {
+		b.Fatalf("the move onto %s was not refused: %v", onto.Start, err)
 	}
 }

@@ -27,6 +27,14 @@ type ExportOptions struct {
 	// Stop, when set, is asked between events whether to give up: Export
 	// then returns engine.ErrStopped.
 	Stop func() bool
+	// StaffLine writes an event's DESCRIPTION from the names of its staff
+	// in the business's language, as the calendar gateway's events say it
+	// (locale.Locale.StaffLine); nil: in English, in the engine's words
+	// of the business's kind ("Coach: Omar").
+	StaffLine func(names []string) string
+	// Language is the LANGUAGE parameter (RFC 5545 §3.2.10) of every
+	// DESCRIPTION, the language StaffLine writes; "": none.
+	Language string
 }
 
 // serial is how files are written: CRLF line ends and lines folded at 75
@@ -563,12 +571,18 @@ func (x *exporter) describe(ev *ics.VEvent, label string, class engine.Class, st
 		}
 		ev.AddAttendee(addr, ics.WithCN(p.Name), ics.ParticipationRoleReqParticipant, ics.CalendarUserTypeIndividual)
 	}
-	if len(names) > 0 {
+	switch {
+	case len(names) == 0:
+	case x.opts.StaffLine == nil:
 		w := x.words.Staff.Title()
 		if len(names) > 1 {
 			w = strings.ToUpper(x.words.Staff.Many[:1]) + x.words.Staff.Many[1:]
 		}
 		ev.SetDescription(w + ": " + strings.Join(names, ", "))
+	case x.opts.Language == "":
+		ev.SetDescription(x.opts.StaffLine(names))
+	default:
+		ev.SetDescription(x.opts.StaffLine(names), &ics.KeyValues{Key: string(ics.ParameterLanguage), Value: []string{x.opts.Language}})
 	}
 	if cancelled {
 		ev.SetStatus(ics.ObjectStatusCancelled)

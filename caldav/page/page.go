@@ -129,6 +129,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	v.PrevHref, v.ThisHref, v.NextHref = link(token, from.AddDays(-7), staff), link(token, 0, staff), link(token, from.AddDays(7), staff)
 	v.Toggle, v.ToggleHref = toggle(sn, l, token, q.Get("week") != "", from, staff)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Language", l.Language)
 	w.Header().Set("Cache-Control", "private, max-age=60")
 	if err := tmpl.Execute(w, v); err != nil {
 		h.log.ErrorContext(r.Context(), "timetable page", "business", feed.BusinessID, "err", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/reference"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // export writes a business's data: json is a backup of everything, ics
@@ -41,7 +42,11 @@ func export(ctx context.Context, c *Config, cmd *cli.Command, stdout io.Writer) 
 	case "ics":
 		var sn *models.Snapshot
 		if sn, err = models.NewStore(db, time.Now).Snapshot(ctx, b.ID, -1); err == nil {
-			data, err = icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: time.Now(), Stop: models.Stop(ctx)})
+			l := locale.ForBusiness(sn.State.Business, "")
+			staff := l.Words(sn.State.Business.Kind).Staff
+			data, err = icalendar.Export(sn.State, icalendar.ExportOptions{Domain: sn.Business.UIDDomain(), Stamp: time.Now(), Stop: models.Stop(ctx),
+				// in the business's language, as its CalDAV feeds
+				StaffLine: func(names []string) string { return l.StaffLine(staff, names) }, Language: l.EventLanguage()})
 		}
 	}
 	if err != nil {

@@ -312,3 +312,40 @@ func firstDifference(a, b []string) string {
 	}
 	return ""
 }
+
+// TestExportICSInTheBusinessLanguage: koredyne export ics writes its
+// events' descriptions in the business's language, as its CalDAV feeds.
+func TestExportICSInTheBusinessLanguage(t *testing.T) {
+	ctx := context.Background()
+	dir := newDatabase(t)
+	if code, _, errs := run(t, dir, "demo", "load", "gym", "--business", "gym"); code != 0 {
+		t.Fatal(errs)
+	}
+	store := storedStore(t, dir)
+	gym, err := models.BusinessBySlug(ctx, store.DB, "gym")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Write(ctx, gym.ID, false, func(e *models.Edit) error {
+		e.State.Business.Locale.Language = "tr"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	code, ics, errs := run(t, dir, "export", "ics", "--business", "gym")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.ReplaceAll(ics, "\r\n ", ""), "\r\n") {
+		if strings.HasPrefix(line, "DESCRIPTION") {
+			n++
+			if !strings.HasPrefix(line, "DESCRIPTION;LANGUAGE=tr:Antrenör: ") && !strings.HasPrefix(line, "DESCRIPTION;LANGUAGE=tr:Antrenörler: ") {
+				t.Fatalf("not in Turkish: %q", line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no DESCRIPTION in\n%.600s", ics)
+	}
+}

@@ -11,7 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/graph"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // Failed sign-ins are limited per client address, slowly: enough for a
@@ -81,6 +83,7 @@ type limiter struct {
 	mu        sync.Mutex
 	buckets   map[string]*bucket
 	known     map[string]time.Time     // credential → until when it counts as good
+	languages map[string]string        // known credential → the language its answers are in (Content-Language)
 	pending   map[string]chan struct{} // credentials being checked
 	lastSweep time.Time
 }
@@ -93,7 +96,7 @@ type bucket struct {
 
 func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
 	return &limiter{rate: rate, burst: float64(burst), now: now,
-		buckets: map[string]*bucket{}, known: map[string]time.Time{}, pending: map[string]chan struct{}{}, lastSweep: now()}
+		buckets: map[string]*bucket{}, known: map[string]time.Time{}, languages: map[string]string{}, pending: map[string]chan struct{}{}, lastSweep: now()}
 }
 
 // bucket returns key's bucket brought up to now, making a full one.
@@ -164,7 +167,26 @@ func (l *limiter) remember(cred string, good bool) {
 		l.known[cred] = l.now().Add(remembered)
 	} else {
 		delete(l.known, cred)
+		delete(l.languages, cred)
 	}
+}
+
+// speaks records the language a credential's answers were written in (its
+// business's), for the 429s it may get next.
+func (l *limiter) speaks(cred, lang string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.known[cred]; ok {
+		l.languages[cred] = lang
+	}
+}
+
+// language is the language a known credential's answers are in; "" when
+// none is known.
+func (l *limiter) language(cred string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.languages[cred]
 }
 
 // checking starts the check of a credential not known to be good. When no
@@ -204,6 +226,7 @@ func (l *limiter) sweep(now time.Time) {
 	for cred, until := range l.known {
 		if now.After(until) {
 			delete(l.known, cred)
+			delete(l.languages, cred)
 		}
 	}
 }
@@ -297,7 +320,7 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 			if l.refused != nil {
 				l.refused()
 			}
-			tooMany(w, r, wait, cred != "" && !l.isKnown(cred))
+			tooMany(w, r, wait, cred != "" && !l.isKnown(cred), l.language(cred))
 			return
 		}
 		ctx, work := withWork(r.Context())
@@ -324,6 +347,9 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(ctx))
 		close(answered)
 		units, good, refused := work.Result()
+		if lang := w.Header().Get("Content-Language"); good && cred != "" && lang != "" {
+			l.speaks(cred, lang)
+		}
 		switch {
 		case refused && !reserved: // a known credential since revoked, or a websocket's token
 			if cred != "" {
@@ -345,16 +371,27 @@ func (l *limiter) limit(next http.Handler) http.Handler {
 	})
 }
 
-// tooMany answers 429 with Retry-After.
-func tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, signIns bool) {
+// tooMany answers 429 with Retry-After, in the language the request's
+// Accept-Language asks for, else in lang, the language the caller's
+// business answered it in before (a credential's earlier answers'
+// Content-Language), else English.
+func tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, signIns bool, lang string) {
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-	msg := "Too many requests: slow down and retry after the time in Retry-After"
+	l := locale.For(engine.Locale{Language: lang}, r.Header.Get("Accept-Language"))
+	w.Header().Set("Content-Language", l.Language)
+	msg := limitMessage(l, "Too many requests: slow down and retry after the time in Retry-After")
 	if signIns {
-		msg = "Too many failed sign-ins from your address: check the token or password, and retry after the time in Retry-After"
+		msg = limitMessage(l, "Too many failed sign-ins from your address: check the token or password, and retry after the time in Retry-After")
 	}
 	if r.URL.Path != graph.Path {
 		http.Error(w, msg, http.StatusTooManyRequests)
 		return
 	}
 	graph.WriteError(w, http.StatusTooManyRequests, "RATE_LIMITED", msg)
+}
+
+// limitMessage is an answer of the rate limit, written from its English
+// format, in the locale's language.
+func limitMessage(l *locale.Locale, format string) string {
+	return l.Message(engine.Gym, "RATE_LIMITED", "", format, format, nil)
 }

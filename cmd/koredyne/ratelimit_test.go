@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +225,66 @@ func TestPrices(t *testing.T) {
 	}
 	if ok, _ := l.allow("a", requestPrice); ok {
 		t.Error("a CalDAV request with nothing left was allowed")
+	}
+}
+
+// TestRateLimitSpeaksTheCallersLanguage: a 429 is written in the language
+// the request's Accept-Language asks for, else in the one the caller's
+// business answered it in before (its answers' Content-Language), else in
+// English; its code and status never change.
+func TestRateLimitSpeaksTheCallersLanguage(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	l := newLimiter(0.001, 2, func() time.Time { return at })
+	h := l.limit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		checked(r.Context(), true)
+		w.Header().Set("Content-Language", "ar") // an Arabic business's answer
+		w.WriteHeader(http.StatusOK)
+	}))
+	send := func(path, cred, lang string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", path, strings.NewReader(`{"query":"{ business { slug } }"}`))
+		if cred != "" {
+			req.Header.Set("Authorization", "Bearer "+cred)
+		}
+		if lang != "" {
+			req.Header.Set("Accept-Language", lang)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	for range 2 {
+		if w := send("/graphql", "kd_arabic", ""); w.Code != http.StatusOK {
+			t.Fatalf("within the burst: %d", w.Code)
+		}
+	}
+	cases := []struct{ path, cred, lang, want, header string }{
+		{"/graphql", "kd_arabic", "", "طلبات كثيرة جدًا: أبطئ وأعد المحاولة بعد المدة المذكورة في Retry-After", "ar"},
+		{"/graphql", "kd_arabic", "ru-RU", "Слишком много запросов: замедлитесь и повторите через время, указанное в Retry-After", "ru"},
+		{"/graphql", "kd_arabic", "fr", "طلبات كثيرة جدًا: أبطئ وأعد المحاولة بعد المدة المذكورة في Retry-After", "ar"},
+	}
+	for _, c := range cases {
+		w := send(c.path, c.cred, c.lang)
+		if w.Code != http.StatusTooManyRequests || gqlCode(t, w.Body.String()) != "RATE_LIMITED" {
+			t.Fatalf("%q: %d %s", c.lang, w.Code, w.Body)
+		}
+		var r struct{ Errors []struct{ Message string } }
+		if err := json.Unmarshal(w.Body.Bytes(), &r); err != nil || len(r.Errors) != 1 {
+			t.Fatalf("%q: %s", c.lang, w.Body)
+		}
+		if r.Errors[0].Message != c.want || w.Header().Get("Content-Language") != c.header {
+			t.Errorf("%q: got %q (%s), want %q (%s)", c.lang, r.Errors[0].Message, w.Header().Get("Content-Language"), c.want, c.header)
+		}
+	}
+	// Without a credential no business is known: the asked language, as
+	// plain text off the API; English when none is asked for.
+	for range 20 { // a tenth each
+		send("/caldav/", "", "")
+	}
+	if w := send("/caldav/", "", "tr"); w.Code != http.StatusTooManyRequests ||
+		strings.TrimSpace(w.Body.String()) != "Çok fazla istek: yavaşlayın ve Retry-After içindeki süreden sonra yeniden deneyin" {
+		t.Errorf("Turkish, no credential: %d %q", w.Code, w.Body)
+	}
+	if w := send("/caldav/", "", ""); strings.TrimSpace(w.Body.String()) != "Too many requests: slow down and retry after the time in Retry-After" {
+		t.Errorf("English, no credential: %q", w.Body)
 	}
 }

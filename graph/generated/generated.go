@@ -33,36 +33,65 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Absence() AbsenceResolver
+	ActivityPayload() ActivityPayloadResolver
 	AppPassword() AppPasswordResolver
+	AppPasswordPayload() AppPasswordPayloadResolver
+	ApplyProposalPayload() ApplyProposalPayloadResolver
+	AssignCoverPayload() AssignCoverPayloadResolver
 	Booking() BookingResolver
+	BookingPayload() BookingPayloadResolver
 	Business() BusinessResolver
+	BusinessPayload() BusinessPayloadResolver
+	CalendarImportPayload() CalendarImportPayloadResolver
 	CapacityRule() CapacityRuleResolver
+	CapacityRulePayload() CapacityRulePayloadResolver
 	Clash() ClashResolver
 	ClashReport() ClashReportResolver
+	ClassPayload() ClassPayloadResolver
 	ClassTime() ClassTimeResolver
+	ClassTimePayload() ClassTimePayloadResolver
 	Client() ClientResolver
+	ClientPayload() ClientPayloadResolver
 	Closure() ClosureResolver
+	ClosurePayload() ClosurePayloadResolver
 	CoverAssignment() CoverAssignmentResolver
 	CoverExclusion() CoverExclusionResolver
 	CoverOption() CoverOptionResolver
+	DeletePayload() DeletePayloadResolver
+	FeedPayload() FeedPayloadResolver
 	Live() LiveResolver
 	Membership() MembershipResolver
+	MembershipPayload() MembershipPayloadResolver
 	Mutation() MutationResolver
 	OneOff() OneOffResolver
+	OneOffPayload() OneOffPayloadResolver
+	Placement() PlacementResolver
 	Plan() PlanResolver
+	PlanPayload() PlanPayloadResolver
 	Query() QueryResolver
 	Room() RoomResolver
 	RoomBooking() RoomBookingResolver
+	RoomBookingPayload() RoomBookingPayloadResolver
+	RoomPayload() RoomPayloadResolver
 	Series() SeriesResolver
 	SeriesEntry() SeriesEntryResolver
+	SeriesPayload() SeriesPayloadResolver
 	Session() SessionResolver
 	SessionOrigin() SessionOriginResolver
+	SessionPayload() SessionPayloadResolver
 	SessionRef() SessionRefResolver
 	Staff() StaffResolver
+	StaffPayload() StaffPayloadResolver
 	StandingBooking() StandingBookingResolver
+	StandingBookingPayload() StandingBookingPayloadResolver
 	TimeOff() TimeOffResolver
+	TimeOffPayload() TimeOffPayloadResolver
+	TokenPayload() TokenPayloadResolver
 	Uncovered() UncoveredResolver
+	WebhookEndpointPayload() WebhookEndpointPayloadResolver
+	WebhookQueuedPayload() WebhookQueuedPayloadResolver
 	WorkingHours() WorkingHoursResolver
+	WorkingHoursPayload() WorkingHoursPayloadResolver
 }
 
 type DirectiveRoot struct {
@@ -86,6 +115,7 @@ type ComplexityRoot struct {
 		Activity func(childComplexity int) int
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -112,6 +142,7 @@ type ComplexityRoot struct {
 		AppPassword func(childComplexity int) int
 		Clashes     func(childComplexity int) int
 		DryRun      func(childComplexity int) int
+		Impact      func(childComplexity int) int
 		Password    func(childComplexity int) int
 		Revision    func(childComplexity int) int
 	}
@@ -119,6 +150,7 @@ type ComplexityRoot struct {
 	ApplyProposalPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Series   func(childComplexity int) int
 	}
@@ -126,6 +158,7 @@ type ComplexityRoot struct {
 	AssignCoverPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Sessions func(childComplexity int) int
 	}
@@ -162,6 +195,7 @@ type ComplexityRoot struct {
 		Booking  func(childComplexity int) int
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Promoted func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -200,6 +234,7 @@ type ComplexityRoot struct {
 		Business func(childComplexity int) int
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -208,6 +243,7 @@ type ComplexityRoot struct {
 		DayChanges func(childComplexity int) int
 		DryRun     func(childComplexity int) int
 		Events     func(childComplexity int) int
+		Impact     func(childComplexity int) int
 		OneOffs    func(childComplexity int) int
 		Problems   func(childComplexity int) int
 		Revision   func(childComplexity int) int
@@ -236,6 +272,7 @@ type ComplexityRoot struct {
 		CapacityRule func(childComplexity int) int
 		Clashes      func(childComplexity int) int
 		DryRun       func(childComplexity int) int
+		Impact       func(childComplexity int) int
 		Revision     func(childComplexity int) int
 	}
 
@@ -267,6 +304,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		Class    func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -288,6 +326,7 @@ type ComplexityRoot struct {
 		Clashes   func(childComplexity int) int
 		ClassTime func(childComplexity int) int
 		DryRun    func(childComplexity int) int
+		Impact    func(childComplexity int) int
 		Revision  func(childComplexity int) int
 	}
 
@@ -316,6 +355,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		Client   func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -332,6 +372,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		Closure  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
@@ -381,12 +422,14 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
 		ID       func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
 
 	FeedPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		URL      func(childComplexity int) int
 	}
@@ -395,6 +438,31 @@ type ComplexityRoot struct {
 		End     func(childComplexity int) int
 		Start   func(childComplexity int) int
 		Weekday func(childComplexity int) int
+	}
+
+	Impact struct {
+		Calendars     func(childComplexity int) int
+		Sessions      func(childComplexity int) int
+		TotalClients  func(childComplexity int) int
+		TotalSessions func(childComplexity int) int
+		Unbounded     func(childComplexity int) int
+		UnboundedFrom func(childComplexity int) int
+	}
+
+	ImpactCalendar struct {
+		Room  func(childComplexity int) int
+		Staff func(childComplexity int) int
+	}
+
+	ImpactSession struct {
+		Before           func(childComplexity int) int
+		Bookings         func(childComplexity int) int
+		Changes          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Session          func(childComplexity int) int
+		Standing         func(childComplexity int) int
+		StandingWaitlist func(childComplexity int) int
+		Waitlist         func(childComplexity int) int
 	}
 
 	Live struct {
@@ -434,6 +502,7 @@ type ComplexityRoot struct {
 	MembershipPayload struct {
 		Clashes      func(childComplexity int) int
 		DryRun       func(childComplexity int) int
+		Impact       func(childComplexity int) int
 		Membership   func(childComplexity int) int
 		Revision     func(childComplexity int) int
 		Subscription func(childComplexity int) int
@@ -538,6 +607,7 @@ type ComplexityRoot struct {
 	OneOffPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		OneOff   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -547,6 +617,26 @@ type ComplexityRoot struct {
 		HasNextPage     func(childComplexity int) int
 		HasPreviousPage func(childComplexity int) int
 		StartCursor     func(childComplexity int) int
+	}
+
+	Placement struct {
+		End     func(childComplexity int) int
+		Room    func(childComplexity int) int
+		Start   func(childComplexity int) int
+		Week    func(childComplexity int) int
+		Weekday func(childComplexity int) int
+	}
+
+	PlacementConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	PlacementEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Plan struct {
@@ -562,6 +652,7 @@ type ComplexityRoot struct {
 	PlanPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Plan     func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -621,6 +712,7 @@ type ComplexityRoot struct {
 		Memberships          func(childComplexity int, clientID *int64, seriesID *int64, first *int, after *string) int
 		OneOff               func(childComplexity int, id int64) int
 		OneOffs              func(childComplexity int, from *engine.Date, to *engine.Date) int
+		Placements           func(childComplexity int, input model.PlacementsInput, first *int, after *string) int
 		Plan                 func(childComplexity int, id int64) int
 		Plans                func(childComplexity int, seriesID *int64) int
 		Room                 func(childComplexity int, id int64) int
@@ -685,6 +777,7 @@ type ComplexityRoot struct {
 	RoomBookingPayload struct {
 		Clashes     func(childComplexity int) int
 		DryRun      func(childComplexity int) int
+		Impact      func(childComplexity int) int
 		Revision    func(childComplexity int) int
 		RoomBooking func(childComplexity int) int
 	}
@@ -692,6 +785,7 @@ type ComplexityRoot struct {
 	RoomPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Room     func(childComplexity int) int
 	}
@@ -731,6 +825,7 @@ type ComplexityRoot struct {
 		ChangesNotCarried func(childComplexity int) int
 		Clashes           func(childComplexity int) int
 		DryRun            func(childComplexity int) int
+		Impact            func(childComplexity int) int
 		Kept              func(childComplexity int) int
 		Revision          func(childComplexity int) int
 		Series            func(childComplexity int) int
@@ -784,6 +879,7 @@ type ComplexityRoot struct {
 	SessionPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Session  func(childComplexity int) int
 	}
@@ -805,6 +901,7 @@ type ComplexityRoot struct {
 	StaffPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Staff    func(childComplexity int) int
 	}
@@ -836,6 +933,7 @@ type ComplexityRoot struct {
 	StandingBookingPayload struct {
 		Clashes         func(childComplexity int) int
 		DryRun          func(childComplexity int) int
+		Impact          func(childComplexity int) int
 		Revision        func(childComplexity int) int
 		StandingBooking func(childComplexity int) int
 		WaitingDates    func(childComplexity int) int
@@ -865,6 +963,7 @@ type ComplexityRoot struct {
 	TimeOffPayload struct {
 		Clashes    func(childComplexity int) int
 		DryRun     func(childComplexity int) int
+		Impact     func(childComplexity int) int
 		NeedsCover func(childComplexity int) int
 		Revision   func(childComplexity int) int
 		TimeOff    func(childComplexity int) int
@@ -899,6 +998,7 @@ type ComplexityRoot struct {
 	TokenPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Secret   func(childComplexity int) int
 		Token    func(childComplexity int) int
@@ -995,6 +1095,7 @@ type ComplexityRoot struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
 		Endpoint func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Revision func(childComplexity int) int
 		Secret   func(childComplexity int) int
 	}
@@ -1007,6 +1108,7 @@ type ComplexityRoot struct {
 	WebhookQueuedPayload struct {
 		Clashes  func(childComplexity int) int
 		DryRun   func(childComplexity int) int
+		Impact   func(childComplexity int) int
 		Queued   func(childComplexity int) int
 		Revision func(childComplexity int) int
 	}
@@ -1027,6 +1129,7 @@ type ComplexityRoot struct {
 	WorkingHoursPayload struct {
 		Clashes      func(childComplexity int) int
 		DryRun       func(childComplexity int) int
+		Impact       func(childComplexity int) int
 		NeedsCover   func(childComplexity int) int
 		Revision     func(childComplexity int) int
 		WorkingHours func(childComplexity int) int
@@ -1043,8 +1146,20 @@ type AbsenceResolver interface {
 	TimeOff(ctx context.Context, obj *engine.Absence) (*engine.TimeOff, error)
 	HoursFrom(ctx context.Context, obj *engine.Absence) (*engine.Date, error)
 }
+type ActivityPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ActivityPayload) (*model.Impact, error)
+}
 type AppPasswordResolver interface {
 	Staff(ctx context.Context, obj *models.AppPassword) (*engine.Staff, error)
+}
+type AppPasswordPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.AppPasswordPayload) (*model.Impact, error)
+}
+type ApplyProposalPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ApplyProposalPayload) (*model.Impact, error)
+}
+type AssignCoverPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.AssignCoverPayload) (*model.Impact, error)
 }
 type BookingResolver interface {
 	Client(ctx context.Context, obj *models.SessionBooking) (*engine.Client, error)
@@ -1053,6 +1168,9 @@ type BookingResolver interface {
 	CreatedAt(ctx context.Context, obj *models.SessionBooking) (*time.Time, error)
 	Session(ctx context.Context, obj *models.SessionBooking) (*model.Session, error)
 	Booked(ctx context.Context, obj *models.SessionBooking) (*model.BookingSnapshot, error)
+}
+type BookingPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.BookingPayload) (*model.Impact, error)
 }
 type BusinessResolver interface {
 	FeedURL(ctx context.Context, obj *models.Business) (*string, error)
@@ -1069,11 +1187,20 @@ type BusinessResolver interface {
 	Digits(ctx context.Context, obj *models.Business) (*model.Digits, error)
 	Locale(ctx context.Context, obj *models.Business) (*model.Locale, error)
 }
+type BusinessPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.BusinessPayload) (*model.Impact, error)
+}
+type CalendarImportPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.CalendarImportPayload) (*model.Impact, error)
+}
 type CapacityRuleResolver interface {
 	Room(ctx context.Context, obj *engine.CapacityRule) (*engine.Room, error)
 
 	From(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
 	To(ctx context.Context, obj *engine.CapacityRule) (*engine.Date, error)
+}
+type CapacityRulePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.CapacityRulePayload) (*model.Impact, error)
 }
 type ClashResolver interface {
 	Message(ctx context.Context, obj *engine.Clash) (string, error)
@@ -1088,6 +1215,9 @@ type ClashResolver interface {
 type ClashReportResolver interface {
 	ProvenUntil(ctx context.Context, obj *engine.Report) (*engine.Date, error)
 }
+type ClassPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClassPayload) (*model.Impact, error)
+}
 type ClassTimeResolver interface {
 	Room(ctx context.Context, obj *engine.ClassTime) (*engine.Room, error)
 
@@ -1098,16 +1228,25 @@ type ClassTimeResolver interface {
 	Active(ctx context.Context, obj *engine.ClassTime) (bool, error)
 	Units(ctx context.Context, obj *engine.ClassTime) (*int, error)
 }
+type ClassTimePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClassTimePayload) (*model.Impact, error)
+}
 type ClientResolver interface {
 	Email(ctx context.Context, obj *engine.Client) (*string, error)
 	Phone(ctx context.Context, obj *engine.Client) (*string, error)
 	Memberships(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 	Subscriptions(ctx context.Context, obj *engine.Client) ([]engine.Subscription, error)
 }
+type ClientPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClientPayload) (*model.Impact, error)
+}
 type ClosureResolver interface {
 	Rooms(ctx context.Context, obj *engine.Closure) ([]engine.Room, error)
 	Reason(ctx context.Context, obj *engine.Closure) (*string, error)
 	PausesRotation(ctx context.Context, obj *engine.Closure) (bool, error)
+}
+type ClosurePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.ClosurePayload) (*model.Impact, error)
 }
 type CoverAssignmentResolver interface {
 	SessionID(ctx context.Context, obj *engine.CoverAssignment) (*model.SessionID, error)
@@ -1125,6 +1264,12 @@ type CoverExclusionResolver interface {
 type CoverOptionResolver interface {
 	Staff(ctx context.Context, obj *engine.CoverOption) (*engine.Staff, error)
 }
+type DeletePayloadResolver interface {
+	Impact(ctx context.Context, obj *model.DeletePayload) (*model.Impact, error)
+}
+type FeedPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.FeedPayload) (*model.Impact, error)
+}
 type LiveResolver interface {
 	ScheduleChanged(ctx context.Context) (<-chan *model.ScheduleChange, error)
 }
@@ -1134,6 +1279,9 @@ type MembershipResolver interface {
 	Plan(ctx context.Context, obj *engine.Subscription) (*engine.Plan, error)
 	StartDate(ctx context.Context, obj *engine.Subscription) (engine.Date, error)
 	EndDate(ctx context.Context, obj *engine.Subscription) (*engine.Date, error)
+}
+type MembershipPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.MembershipPayload) (*model.Impact, error)
 }
 type MutationResolver interface {
 	UpdateBusiness(ctx context.Context, input model.UpdateBusinessInput, dryRun *bool) (*model.BusinessPayload, error)
@@ -1226,6 +1374,12 @@ type OneOffResolver interface {
 	Note(ctx context.Context, obj *engine.OneOff) (*string, error)
 	Clients(ctx context.Context, obj *engine.OneOff) ([]engine.Client, error)
 }
+type OneOffPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.OneOffPayload) (*model.Impact, error)
+}
+type PlacementResolver interface {
+	Room(ctx context.Context, obj *engine.Placement) (*engine.Room, error)
+}
 type PlanResolver interface {
 	Series(ctx context.Context, obj *engine.Plan) (*engine.Series, error)
 	Name(ctx context.Context, obj *engine.Plan) (string, error)
@@ -1233,6 +1387,9 @@ type PlanResolver interface {
 
 	Price(ctx context.Context, obj *engine.Plan) (string, error)
 	Label(ctx context.Context, obj *engine.Plan) (string, error)
+}
+type PlanPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.PlanPayload) (*model.Impact, error)
 }
 type QueryResolver interface {
 	Business(ctx context.Context) (*models.Business, error)
@@ -1249,6 +1406,7 @@ type QueryResolver interface {
 	CoverOptions(ctx context.Context, sessionID model.SessionID) (*model.CoverOptions, error)
 	CoverPlan(ctx context.Context, timeOffID int64) (*model.CoverPlan, error)
 	FreeRooms(ctx context.Context, from engine.Date, to engine.Date, start engine.LocalTime, end engine.LocalTime, everyWeeks *int, units *int) ([]engine.Room, error)
+	Placements(ctx context.Context, input model.PlacementsInput, first *int, after *string) (*model.PlacementConnection, error)
 	Clients(ctx context.Context, search *string, first *int, after *string) (*model.ClientConnection, error)
 	Client(ctx context.Context, id int64) (*engine.Client, error)
 	Memberships(ctx context.Context, clientID *int64, seriesID *int64, first *int, after *string) (*model.MembershipConnection, error)
@@ -1304,6 +1462,12 @@ type RoomBookingResolver interface {
 	Client(ctx context.Context, obj *engine.RoomBooking) (*engine.Client, error)
 	Note(ctx context.Context, obj *engine.RoomBooking) (*string, error)
 }
+type RoomBookingPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.RoomBookingPayload) (*model.Impact, error)
+}
+type RoomPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.RoomPayload) (*model.Impact, error)
+}
 type SeriesResolver interface {
 	AnchorDate(ctx context.Context, obj *engine.Series) (engine.Date, error)
 	EndDate(ctx context.Context, obj *engine.Series) (*engine.Date, error)
@@ -1317,6 +1481,9 @@ type SeriesEntryResolver interface {
 	Series(ctx context.Context, obj *engine.Entry) (*engine.Series, error)
 	ClassTime(ctx context.Context, obj *engine.Entry) (*engine.ClassTime, error)
 	Class(ctx context.Context, obj *engine.Entry) (*model.Class, error)
+}
+type SeriesPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.SeriesPayload) (*model.Impact, error)
 }
 type SessionResolver interface {
 	PlacesTaken(ctx context.Context, obj *model.Session) (int, error)
@@ -1333,6 +1500,9 @@ type SessionOriginResolver interface {
 	Class(ctx context.Context, obj *engine.Origin) (*model.Class, error)
 	Staff(ctx context.Context, obj *engine.Origin) ([]engine.Staff, error)
 }
+type SessionPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.SessionPayload) (*model.Impact, error)
+}
 type SessionRefResolver interface {
 	ClassTime(ctx context.Context, obj *engine.SessionRef) (*engine.ClassTime, error)
 	Class(ctx context.Context, obj *engine.SessionRef) (*model.Class, error)
@@ -1341,6 +1511,9 @@ type StaffResolver interface {
 	FeedURL(ctx context.Context, obj *engine.Staff) (*string, error)
 	WorkingHours(ctx context.Context, obj *engine.Staff) ([]engine.WorkingHours, error)
 	Qualifications(ctx context.Context, obj *engine.Staff) ([]model.Activity, error)
+}
+type StaffPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.StaffPayload) (*model.Impact, error)
 }
 type StandingBookingResolver interface {
 	Client(ctx context.Context, obj *engine.Standing) (*engine.Client, error)
@@ -1352,12 +1525,21 @@ type StandingBookingResolver interface {
 	Skipped(ctx context.Context, obj *engine.Standing) ([]engine.StandingSkip, error)
 	Dates(ctx context.Context, obj *engine.Standing, from *engine.Date, to *engine.Date) ([]model.StandingDate, error)
 }
+type StandingBookingPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.StandingBookingPayload) (*model.Impact, error)
+}
 type TimeOffResolver interface {
 	Staff(ctx context.Context, obj *engine.TimeOff) (*engine.Staff, error)
 
 	FromTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
 	ToTime(ctx context.Context, obj *engine.TimeOff) (*engine.LocalTime, error)
 	Reason(ctx context.Context, obj *engine.TimeOff) (*string, error)
+}
+type TimeOffPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.TimeOffPayload) (*model.Impact, error)
+}
+type TokenPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.TokenPayload) (*model.Impact, error)
 }
 type UncoveredResolver interface {
 	Staff(ctx context.Context, obj *engine.Uncovered) (*engine.Staff, error)
@@ -1370,8 +1552,17 @@ type UncoveredResolver interface {
 	Session(ctx context.Context, obj *engine.Uncovered) (*model.Session, error)
 	Message(ctx context.Context, obj *engine.Uncovered) (string, error)
 }
+type WebhookEndpointPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.WebhookEndpointPayload) (*model.Impact, error)
+}
+type WebhookQueuedPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.WebhookQueuedPayload) (*model.Impact, error)
+}
 type WorkingHoursResolver interface {
 	Staff(ctx context.Context, obj *engine.WorkingHours) (*engine.Staff, error)
+}
+type WorkingHoursPayloadResolver interface {
+	Impact(ctx context.Context, obj *model.WorkingHoursPayload) (*model.Impact, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1454,6 +1645,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ActivityPayload.DryRun(childComplexity), true
+	case "ActivityPayload.impact":
+		if e.ComplexityRoot.ActivityPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityPayload.Impact(childComplexity), true
 	case "ActivityPayload.revision":
 		if e.ComplexityRoot.ActivityPayload.Revision == nil {
 			break
@@ -1542,6 +1739,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AppPasswordPayload.DryRun(childComplexity), true
+	case "AppPasswordPayload.impact":
+		if e.ComplexityRoot.AppPasswordPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AppPasswordPayload.Impact(childComplexity), true
 	case "AppPasswordPayload.password":
 		if e.ComplexityRoot.AppPasswordPayload.Password == nil {
 			break
@@ -1567,6 +1770,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApplyProposalPayload.DryRun(childComplexity), true
+	case "ApplyProposalPayload.impact":
+		if e.ComplexityRoot.ApplyProposalPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApplyProposalPayload.Impact(childComplexity), true
 	case "ApplyProposalPayload.revision":
 		if e.ComplexityRoot.ApplyProposalPayload.Revision == nil {
 			break
@@ -1592,6 +1801,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AssignCoverPayload.DryRun(childComplexity), true
+	case "AssignCoverPayload.impact":
+		if e.ComplexityRoot.AssignCoverPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssignCoverPayload.Impact(childComplexity), true
 	case "AssignCoverPayload.revision":
 		if e.ComplexityRoot.AssignCoverPayload.Revision == nil {
 			break
@@ -1723,6 +1938,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BookingPayload.DryRun(childComplexity), true
+	case "BookingPayload.impact":
+		if e.ComplexityRoot.BookingPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookingPayload.Impact(childComplexity), true
 	case "BookingPayload.promoted":
 		if e.ComplexityRoot.BookingPayload.Promoted == nil {
 			break
@@ -1900,6 +2121,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BusinessPayload.DryRun(childComplexity), true
+	case "BusinessPayload.impact":
+		if e.ComplexityRoot.BusinessPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusinessPayload.Impact(childComplexity), true
 	case "BusinessPayload.revision":
 		if e.ComplexityRoot.BusinessPayload.Revision == nil {
 			break
@@ -1931,6 +2158,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CalendarImportPayload.Events(childComplexity), true
+	case "CalendarImportPayload.impact":
+		if e.ComplexityRoot.CalendarImportPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CalendarImportPayload.Impact(childComplexity), true
 	case "CalendarImportPayload.oneOffs":
 		if e.ComplexityRoot.CalendarImportPayload.OneOffs == nil {
 			break
@@ -2048,6 +2281,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CapacityRulePayload.DryRun(childComplexity), true
+	case "CapacityRulePayload.impact":
+		if e.ComplexityRoot.CapacityRulePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapacityRulePayload.Impact(childComplexity), true
 	case "CapacityRulePayload.revision":
 		if e.ComplexityRoot.CapacityRulePayload.Revision == nil {
 			break
@@ -2166,6 +2405,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClassPayload.DryRun(childComplexity), true
+	case "ClassPayload.impact":
+		if e.ComplexityRoot.ClassPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClassPayload.Impact(childComplexity), true
 	case "ClassPayload.revision":
 		if e.ComplexityRoot.ClassPayload.Revision == nil {
 			break
@@ -2258,6 +2503,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClassTimePayload.DryRun(childComplexity), true
+	case "ClassTimePayload.impact":
+		if e.ComplexityRoot.ClassTimePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClassTimePayload.Impact(childComplexity), true
 	case "ClassTimePayload.revision":
 		if e.ComplexityRoot.ClassTimePayload.Revision == nil {
 			break
@@ -2358,6 +2609,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClientPayload.DryRun(childComplexity), true
+	case "ClientPayload.impact":
+		if e.ComplexityRoot.ClientPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClientPayload.Impact(childComplexity), true
 	case "ClientPayload.revision":
 		if e.ComplexityRoot.ClientPayload.Revision == nil {
 			break
@@ -2420,6 +2677,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClosurePayload.DryRun(childComplexity), true
+	case "ClosurePayload.impact":
+		if e.ComplexityRoot.ClosurePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClosurePayload.Impact(childComplexity), true
 	case "ClosurePayload.revision":
 		if e.ComplexityRoot.ClosurePayload.Revision == nil {
 			break
@@ -2578,6 +2841,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeletePayload.ID(childComplexity), true
+	case "DeletePayload.impact":
+		if e.ComplexityRoot.DeletePayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeletePayload.Impact(childComplexity), true
 	case "DeletePayload.revision":
 		if e.ComplexityRoot.DeletePayload.Revision == nil {
 			break
@@ -2597,6 +2866,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FeedPayload.DryRun(childComplexity), true
+	case "FeedPayload.impact":
+		if e.ComplexityRoot.FeedPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeedPayload.Impact(childComplexity), true
 	case "FeedPayload.revision":
 		if e.ComplexityRoot.FeedPayload.Revision == nil {
 			break
@@ -2628,6 +2903,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.HoursSpan.Weekday(childComplexity), true
+
+	case "Impact.calendars":
+		if e.ComplexityRoot.Impact.Calendars == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Calendars(childComplexity), true
+	case "Impact.sessions":
+		if e.ComplexityRoot.Impact.Sessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Sessions(childComplexity), true
+	case "Impact.totalClients":
+		if e.ComplexityRoot.Impact.TotalClients == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.TotalClients(childComplexity), true
+	case "Impact.totalSessions":
+		if e.ComplexityRoot.Impact.TotalSessions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.TotalSessions(childComplexity), true
+	case "Impact.unbounded":
+		if e.ComplexityRoot.Impact.Unbounded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Unbounded(childComplexity), true
+	case "Impact.unboundedFrom":
+		if e.ComplexityRoot.Impact.UnboundedFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.UnboundedFrom(childComplexity), true
+
+	case "ImpactCalendar.room":
+		if e.ComplexityRoot.ImpactCalendar.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactCalendar.Room(childComplexity), true
+	case "ImpactCalendar.staff":
+		if e.ComplexityRoot.ImpactCalendar.Staff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactCalendar.Staff(childComplexity), true
+
+	case "ImpactSession.before":
+		if e.ComplexityRoot.ImpactSession.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Before(childComplexity), true
+	case "ImpactSession.bookings":
+		if e.ComplexityRoot.ImpactSession.Bookings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Bookings(childComplexity), true
+	case "ImpactSession.changes":
+		if e.ComplexityRoot.ImpactSession.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Changes(childComplexity), true
+	case "ImpactSession.id":
+		if e.ComplexityRoot.ImpactSession.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.ID(childComplexity), true
+	case "ImpactSession.session":
+		if e.ComplexityRoot.ImpactSession.Session == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Session(childComplexity), true
+	case "ImpactSession.standing":
+		if e.ComplexityRoot.ImpactSession.Standing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Standing(childComplexity), true
+	case "ImpactSession.standingWaitlist":
+		if e.ComplexityRoot.ImpactSession.StandingWaitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.StandingWaitlist(childComplexity), true
+	case "ImpactSession.waitlist":
+		if e.ComplexityRoot.ImpactSession.Waitlist == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactSession.Waitlist(childComplexity), true
 
 	case "Live.scheduleChanged":
 		if e.ComplexityRoot.Live.ScheduleChanged == nil {
@@ -2760,6 +3134,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MembershipPayload.DryRun(childComplexity), true
+	case "MembershipPayload.impact":
+		if e.ComplexityRoot.MembershipPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MembershipPayload.Impact(childComplexity), true
 	case "MembershipPayload.membership":
 		if e.ComplexityRoot.MembershipPayload.Membership == nil {
 			break
@@ -3718,6 +4098,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OneOffPayload.DryRun(childComplexity), true
+	case "OneOffPayload.impact":
+		if e.ComplexityRoot.OneOffPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OneOffPayload.Impact(childComplexity), true
 	case "OneOffPayload.oneOff":
 		if e.ComplexityRoot.OneOffPayload.OneOff == nil {
 			break
@@ -3755,6 +4141,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
+	case "Placement.end":
+		if e.ComplexityRoot.Placement.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.End(childComplexity), true
+	case "Placement.room":
+		if e.ComplexityRoot.Placement.Room == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Room(childComplexity), true
+	case "Placement.start":
+		if e.ComplexityRoot.Placement.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Start(childComplexity), true
+	case "Placement.week":
+		if e.ComplexityRoot.Placement.Week == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Week(childComplexity), true
+	case "Placement.weekday":
+		if e.ComplexityRoot.Placement.Weekday == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Placement.Weekday(childComplexity), true
+
+	case "PlacementConnection.edges":
+		if e.ComplexityRoot.PlacementConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.Edges(childComplexity), true
+	case "PlacementConnection.nodes":
+		if e.ComplexityRoot.PlacementConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.Nodes(childComplexity), true
+	case "PlacementConnection.pageInfo":
+		if e.ComplexityRoot.PlacementConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.PageInfo(childComplexity), true
+	case "PlacementConnection.totalCount":
+		if e.ComplexityRoot.PlacementConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementConnection.TotalCount(childComplexity), true
+
+	case "PlacementEdge.cursor":
+		if e.ComplexityRoot.PlacementEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementEdge.Cursor(childComplexity), true
+	case "PlacementEdge.node":
+		if e.ComplexityRoot.PlacementEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlacementEdge.Node(childComplexity), true
 
 	case "Plan.id":
 		if e.ComplexityRoot.Plan.ID == nil {
@@ -3811,6 +4266,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlanPayload.DryRun(childComplexity), true
+	case "PlanPayload.impact":
+		if e.ComplexityRoot.PlanPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanPayload.Impact(childComplexity), true
 	case "PlanPayload.plan":
 		if e.ComplexityRoot.PlanPayload.Plan == nil {
 			break
@@ -4213,6 +4674,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.OneOffs(childComplexity, args["from"].(*engine.Date), args["to"].(*engine.Date)), true
+	case "Query.placements":
+		if e.ComplexityRoot.Query.Placements == nil {
+			break
+		}
+
+		args, err := ec.field_Query_placements_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Placements(childComplexity, args["input"].(model.PlacementsInput), args["first"].(*int), args["after"].(*string)), true
 	case "Query.plan":
 		if e.ComplexityRoot.Query.Plan == nil {
 			break
@@ -4627,6 +5099,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RoomBookingPayload.DryRun(childComplexity), true
+	case "RoomBookingPayload.impact":
+		if e.ComplexityRoot.RoomBookingPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomBookingPayload.Impact(childComplexity), true
 	case "RoomBookingPayload.revision":
 		if e.ComplexityRoot.RoomBookingPayload.Revision == nil {
 			break
@@ -4652,6 +5130,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RoomPayload.DryRun(childComplexity), true
+	case "RoomPayload.impact":
+		if e.ComplexityRoot.RoomPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RoomPayload.Impact(childComplexity), true
 	case "RoomPayload.revision":
 		if e.ComplexityRoot.RoomPayload.Revision == nil {
 			break
@@ -4801,6 +5285,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SeriesPayload.DryRun(childComplexity), true
+	case "SeriesPayload.impact":
+		if e.ComplexityRoot.SeriesPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SeriesPayload.Impact(childComplexity), true
 	case "SeriesPayload.kept":
 		if e.ComplexityRoot.SeriesPayload.Kept == nil {
 			break
@@ -5051,6 +5541,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SessionPayload.DryRun(childComplexity), true
+	case "SessionPayload.impact":
+		if e.ComplexityRoot.SessionPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SessionPayload.Impact(childComplexity), true
 	case "SessionPayload.revision":
 		if e.ComplexityRoot.SessionPayload.Revision == nil {
 			break
@@ -5126,6 +5622,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StaffPayload.DryRun(childComplexity), true
+	case "StaffPayload.impact":
+		if e.ComplexityRoot.StaffPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StaffPayload.Impact(childComplexity), true
 	case "StaffPayload.revision":
 		if e.ComplexityRoot.StaffPayload.Revision == nil {
 			break
@@ -5249,6 +5751,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StandingBookingPayload.DryRun(childComplexity), true
+	case "StandingBookingPayload.impact":
+		if e.ComplexityRoot.StandingBookingPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StandingBookingPayload.Impact(childComplexity), true
 	case "StandingBookingPayload.revision":
 		if e.ComplexityRoot.StandingBookingPayload.Revision == nil {
 			break
@@ -5355,6 +5863,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TimeOffPayload.DryRun(childComplexity), true
+	case "TimeOffPayload.impact":
+		if e.ComplexityRoot.TimeOffPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TimeOffPayload.Impact(childComplexity), true
 	case "TimeOffPayload.needsCover":
 		if e.ComplexityRoot.TimeOffPayload.NeedsCover == nil {
 			break
@@ -5474,6 +5988,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenPayload.DryRun(childComplexity), true
+	case "TokenPayload.impact":
+		if e.ComplexityRoot.TokenPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenPayload.Impact(childComplexity), true
 	case "TokenPayload.revision":
 		if e.ComplexityRoot.TokenPayload.Revision == nil {
 			break
@@ -5863,6 +6383,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookEndpointPayload.Endpoint(childComplexity), true
+	case "WebhookEndpointPayload.impact":
+		if e.ComplexityRoot.WebhookEndpointPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookEndpointPayload.Impact(childComplexity), true
 	case "WebhookEndpointPayload.revision":
 		if e.ComplexityRoot.WebhookEndpointPayload.Revision == nil {
 			break
@@ -5901,6 +6427,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookQueuedPayload.DryRun(childComplexity), true
+	case "WebhookQueuedPayload.impact":
+		if e.ComplexityRoot.WebhookQueuedPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookQueuedPayload.Impact(childComplexity), true
 	case "WebhookQueuedPayload.queued":
 		if e.ComplexityRoot.WebhookQueuedPayload.Queued == nil {
 			break
@@ -5970,6 +6502,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WorkingHoursPayload.DryRun(childComplexity), true
+	case "WorkingHoursPayload.impact":
+		if e.ComplexityRoot.WorkingHoursPayload.Impact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkingHoursPayload.Impact(childComplexity), true
 	case "WorkingHoursPayload.needsCover":
 		if e.ComplexityRoot.WorkingHoursPayload.NeedsCover == nil {
 			break
@@ -6022,6 +6560,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("DemandLineInput", ec.unmarshalInputDemandLineInput),
 			graphql.NewInputUnmarshaler("DemandWindowInput", ec.unmarshalInputDemandWindowInput),
 			graphql.NewInputUnmarshaler("HoursSpanInput", ec.unmarshalInputHoursSpanInput),
+			graphql.NewInputUnmarshaler("PlacementsInput", ec.unmarshalInputPlacementsInput),
 			graphql.NewInputUnmarshaler("PreferenceWeightInput", ec.unmarshalInputPreferenceWeightInput),
 			graphql.NewInputUnmarshaler("ProposeTimetableInput", ec.unmarshalInputProposeTimetableInput),
 			graphql.NewInputUnmarshaler("SeriesEntryInput", ec.unmarshalInputSeriesEntryInput),
@@ -6229,6 +6768,8 @@ type TokenPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The token made or revoked (on a dry run of createToken, the one that would be made)."
   token: Token!
   "The secret to send as Authorization: Bearer <secret>, shown this once by createToken; null on a dry run and from revokeToken."
@@ -6243,6 +6784,8 @@ type AppPasswordPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The login made or revoked (on a dry run of createAppPassword, the one that would be made)."
   appPassword: AppPassword!
   "The password, shown this once by createAppPassword; null on a dry run and from revokeAppPassword."
@@ -6465,6 +7008,8 @@ type TimeOffPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The time off as saved."
   timeOff: TimeOff!
   "The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date."
@@ -6479,6 +7024,8 @@ type WorkingHoursPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The hours as saved."
   workingHours: WorkingHours!
   "The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover)."
@@ -6700,6 +7247,8 @@ type AssignCoverPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The sessions covered, as the write leaves them, in the order asked."
   sessions: [Session!]!
 }
@@ -6780,6 +7329,100 @@ extend type Query {
     "Units of the room needed; left out: 1."
     units: Int
   ): [Room!]
+}
+
+"""
+One place a new class time of a class can go (see Query.placements): a room, a
+day of the week and a span, and the week of a new rotation its series entry is
+in. Written as a class time there and an entry for the class in that week of a
+new series of cycleWeeks weeks anchored on the week of from, it adds no clash
+and leaves no staff member of the class away or outside their hours, on any
+future date.
+"""
+type Placement {
+  "The room."
+  room: Room!
+  "The day of the week."
+  weekday: Weekday!
+  "When a session starts, wall-clock time."
+  start: LocalTime!
+  "When it ends: the start and the minutes asked for."
+  end: LocalTime!
+  "The week of the new rotation (1 to cycleWeeks) the series entry is in."
+  week: Int!
+}
+
+"A page of placements, by room (in the order of roomIds, or the rooms' order), day of the week (in the order of weekdays, or from the business's week start), start, then week."
+type PlacementConnection {
+  "The page's placements with their cursors."
+  edges: [PlacementEdge!]!
+  "The page's placements."
+  nodes: [Placement!]!
+  "Where the page stands in the whole list."
+  pageInfo: PageInfo!
+  "How many placements the whole list holds (every page)."
+  totalCount: Int!
+}
+
+"A placement and its place in the list."
+type PlacementEdge {
+  "Pass as after to get the placements that follow this one."
+  cursor: String!
+  "The placement."
+  node: Placement!
+}
+
+"What placements asks: where could a new class time of a class go?"
+input PlacementsInput {
+  "The class the new sessions are of; its staff must be free."
+  classId: ID!
+  "How long a session lasts, 1 to 1440 minutes."
+  minutes: Int!
+  "The weeks of the new series' rotation, 1 to 8; left out: 1, every week."
+  cycleWeeks: Int
+  "The weeks of the rotation (1 to cycleWeeks) to answer for; left out: every week."
+  weeks: [Int!]
+  "The rooms to try; left out: every room."
+  roomIds: [ID!]
+  "The days of the week to try; left out: every day."
+  weekdays: [Weekday!]
+  "The earliest start, wall-clock time; left out: 06:00."
+  earliest: LocalTime
+  "The time a session must end by; left out: 22:00. After earliest."
+  latest: LocalTime
+  "Minutes between two starts tried, 1 to 1440; left out: 15."
+  step: Int
+  "Units of the room a session takes, 0 for all of it; left out: as the class's first class time takes (all of the room when it has none)."
+  units: Int
+  "Cleaning minutes after a session, 0 to 1440; left out: as the class's first class time has (none when it has none)."
+  bufferMinutes: Int
+  "A date of the week the new series is anchored on; left out: today."
+  from: Date
+}
+
+extend type Query {
+  """
+  Where a new class time of a class can go without a problem on any future
+  date: every room, day of the week, start (from earliest, every step minutes,
+  ending by latest) and week of a new rotation of cycleWeeks weeks anchored on
+  the week of from, where the class time and an entry for the class in that
+  week would add no clash — room units and cleaning buffers, capacity rules and
+  room bookings, everyone in the class, day changes and one-offs, closures and
+  pauses (a closed date holds no session) — and leave no staff member of the
+  class away or outside their hours. Exact for every future date: found by
+  arithmetic over the rotations, as clashes are proved, not by scanning weeks.
+  A page at a time. Any signed-in token. BAD_USER_INPUT naming the field
+  (minutes, step, cycleWeeks, weeks out of range; earliest not before latest;
+  an unknown class or room).
+  """
+  placements(
+    "The request."
+    input: PlacementsInput!
+    "How many to return, 0 to 500; left out: 50."
+    first: Int
+    "The cursor after which the page starts; left out: from the beginning."
+    after: String
+  ): PlacementConnection
 }
 `, BuiltIn: false},
 	{Name: "../schema/bookings.graphqls", Input: `# What is stored of the past and the promises: clients, memberships, bookings, room bookings, capacity and availability.
@@ -7054,6 +7697,8 @@ type ClientPayload implements Write {
   revision: Int!
   "Always empty: clients take no time in the schedule."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The client as saved (as it would be, for a dry run)."
   client: Client!
 }
@@ -7066,6 +7711,8 @@ type MembershipPayload implements Write {
   revision: Int!
   "Always empty: memberships take no time in the schedule."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The membership as saved (as it would be, for a dry run)."
   membership: Membership!
   "The membership as saved (renamed membership; this name goes in the next release)."
@@ -7080,6 +7727,8 @@ type BookingPayload implements Write {
   revision: Int!
   "Always empty: bookings take places, not time."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The booking as saved (as it would be, for a dry run)."
   booking: Booking!
   "Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token."
@@ -7094,6 +7743,8 @@ type RoomBookingPayload implements Write {
   revision: Int!
   "The clashes the booking would add (only a dry run returns any)."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The room booking as saved (as it would be, for a dry run)."
   roomBooking: RoomBooking!
 }
@@ -7106,6 +7757,8 @@ type CapacityRulePayload implements Write {
   revision: Int!
   "The clashes the rule would add, sessions or room bookings left without units (only a dry run returns any)."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The capacity rule as saved (as it would be, for a dry run)."
   capacityRule: CapacityRule!
 }
@@ -7767,6 +8420,8 @@ interface Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH)."
   clashes: [Clash!]!
+  "What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session."
+  impact: Impact!
 }
 
 "What updateBusiness, loadDemo and clearData return."
@@ -7777,6 +8432,8 @@ type BusinessPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The business after the write."
   business: Business!
 }
@@ -7789,6 +8446,8 @@ type DeletePayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The id of what was deleted."
   id: ID!
 }
@@ -7866,6 +8525,8 @@ type CalendarImportPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "Events imported whole or in part (overrides of single dates aside)."
   events: Int!
   "Series made from the file's recurring events."
@@ -7898,6 +8559,8 @@ type FeedPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The new secret URL (anyone with it can read the calendar or timetable); the old one stops working. Null on a dry run, which changes nothing."
   url: String
 }
@@ -8029,6 +8692,8 @@ type RoomPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The room after the write."
   room: Room!
 }
@@ -8041,6 +8706,8 @@ type StaffPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The staff member after the write."
   staff: Staff!
 }
@@ -8053,6 +8720,8 @@ type ActivityPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The activity after the write."
   activity: Activity!
 }
@@ -8065,6 +8734,8 @@ type ClassPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The class after the write."
   class: Class!
 }
@@ -8077,6 +8748,8 @@ type ClassTimePayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The class time after the write."
   classTime: ClassTime!
 }
@@ -8356,6 +9029,77 @@ extend type Mutation {
   ): DeletePayload
 }
 `, BuiltIn: false},
+	{Name: "../schema/impact.graphqls", Input: `# What a write does to the people on the sessions it changes (docs/standing.md, "Impact").
+
+"""
+What a write does, or in a dry run would do, to the people on the sessions it changes: computed from the same before
+and after as its clashes, in the same transaction. The sessions are those that are on before the write, from today on,
+and that it cancels, removes, moves, re-times, puts in another room, gives other staff or another class, or leaves
+with fewer places than were held on it.
+"""
+type Impact {
+  "The first 500 affected sessions from today, by the date they are on before the write, then class time and class."
+  sessions: [ImpactSession!]!
+  "How many sessions the write affects from today on, counted exactly over every future date; null when unbounded."
+  totalSessions: Int
+  "True when the write changes the sessions of every week from some date on, without end (a class time re-timed, a class given other staff): there is no count, and unboundedFrom says from when."
+  unbounded: Boolean!
+  "The first date of the weeks the write changes without end; null when it is bounded."
+  unboundedFrom: Date
+  "How many clients hold a single booking (a place or a place on the wait list) or a standing place on any affected session, over every future date: always a number, as clients are finitely many."
+  totalClients: Int!
+  "The calendars whose events the write changes (an event added, taken away, moved, re-timed, put in another room or given other staff): the whole business's first, then staff members' and rooms'. Empty when no session changes."
+  calendars: [ImpactCalendar!]!
+}
+
+"One session a write affects, and who is on it before the write."
+type ImpactSession {
+  "The session's id (see Session.id), the same before and after the write."
+  id: ID!
+  "What the write does to it."
+  changes: [ImpactChange!]!
+  "The session as it is before the write: its date, times, room, class and staff."
+  before: SessionOrigin!
+  "The session after the write, wherever it then is; null when the write removes it (its series ends, its class time or one-off goes)."
+  session: Session
+  "The single bookings holding a place on it, those the caller may see (the rule of Booking)."
+  bookings: [Booking!]!
+  "The standing places holding a place on it, those the caller may see (the rule of Booking)."
+  standing: [StandingBooking!]!
+  "The single bookings on its wait list, by position, those the caller may see (the rule of Booking)."
+  waitlist: [Booking!]!
+  "The standing places waiting for a place on it, those the caller may see (the rule of Booking)."
+  standingWaitlist: [StandingBooking!]!
+}
+
+"What a write does to a session."
+enum ImpactChange {
+  "It is cancelled (or it goes, and was on)."
+  CANCELLED
+  "It no longer exists: its series ends, its class time is retired or taken out, its one-off is removed."
+  REMOVED
+  "It is on another date."
+  MOVED
+  "It starts or ends at another time."
+  RETIMED
+  "It is in another room."
+  REHOUSED
+  "Other staff give it."
+  RESTAFFED
+  "It is another class."
+  RECLASSED
+  "It has fewer places than were held on it before the write."
+  OVER_CAPACITY
+}
+
+"A calendar whose events a write changes: a staff member's, a room's, or (neither) the whole business's, as CalendarInput names them."
+type ImpactCalendar {
+  "The staff member whose calendar it is; null for a room's or the business's."
+  staff: Staff
+  "The room whose calendar it is; null for a staff member's or the business's."
+  room: Room
+}
+`, BuiltIn: false},
 	{Name: "../schema/live.graphqls", Input: `# Live updates: the subscription root.
 
 "A write that committed: what front ends listening to scheduleChanged refetch."
@@ -8542,6 +9286,8 @@ type ApplyProposalPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The series it created."
   series: [Series!]!
 }
@@ -8684,6 +9430,8 @@ type StandingBookingPayload implements Write {
   revision: Int!
   "Always empty: standing places take places, not time."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from."
   standingBooking: StandingBooking!
   "The dates the client waits on because they were full (only with waitlist); empty when the place holds every date."
@@ -9069,6 +9817,8 @@ type SeriesPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The series as the write leaves it (for replaceSeriesFrom, the successor)."
   series: Series!
   "When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were."
@@ -9085,6 +9835,8 @@ type PlanPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The plan as the write leaves it."
   plan: Plan!
 }
@@ -9097,6 +9849,8 @@ type OneOffPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The one-off as the write leaves it."
   oneOff: OneOff!
 }
@@ -9109,6 +9863,8 @@ type ClosurePayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The closure as saved."
   closure: Closure!
 }
@@ -9121,6 +9877,8 @@ type SessionPayload implements Write {
   revision: Int!
   "The clashes the write adds; only a dry run can return any."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The session as it now is (its id and ref do not change)."
   session: Session!
 }
@@ -9736,6 +10494,8 @@ type WebhookEndpointPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "The endpoint made, changed or deleted (on a dry run, as it would be)."
   endpoint: WebhookEndpoint!
   "The signing secret (whsec_ and base64), shown this once by createWebhookEndpoint and rotateWebhookSecret; null on a dry run and from the others."
@@ -9750,6 +10510,8 @@ type WebhookQueuedPayload implements Write {
   revision: Int!
   "See Write.clashes."
   clashes: [Clash!]!
+  "See Write.impact."
+  impact: Impact! @goField(forceResolver: true)
   "How many deliveries were queued (would be, on a dry run)."
   queued: Int!
 }
@@ -9872,6 +10634,8 @@ func (ec *executionContext) childFields_ActivityPayload(ctx context.Context, fie
 		return ec.fieldContext_ActivityPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ActivityPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ActivityPayload_impact(ctx, field)
 	case "activity":
 		return ec.fieldContext_ActivityPayload_activity(ctx, field)
 	}
@@ -9924,6 +10688,8 @@ func (ec *executionContext) childFields_AppPasswordPayload(ctx context.Context, 
 		return ec.fieldContext_AppPasswordPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_AppPasswordPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_AppPasswordPayload_impact(ctx, field)
 	case "appPassword":
 		return ec.fieldContext_AppPasswordPayload_appPassword(ctx, field)
 	case "password":
@@ -9940,6 +10706,8 @@ func (ec *executionContext) childFields_ApplyProposalPayload(ctx context.Context
 		return ec.fieldContext_ApplyProposalPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ApplyProposalPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ApplyProposalPayload_impact(ctx, field)
 	case "series":
 		return ec.fieldContext_ApplyProposalPayload_series(ctx, field)
 	}
@@ -9954,6 +10722,8 @@ func (ec *executionContext) childFields_AssignCoverPayload(ctx context.Context, 
 		return ec.fieldContext_AssignCoverPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_AssignCoverPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_AssignCoverPayload_impact(ctx, field)
 	case "sessions":
 		return ec.fieldContext_AssignCoverPayload_sessions(ctx, field)
 	}
@@ -10024,6 +10794,8 @@ func (ec *executionContext) childFields_BookingPayload(ctx context.Context, fiel
 		return ec.fieldContext_BookingPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_BookingPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_BookingPayload_impact(ctx, field)
 	case "booking":
 		return ec.fieldContext_BookingPayload_booking(ctx, field)
 	case "promoted":
@@ -10100,6 +10872,8 @@ func (ec *executionContext) childFields_BusinessPayload(ctx context.Context, fie
 		return ec.fieldContext_BusinessPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_BusinessPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_BusinessPayload_impact(ctx, field)
 	case "business":
 		return ec.fieldContext_BusinessPayload_business(ctx, field)
 	}
@@ -10114,6 +10888,8 @@ func (ec *executionContext) childFields_CalendarImportPayload(ctx context.Contex
 		return ec.fieldContext_CalendarImportPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_CalendarImportPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_CalendarImportPayload_impact(ctx, field)
 	case "events":
 		return ec.fieldContext_CalendarImportPayload_events(ctx, field)
 	case "series":
@@ -10172,6 +10948,8 @@ func (ec *executionContext) childFields_CapacityRulePayload(ctx context.Context,
 		return ec.fieldContext_CapacityRulePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_CapacityRulePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_CapacityRulePayload_impact(ctx, field)
 	case "capacityRule":
 		return ec.fieldContext_CapacityRulePayload_capacityRule(ctx, field)
 	}
@@ -10234,6 +11012,8 @@ func (ec *executionContext) childFields_ClassPayload(ctx context.Context, field 
 		return ec.fieldContext_ClassPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClassPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClassPayload_impact(ctx, field)
 	case "class":
 		return ec.fieldContext_ClassPayload_class(ctx, field)
 	}
@@ -10276,6 +11056,8 @@ func (ec *executionContext) childFields_ClassTimePayload(ctx context.Context, fi
 		return ec.fieldContext_ClassTimePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClassTimePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClassTimePayload_impact(ctx, field)
 	case "classTime":
 		return ec.fieldContext_ClassTimePayload_classTime(ctx, field)
 	}
@@ -10332,6 +11114,8 @@ func (ec *executionContext) childFields_ClientPayload(ctx context.Context, field
 		return ec.fieldContext_ClientPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClientPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClientPayload_impact(ctx, field)
 	case "client":
 		return ec.fieldContext_ClientPayload_client(ctx, field)
 	}
@@ -10364,6 +11148,8 @@ func (ec *executionContext) childFields_ClosurePayload(ctx context.Context, fiel
 		return ec.fieldContext_ClosurePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_ClosurePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_ClosurePayload_impact(ctx, field)
 	case "closure":
 		return ec.fieldContext_ClosurePayload_closure(ctx, field)
 	}
@@ -10462,6 +11248,8 @@ func (ec *executionContext) childFields_DeletePayload(ctx context.Context, field
 		return ec.fieldContext_DeletePayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_DeletePayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_DeletePayload_impact(ctx, field)
 	case "id":
 		return ec.fieldContext_DeletePayload_id(ctx, field)
 	}
@@ -10476,6 +11264,8 @@ func (ec *executionContext) childFields_FeedPayload(ctx context.Context, field g
 		return ec.fieldContext_FeedPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_FeedPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_FeedPayload_impact(ctx, field)
 	case "url":
 		return ec.fieldContext_FeedPayload_url(ctx, field)
 	}
@@ -10492,6 +11282,56 @@ func (ec *executionContext) childFields_HoursSpan(ctx context.Context, field gra
 		return ec.fieldContext_HoursSpan_end(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type HoursSpan", field.Name)
+}
+
+func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sessions":
+		return ec.fieldContext_Impact_sessions(ctx, field)
+	case "totalSessions":
+		return ec.fieldContext_Impact_totalSessions(ctx, field)
+	case "unbounded":
+		return ec.fieldContext_Impact_unbounded(ctx, field)
+	case "unboundedFrom":
+		return ec.fieldContext_Impact_unboundedFrom(ctx, field)
+	case "totalClients":
+		return ec.fieldContext_Impact_totalClients(ctx, field)
+	case "calendars":
+		return ec.fieldContext_Impact_calendars(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Impact", field.Name)
+}
+
+func (ec *executionContext) childFields_ImpactCalendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "staff":
+		return ec.fieldContext_ImpactCalendar_staff(ctx, field)
+	case "room":
+		return ec.fieldContext_ImpactCalendar_room(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImpactCalendar", field.Name)
+}
+
+func (ec *executionContext) childFields_ImpactSession(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ImpactSession_id(ctx, field)
+	case "changes":
+		return ec.fieldContext_ImpactSession_changes(ctx, field)
+	case "before":
+		return ec.fieldContext_ImpactSession_before(ctx, field)
+	case "session":
+		return ec.fieldContext_ImpactSession_session(ctx, field)
+	case "bookings":
+		return ec.fieldContext_ImpactSession_bookings(ctx, field)
+	case "standing":
+		return ec.fieldContext_ImpactSession_standing(ctx, field)
+	case "waitlist":
+		return ec.fieldContext_ImpactSession_waitlist(ctx, field)
+	case "standingWaitlist":
+		return ec.fieldContext_ImpactSession_standingWaitlist(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImpactSession", field.Name)
 }
 
 func (ec *executionContext) childFields_Locale(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10562,6 +11402,8 @@ func (ec *executionContext) childFields_MembershipPayload(ctx context.Context, f
 		return ec.fieldContext_MembershipPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_MembershipPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_MembershipPayload_impact(ctx, field)
 	case "membership":
 		return ec.fieldContext_MembershipPayload_membership(ctx, field)
 	case "subscription":
@@ -10610,6 +11452,8 @@ func (ec *executionContext) childFields_OneOffPayload(ctx context.Context, field
 		return ec.fieldContext_OneOffPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_OneOffPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_OneOffPayload_impact(ctx, field)
 	case "oneOff":
 		return ec.fieldContext_OneOffPayload_oneOff(ctx, field)
 	}
@@ -10628,6 +11472,46 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_Placement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "room":
+		return ec.fieldContext_Placement_room(ctx, field)
+	case "weekday":
+		return ec.fieldContext_Placement_weekday(ctx, field)
+	case "start":
+		return ec.fieldContext_Placement_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Placement_end(ctx, field)
+	case "week":
+		return ec.fieldContext_Placement_week(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Placement", field.Name)
+}
+
+func (ec *executionContext) childFields_PlacementConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_PlacementConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_PlacementConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_PlacementConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_PlacementConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlacementConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_PlacementEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_PlacementEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_PlacementEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlacementEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10658,6 +11542,8 @@ func (ec *executionContext) childFields_PlanPayload(ctx context.Context, field g
 		return ec.fieldContext_PlanPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_PlanPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_PlanPayload_impact(ctx, field)
 	case "plan":
 		return ec.fieldContext_PlanPayload_plan(ctx, field)
 	}
@@ -10782,6 +11668,8 @@ func (ec *executionContext) childFields_RoomBookingPayload(ctx context.Context, 
 		return ec.fieldContext_RoomBookingPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_RoomBookingPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_RoomBookingPayload_impact(ctx, field)
 	case "roomBooking":
 		return ec.fieldContext_RoomBookingPayload_roomBooking(ctx, field)
 	}
@@ -10796,6 +11684,8 @@ func (ec *executionContext) childFields_RoomPayload(ctx context.Context, field g
 		return ec.fieldContext_RoomPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_RoomPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_RoomPayload_impact(ctx, field)
 	case "room":
 		return ec.fieldContext_RoomPayload_room(ctx, field)
 	}
@@ -10872,6 +11762,8 @@ func (ec *executionContext) childFields_SeriesPayload(ctx context.Context, field
 		return ec.fieldContext_SeriesPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_SeriesPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_SeriesPayload_impact(ctx, field)
 	case "series":
 		return ec.fieldContext_SeriesPayload_series(ctx, field)
 	case "kept":
@@ -10980,6 +11872,8 @@ func (ec *executionContext) childFields_SessionPayload(ctx context.Context, fiel
 		return ec.fieldContext_SessionPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_SessionPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_SessionPayload_impact(ctx, field)
 	case "session":
 		return ec.fieldContext_SessionPayload_session(ctx, field)
 	}
@@ -11022,6 +11916,8 @@ func (ec *executionContext) childFields_StaffPayload(ctx context.Context, field 
 		return ec.fieldContext_StaffPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_StaffPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_StaffPayload_impact(ctx, field)
 	case "staff":
 		return ec.fieldContext_StaffPayload_staff(ctx, field)
 	}
@@ -11084,6 +11980,8 @@ func (ec *executionContext) childFields_StandingBookingPayload(ctx context.Conte
 		return ec.fieldContext_StandingBookingPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_StandingBookingPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_StandingBookingPayload_impact(ctx, field)
 	case "standingBooking":
 		return ec.fieldContext_StandingBookingPayload_standingBooking(ctx, field)
 	case "waitingDates":
@@ -11142,6 +12040,8 @@ func (ec *executionContext) childFields_TimeOffPayload(ctx context.Context, fiel
 		return ec.fieldContext_TimeOffPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_TimeOffPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_TimeOffPayload_impact(ctx, field)
 	case "timeOff":
 		return ec.fieldContext_TimeOffPayload_timeOff(ctx, field)
 	case "needsCover":
@@ -11210,6 +12110,8 @@ func (ec *executionContext) childFields_TokenPayload(ctx context.Context, field 
 		return ec.fieldContext_TokenPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_TokenPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_TokenPayload_impact(ctx, field)
 	case "token":
 		return ec.fieldContext_TokenPayload_token(ctx, field)
 	case "secret":
@@ -11400,6 +12302,8 @@ func (ec *executionContext) childFields_WebhookEndpointPayload(ctx context.Conte
 		return ec.fieldContext_WebhookEndpointPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_WebhookEndpointPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_WebhookEndpointPayload_impact(ctx, field)
 	case "endpoint":
 		return ec.fieldContext_WebhookEndpointPayload_endpoint(ctx, field)
 	case "secret":
@@ -11426,6 +12330,8 @@ func (ec *executionContext) childFields_WebhookQueuedPayload(ctx context.Context
 		return ec.fieldContext_WebhookQueuedPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_WebhookQueuedPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_WebhookQueuedPayload_impact(ctx, field)
 	case "queued":
 		return ec.fieldContext_WebhookQueuedPayload_queued(ctx, field)
 	}
@@ -11466,6 +12372,8 @@ func (ec *executionContext) childFields_WorkingHoursPayload(ctx context.Context,
 		return ec.fieldContext_WorkingHoursPayload_revision(ctx, field)
 	case "clashes":
 		return ec.fieldContext_WorkingHoursPayload_clashes(ctx, field)
+	case "impact":
+		return ec.fieldContext_WorkingHoursPayload_impact(ctx, field)
 	case "workingHours":
 		return ec.fieldContext_WorkingHoursPayload_workingHours(ctx, field)
 	case "needsCover":
@@ -14244,6 +15152,36 @@ func (ec *executionContext) field_Query_oneOffs_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_placements_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.PlacementsInput, error) {
+			return ec.unmarshalNPlacementsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_plan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -15095,6 +16033,38 @@ func (ec *executionContext) fieldContext_ActivityPayload_clashes(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _ActivityPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ActivityPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ActivityPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ActivityPayload_activity(ctx context.Context, field graphql.CollectedField, obj *model.ActivityPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15480,6 +16450,38 @@ func (ec *executionContext) fieldContext_AppPasswordPayload_clashes(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _AppPasswordPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AppPasswordPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AppPasswordPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AppPasswordPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AppPasswordPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AppPasswordPayload_appPassword(ctx context.Context, field graphql.CollectedField, obj *model.AppPasswordPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15613,6 +16615,38 @@ func (ec *executionContext) fieldContext_ApplyProposalPayload_clashes(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _ApplyProposalPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApplyProposalPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ApplyProposalPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApplyProposalPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ApplyProposalPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ApplyProposalPayload_series(ctx context.Context, field graphql.CollectedField, obj *model.ApplyProposalPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15718,6 +16752,38 @@ func (ec *executionContext) fieldContext_AssignCoverPayload_clashes(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssignCoverPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.AssignCoverPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssignCoverPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AssignCoverPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssignCoverPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssignCoverPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16259,6 +17325,38 @@ func (ec *executionContext) fieldContext_BookingPayload_clashes(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookingPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.BookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookingPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BookingPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookingPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BookingPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16967,6 +18065,38 @@ func (ec *executionContext) fieldContext_BusinessPayload_clashes(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _BusinessPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.BusinessPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusinessPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BusinessPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusinessPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BusinessPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BusinessPayload_business(ctx context.Context, field graphql.CollectedField, obj *model.BusinessPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17072,6 +18202,38 @@ func (ec *executionContext) fieldContext_CalendarImportPayload_clashes(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CalendarImportPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.CalendarImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CalendarImportPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CalendarImportPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CalendarImportPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CalendarImportPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17559,6 +18721,38 @@ func (ec *executionContext) fieldContext_CapacityRulePayload_clashes(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapacityRulePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.CapacityRulePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapacityRulePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CapacityRulePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapacityRulePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapacityRulePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18064,6 +19258,38 @@ func (ec *executionContext) fieldContext_ClassPayload_clashes(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _ClassPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClassPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClassPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClassPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClassPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClassPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClassPayload_class(ctx context.Context, field graphql.CollectedField, obj *model.ClassPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18431,6 +19657,38 @@ func (ec *executionContext) fieldContext_ClassTimePayload_clashes(_ context.Cont
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClassTimePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClassTimePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClassTimePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClassTimePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClassTimePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClassTimePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18876,6 +20134,38 @@ func (ec *executionContext) fieldContext_ClientPayload_clashes(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _ClientPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClientPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClientPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClientPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClientPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClientPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClientPayload_client(ctx context.Context, field graphql.CollectedField, obj *model.ClientPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19128,6 +20418,38 @@ func (ec *executionContext) fieldContext_ClosurePayload_clashes(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ClosurePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.ClosurePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClosurePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ClosurePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClosurePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ClosurePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19825,6 +21147,38 @@ func (ec *executionContext) fieldContext_DeletePayload_clashes(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _DeletePayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.DeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeletePayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DeletePayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeletePayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DeletePayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeletePayload_id(ctx context.Context, field graphql.CollectedField, obj *model.DeletePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19926,6 +21280,38 @@ func (ec *executionContext) fieldContext_FeedPayload_clashes(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _FeedPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeedPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FeedPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeedPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeedPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FeedPayload_url(ctx context.Context, field graphql.CollectedField, obj *model.FeedPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20016,6 +21402,464 @@ func (ec *executionContext) _HoursSpan_end(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_HoursSpan_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("HoursSpan", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Impact_sessions(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_sessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ImpactSession) graphql.Marshaler {
+			return ec.marshalNImpactSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSessionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_sessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Impact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImpactSession(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Impact_totalSessions(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_totalSessions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalSessions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_totalSessions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Impact_unbounded(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_unbounded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unbounded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_unbounded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Impact_unboundedFrom(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_unboundedFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnboundedFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Date) graphql.Marshaler {
+			return ec.marshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_unboundedFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Date")
+}
+
+func (ec *executionContext) _Impact_totalClients(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_totalClients(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalClients, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_totalClients(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Impact", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Impact_calendars(ctx context.Context, field graphql.CollectedField, obj *model.Impact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_calendars(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendars, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ImpactCalendar) graphql.Marshaler {
+			return ec.marshalNImpactCalendar2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendarᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_calendars(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Impact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImpactCalendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactCalendar_staff(ctx context.Context, field graphql.CollectedField, obj *model.ImpactCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactCalendar_staff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Staff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Staff) graphql.Marshaler {
+			return ec.marshalOStaff2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStaff(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactCalendar_staff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactCalendar",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Staff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactCalendar_room(ctx context.Context, field graphql.CollectedField, obj *model.ImpactCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactCalendar_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Room, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalORoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactCalendar_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactCalendar",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_id(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImpactSession", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ImpactSession_changes(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ImpactChange) graphql.Marshaler {
+			return ec.marshalNImpactChange2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_changes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImpactSession", field, false, false, "ImpactChange")
+}
+
+func (ec *executionContext) _ImpactSession_before(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
+			return ec.marshalNSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SessionOrigin(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_session(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_session(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Session, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Session) graphql.Marshaler {
+			return ec.marshalOSession2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐSession(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_session(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Session(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_bookings(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_bookings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bookings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_bookings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_standing(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_standing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Standing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_standing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_waitlist(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_waitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waitlist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []models.SessionBooking) graphql.Marshaler {
+			return ec.marshalNBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋmodelsᚐSessionBookingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_waitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Booking(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactSession_standingWaitlist(ctx context.Context, field graphql.CollectedField, obj *model.ImpactSession) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactSession_standingWaitlist(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StandingWaitlist, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Standing) graphql.Marshaler {
+			return ec.marshalNStandingBooking2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐStandingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactSession_standingWaitlist(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactSession",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StandingBooking(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Live_scheduleChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -20600,6 +22444,38 @@ func (ec *executionContext) fieldContext_MembershipPayload_clashes(_ context.Con
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MembershipPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.MembershipPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MembershipPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MembershipPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MembershipPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MembershipPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -24461,6 +26337,38 @@ func (ec *executionContext) fieldContext_OneOffPayload_clashes(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _OneOffPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.OneOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OneOffPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.OneOffPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OneOffPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OneOffPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _OneOffPayload_oneOff(ctx context.Context, field graphql.CollectedField, obj *model.OneOffPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24583,6 +26491,304 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _Placement_room(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_room(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Placement().Room(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Room) graphql.Marshaler {
+			return ec.marshalNRoom2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐRoom(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_room(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Placement",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Room(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Placement_weekday(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_weekday(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weekday, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Weekday) graphql.Marshaler {
+			return ec.marshalNWeekday2timeᚐWeekday(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_weekday(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "Weekday")
+}
+
+func (ec *executionContext) _Placement_start(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Placement_end(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v engine.LocalTime) graphql.Marshaler {
+			return ec.marshalNLocalTime2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "LocalTime")
+}
+
+func (ec *executionContext) _Placement_week(ctx context.Context, field graphql.CollectedField, obj *engine.Placement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Placement_week(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Week, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Placement_week(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Placement", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PlacementConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.PlacementEdge) graphql.Marshaler {
+			return ec.marshalNPlacementEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlacementEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []engine.Placement) graphql.Marshaler {
+			return ec.marshalNPlacement2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacementᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Placement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlacementConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.PlacementConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlacementConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PlacementEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.PlacementEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlacementEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlacementEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.PlacementEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlacementEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *engine.Placement) graphql.Marshaler {
+			return ec.marshalNPlacement2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlacementEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlacementEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Placement(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Plan_id(ctx context.Context, field graphql.CollectedField, obj *engine.Plan) (ret graphql.Marshaler) {
@@ -24828,6 +27034,38 @@ func (ec *executionContext) fieldContext_PlanPayload_clashes(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlanPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.PlanPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PlanPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlanPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -25820,6 +28058,50 @@ func (ec *executionContext) fieldContext_Query_freeRooms(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_freeRooms_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_placements(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_placements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Placements(ctx, fc.Args["input"].(model.PlacementsInput), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlacementConnection) graphql.Marshaler {
+			return ec.marshalOPlacementConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementConnection(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_placements(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlacementConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_placements_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28290,6 +30572,38 @@ func (ec *executionContext) fieldContext_RoomBookingPayload_clashes(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _RoomBookingPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomBookingPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomBookingPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomBookingPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomBookingPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RoomBookingPayload_roomBooking(ctx context.Context, field graphql.CollectedField, obj *model.RoomBookingPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28395,6 +30709,38 @@ func (ec *executionContext) fieldContext_RoomPayload_clashes(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RoomPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.RoomPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RoomPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RoomPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RoomPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RoomPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -29005,6 +31351,38 @@ func (ec *executionContext) fieldContext_SeriesPayload_clashes(_ context.Context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SeriesPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.SeriesPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SeriesPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SeriesPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SeriesPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SeriesPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -30147,6 +32525,38 @@ func (ec *executionContext) fieldContext_SessionPayload_clashes(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SessionPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.SessionPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SessionPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SessionPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SessionPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SessionPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SessionPayload_session(ctx context.Context, field graphql.CollectedField, obj *model.SessionPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30472,6 +32882,38 @@ func (ec *executionContext) fieldContext_StaffPayload_clashes(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StaffPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.StaffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StaffPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StaffPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StaffPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StaffPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -31025,6 +33467,38 @@ func (ec *executionContext) fieldContext_StandingBookingPayload_clashes(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _StandingBookingPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StandingBookingPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StandingBookingPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StandingBookingPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StandingBookingPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StandingBookingPayload_standingBooking(ctx context.Context, field graphql.CollectedField, obj *model.StandingBookingPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31456,6 +33930,38 @@ func (ec *executionContext) fieldContext_TimeOffPayload_clashes(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TimeOffPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.TimeOffPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TimeOffPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TimeOffPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TimeOffPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TimeOffPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -31956,6 +34462,38 @@ func (ec *executionContext) fieldContext_TokenPayload_clashes(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.TokenPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -33585,6 +36123,38 @@ func (ec *executionContext) fieldContext_WebhookEndpointPayload_clashes(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _WebhookEndpointPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookEndpointPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookEndpointPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookEndpointPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookEndpointPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WebhookEndpointPayload_endpoint(ctx context.Context, field graphql.CollectedField, obj *model.WebhookEndpointPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33759,6 +36329,38 @@ func (ec *executionContext) fieldContext_WebhookQueuedPayload_clashes(_ context.
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WebhookQueuedPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.WebhookQueuedPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookQueuedPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WebhookQueuedPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookQueuedPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WebhookQueuedPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -34048,6 +36650,38 @@ func (ec *executionContext) fieldContext_WorkingHoursPayload_clashes(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Clash(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WorkingHoursPayload_impact(ctx context.Context, field graphql.CollectedField, obj *model.WorkingHoursPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WorkingHoursPayload_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.WorkingHoursPayload().Impact(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WorkingHoursPayload_impact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WorkingHoursPayload",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -36856,6 +39490,125 @@ func UnmarshalHoursSpanInput(ctx context.Context, raw any) (model.HoursSpanInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputPlacementsInput(ctx context.Context, obj any) (model.PlacementsInput, error) {
+	var it model.PlacementsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"classId", "minutes", "cycleWeeks", "weeks", "roomIds", "weekdays", "earliest", "latest", "step", "units", "bufferMinutes", "from"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "classId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("classId"))
+			data, err := ec.unmarshalNID2int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClassID = data
+		case "minutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Minutes = data
+		case "cycleWeeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cycleWeeks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CycleWeeks = data
+		case "weeks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weeks"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weeks = data
+		case "roomIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roomIds"))
+			data, err := ec.unmarshalOID2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoomIds = data
+		case "weekdays":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weekdays"))
+			data, err := ec.unmarshalOWeekday2ᚕtimeᚐWeekdayᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weekdays = data
+		case "earliest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("earliest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Earliest = data
+		case "latest":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latest"))
+			data, err := ec.unmarshalOLocalTime2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐLocalTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latest = data
+		case "step":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("step"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Step = data
+		case "units":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("units"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Units = data
+		case "bufferMinutes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bufferMinutes"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BufferMinutes = data
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐDate(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPlacementsInput unmarshals raw into the PlacementsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPlacementsInput(ctx context.Context, raw any) (model.PlacementsInput, error) {
+	var out model.PlacementsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PlacementsInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputPreferenceWeightInput(ctx context.Context, obj any) (model.PreferenceWeightInput, error) {
 	var it model.PreferenceWeightInput
 	if obj == nil {
@@ -38994,22 +41747,28 @@ func (ec *executionContext) _ActivityPayload(ctx context.Context, sel ast.Select
 		case "dryRun":
 			out.Values[i] = ec._ActivityPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ActivityPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ActivityPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ActivityPayload_impact(ctx, field, obj)
+				})
 		case "activity":
 			out.Values[i] = ec._ActivityPayload_activity(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39177,27 +41936,33 @@ func (ec *executionContext) _AppPasswordPayload(ctx context.Context, sel ast.Sel
 		case "dryRun":
 			out.Values[i] = ec._AppPasswordPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._AppPasswordPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._AppPasswordPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AppPasswordPayload_impact(ctx, field, obj)
+				})
 		case "appPassword":
 			out.Values[i] = ec._AppPasswordPayload_appPassword(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "password":
 			out.Values[i] = ec._AppPasswordPayload_password(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39230,22 +41995,28 @@ func (ec *executionContext) _ApplyProposalPayload(ctx context.Context, sel ast.S
 		case "dryRun":
 			out.Values[i] = ec._ApplyProposalPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ApplyProposalPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ApplyProposalPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ApplyProposalPayload_impact(ctx, field, obj)
+				})
 		case "series":
 			out.Values[i] = ec._ApplyProposalPayload_series(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39278,22 +42049,28 @@ func (ec *executionContext) _AssignCoverPayload(ctx context.Context, sel ast.Sel
 		case "dryRun":
 			out.Values[i] = ec._AssignCoverPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._AssignCoverPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._AssignCoverPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AssignCoverPayload_impact(ctx, field, obj)
+				})
 		case "sessions":
 			out.Values[i] = ec._AssignCoverPayload_sessions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39524,27 +42301,33 @@ func (ec *executionContext) _BookingPayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._BookingPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._BookingPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._BookingPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BookingPayload_impact(ctx, field, obj)
+				})
 		case "booking":
 			out.Values[i] = ec._BookingPayload_booking(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "promoted":
 			out.Values[i] = ec._BookingPayload_promoted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39763,22 +42546,28 @@ func (ec *executionContext) _BusinessPayload(ctx context.Context, sel ast.Select
 		case "dryRun":
 			out.Values[i] = ec._BusinessPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._BusinessPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._BusinessPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BusinessPayload_impact(ctx, field, obj)
+				})
 		case "business":
 			out.Values[i] = ec._BusinessPayload_business(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39811,42 +42600,48 @@ func (ec *executionContext) _CalendarImportPayload(ctx context.Context, sel ast.
 		case "dryRun":
 			out.Values[i] = ec._CalendarImportPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._CalendarImportPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._CalendarImportPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CalendarImportPayload_impact(ctx, field, obj)
+				})
 		case "events":
 			out.Values[i] = ec._CalendarImportPayload_events(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "series":
 			out.Values[i] = ec._CalendarImportPayload_series(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "oneOffs":
 			out.Values[i] = ec._CalendarImportPayload_oneOffs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "dayChanges":
 			out.Values[i] = ec._CalendarImportPayload_dayChanges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "problems":
 			out.Values[i] = ec._CalendarImportPayload_problems(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -39998,22 +42793,28 @@ func (ec *executionContext) _CapacityRulePayload(ctx context.Context, sel ast.Se
 		case "dryRun":
 			out.Values[i] = ec._CapacityRulePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._CapacityRulePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._CapacityRulePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapacityRulePayload_impact(ctx, field, obj)
+				})
 		case "capacityRule":
 			out.Values[i] = ec._CapacityRulePayload_capacityRule(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40214,22 +43015,28 @@ func (ec *executionContext) _ClassPayload(ctx context.Context, sel ast.Selection
 		case "dryRun":
 			out.Values[i] = ec._ClassPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClassPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClassPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClassPayload_impact(ctx, field, obj)
+				})
 		case "class":
 			out.Values[i] = ec._ClassPayload_class(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40352,22 +43159,28 @@ func (ec *executionContext) _ClassTimePayload(ctx context.Context, sel ast.Selec
 		case "dryRun":
 			out.Values[i] = ec._ClassTimePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClassTimePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClassTimePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClassTimePayload_impact(ctx, field, obj)
+				})
 		case "classTime":
 			out.Values[i] = ec._ClassTimePayload_classTime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40548,22 +43361,28 @@ func (ec *executionContext) _ClientPayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._ClientPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClientPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClientPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClientPayload_impact(ctx, field, obj)
+				})
 		case "client":
 			out.Values[i] = ec._ClientPayload_client(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40657,22 +43476,28 @@ func (ec *executionContext) _ClosurePayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._ClosurePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._ClosurePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._ClosurePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ClosurePayload_impact(ctx, field, obj)
+				})
 		case "closure":
 			out.Values[i] = ec._ClosurePayload_closure(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -41014,22 +43839,28 @@ func (ec *executionContext) _DeletePayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._DeletePayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._DeletePayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._DeletePayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DeletePayload_impact(ctx, field, obj)
+				})
 		case "id":
 			out.Values[i] = ec._DeletePayload_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -41062,22 +43893,28 @@ func (ec *executionContext) _FeedPayload(ctx context.Context, sel ast.SelectionS
 		case "dryRun":
 			out.Values[i] = ec._FeedPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._FeedPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._FeedPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FeedPayload_impact(ctx, field, obj)
+				})
 		case "url":
 			out.Values[i] = ec._FeedPayload_url(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -41119,6 +43956,170 @@ func (ec *executionContext) _HoursSpan(ctx context.Context, sel ast.SelectionSet
 			}
 		case "end":
 			out.Values[i] = ec._HoursSpan_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactImplementors = []string{"Impact"}
+
+func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, obj *model.Impact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Impact")
+		case "sessions":
+			out.Values[i] = ec._Impact_sessions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalSessions":
+			out.Values[i] = ec._Impact_totalSessions(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "unbounded":
+			out.Values[i] = ec._Impact_unbounded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unboundedFrom":
+			out.Values[i] = ec._Impact_unboundedFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "totalClients":
+			out.Values[i] = ec._Impact_totalClients(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendars":
+			out.Values[i] = ec._Impact_calendars(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactCalendarImplementors = []string{"ImpactCalendar"}
+
+func (ec *executionContext) _ImpactCalendar(ctx context.Context, sel ast.SelectionSet, obj *model.ImpactCalendar) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactCalendarImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImpactCalendar")
+		case "staff":
+			out.Values[i] = ec._ImpactCalendar_staff(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "room":
+			out.Values[i] = ec._ImpactCalendar_room(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactSessionImplementors = []string{"ImpactSession"}
+
+func (ec *executionContext) _ImpactSession(ctx context.Context, sel ast.SelectionSet, obj *model.ImpactSession) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactSessionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImpactSession")
+		case "id":
+			out.Values[i] = ec._ImpactSession_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changes":
+			out.Values[i] = ec._ImpactSession_changes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._ImpactSession_before(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "session":
+			out.Values[i] = ec._ImpactSession_session(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bookings":
+			out.Values[i] = ec._ImpactSession_bookings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "standing":
+			out.Values[i] = ec._ImpactSession_standing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waitlist":
+			out.Values[i] = ec._ImpactSession_waitlist(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "standingWaitlist":
+			out.Values[i] = ec._ImpactSession_standingWaitlist(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -41380,27 +44381,33 @@ func (ec *executionContext) _MembershipPayload(ctx context.Context, sel ast.Sele
 		case "dryRun":
 			out.Values[i] = ec._MembershipPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._MembershipPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._MembershipPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._MembershipPayload_impact(ctx, field, obj)
+				})
 		case "membership":
 			out.Values[i] = ec._MembershipPayload_membership(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "subscription":
 			out.Values[i] = ec._MembershipPayload_subscription(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42109,22 +45116,28 @@ func (ec *executionContext) _OneOffPayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._OneOffPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._OneOffPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._OneOffPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._OneOffPayload_impact(ctx, field, obj)
+				})
 		case "oneOff":
 			out.Values[i] = ec._OneOffPayload_oneOff(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42172,6 +45185,146 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var placementImplementors = []string{"Placement"}
+
+func (ec *executionContext) _Placement(ctx context.Context, sel ast.SelectionSet, obj *engine.Placement) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Placement")
+		case "room":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Placement_room(ctx, field, obj)
+				})
+		case "weekday":
+			out.Values[i] = ec._Placement_weekday(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "start":
+			out.Values[i] = ec._Placement_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "end":
+			out.Values[i] = ec._Placement_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "week":
+			out.Values[i] = ec._Placement_week(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var placementConnectionImplementors = []string{"PlacementConnection"}
+
+func (ec *executionContext) _PlacementConnection(ctx context.Context, sel ast.SelectionSet, obj *model.PlacementConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlacementConnection")
+		case "edges":
+			out.Values[i] = ec._PlacementConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._PlacementConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._PlacementConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._PlacementConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var placementEdgeImplementors = []string{"PlacementEdge"}
+
+func (ec *executionContext) _PlacementEdge(ctx context.Context, sel ast.SelectionSet, obj *model.PlacementEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, placementEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlacementEdge")
+		case "cursor":
+			out.Values[i] = ec._PlacementEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._PlacementEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -42273,22 +45426,28 @@ func (ec *executionContext) _PlanPayload(ctx context.Context, sel ast.SelectionS
 		case "dryRun":
 			out.Values[i] = ec._PlanPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._PlanPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._PlanPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PlanPayload_impact(ctx, field, obj)
+				})
 		case "plan":
 			out.Values[i] = ec._PlanPayload_plan(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42568,6 +45727,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_freeRooms(ctx, field)
+				})
+		case "placements":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_placements(ctx, field)
 				})
 		case "clients":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -43090,22 +46255,28 @@ func (ec *executionContext) _RoomBookingPayload(ctx context.Context, sel ast.Sel
 		case "dryRun":
 			out.Values[i] = ec._RoomBookingPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._RoomBookingPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._RoomBookingPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomBookingPayload_impact(ctx, field, obj)
+				})
 		case "roomBooking":
 			out.Values[i] = ec._RoomBookingPayload_roomBooking(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -43138,22 +46309,28 @@ func (ec *executionContext) _RoomPayload(ctx context.Context, sel ast.SelectionS
 		case "dryRun":
 			out.Values[i] = ec._RoomPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._RoomPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._RoomPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RoomPayload_impact(ctx, field, obj)
+				})
 		case "room":
 			out.Values[i] = ec._RoomPayload_room(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -43403,32 +46580,38 @@ func (ec *executionContext) _SeriesPayload(ctx context.Context, sel ast.Selectio
 		case "dryRun":
 			out.Values[i] = ec._SeriesPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._SeriesPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._SeriesPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SeriesPayload_impact(ctx, field, obj)
+				})
 		case "series":
 			out.Values[i] = ec._SeriesPayload_series(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kept":
 			out.Values[i] = ec._SeriesPayload_kept(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "changesNotCarried":
 			out.Values[i] = ec._SeriesPayload_changesNotCarried(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -43736,22 +46919,28 @@ func (ec *executionContext) _SessionPayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._SessionPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._SessionPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._SessionPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SessionPayload_impact(ctx, field, obj)
+				})
 		case "session":
 			out.Values[i] = ec._SessionPayload_session(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -43885,22 +47074,28 @@ func (ec *executionContext) _StaffPayload(ctx context.Context, sel ast.Selection
 		case "dryRun":
 			out.Values[i] = ec._StaffPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._StaffPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._StaffPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StaffPayload_impact(ctx, field, obj)
+				})
 		case "staff":
 			out.Values[i] = ec._StaffPayload_staff(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44098,27 +47293,33 @@ func (ec *executionContext) _StandingBookingPayload(ctx context.Context, sel ast
 		case "dryRun":
 			out.Values[i] = ec._StandingBookingPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._StandingBookingPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._StandingBookingPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StandingBookingPayload_impact(ctx, field, obj)
+				})
 		case "standingBooking":
 			out.Values[i] = ec._StandingBookingPayload_standingBooking(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "waitingDates":
 			out.Values[i] = ec._StandingBookingPayload_waitingDates(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44299,27 +47500,33 @@ func (ec *executionContext) _TimeOffPayload(ctx context.Context, sel ast.Selecti
 		case "dryRun":
 			out.Values[i] = ec._TimeOffPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._TimeOffPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._TimeOffPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TimeOffPayload_impact(ctx, field, obj)
+				})
 		case "timeOff":
 			out.Values[i] = ec._TimeOffPayload_timeOff(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "needsCover":
 			out.Values[i] = ec._TimeOffPayload_needsCover(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -44534,27 +47741,33 @@ func (ec *executionContext) _TokenPayload(ctx context.Context, sel ast.Selection
 		case "dryRun":
 			out.Values[i] = ec._TokenPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._TokenPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._TokenPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenPayload_impact(ctx, field, obj)
+				})
 		case "token":
 			out.Values[i] = ec._TokenPayload_token(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "secret":
 			out.Values[i] = ec._TokenPayload_secret(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -45160,27 +48373,33 @@ func (ec *executionContext) _WebhookEndpointPayload(ctx context.Context, sel ast
 		case "dryRun":
 			out.Values[i] = ec._WebhookEndpointPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._WebhookEndpointPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._WebhookEndpointPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookEndpointPayload_impact(ctx, field, obj)
+				})
 		case "endpoint":
 			out.Values[i] = ec._WebhookEndpointPayload_endpoint(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "secret":
 			out.Values[i] = ec._WebhookEndpointPayload_secret(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -45251,22 +48470,28 @@ func (ec *executionContext) _WebhookQueuedPayload(ctx context.Context, sel ast.S
 		case "dryRun":
 			out.Values[i] = ec._WebhookQueuedPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._WebhookQueuedPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._WebhookQueuedPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WebhookQueuedPayload_impact(ctx, field, obj)
+				})
 		case "queued":
 			out.Values[i] = ec._WebhookQueuedPayload_queued(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -45391,27 +48616,33 @@ func (ec *executionContext) _WorkingHoursPayload(ctx context.Context, sel ast.Se
 		case "dryRun":
 			out.Values[i] = ec._WorkingHoursPayload_dryRun(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._WorkingHoursPayload_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clashes":
 			out.Values[i] = ec._WorkingHoursPayload_clashes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WorkingHoursPayload_impact(ctx, field, obj)
+				})
 		case "workingHours":
 			out.Values[i] = ec._WorkingHoursPayload_workingHours(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "needsCover":
 			out.Values[i] = ec._WorkingHoursPayload_needsCover(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -46654,6 +49885,20 @@ func (ec *executionContext) marshalNID2int64(ctx context.Context, sel ast.Select
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalID(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNID2ᚕint64ᚄ(ctx context.Context, v any) ([]int64, error) {
 	vSlice := graphql.CoerceList(v)
 	var err error
@@ -46673,6 +49918,94 @@ func (ec *executionContext) marshalNID2ᚕint64ᚄ(ctx context.Context, sel ast.
 	for i := range v {
 		ret[i] = ec.marshalNID2int64(ctx, sel, v[i])
 	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImpact2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpact(ctx context.Context, sel ast.SelectionSet, v *model.Impact) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Impact!")
+		return graphql.Null
+	}
+	return ec._Impact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNImpactCalendar2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendar(ctx context.Context, sel ast.SelectionSet, v model.ImpactCalendar) graphql.Marshaler {
+	return ec._ImpactCalendar(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImpactCalendar2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendarᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ImpactCalendar) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImpactCalendar2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactCalendar(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx context.Context, v any) (model.ImpactChange, error) {
+	var res model.ImpactChange
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx context.Context, sel ast.SelectionSet, v model.ImpactChange) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNImpactChange2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChangeᚄ(ctx context.Context, v any) ([]model.ImpactChange, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.ImpactChange, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNImpactChange2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ImpactChange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImpactChange2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactChange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImpactSession2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSession(ctx context.Context, sel ast.SelectionSet, v model.ImpactSession) graphql.Marshaler {
+	return ec._ImpactSession(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNImpactSession2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSessionᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ImpactSession) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImpactSession2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐImpactSession(ctx, sel, v[i])
+	})
 
 	for _, e := range ret {
 		if e == graphql.Null {
@@ -46799,6 +50132,59 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋkoredyneᚋschedu
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPlacement2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx context.Context, sel ast.SelectionSet, v engine.Placement) graphql.Marshaler {
+	return ec._Placement(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlacement2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacementᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Placement) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlacement2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPlacement2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlacement(ctx context.Context, sel ast.SelectionSet, v *engine.Placement) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Placement!")
+		return graphql.Null
+	}
+	return ec._Placement(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPlacementEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdge(ctx context.Context, sel ast.SelectionSet, v model.PlacementEdge) graphql.Marshaler {
+	return ec._PlacementEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPlacementEdge2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.PlacementEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlacementEdge2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNPlacementsInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementsInput(ctx context.Context, v any) (model.PlacementsInput, error) {
+	res, err := ec.unmarshalInputPlacementsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNPlan2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlan(ctx context.Context, sel ast.SelectionSet, v engine.Plan) graphql.Marshaler {
@@ -47144,6 +50530,14 @@ func (ec *executionContext) marshalNSessionID2ᚖgithubᚗcomᚋkoredyneᚋsched
 		graphql.AddInvalidNullFromMarshaler(ctx, "SessionID!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNSessionOrigin2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐOrigin(ctx context.Context, sel ast.SelectionSet, v *engine.Origin) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SessionOrigin!")
+		return graphql.Null
+	}
+	return ec._SessionOrigin(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSessionRef2githubᚗcomᚋkoredyneᚋscheduleᚋengineᚐSessionRef(ctx context.Context, sel ast.SelectionSet, v engine.SessionRef) graphql.Marshaler {
@@ -48663,6 +52057,13 @@ func (ec *executionContext) marshalOOneOffPayload2ᚖgithubᚗcomᚋkoredyneᚋs
 		return graphql.Null
 	}
 	return ec._OneOffPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPlacementConnection2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐPlacementConnection(ctx context.Context, sel ast.SelectionSet, v *model.PlacementConnection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PlacementConnection(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPlan2ᚕgithubᚗcomᚋkoredyneᚋscheduleᚋengineᚐPlanᚄ(ctx context.Context, sel ast.SelectionSet, v []engine.Plan) graphql.Marshaler {

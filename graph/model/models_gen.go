@@ -35,6 +35,8 @@ type Write interface {
 	GetRevision() int
 	// The clashes the write adds; only a dry run can return any (a real write that would add one fails with CLASH).
 	GetClashes() []engine.Clash
+	// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+	GetImpact() *Impact
 }
 
 // What createActivity and updateActivity return.
@@ -45,6 +47,8 @@ type ActivityPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The activity after the write.
 	Activity *Activity `json:"activity"`
 }
@@ -68,6 +72,9 @@ func (this ActivityPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ActivityPayload) GetImpact() *Impact { return this.Impact }
 
 // A page of CalDAV logins, oldest first (by id).
 type AppPasswordConnection struct {
@@ -97,6 +104,8 @@ type AppPasswordPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The login made or revoked (on a dry run of createAppPassword, the one that would be made).
 	AppPassword *models.AppPassword `json:"appPassword"`
 	// The password, shown this once by createAppPassword; null on a dry run and from revokeAppPassword.
@@ -123,6 +132,9 @@ func (this AppPasswordPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this AppPasswordPayload) GetImpact() *Impact { return this.Impact }
+
 // What applyProposal returns.
 type ApplyProposalPayload struct {
 	// See Write.dryRun.
@@ -131,6 +143,8 @@ type ApplyProposalPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The series it created.
 	Series []engine.Series `json:"series"`
 }
@@ -155,6 +169,9 @@ func (this ApplyProposalPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ApplyProposalPayload) GetImpact() *Impact { return this.Impact }
+
 // One cover: a staff member takes a series session on its date instead of one of its staff.
 type AssignCoverInput struct {
 	// The session (Session.id).
@@ -173,6 +190,8 @@ type AssignCoverPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The sessions covered, as the write leaves them, in the order asked.
 	Sessions []Session `json:"sessions"`
 }
@@ -196,6 +215,9 @@ func (this AssignCoverPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this AssignCoverPayload) GetImpact() *Impact { return this.Impact }
 
 // A maximal interval in which the units asked for stay free for the minutes asked for.
 type AvailabilityWindow struct {
@@ -253,6 +275,8 @@ type BookingPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: bookings take places, not time.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The booking as saved (as it would be, for a dry run).
 	Booking *models.SessionBooking `json:"booking"`
 	// Bookings moved from the wait list to a place by this write, those the caller may see (see Booking): never another client's for a CLIENT token.
@@ -278,6 +302,9 @@ func (this BookingPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this BookingPayload) GetImpact() *Impact { return this.Impact }
 
 // A session as it was when it was booked, kept with the booking.
 type BookingSnapshot struct {
@@ -307,6 +334,8 @@ type BusinessPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The business after the write.
 	Business *models.Business `json:"business"`
 }
@@ -331,6 +360,9 @@ func (this BusinessPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this BusinessPayload) GetImpact() *Impact { return this.Impact }
+
 // What importCalendar made of the file.
 type CalendarImportPayload struct {
 	// See Write.dryRun.
@@ -339,6 +371,8 @@ type CalendarImportPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// Events imported whole or in part (overrides of single dates aside).
 	Events int `json:"events"`
 	// Series made from the file's recurring events.
@@ -371,6 +405,9 @@ func (this CalendarImportPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this CalendarImportPayload) GetImpact() *Impact { return this.Impact }
+
 // Which calendar: a staff member's, a room's, or (neither) the whole business's.
 type CalendarInput struct {
 	// The calendar of this staff member.
@@ -387,6 +424,8 @@ type CapacityRulePayload struct {
 	Revision int `json:"revision"`
 	// The clashes the rule would add, sessions or room bookings left without units (only a dry run returns any).
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The capacity rule as saved (as it would be, for a dry run).
 	CapacityRule *engine.CapacityRule `json:"capacityRule"`
 }
@@ -411,6 +450,9 @@ func (this CapacityRulePayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this CapacityRulePayload) GetImpact() *Impact { return this.Impact }
+
 // What createClass and updateClass return.
 type ClassPayload struct {
 	// See Write.dryRun.
@@ -419,6 +461,8 @@ type ClassPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The class after the write.
 	Class *Class `json:"class"`
 }
@@ -443,6 +487,9 @@ func (this ClassPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClassPayload) GetImpact() *Impact { return this.Impact }
+
 // What createClassTime and updateClassTime return.
 type ClassTimePayload struct {
 	// See Write.dryRun.
@@ -451,6 +498,8 @@ type ClassTimePayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The class time after the write.
 	ClassTime *engine.ClassTime `json:"classTime"`
 }
@@ -474,6 +523,9 @@ func (this ClassTimePayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClassTimePayload) GetImpact() *Impact { return this.Impact }
 
 // A page of clients, by name (without case) then id.
 type ClientConnection struct {
@@ -503,6 +555,8 @@ type ClientPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: clients take no time in the schedule.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The client as saved (as it would be, for a dry run).
 	Client *engine.Client `json:"client"`
 }
@@ -527,6 +581,9 @@ func (this ClientPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClientPayload) GetImpact() *Impact { return this.Impact }
+
 // What createClosure returns.
 type ClosurePayload struct {
 	// True when nothing was saved (see Write.dryRun).
@@ -535,6 +592,8 @@ type ClosurePayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The closure as saved.
 	Closure *engine.Closure `json:"closure"`
 }
@@ -558,6 +617,9 @@ func (this ClosurePayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this ClosurePayload) GetImpact() *Impact { return this.Impact }
 
 // Who could take a session instead of one of its staff: every other staff member is an option or excluded.
 type CoverOptions struct {
@@ -831,6 +893,8 @@ type DeletePayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The id of what was deleted.
 	ID int64 `json:"id"`
 }
@@ -854,6 +918,9 @@ func (this DeletePayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this DeletePayload) GetImpact() *Impact { return this.Impact }
 
 // One line of the demand: sessions of one activity (or one existing class) to place.
 type DemandLineInput struct {
@@ -905,6 +972,8 @@ type FeedPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The new secret URL (anyone with it can read the calendar or timetable); the old one stops working. Null on a dry run, which changes nothing.
 	URL *string `json:"url,omitempty"`
 }
@@ -929,6 +998,9 @@ func (this FeedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this FeedPayload) GetImpact() *Impact { return this.Impact }
+
 // A wall-clock span of one day of the week.
 type HoursSpanInput struct {
 	// The day of the week.
@@ -937,6 +1009,33 @@ type HoursSpanInput struct {
 	Start engine.LocalTime `json:"start"`
 	// When it ends, after the start.
 	End engine.LocalTime `json:"end"`
+}
+
+// What a write does, or in a dry run would do, to the people on the sessions it changes: computed from the same before
+// and after as its clashes, in the same transaction. The sessions are those that are on before the write, from today on,
+// and that it cancels, removes, moves, re-times, puts in another room, gives other staff or another class, or leaves
+// with fewer places than were held on it.
+type Impact struct {
+	// The first 500 affected sessions from today, by the date they are on before the write, then class time and class.
+	Sessions []ImpactSession `json:"sessions"`
+	// How many sessions the write affects from today on, counted exactly over every future date; null when unbounded.
+	TotalSessions *int `json:"totalSessions,omitempty"`
+	// True when the write changes the sessions of every week from some date on, without end (a class time re-timed, a class given other staff): there is no count, and unboundedFrom says from when.
+	Unbounded bool `json:"unbounded"`
+	// The first date of the weeks the write changes without end; null when it is bounded.
+	UnboundedFrom *engine.Date `json:"unboundedFrom,omitempty"`
+	// How many clients hold a single booking (a place or a place on the wait list) or a standing place on any affected session, over every future date: always a number, as clients are finitely many.
+	TotalClients int `json:"totalClients"`
+	// The calendars whose events the write changes (an event added, taken away, moved, re-timed, put in another room or given other staff): the whole business's first, then staff members' and rooms'. Empty when no session changes.
+	Calendars []ImpactCalendar `json:"calendars"`
+}
+
+// A calendar whose events a write changes: a staff member's, a room's, or (neither) the whole business's, as CalendarInput names them.
+type ImpactCalendar struct {
+	// The staff member whose calendar it is; null for a room's or the business's.
+	Staff *engine.Staff `json:"staff,omitempty"`
+	// The room whose calendar it is; null for a staff member's or the business's.
+	Room *engine.Room `json:"room,omitempty"`
 }
 
 // The root of subscription operations: what a front end can listen to.
@@ -987,6 +1086,8 @@ type MembershipPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: memberships take no time in the schedule.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The membership as saved (as it would be, for a dry run).
 	Membership *engine.Subscription `json:"membership"`
 	// The membership as saved (renamed membership; this name goes in the next release).
@@ -1013,6 +1114,9 @@ func (this MembershipPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this MembershipPayload) GetImpact() *Impact { return this.Impact }
+
 // What can be written. Each mutation is one write of the business of the request's token, checked in full (clashes on
 // every future date included) and kept all or nothing; a request's mutations run one after the other. Every mutation
 // takes dryRun, which checks everything and keeps nothing, and answers a payload implementing Write: see Write for the
@@ -1028,6 +1132,8 @@ type OneOffPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The one-off as the write leaves it.
 	OneOff *engine.OneOff `json:"oneOff"`
 }
@@ -1052,6 +1158,9 @@ func (this OneOffPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this OneOffPayload) GetImpact() *Impact { return this.Impact }
+
 // Where a page of a connection stands in the whole list.
 type PageInfo struct {
 	// More items follow this page: ask again with after set to endCursor.
@@ -1064,6 +1173,54 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// A page of placements, by room (in the order of roomIds, or the rooms' order), day of the week (in the order of weekdays, or from the business's week start), start, then week.
+type PlacementConnection struct {
+	// The page's placements with their cursors.
+	Edges []PlacementEdge `json:"edges"`
+	// The page's placements.
+	Nodes []engine.Placement `json:"nodes"`
+	// Where the page stands in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many placements the whole list holds (every page).
+	TotalCount int `json:"totalCount"`
+}
+
+// A placement and its place in the list.
+type PlacementEdge struct {
+	// Pass as after to get the placements that follow this one.
+	Cursor string `json:"cursor"`
+	// The placement.
+	Node *engine.Placement `json:"node"`
+}
+
+// What placements asks: where could a new class time of a class go?
+type PlacementsInput struct {
+	// The class the new sessions are of; its staff must be free.
+	ClassID int64 `json:"classId"`
+	// How long a session lasts, 1 to 1440 minutes.
+	Minutes int `json:"minutes"`
+	// The weeks of the new series' rotation, 1 to 8; left out: 1, every week.
+	CycleWeeks *int `json:"cycleWeeks,omitempty"`
+	// The weeks of the rotation (1 to cycleWeeks) to answer for; left out: every week.
+	Weeks []int `json:"weeks,omitempty"`
+	// The rooms to try; left out: every room.
+	RoomIds []int64 `json:"roomIds,omitempty"`
+	// The days of the week to try; left out: every day.
+	Weekdays []time.Weekday `json:"weekdays,omitempty"`
+	// The earliest start, wall-clock time; left out: 06:00.
+	Earliest *engine.LocalTime `json:"earliest,omitempty"`
+	// The time a session must end by; left out: 22:00. After earliest.
+	Latest *engine.LocalTime `json:"latest,omitempty"`
+	// Minutes between two starts tried, 1 to 1440; left out: 15.
+	Step *int `json:"step,omitempty"`
+	// Units of the room a session takes, 0 for all of it; left out: as the class's first class time takes (all of the room when it has none).
+	Units *int `json:"units,omitempty"`
+	// Cleaning minutes after a session, 0 to 1440; left out: as the class's first class time has (none when it has none).
+	BufferMinutes *int `json:"bufferMinutes,omitempty"`
+	// A date of the week the new series is anchored on; left out: today.
+	From *engine.Date `json:"from,omitempty"`
+}
+
 // What createPlan and updatePlan return.
 type PlanPayload struct {
 	// True when nothing was saved (see Write.dryRun).
@@ -1072,6 +1229,8 @@ type PlanPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The plan as the write leaves it.
 	Plan *engine.Plan `json:"plan"`
 }
@@ -1095,6 +1254,9 @@ func (this PlanPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this PlanPayload) GetImpact() *Impact { return this.Impact }
 
 // How much one kind of preference weighs.
 type PreferenceWeightInput struct {
@@ -1191,6 +1353,8 @@ type RoomBookingPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the booking would add (only a dry run returns any).
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The room booking as saved (as it would be, for a dry run).
 	RoomBooking *engine.RoomBooking `json:"roomBooking"`
 }
@@ -1215,6 +1379,9 @@ func (this RoomBookingPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this RoomBookingPayload) GetImpact() *Impact { return this.Impact }
+
 // What createRoom and updateRoom return.
 type RoomPayload struct {
 	// See Write.dryRun.
@@ -1223,6 +1390,8 @@ type RoomPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The room after the write.
 	Room *engine.Room `json:"room"`
 }
@@ -1246,6 +1415,9 @@ func (this RoomPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this RoomPayload) GetImpact() *Impact { return this.Impact }
 
 // A write that committed: what front ends listening to scheduleChanged refetch.
 type ScheduleChange struct {
@@ -1289,6 +1461,8 @@ type SeriesPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The series as the write leaves it (for replaceSeriesFrom, the successor).
 	Series *engine.Series `json:"series"`
 	// When updateSeries split the series to keep the past: the new series that holds the weeks before from, as they were.
@@ -1316,6 +1490,9 @@ func (this SeriesPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this SeriesPayload) GetImpact() *Impact { return this.Impact }
 
 // A plan in a series' plans list. With an id, the existing plan of this series is edited in place (its subscribers stay) and
 // fields left out keep their values, as in UpdatePlanInput; without an id, a new plan is made and price is required.
@@ -1372,6 +1549,8 @@ type SessionPayload struct {
 	Revision int `json:"revision"`
 	// The clashes the write adds; only a dry run can return any.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The session as it now is (its id and ref do not change).
 	Session *Session `json:"session"`
 }
@@ -1395,6 +1574,9 @@ func (this SessionPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this SessionPayload) GetImpact() *Impact { return this.Impact }
 
 // A series session named by where its rules put it; Session.ref gives it, and Session.id names the same session.
 type SessionRefInput struct {
@@ -1444,6 +1626,8 @@ type StaffPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The staff member after the write.
 	Staff *engine.Staff `json:"staff"`
 }
@@ -1467,6 +1651,9 @@ func (this StaffPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this StaffPayload) GetImpact() *Impact { return this.Impact }
 
 // A page of standing bookings, by id.
 type StandingBookingConnection struct {
@@ -1496,6 +1683,8 @@ type StandingBookingPayload struct {
 	Revision int `json:"revision"`
 	// Always empty: standing places take places, not time.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The standing booking as saved (as it would be, for a dry run); after endStandingBooking from its first date, as it was, with until the day before from.
 	StandingBooking *engine.Standing `json:"standingBooking"`
 	// The dates the client waits on because they were full (only with waitlist); empty when the place holds every date.
@@ -1522,6 +1711,9 @@ func (this StandingBookingPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this StandingBookingPayload) GetImpact() *Impact { return this.Impact }
+
 // A standing place on one date.
 type StandingDate struct {
 	// The session as it is now: moved, re-timed or in another room if its day change says so.
@@ -1540,6 +1732,8 @@ type TimeOffPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The time off as saved.
 	TimeOff *engine.TimeOff `json:"timeOff"`
 	// The sessions the write leaves needing cover that did not before, each run of dates once (Uncovered); sessionsNeedingCover lists them date by date.
@@ -1565,6 +1759,9 @@ func (this TimeOffPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this TimeOffPayload) GetImpact() *Impact { return this.Impact }
 
 // A stretch of a room's day over which nothing changes.
 type TimelineStretch struct {
@@ -1608,6 +1805,8 @@ type TokenPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The token made or revoked (on a dry run of createToken, the one that would be made).
 	Token *models.APIToken `json:"token"`
 	// The secret to send as Authorization: Bearer <secret>, shown this once by createToken; null on a dry run and from revokeToken.
@@ -1633,6 +1832,9 @@ func (this TokenPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this TokenPayload) GetImpact() *Impact { return this.Impact }
 
 // A hard constraint that keeps sessions out.
 type UnplacedConstraint struct {
@@ -1978,6 +2180,8 @@ type WebhookEndpointPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The endpoint made, changed or deleted (on a dry run, as it would be).
 	Endpoint *WebhookEndpoint `json:"endpoint"`
 	// The signing secret (whsec_ and base64), shown this once by createWebhookEndpoint and rotateWebhookSecret; null on a dry run and from the others.
@@ -2004,6 +2208,9 @@ func (this WebhookEndpointPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this WebhookEndpointPayload) GetImpact() *Impact { return this.Impact }
+
 // A type of event an endpoint can ask for.
 type WebhookEventType struct {
 	// The type as events carry it, such as session.cancelled.
@@ -2020,6 +2227,8 @@ type WebhookQueuedPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// How many deliveries were queued (would be, on a dry run).
 	Queued int `json:"queued"`
 }
@@ -2044,6 +2253,9 @@ func (this WebhookQueuedPayload) GetClashes() []engine.Clash {
 	return interfaceSlice
 }
 
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this WebhookQueuedPayload) GetImpact() *Impact { return this.Impact }
+
 // What setWorkingHours returns.
 type WorkingHoursPayload struct {
 	// See Write.dryRun.
@@ -2052,6 +2264,8 @@ type WorkingHoursPayload struct {
 	Revision int `json:"revision"`
 	// See Write.clashes.
 	Clashes []engine.Clash `json:"clashes"`
+	// See Write.impact.
+	Impact *Impact `json:"impact"`
 	// The hours as saved.
 	WorkingHours *engine.WorkingHours `json:"workingHours"`
 	// The sessions the write leaves needing cover that did not before (see TimeOffPayload.needsCover).
@@ -2077,6 +2291,9 @@ func (this WorkingHoursPayload) GetClashes() []engine.Clash {
 	}
 	return interfaceSlice
 }
+
+// What the write does, or in a dry run would do, to the people on the sessions it changes (see Impact): a dry run shows it before the write is made. Empty for the writes that change no session.
+func (this WorkingHoursPayload) GetImpact() *Impact { return this.Impact }
 
 // How times of day are written.
 type Clock string
@@ -2189,6 +2406,82 @@ func (e *Digits) UnmarshalJSON(b []byte) error {
 }
 
 func (e Digits) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a write does to a session.
+type ImpactChange string
+
+const (
+	// It is cancelled (or it goes, and was on).
+	ImpactChangeCancelled ImpactChange = "CANCELLED"
+	// It no longer exists: its series ends, its class time is retired or taken out, its one-off is removed.
+	ImpactChangeRemoved ImpactChange = "REMOVED"
+	// It is on another date.
+	ImpactChangeMoved ImpactChange = "MOVED"
+	// It starts or ends at another time.
+	ImpactChangeRetimed ImpactChange = "RETIMED"
+	// It is in another room.
+	ImpactChangeRehoused ImpactChange = "REHOUSED"
+	// Other staff give it.
+	ImpactChangeRestaffed ImpactChange = "RESTAFFED"
+	// It is another class.
+	ImpactChangeReclassed ImpactChange = "RECLASSED"
+	// It has fewer places than were held on it before the write.
+	ImpactChangeOverCapacity ImpactChange = "OVER_CAPACITY"
+)
+
+var AllImpactChange = []ImpactChange{
+	ImpactChangeCancelled,
+	ImpactChangeRemoved,
+	ImpactChangeMoved,
+	ImpactChangeRetimed,
+	ImpactChangeRehoused,
+	ImpactChangeRestaffed,
+	ImpactChangeReclassed,
+	ImpactChangeOverCapacity,
+}
+
+func (e ImpactChange) IsValid() bool {
+	switch e {
+	case ImpactChangeCancelled, ImpactChangeRemoved, ImpactChangeMoved, ImpactChangeRetimed, ImpactChangeRehoused, ImpactChangeRestaffed, ImpactChangeReclassed, ImpactChangeOverCapacity:
+		return true
+	}
+	return false
+}
+
+func (e ImpactChange) String() string {
+	return string(e)
+}
+
+func (e *ImpactChange) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImpactChange(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImpactChange", str)
+	}
+	return nil
+}
+
+func (e ImpactChange) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImpactChange) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImpactChange) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

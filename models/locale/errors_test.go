@@ -18,7 +18,7 @@ import (
 // formatCalls are the functions whose argument at the index is an English
 // message format the API may answer with (engine.Errorf and the helpers
 // that call it, the validator's problems).
-var formatCalls = map[string]int{"Errorf": 2, "badInput": 1, "add": 3, "missing": 3, "fail": 1, "precondition": 3, "apiErrorf": 1}
+var formatCalls = map[string]int{"Errorf": 2, "badInput": 1, "add": 3, "missing": 3, "fail": 1, "precondition": 3, "apiErrorf": 1, "badRequest": 0, "limitMessage": 1, "gqlFormat": 0}
 
 // gatewayOnly are the calls that write errors in the calendar gateway only
 // (another package has a fail of its own).

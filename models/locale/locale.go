@@ -53,13 +53,19 @@ type language_ struct {
 	// businesses this is built for: Saturday in Kuwait, Monday in Turkey and
 	// Russia, Sunday in the United States.
 	firstDay time.Weekday
+
+	catOnce sync.Once
+	cats    []string // the cardinal plural categories, in CLDR's order
 }
 
 var (
-	load     sync.Once
-	bundle   *i18n.Bundle
-	byName   map[string]*language_
-	matcher  language.Matcher
+	load    sync.Once
+	bundle  *i18n.Bundle
+	byName  map[string]*language_
+	matcher language.Matcher
+	// served are the languages the matcher chooses among, in its order:
+	// Languages, then those AddLanguage added.
+	served   []string
 	loadErr  error
 	cldrs    = map[string]cldr.Translator{"en": en.New(), "ar": ar.New(), "tr": tr.New(), "ru": ru.New()}
 	firstDay = map[string]time.Weekday{"en": time.Sunday, "ar": time.Saturday, "tr": time.Monday, "ru": time.Monday}
@@ -71,43 +77,82 @@ func catalogues() error {
 		bundle = i18n.NewBundle(language.English)
 		bundle.RegisterUnmarshalFunc("json", json.Unmarshal)
 		byName = map[string]*language_{}
-		tags := make([]language.Tag, 0, len(Languages))
 		for _, name := range Languages {
 			buf, err := files.ReadFile("catalog/" + name + ".json")
 			if err != nil {
 				loadErr = err
 				return
 			}
-			if _, err := bundle.ParseMessageFileBytes(buf, name+".json"); err != nil {
-				loadErr = fmt.Errorf("catalogue %s: %w", name, err)
+			if loadErr = addLanguage(name, name, buf); loadErr != nil {
 				return
 			}
-			var raw map[string]json.RawMessage
-			if err := json.Unmarshal(buf, &raw); err != nil {
-				loadErr = fmt.Errorf("catalogue %s: %w", name, err)
-				return
-			}
-			c := catalogue{}
-			for id, m := range raw {
-				var text string
-				if json.Unmarshal(m, &text) == nil {
-					c[id] = map[string]string{"other": text}
-					continue
-				}
-				var forms map[string]string
-				if err := json.Unmarshal(m, &forms); err != nil {
-					loadErr = fmt.Errorf("catalogue %s, %s: %w", name, id, err)
-					return
-				}
-				c[id] = forms
-			}
-			tag := language.MustParse(name)
-			byName[name] = &language_{tag: tag, cldr: cldrs[name], messages: c, firstDay: firstDay[name]}
-			tags = append(tags, tag)
 		}
-		matcher = language.NewMatcher(tags)
 	})
 	return loadErr
+}
+
+// addLanguage reads a catalogue and serves its language, written as like
+// is in CLDR (day and month names, time forms, first day of the week).
+func addLanguage(name, like string, buf []byte) error {
+	tag, err := language.Parse(name)
+	if err != nil {
+		return fmt.Errorf("catalogue %s: %w", name, err)
+	}
+	if _, err := bundle.ParseMessageFileBytes(buf, name+".json"); err != nil {
+		return fmt.Errorf("catalogue %s: %w", name, err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(buf, &raw); err != nil {
+		return fmt.Errorf("catalogue %s: %w", name, err)
+	}
+	c := catalogue{}
+	for id, m := range raw {
+		var text string
+		if json.Unmarshal(m, &text) == nil {
+			c[id] = map[string]string{"other": text}
+			continue
+		}
+		var forms map[string]string
+		if err := json.Unmarshal(m, &forms); err != nil {
+			return fmt.Errorf("catalogue %s, %s: %w", name, id, err)
+		}
+		c[id] = forms
+	}
+	byName[name] = &language_{tag: tag, cldr: cldrs[like], messages: c, firstDay: firstDay[like]}
+	served = append(served, name)
+	tags := make([]language.Tag, len(served))
+	for i, n := range served {
+		tags[i] = byName[n].tag
+	}
+	matcher = language.NewMatcher(tags)
+	return nil
+}
+
+// AddLanguage serves one more language from a catalogue in the
+// catalogues' format, written as like (one of Languages) is in CLDR: a
+// pseudo-locale whose every message is marked ("en-XA", where a test finds
+// the words nobody translated), or a catalogue being written. A business
+// may then be set to it; Languages, what the API lets a business choose,
+// stays as it is. Call it before the package is used concurrently (from a
+// test's init).
+func AddLanguage(name, like string, catalogue []byte) error {
+	if _, ok := cldrs[like]; !ok {
+		return fmt.Errorf("catalogue %s: %q is not a language the catalogues have", name, like)
+	}
+	if _, ok := byName[name]; ok {
+		return fmt.Errorf("catalogue %s: already served", name)
+	}
+	cacheMu.Lock()
+	clear(byAsked) // a language asked for before may be served now
+	cacheMu.Unlock()
+	return addLanguage(name, like, catalogue)
+}
+
+// English is the English catalogue's file, for a test that writes a
+// pseudo-locale from it.
+func English() []byte {
+	buf, _ := files.ReadFile("catalog/en.json")
+	return buf
 }
 
 func init() {
@@ -134,7 +179,7 @@ func Match(prefs ...string) (string, bool) {
 	if conf == language.No {
 		return "en", false
 	}
-	return Languages[i], true
+	return served[i], true
 }
 
 // Locale writes in one language for one business.
@@ -153,11 +198,13 @@ type Locale struct {
 	loc     *i18n.Localizer
 	printer *message.Printer
 	static  sync.Map // message id → its text, for texts that fill nothing
+	vocab   sync.Map // engine.Kind → its Vocabulary, asked for by every request
 }
 
 var (
 	cacheMu sync.Mutex
 	cache   = map[key]*Locale{}
+	byAsked = map[askedKey]*Locale{}
 )
 
 type key struct {
@@ -182,6 +229,33 @@ func ForBusiness(b engine.Business, acceptLanguage string) *Locale {
 }
 
 func forWeek(settings engine.Locale, acceptLanguage string, weekStart time.Weekday) *Locale {
+	// Every answer asks (the week query, each CalDAV request): matching
+	// the tags again is most of the cost, so the locale is kept by what
+	// was asked too.
+	asked := askedKey{settings, acceptLanguage, weekStart}
+	cacheMu.Lock()
+	l, ok := byAsked[asked]
+	cacheMu.Unlock()
+	if ok {
+		return l
+	}
+	l = matched(settings, acceptLanguage, weekStart)
+	cacheMu.Lock()
+	if len(byAsked) > 4096 { // an Accept-Language is the client's to vary: bound what it keeps
+		clear(byAsked)
+	}
+	byAsked[asked] = l
+	cacheMu.Unlock()
+	return l
+}
+
+type askedKey struct {
+	settings       engine.Locale
+	acceptLanguage string
+	weekStart      time.Weekday
+}
+
+func matched(settings engine.Locale, acceptLanguage string, weekStart time.Weekday) *Locale {
 	name, ok := Match(settings.Language)
 	if !ok {
 		name = "en"
@@ -320,8 +394,18 @@ var forms = map[plural.Form]string{
 // Categories are the cardinal plural categories the language has, in CLDR's
 // order (zero one two few many other).
 func (l *Locale) Categories() []string {
+	return slices.Clone(l.lang.categories())
+}
+
+// categories are the language's plural categories, found once.
+func (lg *language_) categories() []string {
+	lg.catOnce.Do(func() { lg.cats = cldrCategories(lg.cldr) })
+	return lg.cats
+}
+
+func cldrCategories(t cldr.Translator) []string {
 	var out []string
-	for _, r := range l.lang.cldr.PluralsCardinal() {
+	for _, r := range t.PluralsCardinal() {
 		out = append(out, strings.ToLower(r.String()))
 	}
 	order := []string{"zero", "one", "two", "few", "many", "other"}

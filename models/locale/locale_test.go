@@ -329,3 +329,15 @@ func TestCatalogueFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCapitalize: a word's first letter as the language writes it.
+func TestCapitalize(t *testing.T) {
+	for _, c := range []struct{ lang, word, want string }{
+		{"en", "coach", "Coach"}, {"tr", "izin", "İzin"}, {"tr", "antrenör", "Antrenör"},
+		{"ru", "тренер", "Тренер"}, {"ar", "مدرب", "مدرب"}, {"en", "", ""},
+	} {
+		if got := Of(engine.Locale{Language: c.lang}).Capitalize(c.word); got != c.want {
+			t.Errorf("%s %q: got %q, want %q", c.lang, c.word, got, c.want)
+		}
+	}
+}
