@@ -133,3 +133,29 @@ func TestProposeTimetableRefusesBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestProposeAFreshSeason: keep NOTHING ends every series running at the
+// first week there, and the proposal fills the rooms they leave.
+func TestProposeAFreshSeason(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *api) {
+		tok := a.business("fresh", engine.Gym)
+		activity := idOf(a, tok, "activities", "name", "Boxing")
+		in := map[string]any{"demand": []any{map[string]any{"activityId": activity, "sessionsPerWeek": 5, "minutes": 90}},
+			"from": "2026-12-13", "keep": "NOTHING", "timeLimit": 1, "seed": 3}
+		p := path(a.ok(tok, propose, map[string]any{"in": in}), "proposeTimetable")
+		if path(p, "placed") != float64(5) {
+			t.Fatalf("placed %v: want 5", path(p, "placed"))
+		}
+		a.ok(tok, `mutation($id: ID!) { applyProposal(id: $id) { revision } }`, map[string]any{"id": path(p, "id")})
+		for _, s := range rows(a.ok(tok, `{ allSeries { name anchorDate endDate } }`, nil), "allSeries") {
+			end, _ := path(s, "endDate").(string)
+			anchor := path(s, "anchorDate").(string)
+			if path(s, "name") == "Boxing" && anchor == "2026-12-13" {
+				continue
+			}
+			if anchor < "2026-12-13" && end != "2026-12-13" && (end == "" || end > "2026-12-13") {
+				t.Errorf("series %v runs on past the fresh season's first week", s)
+			}
+		}
+	})
+}

@@ -13,7 +13,10 @@ import (
 // working hours, each qualified for a few of 12 activities, and a two-week
 // rotation of 60–120 sessions a week with windows, days apart, same room
 // and same coach.
-func gym(seed uint64) Problem {
+func gym(seed uint64) Problem { return gymOf(seed, 60, 120) }
+
+// gymOf is gym with lo to hi sessions a week.
+func gymOf(seed uint64, lo, hi int) Problem {
 	rng := rand.New(rand.NewPCG(seed, 35))
 	p := Problem{Frame: Frame{Cycle: 2, Earliest: engine.MustTime("06:00"), Latest: engine.MustTime("22:00"), Step: 15}}
 	for r := range 6 {
@@ -47,7 +50,7 @@ func gym(seed uint64) Problem {
 	}
 	evenings := Window{Weekdays: []time.Weekday{1, 2, 3, 4, 5}, Start: engine.MustTime("17:00"), End: engine.MustTime("21:00")}
 	mornings := Window{Start: engine.MustTime("06:00"), End: engine.MustTime("10:00")}
-	target := 60 + rng.IntN(61)
+	target := lo + rng.IntN(hi-lo+1)
 	for week, li := 0, 0; week < target; li++ {
 		a := li % 12
 		l := Line{Name: fmt.Sprint("Activity ", a+1), Sessions: 1 + rng.IntN(5), Minutes: []int{45, 60, 60, 90}[rng.IntN(4)]}
@@ -181,6 +184,7 @@ func BenchmarkGymFirstProposal(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(pr.Placements)), "placed")
+		b.ReportMetric(float64(pr.Score.Soft), "soft")
 	}
 }
 

@@ -223,7 +223,11 @@ func highs(t testing.TB, m *model, limit time.Duration) (slots []slot, status st
 	}
 	cmd := exec.Command("node", filepath.Join(dir, "solve.mjs"), strconv.FormatFloat(limit.Seconds(), 'f', -1, 64))
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(mip(m))
+	lp := mip(m)
+	if dump := os.Getenv("KOREDYNE_BENCH_HIGHS_DUMP"); dump != "" {
+		_ = os.WriteFile(dump, []byte(lp), 0o644)
+	}
+	cmd.Stdin = strings.NewReader(lp)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -267,14 +271,33 @@ func TestAgainstHiGHS(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("KOREDYNE_BENCH_HIGHS_INSTANCES")); err == nil {
 		n = v
 	}
-	t.Logf("| instance | sessions | HiGHS status | HiGHS placed | HiGHS soft | ours placed | ours soft |")
+	t.Logf("| instance | sessions | options (MIP binaries) | MIP solver status | MIP placed | MIP soft | ours placed | ours soft |")
+	lo, hi := 60, 120
+	if _, err := fmt.Sscanf(os.Getenv("KOREDYNE_BENCH_HIGHS_SESSIONS"), "%d-%d", &lo, &hi); err == nil {
+		t.Logf("instances of %d to %d sessions a week", lo, hi)
+	}
+	step := 15
+	if v, err := strconv.Atoi(os.Getenv("KOREDYNE_BENCH_HIGHS_STEP")); err == nil {
+		step = v
+		t.Logf("starts every %d minutes", step)
+	}
 	for seed := range uint64(n) {
-		p := gym(seed)
+		p := gymOf(seed, lo, hi)
+		p.Frame.Step = step
 		m, err := compile(p, Nothing{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, status, secs := highs(t, m, limit)
+		var got []slot
+		var status string
+		var secs float64
+		if os.Getenv("KOREDYNE_BENCH_MIP") == "cbc" {
+			got, status, _ = cbc(t, m, limit)
+			status = "CBC: " + status
+		} else {
+			got, status, secs = highs(t, m, limit)
+			status = fmt.Sprintf("HiGHS: %s (%.0f s)", status, secs)
+		}
 		occ := fixed{}
 		if err := oracleTogether(p, occ, got); err != nil {
 			t.Errorf("seed %d: HiGHS's answer breaks a rule: %v", seed, err)
@@ -284,6 +307,60 @@ func TestAgainstHiGHS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("| gym %d | %d | %s (%.0f s) | %d | %d | %d | %d |", seed, sessionsOf(p), status, secs, len(got), oracleSoft(p, got), len(pr.Placements), pr.Score.Soft)
+		vars := 0
+		for _, l := range m.lines {
+			vars += len(l.opts)
+		}
+		t.Logf("| gym %d | %d | %d | %s | %d | %d | %d | %d |", seed, sessionsOf(p), vars, status, len(got), oracleSoft(p, got), len(pr.Placements), pr.Score.Soft)
 	}
+}
+
+// cbc solves the model with COIN-OR CBC (Debian's coinor-cbc) within limit:
+// the sessions of its best integer solution, if any, its status line and
+// the objective it reports (the relaxation's when it found no integer
+// solution: a bound on what can be placed).
+func cbc(t testing.TB, m *model, limit time.Duration) (slots []slot, status string, objective float64) {
+	bin, err := exec.LookPath("cbc")
+	if err != nil {
+		t.Skip("need cbc: apt-get install coinor-cbc")
+	}
+	dir := t.TempDir()
+	lp, sol := filepath.Join(dir, "model.lp"), filepath.Join(dir, "model.sol")
+	if err := os.WriteFile(lp, []byte(mip(m)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, lp, "sec", strconv.Itoa(int(limit.Seconds())), "solve", "solu", sol).CombinedOutput(); err != nil {
+		t.Fatalf("cbc: %v: %s", err, out)
+	}
+	b, err := os.ReadFile(sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	status = strings.TrimSpace(lines[0])
+	if i := strings.LastIndex(status, "objective value"); i >= 0 {
+		objective, _ = strconv.ParseFloat(strings.TrimSpace(status[i+len("objective value"):]), 64)
+	}
+	if strings.Contains(status, "no integer solution") {
+		return nil, status, objective
+	}
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		if len(f) < 3 || !strings.HasPrefix(f[1], "x") {
+			continue
+		}
+		if v, _ := strconv.ParseFloat(f[2], 64); v < 0.5 {
+			continue
+		}
+		var li, oi int
+		fmt.Sscanf(f[1], "x%d_%d", &li, &oi)
+		l := &m.lines[li]
+		o := l.opts[oi]
+		var crew []int64
+		for _, si := range l.crews[o.crew] {
+			crew = append(crew, m.staff[si].ID)
+		}
+		slots = append(slots, slot{line: li, week: int(o.week), wd: time.Weekday(o.wd), start: int(o.start), end: int(o.start) + l.Minutes, room: m.rooms[l.rooms[o.room]].ID, crew: crew})
+	}
+	return slots, status, objective
 }
