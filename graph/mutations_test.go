@@ -49,7 +49,10 @@ const roofTalks = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN
 var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rotateFeedToken": true, "rotateTimetableToken": true, "createAppPassword": true, "revokeAppPassword": true,
 	// Webhook endpoints, written outside the schedule too: TestWebhookEndpoints.
 	"createWebhookEndpoint": true, "updateWebhookEndpoint": true, "rotateWebhookSecret": true, "deleteWebhookEndpoint": true,
-	"redeliverWebhook": true, "replayWebhooks": true}
+	"redeliverWebhook": true, "replayWebhooks": true,
+	// A proposal saves nothing (it is kept in memory until applyProposal
+	// writes it): TestProposeTimetable.
+	"proposeTimetable": true}
 
 // mutationCases holds every field of Mutation but the credentials ones, which
 // write outside the schedule, so that dump does not show them: createToken and
@@ -753,6 +756,18 @@ var mutationCases = []mutationCase{
 		code:  "BAD_USER_INPUT",
 		dry:   `mutation($id: ID!) { skipStandingDate(id: $id, date: "2026-12-15", dryRun: true) { ...write standingBooking { id } } }`,
 		shows: "standingBooking.id", want: fromVar("id"),
+	},
+	{
+		name: "applyProposal",
+		setup: func(a *api, tok string) map[string]any {
+			vars := map[string]any{"a": idOf(a, tok, "activities", "name", "Standup")}
+			q := `mutation($a: ID!) { proposeTimetable(input: {demand: [{activityId: $a, sessionsPerWeek: 1, minutes: 30}], timeLimit: 1, seed: 1}) { id } }`
+			return map[string]any{"id": path(a.ok(tok, q, vars), "proposeTimetable", "id")}
+		},
+		bad:   `mutation { applyProposal(id: "999999") { revision } }`,
+		code:  "NOT_FOUND",
+		dry:   `mutation($id: ID!) { applyProposal(id: $id, dryRun: true) { ...write series { name } } }`,
+		shows: "series", want: []any{map[string]any{"name": "Standup"}},
 	},
 	{
 		name: "swapStandingDate",
