@@ -14,6 +14,7 @@ import (
 	"github.com/koredyne/schedule/engine/solve"
 	"github.com/koredyne/schedule/graph/model"
 	"github.com/koredyne/schedule/models"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 // Limits of proposeTimetable.
@@ -503,6 +504,7 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 	for _, part := range sol.Score.Parts {
 		out.Score.Parts = append(out.Score.Parts, model.ScorePart{Name: part.Name, Value: part.Value})
 	}
+	loc := r.locale(ctx, st.Business) // the reasons' words
 	missing := map[int]*model.UnplacedLine{}
 	for _, u := range sol.Unplaced {
 		line := describe(&st, u)
@@ -517,12 +519,12 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 		line.Missing += n
 		line.Constraints = append(line.Constraints, model.UnplacedConstraint{Kind: "timetable"})
 		out.Score.Unplaced += n
-		line.Reason = reasonText(p, li, line, placedOf(pr, li))
+		line.Reason = reasonText(loc, p, li, line, placedOf(pr, li))
 	}
 	for li := range p.Lines {
 		if u, ok := missing[li]; ok {
 			if u.Reason == "" {
-				u.Reason = reasonText(p, li, u, placedOf(pr, li))
+				u.Reason = reasonText(loc, p, li, u, placedOf(pr, li))
 			}
 			out.Unplaced = append(out.Unplaced, *u)
 		}
@@ -576,64 +578,69 @@ func describe(st *engine.State, u solve.Unplaced) model.UnplacedLine {
 	return line
 }
 
-// reasonText says why in words: "Yoga needs 3 a week; Coach B's hours and
-// the Studio's capacity and closed times leave room for 2".
-func reasonText(p solve.Problem, li int, u *model.UnplacedLine, placed int) string {
-	l := p.Lines[li]
-	need := fmt.Sprintf("%d a week", l.Sessions)
-	if l.PerRotation {
-		need = fmt.Sprintf("%d a rotation", l.Sessions)
+// reasonText says why in words, in the locale's language: "Yoga needs 3 a
+// week; Coach B's hours and the Studio's capacity and closed times leave
+// room for 2". Names are written as they are.
+func reasonText(l *locale.Locale, p solve.Problem, li int, u *model.UnplacedLine, placed int) string {
+	line := p.Lines[li]
+	need := l.Plural("reason.week", line.Sessions, map[string]any{"N": l.Number(line.Sessions)})
+	if line.PerRotation {
+		need = l.Plural("reason.rotation", line.Sessions, map[string]any{"N": l.Number(line.Sessions)})
 	}
 	var parts []string
 	for _, c := range u.Constraints {
 		var who string
 		if c.Staff != nil {
-			who = c.Staff.Name + "'s"
+			who = c.Staff.Name
 		}
 		if c.Room != nil {
-			who = c.Room.Name + "'s"
+			who = c.Room.Name
 		}
+		id := ""
 		switch c.Kind {
 		case "noStaff":
-			parts = append(parts, "no one qualified to give it")
+			id = "reason.noStaff"
 		case solve.NoRoom:
-			parts = append(parts, "no room")
+			id = "reason.noRoom"
 		case solve.DayBounds:
-			parts = append(parts, "the day's earliest and latest times")
+			id = "reason.dayBounds"
 		case solve.Hours:
-			parts = append(parts, who+" hours")
+			id = "reason.hours"
 		case solve.TimeOff:
-			parts = append(parts, who+" time off")
+			id = "reason.timeOff"
 		case solve.StaffBusy, solve.RoomBusy:
-			parts = append(parts, who+" other sessions")
+			id = "reason.busy"
 		case solve.StaffLimit:
-			parts = append(parts, who+" limits")
+			id = "reason.limits"
 		case solve.RoomCapacity:
-			parts = append(parts, who+" capacity and closed times")
+			id = "reason.capacity"
 		case "timetable":
-			parts = append(parts, "the timetable's dated changes")
+			id = "reason.timetable"
+		}
+		if id != "" {
+			parts = append(parts, l.Text(id, map[string]any{"Name": who}))
 		}
 	}
-	why := "the rules"
+	why := l.Text("reason.rules", nil)
 	switch len(parts) {
 	case 0:
 	case 1:
 		why = parts[0]
 	default:
-		why = strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+		why = strings.Join(parts[:len(parts)-1], l.Text("list.comma", nil)) + l.Text("reason.and", nil) + parts[len(parts)-1]
 	}
-	total := l.Sessions
-	if !l.PerRotation {
-		weeks := len(l.Weeks)
+	total := line.Sessions
+	if !line.PerRotation {
+		weeks := len(line.Weeks)
 		if weeks == 0 {
 			weeks = p.Frame.Cycle
 		}
 		total *= weeks
 		if weeks > 1 {
-			need += fmt.Sprintf(" (%d in %d weeks)", total, weeks)
+			need = l.Plural("reason.inWeeks", weeks, map[string]any{"Need": need, "Total": l.Number(total), "Weeks": l.Number(weeks)})
 		}
 	}
-	return fmt.Sprintf("%s needs %s; %s leave room for %d", l.Name, need, why, placed)
+	return l.Plural("reason.text", placed, map[string]any{"Name": line.Name, "Need": need, "Why": why, "N": l.Number(placed)})
 }
 
 // applyProposal writes a kept proposal in one guarded write.

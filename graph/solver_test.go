@@ -1,10 +1,15 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/koredyne/schedule/engine"
+	"github.com/koredyne/schedule/models/locale"
 )
 
 const propose = `mutation($in: ProposeTimetableInput!) { proposeTimetable(input: $in) {
@@ -82,6 +87,74 @@ func TestProposeTimetableThatCannotBeMet(t *testing.T) {
 		t.Logf("%v", un)
 		if path(p, "score", "unplaced") != path(un[0], "missing") {
 			t.Errorf("score %v, unplaced %v", path(p, "score"), un)
+		}
+	})
+}
+
+// TestProposeTimetableReasonInTheRequestsLanguage: the same demand that
+// cannot be met, asked in Arabic, Turkish and Russian, says why in that
+// language: no word of the English catalogue's reasons, the names of the
+// activity, staff and rooms as they are.
+func TestProposeTimetableReasonInTheRequestsLanguage(t *testing.T) {
+	var catalogue map[string]any
+	if err := json.Unmarshal(locale.English(), &catalogue); err != nil {
+		t.Fatal(err)
+	}
+	letters := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	}
+	template := regexp.MustCompile(`{{[^}]*}}`)
+	english := map[string]bool{}
+	for id, v := range catalogue {
+		if !strings.HasPrefix(id, "reason.") {
+			continue
+		}
+		for _, w := range letters(template.ReplaceAllString(fmt.Sprint(v), " ")) {
+			english[strings.TrimSuffix(strings.Trim(w, "'"), "'s")] = true
+		}
+	}
+	delete(english, "map") // fmt.Sprint of the plural forms
+	delete(english, "one")
+	delete(english, "other")
+	if !english["needs"] || !english["week"] || !english["hours"] {
+		t.Fatalf("the English reasons' words %v lack needs, week, hours", english)
+	}
+	eachDatabase(t, func(t *testing.T, a *api) {
+		tok := a.business("full", engine.Gym)
+		activity := idOf(a, tok, "activities", "name", "Mobility")
+		coach := rows(a.ok(tok, `{ staff { id } }`, nil), "staff")[0].(map[string]any)["id"]
+		in := map[string]any{"demand": []any{map[string]any{"activityId": activity, "staffIds": []any{coach}, "sessionsPerWeek": 28, "minutes": 600}}, "timeLimit": 1, "seed": 1}
+		for _, lang := range []string{"ar", "tr", "ru"} {
+			r := a.doIn(lang, tok, propose, map[string]any{"in": in})
+			if len(r.Errors) > 0 {
+				t.Fatalf("%s: %+v", lang, r.Errors)
+			}
+			un := rows(path(r.Data, "proposeTimetable"), "unplaced")
+			if len(un) != 1 || len(rows(un[0], "constraints")) == 0 {
+				t.Fatalf("%s: unplaced %v: want the line with why", lang, un)
+			}
+			reason := path(un[0], "reason").(string)
+			names := []string{"Mobility"}
+			for _, c := range rows(un[0], "constraints") {
+				for _, who := range []string{"staff", "room"} {
+					if n, ok := path(c, who, "name").(string); ok {
+						names = append(names, n)
+					}
+				}
+			}
+			rest := reason
+			for _, n := range names {
+				if !strings.Contains(reason, n) {
+					t.Errorf("%s: %q does not name %q as it is", lang, reason, n)
+				}
+				rest = strings.ReplaceAll(rest, n, " ")
+			}
+			for _, w := range letters(rest) {
+				if english[w] {
+					t.Errorf("%s: %q has the English word %q", lang, reason, w)
+				}
+			}
+			t.Logf("%s: %s", lang, reason)
 		}
 	})
 }
