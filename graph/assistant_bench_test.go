@@ -1,19 +1,11 @@
 package graph_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/enginetest"
-	"github.com/koredyne/schedule/graph"
 	"github.com/koredyne/schedule/models"
 	"github.com/koredyne/schedule/models/modelstest"
 )
@@ -25,71 +17,38 @@ import (
 // off is removed again outside the timer. For comparison, baseline=note
 // is a write as small on the same business: a note on one session.
 func BenchmarkRecordTimeOff(b *testing.B) {
-	for _, d := range []struct {
-		name string
-		db   func(b *testing.B) (modelstest.Database, bool)
-	}{
-		{"sqlite", func(b *testing.B) (modelstest.Database, bool) { return modelstest.SQLite(b), true }},
-		{"postgres", func(b *testing.B) (modelstest.Database, bool) { return modelstest.Postgres(b) }},
-	} {
-		b.Run(d.name, func(b *testing.B) {
-			db, ok := d.db(b)
-			if !ok {
-				b.Skip("needs PostgreSQL")
+	eachBenchDatabase(b, func(b *testing.B, d modelstest.Database) {
+		st := enginetest.Business(enginetest.Options{ClassTimes: 10000, Seed: 1, Today: engine.DateOf(now)})
+		h, tok, _, _ := benchAPI(b, d, "scale", st, models.Owner)
+		post := func(query string) map[string]any {
+			out := benchAnswer(b, h, tok, query, nil)
+			if out["errors"] != nil {
+				b.Fatalf("%s: %v", query, out["errors"])
 			}
-			ctx := context.Background()
-			store := models.NewStore(db.DB, func() time.Time { return now })
-			st := enginetest.Business(enginetest.Options{ClassTimes: 10000, Seed: 1, Today: engine.DateOf(now)})
-			biz, err := models.CreateBusiness(ctx, db.DB, "scale", st.Business)
-			if err != nil {
-				b.Fatal(err)
+			data, _ := out["data"].(map[string]any)
+			return data
+		}
+		staff := rows(post(`{ staff { id } }`), "staff")
+		post(`{ days(from: "2026-12-06", to: "2026-12-13") { date } }`) // warm the snapshot
+		b.Run("baseline=note", func(b *testing.B) {
+			ref := sessionRefOfData(post(`{ day(date: "2026-12-15") { sessions { ref { date classTime { id } class { id } } } } }`))
+			for i := 0; i < b.N; i++ {
+				post(fmt.Sprintf(`mutation { changeSession(ref: %s, change: {note: "n%d"}) { revision } }`, ref, i))
 			}
-			if _, err := store.Write(ctx, biz.ID, false, func(e *models.Edit) error { e.ReplaceSchedule(st); return nil }); err != nil {
-				b.Fatal(err)
-			}
-			tok, _, err := models.CreateToken(ctx, db.DB, biz.ID, models.Owner, "bench", "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler()
-			post := func(query string) map[string]any {
-				body, _ := json.Marshal(map[string]string{"query": query})
-				req := httptest.NewRequest("POST", "/graphql", bytes.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Authorization", "Bearer "+tok)
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, req)
-				var out struct {
-					Data   map[string]any
-					Errors []any
-				}
-				if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || len(out.Errors) > 0 {
-					b.Fatalf("%s: %v %v", query, err, out.Errors)
-				}
-				return out.Data
-			}
-			staff := rows(post(`{ staff { id } }`), "staff")
-			post(`{ days(from: "2026-12-06", to: "2026-12-13") { date } }`) // warm the snapshot
-			b.Run("baseline=note", func(b *testing.B) {
-				ref := sessionRefOfData(post(`{ day(date: "2026-12-15") { sessions { ref { date classTime { id } class { id } } } } }`))
-				for i := 0; i < b.N; i++ {
-					post(fmt.Sprintf(`mutation { changeSession(ref: %s, change: {note: "n%d"}) { revision } }`, ref, i))
-				}
-			})
-			b.Run("createTimeOff", func(b *testing.B) {
-				cover := 0
-				for i := 0; i < b.N; i++ {
-					who := path(staff[i%len(staff)], "id").(string)
-					data := post(fmt.Sprintf(`mutation { createTimeOff(input: {staffId: %q, from: "2026-12-14", to: "2026-12-20"}) { timeOff { id } needsCover { firstDate } } }`, who))
-					cover += len(rows(path(data, "createTimeOff"), "needsCover"))
-					b.StopTimer()
-					post(fmt.Sprintf(`mutation { deleteTimeOff(id: %q) { id } }`, path(data, "createTimeOff", "timeOff", "id")))
-					b.StartTimer()
-				}
-				b.ReportMetric(float64(cover)/float64(b.N), "runs/op")
-			})
 		})
-	}
+		b.Run("createTimeOff", func(b *testing.B) {
+			cover := 0
+			for i := 0; i < b.N; i++ {
+				who := path(staff[i%len(staff)], "id").(string)
+				data := post(fmt.Sprintf(`mutation { createTimeOff(input: {staffId: %q, from: "2026-12-14", to: "2026-12-20"}) { timeOff { id } needsCover { firstDate } } }`, who))
+				cover += len(rows(path(data, "createTimeOff"), "needsCover"))
+				b.StopTimer()
+				post(fmt.Sprintf(`mutation { deleteTimeOff(id: %q) { id } }`, path(data, "createTimeOff", "timeOff", "id")))
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(cover)/float64(b.N), "runs/op")
+		})
+	})
 }
 
 // sessionRefOfData is the first session ref of a day's answer, as a

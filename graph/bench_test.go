@@ -32,10 +32,15 @@ func gymServer(b *testing.B) (http.Handler, string) {
 
 // gymAPI is the API with the gym demo on d and a token of role.
 func gymAPI(b testing.TB, d modelstest.Database, role models.Role) (http.Handler, string, *models.Store, *models.Business) {
+	return benchAPI(b, d, "gym", demo.Gym(engine.DateOf(now)), role)
+}
+
+// benchAPI is the API with st stored as the business slug on d, and a token
+// of role.
+func benchAPI(b testing.TB, d modelstest.Database, slug string, st engine.State, role models.Role) (http.Handler, string, *models.Store, *models.Business) {
 	store := models.NewStore(d.DB, func() time.Time { return now })
 	ctx := context.Background()
-	st := demo.Gym(engine.DateOf(now))
-	biz, err := models.CreateBusiness(ctx, d.DB, "gym", st.Business)
+	biz, err := models.CreateBusiness(ctx, d.DB, slug, st.Business)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,6 +53,22 @@ func gymAPI(b testing.TB, d modelstest.Database, role models.Role) (http.Handler
 	}
 	h := (&graph.Resolver{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler()
 	return h, tok, store, biz
+}
+
+// benchAnswer sends a query to h as tok and decodes the answer, errors and
+// all.
+func benchAnswer(b testing.TB, h http.Handler, tok, query string, vars map[string]any) map[string]any {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req := httptest.NewRequest("POST", "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	var out map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+		b.Fatal(err)
+	}
+	return out
 }
 
 func weekRequest(tok string) *http.Request {

@@ -367,21 +367,11 @@ func (s *state) search(rng *rand.Rand, budget int64, stop func() bool) (best []i
 			if len(hits) == 0 || len(hits) > 3 {
 				continue
 			}
-			for _, j := range hits {
-				log = append(log, change{j, s.assign[j]})
-				s.remove(j)
-			}
-			if !s.fits(li, &l.opts[oi]) {
-				s.undo(log)
+			var ok bool
+			if log, ok = s.ejectInto(i, li, oi, hits, log, rng); !ok {
 				continue
 			}
-			s.place(i, oi)
 			log = append(log, change{i, -1})
-			for _, j := range hits {
-				if oj, _ := s.best(j, rng, -1); oj >= 0 {
-					s.place(j, oj)
-				}
-			}
 		case rng.IntN(3) == 0:
 			// Move it where it fits best elsewhere.
 			was := s.assign[i]
@@ -406,19 +396,9 @@ func (s *state) search(rng *rand.Rand, budget int64, stop func() bool) (best []i
 				s.undo(log)
 				continue
 			}
-			for _, j := range hits {
-				log = append(log, change{j, s.assign[j]})
-				s.remove(j)
-			}
-			if !s.fits(li, &l.opts[oi]) {
-				s.undo(log)
+			var ok bool
+			if log, ok = s.ejectInto(i, li, oi, hits, log, rng); !ok {
 				continue
-			}
-			s.place(i, oi)
-			for _, j := range hits {
-				if oj, _ := s.best(j, rng, -1); oj >= 0 {
-					s.place(j, oj)
-				}
 			}
 		}
 		after := s.objective()
@@ -445,6 +425,28 @@ func (s *state) unplacedPlaceable(placeable []int) int {
 		}
 	}
 	return n
+}
+
+// ejectInto puts session i (of line li) into option oi after taking out
+// the sessions hits that are in its way (each logged), then puts those back
+// where they now fit best. When i still does not fit, it undoes log and
+// answers false.
+func (s *state) ejectInto(i, li int, oi int32, hits []int, log []change, rng *rand.Rand) ([]change, bool) {
+	for _, j := range hits {
+		log = append(log, change{j, s.assign[j]})
+		s.remove(j)
+	}
+	if !s.fits(li, &s.m.lines[li].opts[oi]) {
+		s.undo(log)
+		return log, false
+	}
+	s.place(i, oi)
+	for _, j := range hits {
+		if oj, _ := s.best(j, rng, -1); oj >= 0 {
+			s.place(j, oj)
+		}
+	}
+	return log, true
 }
 
 // undo takes back the changes of log, last first.
