@@ -10,8 +10,9 @@ import (
 
 // TestReadmeAssistantExamples runs the README's example of each part of
 // the assistant on the gym demo, one operation at a time as a newcomer
-// pastes them into GraphiQL: every one answers without an error, and the
-// demo's week away has sessions needing cover and a plan to cover them.
+// pastes them into GraphiQL, in order: every one answers without an error,
+// the demo's week away has sessions needing cover and a plan to cover them,
+// and the class still has places to go.
 func TestReadmeAssistantExamples(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -34,6 +35,11 @@ func TestReadmeAssistantExamples(t *testing.T) {
 			if len(r.Errors) > 0 {
 				t.Errorf("%s\n: %+v", op, r.Errors)
 				continue
+			}
+			if strings.Contains(op, "placements") {
+				if n := path(r.Data, "placements", "totalCount"); n == float64(0) {
+					t.Errorf("no placements, after the examples before them: %v", r.Data)
+				}
 			}
 			if strings.Contains(op, "coverPlan") {
 				data := r.Data
