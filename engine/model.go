@@ -396,6 +396,11 @@ type Origin struct {
 	StaffIDs   []int64
 }
 
+// AsOrigin is what the session is, as an Origin records it.
+func (s *Session) AsOrigin() Origin {
+	return Origin{Date: s.Date, Start: s.Start, End: s.End, RoomID: s.RoomID, ClassID: s.ClassID, StaffIDs: s.StaffIDs}
+}
+
 // IsOneOff reports whether the session is a one-off rather than a series
 // session.
 func (s *Session) IsOneOff() bool { return s.OneOffID != 0 }

@@ -284,7 +284,7 @@ func (t *Timetable) apply(s *Session, c *DayChange) {
 	if changed || c.Note != "" {
 		s.remark(func(r *remarks) {
 			if changed {
-				r.origin = Origin{Date: s.Date, Start: s.Start, End: s.End, RoomID: s.RoomID, ClassID: s.ClassID, StaffIDs: s.StaffIDs}
+				r.origin = s.AsOrigin()
 			}
 			r.note = c.Note
 			if c.Cancelled {

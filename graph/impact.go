@@ -108,8 +108,7 @@ func (r *Resolver) impact(ctx context.Context) (*model.Impact, error) {
 	}
 	for i := range im.Sessions {
 		s := &im.Sessions[i]
-		before := engine.Origin{Date: s.Before.Date, Start: s.Before.Start, End: s.Before.End, RoomID: s.Before.RoomID,
-			ClassID: s.Before.ClassID, StaffIDs: s.Before.StaffIDs}
+		before := s.Before.AsOrigin()
 		staff := v.staff(s.Before.StaffIDs)
 		is := model.ImpactSession{
 			ID: s.Key(), Changes: changesOf(s), Before: &before,
