@@ -560,18 +560,10 @@ func describe(st *engine.State, u solve.Unplaced) model.UnplacedLine {
 			mc.Kind = "noStaff"
 		}
 		if c.Staff != 0 {
-			for i := range st.Staff {
-				if st.Staff[i].ID == c.Staff {
-					mc.Staff = &st.Staff[i]
-				}
-			}
+			mc.Staff, _ = rowByID(st.Staff, c.Staff, func(p *engine.Staff) int64 { return p.ID })
 		}
 		if c.Room != 0 {
-			for i := range st.Rooms {
-				if st.Rooms[i].ID == c.Room {
-					mc.Room = &st.Rooms[i]
-				}
-			}
+			mc.Room, _ = rowByID(st.Rooms, c.Room, func(r *engine.Room) int64 { return r.ID })
 		}
 		line.Constraints = append(line.Constraints, mc)
 	}
