@@ -436,32 +436,38 @@ type AffectedSession struct {
 
 // FirstAffected returns the first n sessions of runs, in the order of
 // the dates they are on before the write (then by id), with what the
-// write does to each.
+// write does to each. A run's sessions are resolved from its class time
+// and class found once (affectedSide), not looked up date by date.
 func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []AffectedSession {
 	h := &runHeap{}
 	for i := range runs {
-		h.items = append(h.items, runCursor{run: &runs[i], next: runs[i].Dates.First})
+		h.items = append(h.items, runCursor{run: &runs[i], next: runs[i].Dates.First, i: i})
 	}
 	heap.Init(h)
 	if total, finite := CountAffected(runs); finite {
 		n = min(n, total)
 	}
+	sides := make([][2]affectedSide, len(runs)) // by run, once it comes up
 	out := make([]AffectedSession, 0, n)
 	for h.Len() > 0 && len(out) < n {
 		c := &h.items[0]
 		r, d := c.run, c.next
-		var s AffectedSession
+		out = out[:len(out)+1] // zeroed by make: each session is filled in place
+		s := &out[len(out)-1]
 		if r.OneOff != 0 {
 			was, _ := before.sessionByID(sessionID{oneOff: r.OneOff})
 			is, ok := after.sessionByID(sessionID{oneOff: r.OneOff})
 			s.SessionDiff, _ = diffOf(was, is, true, ok)
 		} else {
+			sd := &sides[c.i]
+			if !sd[0].ready {
+				*sd = [2]affectedSide{before.affectedSide(r), after.affectedSide(r)}
+			}
 			s.Ref = SessionRef{Date: d, ClassTimeID: r.Place.ClassTime, ClassID: r.Place.Class}
-			was, _ := before.Session(s.Ref)
-			is, ok := after.Session(s.Ref)
-			s.SessionDiff, _ = diffOf(&was, &is, true, ok)
+			before.sessionInto(&s.Before, &sd[0], s.Ref)
+			s.Was, s.Is = true, after.sessionInto(&s.After, &sd[1], s.Ref)
+			s.judge()
 		}
-		out = append(out, s)
 		if r.Dates.Every > 0 && (r.Dates.Until == 0 || d+Date(7*r.Dates.Every) <= r.Dates.Until) && d+Date(7*r.Dates.Every) <= MaxDate {
 			c.next = d + Date(7*r.Dates.Every)
 			heap.Fix(h, 0)
@@ -472,9 +478,64 @@ func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []Affect
 	return out
 }
 
+// affectedSide is what resolving the sessions of one run in one
+// timetable needs: the group of its class time and class (nil: none),
+// and whether a closure may cancel one of them, which sends each to
+// Session.
+type affectedSide struct {
+	g             *group
+	closed, ready bool
+}
+
+func (t *Timetable) affectedSide(r *AffectedRun) affectedSide {
+	gi, ok := t.groupOf[groupKey{r.Place.ClassTime, r.Place.Class}]
+	if !ok {
+		return affectedSide{ready: true}
+	}
+	side := affectedSide{g: &t.groups[gi], ready: true}
+	last := r.Dates.Until
+	if last == 0 {
+		last = MaxDate
+	}
+	for _, c := range t.closures {
+		if c.From > last {
+			break
+		}
+		if c.To >= r.Dates.First && c.ClosesRoom(side.g.ct.RoomID) {
+			side.closed = true
+			break
+		}
+	}
+	return side
+}
+
+// sessionInto sets s, a zero session, to the session ref names, as
+// Session returns it, and reports whether there is one. A session with
+// neither a day change nor a closure that may cancel it is its group's
+// rule on its date: the group found once for the run stands for the map
+// lookups of Session.
+func (t *Timetable) sessionInto(s *Session, side *affectedSide, ref SessionRef) bool {
+	if side.closed || (len(t.dated) > 0 && t.dated[ref.Date].change(t, ref) != nil) {
+		var ok bool
+		*s, ok = t.Session(ref)
+		return ok
+	}
+	g := side.g
+	if g == nil || g.ct.Inactive || g.ct.Weekday != ref.Date.Weekday() {
+		return false
+	}
+	weeks := g.activeIn(WeekOf(ref.Date, t.ws))
+	if weeks == nil {
+		return false
+	}
+	g.fill(s, ref.Date, weeks)
+	return true
+}
+
 type runCursor struct {
 	run  *AffectedRun
 	next Date
+	i    int // the run's index
 }
 
 type runHeap struct{ items []runCursor }
@@ -483,7 +544,7 @@ func (h *runHeap) Len() int { return len(h.items) }
 func (h *runHeap) Less(i, j int) bool {
 	a, b := &h.items[i], &h.items[j]
 	return cmp.Or(cmp.Compare(a.run.at(a.next), b.run.at(b.next)), cmp.Compare(a.run.Place.ClassTime, b.run.Place.ClassTime),
-		cmp.Compare(a.run.Place.Class, b.run.Place.Class), cmp.Compare(a.run.OneOff, b.run.OneOff)) < 0
+		cmp.Compare(a.run.Place.Class, b.run.Place.Class), cmp.Compare(a.run.OneOff, b.run.OneOff), cmp.Compare(a.next, b.next)) < 0
 }
 func (h *runHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *runHeap) Push(x any)    { h.items = append(h.items, x.(runCursor)) }

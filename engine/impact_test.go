@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -254,6 +256,122 @@ func TestImpactAgainstOracle(t *testing.T) {
 		t.Fatalf("the writes affected %d sessions, %d without end: the test compares too little", affected, unbounded)
 	}
 	t.Logf("%d writes, %d affected sessions matched, %d without end", valid, affected, unbounded)
+}
+
+// slowFirst is FirstAffected the long way, the oracle of its fast path:
+// every session of the runs in turn, each looked up in both timetables by
+// its id (Session, sessionByID) and compared.
+func slowFirst(before, after *Timetable, runs []AffectedRun, n int) []AffectedSession {
+	type next struct {
+		r *AffectedRun
+		d Date
+	}
+	var all []next
+	for i := range runs {
+		r := &runs[i]
+		for d, k := r.Dates.First, 0; k < n; d, k = d+Date(7*r.Dates.Every), k+1 { // the first n of a run at most
+			all = append(all, next{r, d})
+			if r.Dates.Every == 0 || (r.Dates.Until != 0 && d+Date(7*r.Dates.Every) > r.Dates.Until) || d+Date(7*r.Dates.Every) > MaxDate {
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b next) int {
+		return cmp.Or(cmp.Compare(a.r.at(a.d), b.r.at(b.d)), cmp.Compare(a.r.Place.ClassTime, b.r.Place.ClassTime),
+			cmp.Compare(a.r.Place.Class, b.r.Place.Class), cmp.Compare(a.r.OneOff, b.r.OneOff), cmp.Compare(a.d, b.d))
+	})
+	var out []AffectedSession
+	for _, x := range all[:min(n, len(all))] {
+		var s AffectedSession
+		if x.r.OneOff != 0 {
+			was, _ := before.sessionByID(sessionID{oneOff: x.r.OneOff})
+			is, ok := after.sessionByID(sessionID{oneOff: x.r.OneOff})
+			s.SessionDiff, _ = diffOf(was, is, true, ok)
+		} else {
+			s.Ref = SessionRef{Date: x.d, ClassTimeID: x.r.Place.ClassTime, ClassID: x.r.Place.Class}
+			was, _ := before.Session(s.Ref)
+			is, ok := after.Session(s.Ref)
+			s.SessionDiff, _ = diffOf(&was, &is, true, ok)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestFirstAffectedAgainstOracle compares FirstAffected, which resolves a
+// run's sessions from its class time and class found once, and
+// StandingOnEach with the sessions and standing places looked up one by
+// one (slowFirst, StandingOn), on the random writes of
+// TestImpactAgainstOracle: the runs Impact gives, and runs of every week of
+// every class time and class, which cross day changes, closures, weeks
+// without the session and class times gone or moved to another day.
+func TestFirstAffectedAgainstOracle(t *testing.T) {
+	const want = 300
+	r := rand.New(rand.NewPCG(32, 7))
+	valid, compared, fallbacks := 0, 0, 0
+	for tries := 0; valid < want; tries++ {
+		if tries > 10*want {
+			t.Fatalf("only %d of %d generated writes were valid", valid, tries)
+		}
+		s, _, from, to := randomState(r)
+		for i := range s.ClassTimes {
+			s.ClassTimes[i].Capacity = r.IntN(6)
+		}
+		if Validate(s) != nil {
+			continue
+		}
+		addStanding(r, &s, from, to)
+		after := s.Clone()
+		for n := 1 + r.IntN(3); n > 0; n-- {
+			mutate(r, &after, from, int(to-from)/7)
+		}
+		if Validate(after) != nil {
+			continue
+		}
+		tb, err := New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ta, err := New(after)
+		if err != nil {
+			continue
+		}
+		valid++
+		today := from + Date(r.IntN(60))
+		every := []AffectedRun{}
+		for _, g := range tb.groups {
+			first := today + Date((int(g.ct.Weekday)-int(today.Weekday())+7)%7)
+			every = append(every, AffectedRun{Place: Place{g.ct.ID, g.class.ID}, Dates: DateRun{First: first, Every: 1, Until: first + Date(7*r.IntN(80))}})
+		}
+		for _, runs := range [][]AffectedRun{Impact(tb, ta, nil, today, 0), every} {
+			n := 1 + r.IntN(400)
+			got, oracle := FirstAffected(tb, ta, runs, n), slowFirst(tb, ta, runs, n)
+			if len(got) != len(oracle) {
+				t.Fatalf("write %d: %d sessions, oracle %d", valid, len(got), len(oracle))
+			}
+			standing := tb.StandingOnEach(got)
+			for i := range got {
+				if !reflect.DeepEqual(got[i], oracle[i]) {
+					t.Fatalf("write %d, session %d:\ngot    %+v\noracle %+v", valid, i, got[i], oracle[i])
+				}
+				var on []Standing
+				if got[i].Ref != (SessionRef{}) {
+					on = tb.StandingOn(got[i].Ref)
+				}
+				if !slices.Equal(standing[i], on) {
+					t.Fatalf("write %d, session %s: standing %v, StandingOn %v", valid, got[i].Key(), standing[i], on)
+				}
+				if got[i].Before.Changed || got[i].After.Changed || got[i].Before.Cancelled || got[i].After.Cancelled {
+					fallbacks++
+				}
+			}
+			compared += len(got)
+		}
+	}
+	if compared == 0 || fallbacks == 0 {
+		t.Fatalf("%d sessions compared, %d changed or cancelled: the test compares too little", compared, fallbacks)
+	}
+	t.Logf("%d writes, %d sessions compared, %d of them changed or cancelled", valid, compared, fallbacks)
 }
 
 // TestImpact names the cases on one weekly class.

@@ -158,18 +158,23 @@ func diffOf(before, after *Session, was, is bool) (SessionDiff, bool) {
 	if is {
 		d.After = *after
 	}
+	d.judge()
+	return d, d.What != 0
+}
+
+// judge sets What from the sessions before and after.
+func (d *SessionDiff) judge() {
 	switch {
-	case was && !is:
+	case d.Was && !d.Is:
 		d.What = Removed
-		if !before.Cancelled {
+		if !d.Before.Cancelled {
 			d.What |= Cancelled
 		}
-	case !was && is:
+	case !d.Was && d.Is:
 		d.What = Added
 	default:
-		d.What = differs(before, after)
+		d.What = differs(&d.Before, &d.After)
 	}
-	return d, d.What != 0
 }
 
 // differs is what differs between two versions of one session.

@@ -137,6 +137,7 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 		byKey[k] = append(byKey[k], b)
 	}
 	first := engine.FirstAffected(before.Timetable, after.Timetable, runs, MaxImpactSessions)
+	standing := before.Timetable.StandingOnEach(first)
 	im.Sessions = make([]ImpactSession, len(first))
 	for i := range first {
 		s := &im.Sessions[i]
@@ -151,7 +152,7 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 		}
 		slices.SortFunc(s.Waitlist, func(x, y SessionBooking) int { return x.Position - y.Position })
 		if a.Before.OneOffID == 0 {
-			s.Standing, s.StandingWaitlist = engine.SplitPlaces(before.Timetable.StandingOn(a.Ref), int(a.Before.Capacity), len(s.Bookings))
+			s.Standing, s.StandingWaitlist = engine.SplitPlaces(standing[i], int(a.Before.Capacity), len(s.Bookings))
 		}
 		s.OverCapacity = a.Is && a.After.Capacity > 0 && len(s.Bookings)+len(s.Standing) > int(a.After.Capacity)
 	}

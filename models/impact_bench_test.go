@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 // impacts what they add (totals-%, sessions-%).
 func BenchmarkImpactDryRun(b *testing.B) {
 	asks := []models.ImpactAsk{{}, {Totals: true, Calendars: true}, {Totals: true, Calendars: true, Sessions: true}}
+	labels := []string{"without", "totals", "sessions"} // pprof -tagfocus impact=sessions
 	for _, name := range []string{"sqlite", "postgres"} {
 		b.Run(name, func(b *testing.B) {
 			d := modelstest.SQLite(b)
@@ -39,14 +41,18 @@ func BenchmarkImpactDryRun(b *testing.B) {
 				for j := range asks {
 					k := (j + n) % len(asks) // each goes first in turn
 					t0 := time.Now()
-					res, err := store.Write(ctx, biz.ID, true, func(e *models.Edit) error {
-						e.Impact = asks[k]
-						for i := range e.State.ClassTimes {
-							if ct := &e.State.ClassTimes[i]; ct.ID == in.ClassTimeID {
-								ct.Start, ct.End, ct.Capacity = ct.Start+15, ct.End+15, 10
+					var res *models.Result
+					var err error
+					pprof.Do(ctx, pprof.Labels("impact", labels[k]), func(ctx context.Context) {
+						res, err = store.Write(ctx, biz.ID, true, func(e *models.Edit) error {
+							e.Impact = asks[k]
+							for i := range e.State.ClassTimes {
+								if ct := &e.State.ClassTimes[i]; ct.ID == in.ClassTimeID {
+									ct.Start, ct.End, ct.Capacity = ct.Start+15, ct.End+15, 10
+								}
 							}
-						}
-						return nil
+							return nil
+						})
 					})
 					spent[k] += time.Since(t0)
 					if err != nil {
