@@ -367,3 +367,86 @@ func driverValue(m *pgtype.Map, fd pgconn.FieldDescription) func([]byte) (driver
 		return func(src []byte) (driver.Value, error) { err := plan.Scan(src, &d); return d, err }
 	}
 }
+
+// txReads are reads a write makes together, in its transaction and under
+// its lock: on PostgreSQL every SELECT goes in one message (a simple query
+// of several statements) on the transaction's connection, one round trip
+// instead of one each; elsewhere, or where the write has no connection of
+// its own, they run one after the other.
+type txReads struct {
+	e     *Edit
+	reads []txRead
+}
+
+type txRead struct {
+	q    *bun.SelectQuery
+	dest any // *[]R
+}
+
+// reads starts a batch of the edit's reads.
+func (e *Edit) reads() *txReads { return &txReads{e: e} }
+
+// add queues q, whose rows run fills dest (a *[]R whose fields are q's
+// columns).
+func (r *txReads) add(q *bun.SelectQuery, dest any) { r.reads = append(r.reads, txRead{q, dest}) }
+
+// run runs the queued reads and fills their dests.
+func (r *txReads) run(ctx context.Context) error {
+	if len(r.reads) == 0 {
+		return nil
+	}
+	if r.e.conn == nil || len(r.reads) == 1 {
+		for _, rd := range r.reads {
+			if err := rd.q.Scan(ctx, rd.dest); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var sb strings.Builder
+	for i, rd := range r.reads {
+		if i > 0 {
+			sb.WriteString(";\n")
+		}
+		sb.WriteString(rd.q.String())
+	}
+	db := r.e.db
+	err := r.e.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("a batch read needs pgx's connection, not %T", dc)
+		}
+		mrr := c.Conn().PgConn().Exec(ctx, sb.String())
+		var err error
+		i := 0
+		for mrr.NextResult() {
+			rr := mrr.ResultReader()
+			if i < len(r.reads) && err == nil {
+				err = scanRows(db, rr, c.Conn().TypeMap(), r.reads[i].dest)
+			}
+			if _, cerr := rr.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+			i++
+		}
+		if cerr := mrr.Close(); cerr != nil {
+			err = cerr // the statement that failed; later ones never ran
+		}
+		if err == nil && i != len(r.reads) {
+			err = fmt.Errorf("a batch of %d reads answered %d results", len(r.reads), i)
+		}
+		if errors.Is(err, driver.ErrBadConn) {
+			// Said from within the transaction, it would have
+			// database/sql close the connection the transaction
+			// still holds, and wait for it for ever: the
+			// transaction's next statement, or its rollback, finds
+			// the connection broken instead.
+			err = errors.New(err.Error())
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reading %d queries in one batch: %w", len(r.reads), err)
+	}
+	return nil
+}

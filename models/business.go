@@ -138,6 +138,7 @@ func (e *Edit) ReplaceSchedule(s engine.State) {
 		if err != nil {
 			return fmt.Errorf("removing clients: %w", err)
 		}
+		e.clients = nil
 		if n, err := res.RowsAffected(); err != nil || n > 0 {
 			e.changedApart = true
 		}

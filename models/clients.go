@@ -129,6 +129,7 @@ func (e *Edit) SaveClient(ctx context.Context, c engine.Client) (engine.Client, 
 		return c, e.missing(err, e.words().Client.One, c.ID)
 	}
 	e.changedApart = true
+	e.know(row.Engine())
 	return row.Engine(), nil
 }
 
@@ -165,20 +166,64 @@ func (e *Edit) DeleteClient(ctx context.Context, id int64) error {
 	}
 	_, err = e.Tx.NewDelete().Model((*Client)(nil)).Where("business_id = ?", e.Business.ID).Where("id = ?", id).Exec(ctx)
 	e.changedApart = true
+	delete(e.clients, id)
 	return err
 }
 
-// Client reads one client of the edited business.
+// Client reads one client of the edited business, once a write: the
+// write's events name the clients it read (Store.events) without reading
+// them again.
 func (e *Edit) Client(ctx context.Context, id int64) (engine.Client, error) {
+	if c, ok := e.clients[id]; ok {
+		return c, nil
+	}
 	found, err := ClientsByID(ctx, e.Tx, e.Business.ID, []int64{id})
 	if err != nil {
 		return engine.Client{}, err
 	}
 	c, ok := found[id]
 	if !ok {
-		return c, engine.Errorf(engine.NotFound, "clientId", "There is no %s with id %d", e.words().Client.One, id)
+		return c, e.noClient(id)
 	}
+	e.know(c)
 	return c, nil
+}
+
+func (e *Edit) noClient(id int64) error {
+	return engine.Errorf(engine.NotFound, "clientId", "There is no %s with id %d", e.words().Client.One, id)
+}
+
+// know keeps a client the write read, as the write sees it.
+func (e *Edit) know(c engine.Client) {
+	if e.clients == nil {
+		e.clients = map[int64]engine.Client{}
+	}
+	e.clients[c.ID] = c
+}
+
+// clientsByID is ClientsByID for the write: the clients it read already
+// are not read again.
+func (e *Edit) clientsByID(ctx context.Context, ids []int64) (map[int64]engine.Client, error) {
+	out := make(map[int64]engine.Client, len(ids))
+	var missing []int64
+	for _, id := range ids {
+		if c, ok := e.clients[id]; ok {
+			out[id] = c
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	found, err := ClientsByID(ctx, e.Tx, e.Business.ID, missing)
+	if err != nil {
+		return nil, err
+	}
+	for id, c := range found {
+		out[id] = c
+	}
+	return out, nil
 }
 
 // Subscription reads one subscription of the edited business.

@@ -19,7 +19,7 @@ var scaleSizes = []int{100, 1000, 10000}
 
 // scaledBusiness writes a synthetic business of n class times
 // (engine/enginetest) through the guarded write, once.
-func scaledBusiness(b *testing.B, db *models.DB, n int) (*models.Store, *models.Business) {
+func scaledBusiness(b testing.TB, db *models.DB, n int) (*models.Store, *models.Business) {
 	b.Helper()
 	ctx := context.Background()
 	st := enginetest.Business(enginetest.Options{ClassTimes: n, Seed: 1, Today: engine.DateOf(today)})

@@ -25,12 +25,23 @@ type groupRef struct{ classTime, class int64 }
 // one class time and class (of every one, when ct is zero), by original
 // date, from a date on.
 func (e *Edit) singles(ctx context.Context, ct, class int64, from engine.Date) (map[groupRef]map[engine.Date]int, error) {
-	var rows []struct {
-		OrigDate    Day
-		ClassTimeID int64
-		ClassID     int64
-		N           int
+	var rows []singleCount
+	if err := e.singlesQuery(ct, class, from).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("counting single bookings: %w", err)
 	}
+	return singlesOf(rows), nil
+}
+
+// singleCount is a row of singlesQuery.
+type singleCount struct {
+	OrigDate    Day
+	ClassTimeID int64
+	ClassID     int64
+	N           int
+}
+
+// singlesQuery is the query of singles, for a batch of reads (txReads).
+func (e *Edit) singlesQuery(ct, class int64, from engine.Date) *bun.SelectQuery {
 	q := e.Tx.NewSelect().Model((*SessionBooking)(nil)).Column("orig_date", "class_time_id", "class_id").ColumnExpr("count(*) AS n").
 		Where("business_id = ?", e.Business.ID).Where("status IN (?)", bun.In(holdsPlace)).
 		Where("class_time_id IS NOT NULL").Where("orig_date >= ?", Day(from)).
@@ -38,9 +49,10 @@ func (e *Edit) singles(ctx context.Context, ct, class int64, from engine.Date) (
 	if ct != 0 {
 		q = q.Where("class_time_id = ?", ct).Where("class_id = ?", class)
 	}
-	if err := q.Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("counting single bookings: %w", err)
-	}
+	return q
+}
+
+func singlesOf(rows []singleCount) map[groupRef]map[engine.Date]int {
 	out := map[groupRef]map[engine.Date]int{}
 	for _, r := range rows {
 		k := groupRef{r.ClassTimeID, r.ClassID}
@@ -49,7 +61,7 @@ func (e *Edit) singles(ctx context.Context, ct, class int64, from engine.Date) (
 		}
 		out[k][engine.Date(r.OrigDate)] = r.N
 	}
-	return out, nil
+	return out
 }
 
 // loadOf is what takes the places of one class time and class in s: the
@@ -137,12 +149,34 @@ type StandingResult struct {
 // session's places, or the write is refused with the dates that are full
 // (CAPACITY_FULL), unless waitlist lets the client wait on them.
 func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*StandingResult, error) {
-	c, err := e.Client(ctx, in.ClientID)
-	if err != nil {
-		return nil, err
-	}
 	tt := e.Before.Timetable
 	ct, ok := tt.ClassTime(in.ClassTimeID)
+	first := max(in.From, e.Today)
+	g := groupRef{in.ClassTimeID, in.ClassID}
+	// What the checks below read from the database is read at once, in
+	// one round trip on PostgreSQL: the client, their memberships, and
+	// the single bookings of the session.
+	rd := e.reads()
+	var clients []Client
+	if _, known := e.clients[in.ClientID]; !known {
+		rd.add(e.Tx.NewSelect().Model((*Client)(nil)).Where("business_id = ?", e.Business.ID).Where("id = ?", in.ClientID), &clients)
+	}
+	var all []Subscription
+	rd.add(e.clientSubsQuery(in.ClientID), &all)
+	var singles []singleCount
+	if ok && ct.Capacity > 0 {
+		rd.add(e.singlesQuery(g.classTime, g.class, first), &singles)
+	}
+	if err := rd.run(ctx); err != nil {
+		return nil, fmt.Errorf("reading the client, memberships and bookings: %w", err)
+	}
+	for i := range clients {
+		e.know(clients[i].Engine())
+	}
+	c, known := e.clients[in.ClientID]
+	if !known {
+		return nil, e.noClient(in.ClientID)
+	}
 	if !ok {
 		return nil, engine.Errorf(engine.NotFound, "sessionId", "There is no class time with id %d", in.ClassTimeID)
 	}
@@ -151,6 +185,7 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 	}
 	var was engine.Standing
 	if id != 0 {
+		var err error
 		if was, err = e.Standing(id); err != nil {
 			return nil, err
 		}
@@ -160,11 +195,6 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 	}
 	if in.Until != 0 && in.Until < e.Today && (id == 0 || in.Until != was.Until) {
 		return nil, engine.Errorf(engine.Invalid, "until", "A standing booking ends today or later, not on %s: end it with endStandingBooking", in.Until)
-	}
-	first := max(in.From, e.Today)
-	all, err := e.clientSubs(ctx, c.ID)
-	if err != nil {
-		return nil, err
 	}
 	if err := e.member(c, in, first, all); err != nil {
 		return nil, err
@@ -176,14 +206,9 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 	} else if i = slices.IndexFunc(e.State.Standing, func(r engine.Standing) bool { return r.ID == id }); i < 0 {
 		return nil, engine.Errorf(engine.NotFound, "id", "There is no standing booking with id %d", id)
 	}
-	g := groupRef{in.ClassTimeID, in.ClassID}
 	var full []engine.DateRun
 	if ct.Capacity > 0 {
-		singles, err := e.singles(ctx, g.classTime, g.class, first)
-		if err != nil {
-			return nil, err
-		}
-		others := loadOf(&e.State, g, singles[g], func(r *engine.Standing) bool { return r.ID != id })
+		others := loadOf(&e.State, g, singlesOf(singles)[g], func(r *engine.Standing) bool { return r.ID != id })
 		// The dates on which the others leave no place for this one.
 		full = tt.Overfull(g.classTime, g.class, others, ct.Capacity-1, first, rule.Until)
 	}
@@ -257,8 +282,12 @@ func (e *Edit) seriesOf(ct, class int64) []int64 {
 // clientSubs reads a client's memberships, in the order they were made.
 func (e *Edit) clientSubs(ctx context.Context, client int64) ([]Subscription, error) {
 	var all []Subscription
-	err := e.Tx.NewSelect().Model(&all).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).OrderExpr("id").Scan(ctx)
+	err := e.clientSubsQuery(client).Scan(ctx, &all)
 	return all, err
+}
+
+func (e *Edit) clientSubsQuery(client int64) *bun.SelectQuery {
+	return e.Tx.NewSelect().Model((*Subscription)(nil)).Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).OrderExpr("id")
 }
 
 // Standing returns one standing place of the edited business.

@@ -74,7 +74,7 @@ func BenchmarkStandingBooking(b *testing.B) {
 // membership of every series, holding n standing places spread over the
 // sessions (one each); it returns a standing place to make for that
 // client in a session it holds none in.
-func standingBench(b *testing.B, store *models.Store, biz *models.Business, n int) models.StandingInput {
+func standingBench(b testing.TB, store *models.Store, biz *models.Business, n int) models.StandingInput {
 	b.Helper()
 	ctx := context.Background()
 	from := engine.DateOf(today).AddDays(7)

@@ -577,9 +577,12 @@ type Edit struct {
 	// changedApart is set by the edits of the tables outside the
 	// schedule (clients, subscriptions, bookings) that change a row.
 	changedApart bool
-	touched      []engine.Date // see Touch
-	noted        []noted       // events the write's code knows of (webhooks_events.go)
-	replaced     bool          // the whole schedule was replaced (ReplaceSchedule)
+	touched      []engine.Date           // see Touch
+	noted        []noted                 // events the write's code knows of (webhooks_events.go)
+	clients      map[int64]engine.Client // the clients the write read, by id (see Client)
+	conn         *sql.Conn               // the transaction's connection, on PostgreSQL (see txReads)
+	db           *DB
+	replaced     bool // the whole schedule was replaced (ReplaceSchedule)
 }
 
 // AfterSave runs fn in the write's transaction once the schedule is saved;
@@ -704,7 +707,19 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	// answers "nothing was changed" for a write the database holds.
 	txCtx, cancel := commitContext(ctx)
 	defer cancel()
-	err = s.DB.RunInTx(txCtx, &sql.TxOptions{}, func(_ context.Context, tx bun.Tx) error {
+	// On PostgreSQL the write holds its connection, so that reads made
+	// together go in one round trip on it (txReads).
+	runInTx, conn := s.DB.RunInTx, (*sql.Conn)(nil)
+	if s.DB.Postgres() {
+		c, err := s.DB.Conn(txCtx)
+		if err != nil {
+			s.wrote("error")
+			return nil, err
+		}
+		defer c.Close()
+		runInTx, conn = c.RunInTx, c.Conn
+	}
+	err = runInTx(txCtx, &sql.TxOptions{}, func(_ context.Context, tx bun.Tx) error {
 		b, err := businessByID(ctx, tx, businessID, true)
 		if err != nil {
 			return err
@@ -715,7 +730,8 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 				return err
 			}
 		}
-		e := &Edit{State: before.State.Clone(), Before: before, Business: b, Tx: tx, Today: before.Today(s.now()), dryRun: dryRun, newID: s.ProvisionalID}
+		e := &Edit{State: before.State.Clone(), Before: before, Business: b, Tx: tx, Today: before.Today(s.now()), dryRun: dryRun, newID: s.ProvisionalID,
+			conn: conn, db: s.DB}
 		if err := fn(e); err != nil {
 			return err
 		}
@@ -765,16 +781,9 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			res = &Result{DryRun: dryRun, Revision: b.Revision, After: before}
 			return errUnchanged
 		}
-		// Under the lock the row still holds b.Revision, so this sets rev;
-		// counting up in SQL keeps the unlocked test build from tripping
-		// over the revision's key instead of overbooking.
-		if _, err := tx.NewUpdate().Model(b).Set("revision = revision + 1").WherePK().Returning("revision").Exec(ctx); err != nil {
-			return fmt.Errorf("bumping the revision: %w", err)
-		}
-		rev = b.Revision
-		if _, err := tx.NewInsert().Model(&RevisionTime{BusinessID: b.ID, Revision: rev, CommittedUnix: now.Unix()}).Exec(ctx); err != nil {
-			return fmt.Errorf("recording the revision: %w", err)
-		}
+		// Under the lock the row holds b.Revision until the write counts
+		// it up, as it commits (commitRevision).
+		b.Revision = rev
 		versions.times[rev] = now.Unix()
 		sn, err := nextSnapshot(step, *b, after, versions, before.Accepted)
 		if err != nil {
@@ -821,7 +830,7 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 			refused = &refusal{e, ce, before, today}
 			return ce
 		}
-		if err := writeEvents(ctx, tx, b.ID, res.Events, &change); err != nil {
+		if err := commitRevision(ctx, tx, b.ID, now, res.Events, &change); err != nil {
 			return err
 		}
 		key = loadKey{b.ID, rev}
@@ -864,6 +873,42 @@ func (s *Store) Write(ctx context.Context, businessID int64, dryRun bool, fn fun
 	}
 	s.wrote("committed")
 	return res, nil
+}
+
+// commitRevision is the last statement of a write that commits: the
+// business's revision counted up, the time of the revision recorded, the
+// webhook events stored and the change announced (writeEvents). On
+// PostgreSQL they go in one message, one round trip. Under the lock the
+// row holds the revision the write read, so this sets the write's; counting
+// up in SQL, and recording the revision counted, keeps the unlocked test
+// build from tripping over the revision's key instead of overbooking.
+func commitRevision(ctx context.Context, tx bun.Tx, business int64, now time.Time, events []WebhookEvent, change *Change) error {
+	if tx.Dialect().Name().String() != "pg" {
+		var rev int64
+		if err := tx.NewUpdate().Model((*Business)(nil)).Set("revision = revision + 1").Where("id = ?", business).Returning("revision").Scan(ctx, &rev); err != nil {
+			return fmt.Errorf("bumping the revision: %w", err)
+		}
+		if _, err := tx.NewInsert().Model(&RevisionTime{BusinessID: business, Revision: rev, CommittedUnix: now.Unix()}).Exec(ctx); err != nil {
+			return fmt.Errorf("recording the revision: %w", err)
+		}
+		return writeEvents(ctx, tx, business, events, change)
+	}
+	bump := tx.NewRaw(`WITH b AS (UPDATE businesses SET revision = revision + 1 WHERE id = ? RETURNING id, revision)
+		INSERT INTO revisions (business_id, revision, committed_unix) SELECT id, revision, ? FROM b`, business, now.Unix())
+	then, err := eventsStatement(tx, events, change)
+	if err != nil {
+		return err
+	}
+	q := bump
+	if then != nil {
+		// One simple query of two statements (pgx sends a query without
+		// arguments as it is): one round trip.
+		q = tx.NewRaw("?;\n?", bump, then)
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return fmt.Errorf("committing the revision: %w", err)
+	}
+	return nil
 }
 
 // gate is the turn of one business's writes in this process: a token

@@ -134,7 +134,7 @@ func (s *Store) events(ctx context.Context, e *Edit, before, after *Snapshot, c 
 	}
 	clients := map[int64]engine.Client{}
 	if len(ids) > 0 {
-		if clients, err = ClientsByID(ctx, e.Tx, e.Business.ID, unique(ids)); err != nil {
+		if clients, err = e.clientsByID(ctx, unique(ids)); err != nil {
 			return nil, err
 		}
 	}
@@ -330,27 +330,17 @@ func writeEvents(ctx context.Context, tx bun.Tx, business int64, events []Webhoo
 		}
 		return nil
 	}
-	insert := tx.NewInsert().Model(&events).Returning("business_id, id, type")
-	const fanOut = `INSERT INTO webhook_deliveries (business_id, endpoint_id, event_id)
-		SELECT v.business_id, e.id, v.id FROM v JOIN webhook_endpoints AS e ON e.business_id = v.business_id
-		AND e.status IN ('active', 'paused') AND e.events LIKE '%,' || v.type || ',%'`
 	if tx.Dialect().Name().String() == "pg" {
-		q := tx.NewRaw("WITH v AS (?) "+fanOut, insert)
-		if change != nil {
-			// A statement's data-modifying WITH runs whole whatever its
-			// last part reads (PostgreSQL's manual, 7.8.4).
-			notify, err := notification(tx, *change)
-			if err != nil {
-				return err
-			}
-			q = tx.NewRaw("WITH v AS (?), queued AS ("+fanOut+") ?", insert, notify)
+		q, err := eventsStatement(tx, events, change)
+		if err != nil {
+			return err
 		}
 		if _, err := q.Exec(ctx); err != nil {
 			return fmt.Errorf("writing the webhook events: %w", err)
 		}
 		return nil
 	}
-	if _, err := insert.Exec(ctx); err != nil {
+	if _, err := tx.NewInsert().Model(&events).Returning("business_id, id, type").Exec(ctx); err != nil {
 		return fmt.Errorf("writing the webhook events: %w", err)
 	}
 	ids := make([]int64, len(events))
@@ -362,6 +352,32 @@ func writeEvents(ctx context.Context, tx bun.Tx, business int64, events []Webhoo
 		return fmt.Errorf("queueing the webhook events: %w", err)
 	}
 	return nil
+}
+
+const fanOut = `INSERT INTO webhook_deliveries (business_id, endpoint_id, event_id)
+		SELECT v.business_id, e.id, v.id FROM v JOIN webhook_endpoints AS e ON e.business_id = v.business_id
+		AND e.status IN ('active', 'paused') AND e.events LIKE '%,' || v.type || ',%'`
+
+// eventsStatement is writeEvents on PostgreSQL as one statement, for a
+// write to send with others; nil when there is nothing to write.
+func eventsStatement(tx bun.Tx, events []WebhookEvent, change *Change) (*bun.RawQuery, error) {
+	if len(events) == 0 {
+		if change == nil {
+			return nil, nil
+		}
+		return notification(tx, *change)
+	}
+	insert := tx.NewInsert().Model(&events).Returning("business_id, id, type")
+	if change == nil {
+		return tx.NewRaw("WITH v AS (?) "+fanOut, insert), nil
+	}
+	// A statement's data-modifying WITH runs whole whatever its last part
+	// reads (PostgreSQL's manual, 7.8.4).
+	notify, err := notification(tx, *change)
+	if err != nil {
+		return nil, err
+	}
+	return tx.NewRaw("WITH v AS (?), queued AS ("+fanOut+") ?", insert, notify), nil
 }
 
 // restoredEvents are the events of a business restored from a backup:
