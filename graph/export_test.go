@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/vektah/gqlparser/v2"
 
+	"github.com/koredyne/schedule/engine/solve"
 	"github.com/koredyne/schedule/graph/generated"
 )
 
@@ -21,3 +23,16 @@ func Plain(query string, vars map[string]any) bool {
 	_, ok := plainQuery(doc.Operations[0], vars)
 	return ok
 }
+
+// ProposalsWith is a store of proposals whose background searches call
+// progress as they report (with the context cancelProposal ends, which it
+// may wait for), and, with blind, whose solver sees none of the timetable,
+// so that the clash proof refuses places and the proposal is repaired.
+func ProposalsWith(progress func(context.Context, solve.Progress), blind bool) *Proposals {
+	p := NewProposals()
+	p.progress, p.blind = progress, blind
+	return p
+}
+
+// Wait waits until every background search has ended.
+func (p *Proposals) Wait() { p.searches.Wait() }

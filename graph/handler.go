@@ -92,6 +92,7 @@ func (r *Resolver) handler(plain bool) http.Handler {
 	}
 	srv.Use(answered{r})
 	srv.Use(ranOut{r}) // a request that ran out of time before it ran answers TIMEOUT, never `null`
+	srv.AroundRootFields(showing)
 	responses := newResponseCache(r)
 	srv.Use(responseLimit{r.limit(r.MaxResponse, DefaultMaxResponse)}) // after the cache, whose answers it saw
 	srv.SetErrorPresenter(r.presentError)

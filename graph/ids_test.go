@@ -141,6 +141,7 @@ var idCases = []idCase{
 	{"proposeTimetable input.seriesIds", "series", `proposeTimetable(input: {demand: [{activityId: $myActivity, sessionsPerWeek: 1, minutes: 60}], keep: SERIES, seriesIds: [$mySeries, $bad], timeLimit: 1}) { id }`},
 	{"proposeTimetable input.limits.staffId", "staff", `proposeTimetable(input: {demand: [{activityId: $myActivity, sessionsPerWeek: 1, minutes: 60}], limits: [{staffId: $bad, maxSessions: 3}], timeLimit: 1}) { id }`},
 	{"applyProposal id", "proposal", `applyProposal(id: $bad, dryRun: $dry) { revision }`},
+	{"cancelProposal id", "proposal", `cancelProposal(id: $bad) { id }`},
 	{"swapStandingDate id", "standingBooking", `swapStandingDate(id: $bad, date: "2026-12-16", sessionId: $mySession, dryRun: $dry) { revision }`},
 	{"swapStandingDate sessionId", "session", `swapStandingDate(id: $myStanding, date: "2026-12-16", sessionId: $bad, dryRun: $dry) { revision }`},
 	{"replayWebhooks endpointId", "webhookEndpoint", `replayWebhooks(endpointId: $bad, since: "2026-11-01T00:00:00Z", dryRun: $dry) { revision }`},

@@ -51,8 +51,9 @@ var credentials = map[string]bool{"createToken": true, "revokeToken": true, "rot
 	"createWebhookEndpoint": true, "updateWebhookEndpoint": true, "rotateWebhookSecret": true, "deleteWebhookEndpoint": true,
 	"redeliverWebhook": true, "replayWebhooks": true,
 	// A proposal saves nothing (it is kept in memory until applyProposal
-	// writes it): TestProposeTimetable.
-	"proposeTimetable": true}
+	// writes it): TestProposeTimetable; nor does stopping its search,
+	// which has no dry run: TestProposeInTheBackground.
+	"proposeTimetable": true, "cancelProposal": true}
 
 // mutationCases holds every field of Mutation but the credentials ones, which
 // write outside the schedule, so that dump does not show them: createToken and

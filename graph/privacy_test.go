@@ -109,6 +109,8 @@ func newWhoFx(t *testing.T, a *api) *whoFx {
 	f.vars["standupTue15"] = fmt.Sprintf("s/2026-12-15/%s/%s", tue["classTimeId"], tue["classId"])
 	f.vars["standupWed23"] = fmt.Sprintf("s/2026-12-23/%s/%s", wed["classTimeId"], wed["classId"])
 	f.vars["standup"] = standup
+	f.vars["proposal"] = path(a.ok(f.owner, `mutation($a: ID!) { proposeTimetable(input: {demand: [{activityId: $a, sessionsPerWeek: 1, minutes: 30}], timeLimit: 1, seed: 1}) { id } }`,
+		map[string]any{"a": idOf(a, f.owner, "activities", "name", "Standup")}), "proposeTimetable", "id").(string)
 	f.vars["plan"] = planOf(a, f.owner, "Daily standup")
 	f.vars["fennaSub"] = membershipOf(a, f.owner, "Fenna Foreign", "Daily standup")
 	// From 15 December Gus holds the Tuesday standup's one place every
@@ -228,8 +230,11 @@ func (f *whoFx) rootCalls() map[string]rootCall {
 			v["standupWed"], v["standIn"], f.staff["Mei"])},
 		"oneOffs":      {args: "(" + week + ")"},
 		"roomBookings": {args: `(first: 500)`},
-		"clients":      {args: `(first: 500)`},
-		"memberships":  {args: `(first: 500)`},
+		// A proposal's series, read from its dry run, lead to their
+		// members (none yet).
+		"proposal":    {args: fmt.Sprintf(`(id: %q)`, v["proposal"])},
+		"clients":     {args: `(first: 500)`},
+		"memberships": {args: `(first: 500)`},
 
 		"bookSession": {args: fmt.Sprintf(`(sessionId: %q, dryRun: true)`, v["standupWed"]),
 			owner: fmt.Sprintf(`(sessionId: %q, clientId: %q, dryRun: true)`, v["standupWed"], c["Gus"])},

@@ -70,6 +70,9 @@ func requestFrom(ctx context.Context) *request {
 // snapshot returns the schedule the request reads: the business's current
 // revision when the request began, or what a write of the request made.
 func (r *Resolver) snapshot(ctx context.Context) (*models.Snapshot, error) {
+	if sn := shownSnapshot(ctx); sn != nil {
+		return sn, nil
+	}
 	req := requestFrom(ctx)
 	if req == nil {
 		return nil, errUnauthenticated

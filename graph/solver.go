@@ -8,7 +8,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/koredyne/schedule/engine"
 	"github.com/koredyne/schedule/engine/solve"
@@ -34,6 +37,10 @@ const (
 	// repairs is how many times a proposal the clash proof refuses is
 	// cut down (the places it names dropped) and proven again.
 	repairs = 4
+	// searchesAtOnce is how many background searches of one business may
+	// be under way (each is counted among its proposalsKept): a search
+	// keeps a core busy for up to maxTimeLimit.
+	searchesAtOnce = 2
 )
 
 // Proposals are the proposals made and not yet applied, kept in memory per
@@ -41,47 +48,115 @@ const (
 // another server behind the same database, answers NOT_FOUND for it and
 // the client proposes again — cheaper than a table of previews, and what
 // is applied is proven again by the guarded write whatever was kept.
+//
+// A proposal asked for in the background is kept while it is searched
+// (RUNNING), counted among the business's proposalsKept and never evicted
+// before it ends; at most searchesAtOnce of a business search at once.
+// Its search runs on a context of the store's, not the request's (which
+// ends with its answer): cancelProposal ends one, Close every one.
 type Proposals struct {
-	mu   sync.Mutex
-	byID map[proposalKey]*proposal
-	rng  *rand.Rand
+	mu      sync.Mutex
+	byID    map[proposalKey]*proposal
+	rng     *rand.Rand
+	closing bool // Close was called: no search starts
+
+	ctx      context.Context // the background searches' and their proofs'
+	stopAll  context.CancelFunc
+	searches sync.WaitGroup
+
+	// For tests: progress hears every background search as it reports,
+	// with the context cancelProposal ends (it may block until then);
+	// blind hides the timetable from the solver, whose places then clash
+	// and are repaired.
+	progress func(context.Context, solve.Progress)
+	blind    bool
 }
 
 type proposalKey struct{ business, id int64 }
 
 // NewProposals makes an empty store.
 func NewProposals() *Proposals {
-	return &Proposals{byID: map[proposalKey]*proposal{}, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 35))}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Proposals{byID: map[proposalKey]*proposal{}, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 35)), ctx: ctx, stopAll: stop}
 }
 
-func (p *Proposals) keep(business int64, pr *proposal, now time.Time) int64 {
+// Close stops every background search and waits until each has ended
+// (a search stops within 64 of its steps; its proof, a dry run, is cut
+// short too) or ctx ends. No search starts after it.
+func (p *Proposals) Close(ctx context.Context) error {
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
+	p.stopAll()
+	ended := make(chan struct{})
+	go func() {
+		p.searches.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// keep stores pr for business under a new id, evicting the business's
+// oldest ended proposal when it has proposalsKept. With background, pr is
+// about to be searched: refused when the business has searchesAtOnce
+// under way or the store is closing, else counted until finish.
+func (p *Proposals) keep(business int64, pr *proposal, now time.Time, background bool) (int64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var mine []proposalKey
+	var ended []proposalKey
+	running := 0
 	for k, v := range p.byID {
-		if now.Sub(v.made) > proposalLife {
+		switch {
+		case v.running():
+			if k.business == business {
+				running++
+			}
+		case now.Sub(v.made) > proposalLife:
 			delete(p.byID, k)
-		} else if k.business == business {
-			mine = append(mine, k)
+		case k.business == business:
+			ended = append(ended, k)
 		}
 	}
-	if len(mine) >= proposalsKept {
-		slices.SortFunc(mine, func(a, b proposalKey) int { return p.byID[a].made.Compare(p.byID[b].made) })
-		for _, k := range mine[:len(mine)-proposalsKept+1] {
+	if background {
+		if p.closing {
+			return 0, errShuttingDownAPI
+		}
+		if running >= searchesAtOnce {
+			return 0, badInput("background", "%d proposals are searching already: wait until one is done, or cancel one", searchesAtOnce)
+		}
+	}
+	if n := len(ended) + running - proposalsKept + 1; n > 0 {
+		slices.SortFunc(ended, func(a, b proposalKey) int { return p.byID[a].made.Compare(p.byID[b].made) })
+		for _, k := range ended[:min(n, len(ended))] {
 			delete(p.byID, k)
 		}
 	}
 	id := p.rng.Int64N(1<<53-1) + 1
-	pr.made = now
+	pr.mu.Lock()
+	pr.id, pr.made = id, now
+	if pr.answer != nil {
+		pr.answer.ID = id
+	}
+	if background {
+		pr.status = model.ProposalStatusRunning
+		pr.ctx, pr.stop = context.WithCancel(p.ctx)
+		p.searches.Add(1)
+	}
+	pr.mu.Unlock()
 	p.byID[proposalKey{business, id}] = pr
-	return id
+	return id, nil
 }
 
 func (p *Proposals) get(business, id int64, now time.Time) *proposal {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pr := p.byID[proposalKey{business, id}]
-	if pr == nil || now.Sub(pr.made) > proposalLife {
+	if pr == nil || !pr.running() && now.Sub(pr.made) > proposalLife {
 		return nil
 	}
 	return pr
@@ -93,7 +168,8 @@ func (p *Proposals) drop(business, id int64) {
 	delete(p.byID, proposalKey{business, id})
 }
 
-// proposal is what applyProposal writes: the frame and the placements.
+// proposal is what applyProposal writes: the frame and the placements;
+// and where its search is.
 type proposal struct {
 	made       time.Time
 	from       engine.Date
@@ -101,7 +177,93 @@ type proposal struct {
 	keep       model.KeepTimetable
 	kept       []int64 // series kept with keep SERIES
 	lines      []demandLine
-	placements []solve.Placement
+	placements []solve.Placement // read once the search has ended
+
+	mu        sync.Mutex
+	id        int64
+	status    model.ProposalStatus // "" until it is kept or has ended
+	progress  model.ProposalProgress
+	answer    *model.Proposal  // once proven
+	after     *models.Snapshot // the dry run answer's series are read from
+	err       error            // why it FAILED
+	cancelled bool
+	ctx       context.Context // a background search's: stop ends it
+	stop      context.CancelFunc
+	done      chan struct{} // closed when it has ended
+}
+
+func (pr *proposal) running() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.status == model.ProposalStatusRunning
+}
+
+// report records how far the search has come.
+func (pr *proposal) report(g solve.Progress) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.progress = model.ProposalProgress{Spent: int(g.Work), Budget: int(g.Budget), Placed: g.Placed, Unplaced: g.Unplaced, Soft: g.Soft}
+}
+
+// finish records how the search ended: its proven answer, or the error.
+func (pr *proposal) finish(out *model.Proposal, after *models.Snapshot, err error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	switch {
+	case err != nil:
+		pr.status = model.ProposalStatusFailed
+	case pr.cancelled:
+		pr.status = model.ProposalStatusCancelled
+	default:
+		pr.status = model.ProposalStatusDone
+	}
+	pr.answer, pr.after, pr.err = out, after, err
+	if out != nil {
+		out.ID = pr.id
+		// What is proposed, after the proof's repairs.
+		pr.progress.Placed, pr.progress.Unplaced, pr.progress.Soft = out.Placed, out.Score.Unplaced, out.Score.Total
+	}
+	close(pr.done)
+}
+
+// cancel stops a search under way.
+func (pr *proposal) cancel() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.status == model.ProposalStatusRunning && pr.stop != nil {
+		pr.cancelled = true
+		pr.stop()
+	}
+}
+
+// view is the proposal as it stands: the proven answer once the search
+// has ended, else the best so far; the dry run its series are read from;
+// and for one that FAILED, why.
+func (pr *proposal) view() (*model.Proposal, *models.Snapshot, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	progress := pr.progress
+	if pr.answer != nil {
+		out := *pr.answer
+		out.Status, out.Progress = pr.status, &progress
+		return &out, pr.after, nil
+	}
+	return &model.Proposal{ID: pr.id, Placed: progress.Placed, Status: pr.status, Progress: &progress,
+		Score:    &model.ProposalScore{Total: progress.Soft, Unplaced: progress.Unplaced, Parts: []model.ScorePart{}},
+		Unplaced: []model.UnplacedLine{}, Series: []engine.Series{}}, nil, pr.err
+}
+
+// appliable refuses a proposal still searching, or one that failed.
+func (pr *proposal) appliable() error {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	switch pr.status {
+	case model.ProposalStatusRunning:
+		return badInput("id", "The proposal is still searching: wait until it is done, or cancel it")
+	case model.ProposalStatusFailed:
+		return namedBy("id", notFound("proposal", pr.id))
+	}
+	return nil
 }
 
 // demandLine is what a proposal's series are made of, per line.
@@ -176,7 +338,7 @@ func problem(tt *engine.Timetable, today engine.Date, in model.ProposeTimetableI
 	state := tt.State()
 	st := &state
 	words := engine.Words(st.Business.Kind)
-	pr := &proposal{cycle: 1, keep: model.KeepTimetableEverything}
+	pr := &proposal{cycle: 1, keep: model.KeepTimetableEverything, done: make(chan struct{})}
 	between := func(field string, v *int, lo, hi, def int) (int, error) {
 		if v == nil {
 			return def, nil
@@ -416,9 +578,24 @@ func occupancy(st engine.State, today engine.Date, pr *proposal, p solve.Problem
 	return solve.Exact(st, today, pr.from, pr.cycle, 15, crews)
 }
 
+// search is one proposal's solve and proof: what they need, apart from
+// the request that asked (a background search outlives it).
+type search struct {
+	business int64
+	st       engine.State
+	today    engine.Date
+	p        solve.Problem
+	pr       *proposal
+	loc      *locale.Locale // the reasons' words
+	limit    time.Duration
+	work     int64
+	seed     uint64
+}
+
 // propose solves the demand and proves the answer with a dry run of the
 // guarded write; places the proof refuses are dropped (unplaced, for the
-// timetable) and the rest proven again.
+// timetable) and the rest proven again. With background, it answers at
+// once and the search goes on apart (proposeInBackground).
 func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) (*model.Proposal, error) {
 	if err := can(ctx, models.EditSchedule); err != nil {
 		return nil, err
@@ -428,7 +605,6 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 		return nil, err
 	}
 	now := r.Store.Now()
-	st := sn.State
 	p, pr, err := problem(sn.Timetable, sn.Today(now), in)
 	if err != nil {
 		return nil, err
@@ -443,25 +619,97 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 	if in.Seed != nil {
 		seed = *in.Seed
 	}
-	occ, err := occupancy(st, sn.Today(now), pr, p)
+	s := &search{business: principal(ctx).BusinessID, st: sn.State, today: sn.Today(now), p: p, pr: pr,
+		loc: r.locale(ctx, sn.State.Business), limit: time.Duration(limit) * time.Second, work: int64(limit) * workPerSecond, seed: uint64(seed)}
+	if deref(in.Background) {
+		return r.proposeInBackground(s, now)
+	}
+	out, res, err := r.run(ctx, s, func() bool { return ctx.Err() != nil }, nil)
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(time.Duration(limit) * time.Second)
-	sol, err := solve.Solve(p, occ, solve.Options{Seed: uint64(seed), Work: int64(limit) * workPerSecond,
-		Stop: func() bool { return ctx.Err() != nil || time.Now().After(deadline) }})
-	if err != nil {
+	use(ctx, res.After)
+	pr.finish(out, res.After, nil)
+	if _, err := r.Proposals.keep(s.business, pr, now, false); err != nil {
 		return nil, err
+	}
+	out, _, _ = pr.view()
+	return out, nil
+}
+
+// proposeInBackground keeps the proposal as RUNNING and searches it on the
+// store's context: the answer is its id, at once.
+func (r *Resolver) proposeInBackground(s *search, now time.Time) (*model.Proposal, error) {
+	pr := s.pr
+	pr.report(solve.Progress{Budget: s.work})
+	if _, err := r.Proposals.keep(s.business, pr, now, true); err != nil {
+		return nil, err
+	}
+	go func() {
+		defer r.Proposals.searches.Done()
+		defer pr.stop()
+		var (
+			out *model.Proposal
+			res *models.Result
+			err error
+		)
+		defer func() {
+			if v := recover(); v != nil {
+				out, res, err = nil, nil, fmt.Errorf("panic: %v", v)
+			}
+			if err != nil && r.Log != nil {
+				r.Log.Error("a background proposal failed", "business", s.business, "err", err)
+			}
+			var after *models.Snapshot
+			if res != nil {
+				after = res.After
+			}
+			pr.finish(out, after, err)
+		}()
+		var hook func(solve.Progress)
+		if h := r.Proposals.progress; h != nil {
+			hook = func(g solve.Progress) { h(pr.ctx, g) }
+		}
+		out, res, err = r.run(r.Proposals.ctx, s, func() bool { return pr.ctx.Err() != nil }, hook)
+	}()
+	out, _, _ := pr.view()
+	return out, nil
+}
+
+// run solves and proves s: the search stops at its budget, its deadline,
+// or when stop says so (with the best found by then); ctx is the proof's.
+// hook, when set, hears the search's progress after the proposal does.
+func (r *Resolver) run(ctx context.Context, s *search, stop func() bool, hook func(solve.Progress)) (*model.Proposal, *models.Result, error) {
+	p, pr, st := s.p, s.pr, s.st
+	occ, err := occupancy(st, s.today, pr, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Proposals.blind {
+		occ = solve.Nothing{}
+	}
+	deadline := time.Now().Add(s.limit)
+	sol, err := solve.Solve(p, occ, solve.Options{Seed: s.seed, Work: s.work,
+		Stop: func() bool { return stop() || ctx.Err() != nil || time.Now().After(deadline) },
+		Progress: func(g solve.Progress) {
+			pr.report(g)
+			if hook != nil {
+				hook(g)
+			}
+		}})
+	if err != nil {
+		return nil, nil, err
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
-	pr.placements = sol.Placements
+	placements := sol.Placements
 	refused := map[int]int{} // line → places the proof refused
 	var res *models.Result
 	var w proposalRows
 	for try := 0; ; try++ {
-		res, err = r.Store.Write(ctx, principal(ctx).BusinessID, true, func(e *models.Edit) error {
+		pr.placements = placements
+		res, err = r.Store.Write(ctx, s.business, true, func(e *models.Edit) error {
 			w = pr.apply(e)
 			return nil
 		})
@@ -474,7 +722,7 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 				bad[u.Session.ClassTimeID] = true
 			}
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		default:
 			for _, c := range res.Clashes {
 				for _, s := range c.Sessions {
@@ -486,25 +734,28 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 			break
 		}
 		if try == repairs {
-			return nil, fmt.Errorf("the clash proof still refuses the proposal after %d repairs", repairs)
+			return nil, nil, fmt.Errorf("the clash proof still refuses the proposal after %d repairs", repairs)
 		}
-		keep := pr.placements[:0]
-		for i, pl := range pr.placements {
+		var keep []solve.Placement
+		for i, pl := range placements {
 			if bad[w.classTimes[i]] {
 				refused[pl.Line]++
 				continue
 			}
 			keep = append(keep, pl)
 		}
-		pr.placements = keep
+		placements = keep
 	}
-	use(ctx, res.After)
-	out := &model.Proposal{Placed: len(pr.placements), Stopped: sol.Stopped, Unplaced: []model.UnplacedLine{}, Series: []engine.Series{}}
-	out.Score = &model.ProposalScore{Total: sol.Score.Soft, Unplaced: sol.Score.Unplaced}
-	for _, part := range sol.Score.Parts {
+	// The score of what is proposed: the places refused are no longer in it.
+	score, err := solve.Rescore(p, placements)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &model.Proposal{Placed: len(placements), Stopped: sol.Stopped, Unplaced: []model.UnplacedLine{}, Series: []engine.Series{}}
+	out.Score = &model.ProposalScore{Total: score.Soft, Unplaced: score.Unplaced, Parts: []model.ScorePart{}}
+	for _, part := range score.Parts {
 		out.Score.Parts = append(out.Score.Parts, model.ScorePart{Name: part.Name, Value: part.Value})
 	}
-	loc := r.locale(ctx, st.Business) // the reasons' words
 	missing := map[int]*model.UnplacedLine{}
 	for _, u := range sol.Unplaced {
 		line := describe(&st, u)
@@ -518,13 +769,12 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 		}
 		line.Missing += n
 		line.Constraints = append(line.Constraints, model.UnplacedConstraint{Kind: "timetable"})
-		out.Score.Unplaced += n
-		line.Reason = reasonText(loc, p, li, line, placedOf(pr, li))
+		line.Reason = reasonText(s.loc, p, li, line, placedOf(placements, li))
 	}
 	for li := range p.Lines {
 		if u, ok := missing[li]; ok {
 			if u.Reason == "" {
-				u.Reason = reasonText(loc, p, li, u, placedOf(pr, li))
+				u.Reason = reasonText(s.loc, p, li, u, placedOf(placements, li))
 			}
 			out.Unplaced = append(out.Unplaced, *u)
 		}
@@ -537,13 +787,12 @@ func (r *Resolver) propose(ctx context.Context, in model.ProposeTimetableInput) 
 			out.Series = append(out.Series, s)
 		}
 	}
-	out.ID = r.Proposals.keep(principal(ctx).BusinessID, pr, now)
-	return out, nil
+	return out, res, nil
 }
 
-func placedOf(pr *proposal, line int) int {
+func placedOf(placements []solve.Placement, line int) int {
 	n := 0
-	for _, p := range pr.placements {
+	for _, p := range placements {
 		if p.Line == line {
 			n++
 		}
@@ -645,6 +894,9 @@ func (r *Resolver) applyProposal(ctx context.Context, id int64, dryRun *bool) (*
 	if pr == nil {
 		return nil, namedBy("id", notFound("proposal", id))
 	}
+	if err := pr.appliable(); err != nil {
+		return nil, err
+	}
 	var w proposalRows
 	res, err := r.write(ctx, models.EditSchedule, dryRun, func(e *models.Edit) error {
 		w = pr.apply(e)
@@ -668,4 +920,90 @@ func (r *Resolver) applyProposal(ctx context.Context, id int64, dryRun *bool) (*
 		out.Series = append(out.Series, *s)
 	}
 	return out, nil
+}
+
+// proposalByID reads a kept proposal: a background search's status and
+// progress, or the whole proposal once it has ended, its series read from
+// its own dry run (show).
+func (r *Resolver) proposalByID(ctx context.Context, id int64) (*model.Proposal, error) {
+	pr, err := r.keptProposal(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return answerProposal(ctx, pr), nil
+}
+
+// cancelProposal stops a background search and answers the proposal once
+// it is proven (the best found by then).
+func (r *Resolver) cancelProposal(ctx context.Context, id int64) (*model.Proposal, error) {
+	pr, err := r.keptProposal(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	pr.cancel()
+	select {
+	case <-pr.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return answerProposal(ctx, pr), nil
+}
+
+func (r *Resolver) keptProposal(ctx context.Context, id int64) (*proposal, error) {
+	if err := can(ctx, models.EditSchedule); err != nil {
+		return nil, err
+	}
+	noCache(ctx) // a search's status changes with no write
+	pr := r.Proposals.get(principal(ctx).BusinessID, id, r.Store.Now())
+	if pr == nil {
+		return nil, namedBy("id", notFound("proposal", id))
+	}
+	return pr, nil
+}
+
+// answerProposal is pr as it stands; one that FAILED answers its error
+// beside it.
+func answerProposal(ctx context.Context, pr *proposal) *model.Proposal {
+	out, after, err := pr.view()
+	if after != nil {
+		show(ctx, after)
+	}
+	if err != nil {
+		graphql.AddError(ctx, err)
+	}
+	return out
+}
+
+// A proposal's series exist only in its dry run, which a later request
+// (proposal, cancelProposal) reads them from: the root field that answers
+// one reads the dry run's snapshot, below it only (showing), where a
+// mutation's payload makes the whole request read its write's (use).
+type shownKey struct{}
+
+type proposalView struct {
+	sn atomic.Pointer[models.Snapshot]
+}
+
+// showing gives the root fields that answer a kept proposal their own
+// snapshot to read, once they know which (show).
+func showing(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+	if f := graphql.GetRootFieldContext(ctx); f != nil && (f.Field.Name == "proposal" || f.Field.Name == "cancelProposal") {
+		ctx = context.WithValue(ctx, shownKey{}, &proposalView{})
+	}
+	return next(ctx)
+}
+
+// show makes what is below the root field of ctx read sn.
+func show(ctx context.Context, sn *models.Snapshot) {
+	if s, _ := ctx.Value(shownKey{}).(*proposalView); s != nil {
+		s.sn.Store(sn)
+	}
+}
+
+// shownSnapshot is the snapshot show gave ctx, or nil.
+func shownSnapshot(ctx context.Context) *models.Snapshot {
+	if s, _ := ctx.Value(shownKey{}).(*proposalView); s != nil {
+		return s.sn.Load()
+	}
+	return nil
 }

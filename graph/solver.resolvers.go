@@ -27,6 +27,16 @@ func (r *mutationResolver) ApplyProposal(ctx context.Context, id int64, dryRun *
 	return r.applyProposal(ctx, id, dryRun)
 }
 
+// CancelProposal is the resolver for the cancelProposal field.
+func (r *mutationResolver) CancelProposal(ctx context.Context, id int64) (*model.Proposal, error) {
+	return r.cancelProposal(ctx, id)
+}
+
+// Proposal is the resolver for the proposal field.
+func (r *queryResolver) Proposal(ctx context.Context, id int64) (*model.Proposal, error) {
+	return r.proposalByID(ctx, id)
+}
+
 // ApplyProposalPayload returns generated.ApplyProposalPayloadResolver implementation.
 func (r *Resolver) ApplyProposalPayload() generated.ApplyProposalPayloadResolver {
 	return &applyProposalPayloadResolver{r}

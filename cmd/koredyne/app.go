@@ -294,6 +294,9 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 	// api is the GraphQL API's configuration, for the database's store or
 	// for each playground copy's.
 	live := graph.NewConnections()
+	// The database's proposals; each playground copy keeps its own, as
+	// its business's ids are every other copy's.
+	proposals := graph.NewProposals()
 	api := graph.Resolver{Log: log, PublicURL: c.PublicURL, FeedPath: caldav.FeedPath, PagePath: page.Path, Connections: live,
 		Observer: hooks{m}, MaxBody: c.MaxBody, MaxDepth: c.MaxDepth, AllowedOrigins: c.AllowedOrigins,
 		MaxCost: c.MaxCost, MaxAliases: c.MaxAliases, MaxMutations: c.MaxMutations, MaxResponse: c.MaxResponse}
@@ -357,6 +360,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		defer stop()
 
 		api.Store = store
+		api.Proposals = proposals
 		calendars := caldav.NewHandler(store, log)
 		calendars.Back, calendars.Ahead, calendars.Observer = c.WeeksBack, c.WeeksAhead, hooks{m}
 		calendars.Requests = requests
@@ -407,7 +411,7 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 		return err
 	case <-ctx.Done():
 	}
-	return shutdown(log, srv, live)
+	return shutdown(log, srv, live, proposals)
 }
 
 // Shutdown waits at most this long for the subscriptions to say goodbye
@@ -415,6 +419,10 @@ func serve(ctx context.Context, c *Config, cmd *cli.Command, stdout, stderr io.W
 const (
 	subscriptionsGrace = 1500 * time.Millisecond
 	requestsGrace      = 20 * time.Second
+	// proposalsGrace is how long a background proposal's search and
+	// proof are waited for once stopped (a search stops within 64 of its
+	// steps).
+	proposalsGrace = 5 * time.Second
 )
 
 // shutdown stops taking connections and ends the server: subscriptions
@@ -443,7 +451,7 @@ func sweepRevoked(ctx context.Context, store *models.Store, live *graph.Connecti
 	}
 }
 
-func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections) error {
+func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections, proposals *graph.Proposals) error {
 	log.Info("shutting down", "subscriptions", live.Count())
 	closed := make(chan error, 1)
 	go func() {
@@ -456,6 +464,14 @@ func shutdown(log *slog.Logger, srv *http.Server, live *graph.Connections) error
 	err := srv.Shutdown(ctx)
 	if err := <-closed; err != nil {
 		log.Warn("shutting down: some subscribers did not answer the close in time", "err", err)
+	}
+	// Background proposals die with the process (they are previews kept
+	// in memory); their searches are stopped rather than left running
+	// against a database about to close.
+	stopped, cancelStop := context.WithTimeout(context.Background(), proposalsGrace)
+	defer cancelStop()
+	if err := proposals.Close(stopped); err != nil {
+		log.Warn("shutting down: a background proposal did not stop in time", "err", err)
 	}
 	return err
 }

@@ -54,7 +54,10 @@ type demoCopy struct {
 	db      *models.DB
 	store   *models.Store
 	graphql http.Handler
-	used    time.Time // guarded by playground.mu
+	// proposals are the copy's own: its business has the ids of every
+	// other copy's.
+	proposals *graph.Proposals
+	used      time.Time // guarded by playground.mu
 }
 
 // newPlayground keeps at most most copies, each for idle after its last
@@ -205,7 +208,8 @@ func (p *playground) build(ctx context.Context) (*demoCopy, error) {
 	api.Store = store
 	api.IsPlayground = true
 	api.Guest = &models.Principal{BusinessID: b.ID, Role: models.Owner}
-	return &demoCopy{id: id, db: db, store: store, graphql: api.Handler()}, nil
+	api.Proposals = graph.NewProposals()
+	return &demoCopy{id: id, db: db, store: store, graphql: api.Handler(), proposals: api.Proposals}, nil
 }
 
 // newCopyID returns 128 random bits, base64url: the cookie is all that
@@ -268,6 +272,12 @@ func (p *playground) Close() {
 }
 
 func (p *playground) close(c *demoCopy) {
+	// Its background proposals stop before their database closes.
+	ctx, cancel := context.WithTimeout(context.Background(), proposalsGrace)
+	defer cancel()
+	if err := c.proposals.Close(ctx); err != nil {
+		p.log.Warn("closing a playground copy: a background proposal did not stop in time", "err", err)
+	}
 	if err := c.db.Close(); err != nil {
 		p.log.Warn("closing a playground copy", "err", err)
 	}

@@ -126,22 +126,13 @@ func compile(p Problem, occ Occupancy) (*model, error) {
 	if p.Frame.Latest != 0 {
 		m.late = int(p.Frame.Latest) / tick
 	}
-	for i, k := range prefKinds {
-		m.weights[i] = 1
-		if w, ok := p.Frame.Weights[k]; ok {
-			m.weights[i] = w
-		}
-	}
+	m.weights = weightsOf(p.Frame)
 	if occ == nil {
 		occ = Nothing{}
 	}
 	m.slots, _ = occ.(Slots)
 	// Rooms and their capacity.
-	m.rooms = slices.Clone(p.Rooms)
-	m.roomIx = map[int64]int{}
-	for i, r := range m.rooms {
-		m.roomIx[r.ID] = i
-	}
+	m.index()
 	cells := m.cycle * days * perDay
 	m.roomCap = make([]int16, len(m.rooms)*cells)
 	m.roomBase = make([]int16, len(m.rooms)*cells)
@@ -179,24 +170,6 @@ func compile(p Problem, occ Occupancy) (*model, error) {
 			}
 		}
 	}
-	// Staff: everyone named by a crew, with limits where given.
-	m.staffIx = map[int64]int{}
-	for _, s := range p.Staff {
-		if _, ok := m.staffIx[s.ID]; !ok {
-			m.staffIx[s.ID] = len(m.staff)
-			m.staff = append(m.staff, s)
-		}
-	}
-	for _, l := range p.Lines {
-		for _, c := range l.Crews {
-			for _, id := range c {
-				if _, ok := m.staffIx[id]; !ok {
-					m.staffIx[id] = len(m.staff)
-					m.staff = append(m.staff, Staff{ID: id})
-				}
-			}
-		}
-	}
 	m.away = make([]bool, len(m.staff)*cells)
 	m.busy = make([]bool, len(m.staff)*cells)
 	m.baseMin = make([]int, len(m.staff)*m.cycle)
@@ -221,46 +194,10 @@ func compile(p Problem, occ Occupancy) (*model, error) {
 	}
 	// Lines, their sessions and the options each may take.
 	for i, l := range p.Lines {
-		cl := line{Line: l, weight: max(l.Weight, 1)}
-		if len(l.Rooms) == 0 {
-			for ri := range m.rooms {
-				cl.rooms = append(cl.rooms, ri)
-			}
+		cl, err := m.line(i, l)
+		if err != nil {
+			return nil, err
 		}
-		for _, id := range l.Rooms {
-			ri, ok := m.roomIx[id]
-			if !ok {
-				return nil, fmt.Errorf("line %d: room %d is not in the problem", i, id)
-			}
-			if !slices.Contains(cl.rooms, ri) {
-				cl.rooms = append(cl.rooms, ri)
-			}
-		}
-		for _, c := range l.Crews {
-			var crew []int
-			for _, id := range c {
-				crew = append(crew, m.staffIx[id])
-			}
-			cl.crews = append(cl.crews, crew)
-		}
-		for _, ri := range cl.rooms {
-			need := l.Units
-			if need == 0 {
-				need = max(m.rooms[ri].Units, 1)
-			}
-			cl.need = append(cl.need, need)
-		}
-		if len(l.Weeks) == 0 {
-			for w := range m.cycle {
-				cl.weeks = append(cl.weeks, w)
-			}
-		}
-		for _, w := range l.Weeks {
-			if !slices.Contains(cl.weeks, w-1) {
-				cl.weeks = append(cl.weeks, w-1)
-			}
-		}
-		slices.Sort(cl.weeks)
 		m.lines = append(m.lines, cl)
 		m.options(i)
 		if l.PerRotation {
@@ -278,6 +215,93 @@ func compile(p Problem, occ Occupancy) (*model, error) {
 	return m, nil
 }
 
+// weightsOf is the weight of each kind of preference, in the order of
+// prefKinds: the frame's, or 1.
+func weightsOf(f Frame) [4]int {
+	var w [4]int
+	for i, k := range prefKinds {
+		w[i] = 1
+		if v, ok := f.Weights[k]; ok {
+			w[i] = v
+		}
+	}
+	return w
+}
+
+// index numbers the rooms and the staff: every staff member of the
+// problem, with limits where given, then anyone else a crew names.
+func (m *model) index() {
+	p := m.p
+	m.rooms = slices.Clone(p.Rooms)
+	m.roomIx = map[int64]int{}
+	for i, r := range m.rooms {
+		m.roomIx[r.ID] = i
+	}
+	m.staffIx = map[int64]int{}
+	for _, s := range p.Staff {
+		if _, ok := m.staffIx[s.ID]; !ok {
+			m.staffIx[s.ID] = len(m.staff)
+			m.staff = append(m.staff, s)
+		}
+	}
+	for _, l := range p.Lines {
+		for _, c := range l.Crews {
+			for _, id := range c {
+				if _, ok := m.staffIx[id]; !ok {
+					m.staffIx[id] = len(m.staff)
+					m.staff = append(m.staff, Staff{ID: id})
+				}
+			}
+		}
+	}
+}
+
+// line compiles line i of the problem but for its options: its rooms and
+// crews as indices, the units it needs of each room, its weeks.
+func (m *model) line(i int, l Line) (line, error) {
+	cl := line{Line: l, weight: max(l.Weight, 1)}
+	if len(l.Rooms) == 0 {
+		for ri := range m.rooms {
+			cl.rooms = append(cl.rooms, ri)
+		}
+	}
+	for _, id := range l.Rooms {
+		ri, ok := m.roomIx[id]
+		if !ok {
+			return line{}, fmt.Errorf("line %d: room %d is not in the problem", i, id)
+		}
+		if !slices.Contains(cl.rooms, ri) {
+			cl.rooms = append(cl.rooms, ri)
+		}
+	}
+	for _, c := range l.Crews {
+		var crew []int
+		for _, id := range c {
+			crew = append(crew, m.staffIx[id])
+		}
+		cl.crews = append(cl.crews, crew)
+	}
+	for _, ri := range cl.rooms {
+		need := l.Units
+		if need == 0 {
+			need = max(m.rooms[ri].Units, 1)
+		}
+		cl.need = append(cl.need, need)
+	}
+	if len(l.Weeks) == 0 {
+		for w := range m.cycle {
+			cl.weeks = append(cl.weeks, w)
+		}
+	}
+	for _, w := range l.Weeks {
+		if !slices.Contains(cl.weeks, w-1) {
+			cl.weeks = append(cl.weeks, w-1)
+		}
+	}
+	slices.Sort(cl.weeks)
+	return cl, nil
+}
+
 func ceilTick(t engine.LocalTime) int { return (int(t) + tick - 1) / tick }
 
 // each calls fn with every option of a line the frame's grid allows,
@@ -289,7 +313,7 @@ func (m *model) each(li int, fn func(o option)) {
 		for wd := range days {
 			for start := 0; start+l.Minutes <= 24*60; start += m.step {
 				st := start / tick
-				out := len(l.Windows) > 0 && !inWindows(l.Windows, time.Weekday(wd), engine.LocalTime(start), engine.LocalTime(start+l.Minutes))
+				out := l.outside(time.Weekday(wd), engine.LocalTime(start))
 				for rk := range l.rooms {
 					for ck := range l.crews {
 						fn(option{week: int8(w), wd: int8(wd), st: int16(st), en: int16(st + length), start: engine.LocalTime(start), room: int16(rk), crew: int16(ck), out: out})
@@ -298,6 +322,12 @@ func (m *model) each(li int, fn func(o option)) {
 			}
 		}
 	}
+}
+
+// outside reports whether a session of l starting at start on wd is
+// outside every window of l (a line with none has no such preference).
+func (l *line) outside(wd time.Weekday, start engine.LocalTime) bool {
+	return len(l.Windows) > 0 && !inWindows(l.Windows, wd, start, start+engine.LocalTime(l.Minutes))
 }
 
 func inWindows(ws []Window, wd time.Weekday, start, end engine.LocalTime) bool {

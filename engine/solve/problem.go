@@ -151,6 +151,20 @@ type Options struct {
 	// Stop, checked now and then, ends the search early with the best
 	// proposal found (a deadline, a cancelled request).
 	Stop func() bool
+	// Progress, when set, hears how the search goes: just before each
+	// check of Stop (the first once the construction is done) and once
+	// when it ends. It runs on the search's goroutine, so a caller that
+	// blocks in it holds the search at a known count of work.
+	Progress func(Progress)
+}
+
+// Progress is a search under way: the Work it has spent of its Budget
+// (the construction not counted), and the best solution it has found so
+// far.
+type Progress struct {
+	Work, Budget     int64
+	Placed, Unplaced int
+	Soft             int
 }
 
 // DefaultWork is the budget of a solve left without one.

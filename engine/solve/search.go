@@ -161,31 +161,30 @@ func (s *state) soft() int { return s.parts[0] + s.parts[1] + s.parts[2] + s.par
 func (s *state) objective() int64 { return int64(s.unplaced)<<32 + int64(s.soft()) }
 
 func (s *state) place(i int, oi int32) {
-	m := s.m
-	li := m.sessions[i].line
-	l := &m.lines[li]
-	o := &l.opts[oi]
-	g := s.gain(li, o)
-	for k, v := range g {
-		s.parts[k] += v * l.weight * m.weights[k]
-	}
+	li := s.m.sessions[i].line
+	o := &s.m.lines[li].opts[oi]
+	s.weigh(li, o, 1)
 	s.mark(li, o, 1)
 	s.assign[i] = oi
 	s.unplaced--
 }
 
 func (s *state) remove(i int) {
-	m := s.m
-	li := m.sessions[i].line
-	l := &m.lines[li]
-	o := &l.opts[s.assign[i]]
+	li := s.m.sessions[i].line
+	o := &s.m.lines[li].opts[s.assign[i]]
 	s.mark(li, o, -1)
-	g := s.gain(li, o)
-	for k, v := range g {
-		s.parts[k] -= v * l.weight * m.weights[k]
-	}
+	s.weigh(li, o, -1)
 	s.assign[i] = -1
 	s.unplaced++
+}
+
+// weigh adds (d = 1) or takes away (d = -1) what option o of line li costs
+// the preferences as the line's sessions stand without it.
+func (s *state) weigh(li int, o *option, d int) {
+	w := s.m.lines[li].weight
+	for k, v := range s.gain(li, o) {
+		s.parts[k] += d * v * w * s.m.weights[k]
+	}
 }
 
 // mark adds (d = 1) or takes away (d = -1) what option o occupies and
@@ -206,7 +205,12 @@ func (s *state) mark(li int, o *option, d int) {
 	for t := int(o.st); t < int(o.en); t++ {
 		s.roomNew[base+t] += need
 	}
-	c := &s.lines[li]
+	s.lines[li].count(o, d)
+}
+
+// count adds (d = 1) or takes away (d = -1) option o in what a line's
+// preferences are scored from.
+func (c *lineCount) count(o *option, d int) {
 	c.placed += d
 	c.rooms[o.room] += d
 	c.crews[o.crew] += d
@@ -310,11 +314,20 @@ func (s *state) conflicts(li int, o *option, out []int) []int {
 }
 
 // search improves s until the work budget is spent or stop says so,
-// keeping the best solution seen in best.
-func (s *state) search(rng *rand.Rand, budget int64, stop func() bool) (best []int32, stopped bool) {
+// keeping the best solution seen in best; progress, when set, hears how it
+// goes before each check of stop, and when it ends.
+func (s *state) search(rng *rand.Rand, budget int64, stop func() bool, progress func(Progress)) (best []int32, stopped bool) {
 	m := s.m
 	best = slices.Clone(s.assign)
 	bestObj := s.objective()
+	start := s.work
+	report := func() {
+		if progress != nil {
+			unplaced := int(bestObj >> 32)
+			progress(Progress{Work: s.work - start, Budget: budget, Placed: len(m.sessions) - unplaced, Unplaced: unplaced, Soft: int(bestObj & (1<<32 - 1))})
+		}
+	}
+	defer report()
 	var placeable []int // sessions with any option at all
 	for i := range m.sessions {
 		if len(s.domain(i)) > 0 {
@@ -326,16 +339,18 @@ func (s *state) search(rng *rand.Rand, budget int64, stop func() bool) (best []i
 	}
 	var log []change
 	var hits []int
-	start := s.work
 	for iter := 0; ; iter++ {
 		if s.work-start >= budget || (s.unplacedPlaceable(placeable) == 0 && s.soft() == 0) {
 			break
 		}
-		if iter%64 == 0 && stop != nil && stop() {
-			return best, true
+		if iter%64 == 0 {
+			report()
+			if stop != nil && stop() {
+				return best, true
+			}
 		}
-		progress := float64(s.work-start) / float64(budget)
-		temp := 2.0*(1-progress) + 0.05
+		spent := float64(s.work-start) / float64(budget)
+		temp := 2.0*(1-spent) + 0.05
 		before := s.objective()
 		log = log[:0]
 		i := placeable[rng.IntN(len(placeable))]

@@ -25,7 +25,7 @@ func Solve(p Problem, occ Occupancy, opt Options) (*Proposal, error) {
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6b6f7265))
 	s := newState(m)
 	s.construct(rng)
-	best, stopped := s.search(rng, budget, opt.Stop)
+	best, stopped := s.search(rng, budget, opt.Stop, opt.Progress)
 	s.restore(best)
 	// A last pass: anything that fits now goes in.
 	for i := range m.sessions {
@@ -81,11 +81,16 @@ func (s *state) proposal(stopped bool) *Proposal {
 			p.Unplaced = append(p.Unplaced, Unplaced{Line: li, Missing: n, Reason: s.why(firstMissing[li])})
 		}
 	}
-	p.Score = Score{Unplaced: s.unplaced, Soft: s.soft()}
-	for k, name := range prefKinds {
-		p.Score.Parts = append(p.Score.Parts, Part{Name: name, Value: s.parts[k]})
-	}
+	p.Score = s.score()
 	return p
+}
+
+func (s *state) score() Score {
+	sc := Score{Unplaced: s.unplaced, Soft: s.soft()}
+	for k, name := range prefKinds {
+		sc.Parts = append(sc.Parts, Part{Name: name, Value: s.parts[k]})
+	}
+	return sc
 }
 
 // why finds the constraints that leave no room for session i, as they stand

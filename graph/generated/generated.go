@@ -515,6 +515,7 @@ type ComplexityRoot struct {
 		BookSession           func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, oneOffID *int64, clientID *int64, waitlist *bool, dryRun *bool) int
 		CancelBooking         func(childComplexity int, id int64, dryRun *bool) int
 		CancelOneOff          func(childComplexity int, id int64, reason *string, note *string, dryRun *bool) int
+		CancelProposal        func(childComplexity int, id int64) int
 		CancelRoomBooking     func(childComplexity int, id int64, dryRun *bool) int
 		CancelSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, reason *string, note *string, dryRun *bool) int
 		ChangeSession         func(childComplexity int, sessionID *model.SessionID, ref *model.SessionRefInput, change model.SessionChangeInput, dryRun *bool, allowNeedsCover *bool) int
@@ -670,9 +671,19 @@ type ComplexityRoot struct {
 	Proposal struct {
 		ID       func(childComplexity int) int
 		Placed   func(childComplexity int) int
+		Progress func(childComplexity int) int
 		Score    func(childComplexity int) int
 		Series   func(childComplexity int) int
+		Status   func(childComplexity int) int
 		Stopped  func(childComplexity int) int
+		Unplaced func(childComplexity int) int
+	}
+
+	ProposalProgress struct {
+		Budget   func(childComplexity int) int
+		Placed   func(childComplexity int) int
+		Soft     func(childComplexity int) int
+		Spent    func(childComplexity int) int
 		Unplaced func(childComplexity int) int
 	}
 
@@ -716,6 +727,7 @@ type ComplexityRoot struct {
 		Placements           func(childComplexity int, input model.PlacementsInput, first *int, after *string) int
 		Plan                 func(childComplexity int, id int64) int
 		Plans                func(childComplexity int, seriesID *int64) int
+		Proposal             func(childComplexity int, id int64) int
 		Room                 func(childComplexity int, id int64) int
 		RoomBooking          func(childComplexity int, id int64) int
 		RoomBookings         func(childComplexity int, roomID *int64, from *engine.Date, to *engine.Date, first *int, after *string) int
@@ -1337,6 +1349,7 @@ type MutationResolver interface {
 	DeleteClassTime(ctx context.Context, id int64, dryRun *bool) (*model.DeletePayload, error)
 	ProposeTimetable(ctx context.Context, input model.ProposeTimetableInput) (*model.Proposal, error)
 	ApplyProposal(ctx context.Context, id int64, dryRun *bool) (*model.ApplyProposalPayload, error)
+	CancelProposal(ctx context.Context, id int64) (*model.Proposal, error)
 	CreateStandingBooking(ctx context.Context, input model.CreateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
 	UpdateStandingBooking(ctx context.Context, id int64, input model.UpdateStandingBookingInput, dryRun *bool) (*model.StandingBookingPayload, error)
 	EndStandingBooking(ctx context.Context, id int64, from engine.Date, dryRun *bool) (*model.StandingBookingPayload, error)
@@ -1435,6 +1448,7 @@ type QueryResolver interface {
 	Class(ctx context.Context, id int64) (*model.Class, error)
 	ClassTimes(ctx context.Context, roomID *int64) ([]engine.ClassTime, error)
 	ClassTime(ctx context.Context, id int64) (*engine.ClassTime, error)
+	Proposal(ctx context.Context, id int64) (*model.Proposal, error)
 	StandingBooking(ctx context.Context, id int64) (*engine.Standing, error)
 	StandingBookings(ctx context.Context, clientID *int64, first *int, after *string) (*model.StandingBookingConnection, error)
 	AllSeries(ctx context.Context) ([]engine.Series, error)
@@ -3228,6 +3242,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelOneOff(childComplexity, args["id"].(int64), args["reason"].(*string), args["note"].(*string), args["dryRun"].(*bool)), true
+	case "Mutation.cancelProposal":
+		if e.ComplexityRoot.Mutation.CancelProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelProposal(childComplexity, args["id"].(int64)), true
 	case "Mutation.cancelRoomBooking":
 		if e.ComplexityRoot.Mutation.CancelRoomBooking == nil {
 			break
@@ -4348,6 +4373,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Proposal.Placed(childComplexity), true
+	case "Proposal.progress":
+		if e.ComplexityRoot.Proposal.Progress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Progress(childComplexity), true
 	case "Proposal.score":
 		if e.ComplexityRoot.Proposal.Score == nil {
 			break
@@ -4360,6 +4391,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Proposal.Series(childComplexity), true
+	case "Proposal.status":
+		if e.ComplexityRoot.Proposal.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Status(childComplexity), true
 	case "Proposal.stopped":
 		if e.ComplexityRoot.Proposal.Stopped == nil {
 			break
@@ -4372,6 +4409,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Proposal.Unplaced(childComplexity), true
+
+	case "ProposalProgress.budget":
+		if e.ComplexityRoot.ProposalProgress.Budget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalProgress.Budget(childComplexity), true
+	case "ProposalProgress.placed":
+		if e.ComplexityRoot.ProposalProgress.Placed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalProgress.Placed(childComplexity), true
+	case "ProposalProgress.soft":
+		if e.ComplexityRoot.ProposalProgress.Soft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalProgress.Soft(childComplexity), true
+	case "ProposalProgress.spent":
+		if e.ComplexityRoot.ProposalProgress.Spent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalProgress.Spent(childComplexity), true
+	case "ProposalProgress.unplaced":
+		if e.ComplexityRoot.ProposalProgress.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalProgress.Unplaced(childComplexity), true
 
 	case "ProposalScore.parts":
 		if e.ComplexityRoot.ProposalScore.Parts == nil {
@@ -4721,6 +4789,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Plans(childComplexity, args["seriesId"].(*int64)), true
+	case "Query.proposal":
+		if e.ComplexityRoot.Query.Proposal == nil {
+			break
+		}
+
+		args, err := ec.field_Query_proposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Proposal(childComplexity, args["id"].(int64)), true
 	case "Query.room":
 		if e.ComplexityRoot.Query.Room == nil {
 			break
@@ -9240,6 +9319,34 @@ input ProposeTimetableInput {
   timeLimit: Int
   "The seed of the search: the same input and seed give the same proposal."
   seed: Int
+  "Search in the background: the answer comes at once, with the proposal's id and status RUNNING; read it with proposal(id) until it is DONE, or stop it with cancelProposal. Malformed input is still refused at once."
+  background: Boolean
+}
+
+"Where a proposal's search is."
+enum ProposalStatus {
+  "Searching (proposeTimetable with background): progress says how far it has come."
+  RUNNING
+  "Searched to its budget (or its time limit) and proven: the proposal is complete."
+  DONE
+  "cancelProposal stopped the search: the proposal is the best found by then, proven like any other."
+  CANCELLED
+  "The search or its proof failed; reading it answers the error too. Propose again."
+  FAILED
+}
+
+"How far a proposal's search has come, and the best it has found so far."
+type ProposalProgress {
+  "The work the search has spent (options looked at)."
+  spent: Int!
+  "The work it may spend: timeLimit × 4,000,000."
+  budget: Int!
+  "Sessions the best so far places."
+  placed: Int!
+  "Sessions the best so far leaves out."
+  unplaced: Int!
+  "The weighted cost of the preferences the best so far misses."
+  soft: Int!
 }
 
 "A timetable proposed from the demand: nothing is saved until applyProposal."
@@ -9254,8 +9361,12 @@ type Proposal {
   unplaced: [UnplacedLine!]!
   "The series it would create, one per demand line that places anything, as a dry run makes them (provisional ids)."
   series: [Series!]!
-  "True when the search was cut short (the time limit) before its budget was spent."
+  "True when the search was cut short (the time limit, or cancelProposal) before its budget was spent."
   stopped: Boolean!
+  "Where its search is: RUNNING until a background search ends; DONE or CANCELLED once the rest of this answer is the proven proposal (while RUNNING, placed and score are the best so far, unplaced and series empty)."
+  status: ProposalStatus!
+  "How far its search came."
+  progress: ProposalProgress!
 }
 
 "A proposal's score: sessions not placed first, then the weighted cost of the preferences missed (lower is better)."
@@ -9325,13 +9436,36 @@ extend type Mutation {
     "The demand and the frame."
     input: ProposeTimetableInput!
   ): Proposal
-  "Writes a proposal in one guarded write, all or nothing: CLASH when the timetable has changed since so that it now clashes. NOT_FOUND for a proposal that expired."
+  "Writes a proposal in one guarded write, all or nothing: CLASH when the timetable has changed since so that it now clashes. NOT_FOUND for a proposal that expired; BAD_USER_INPUT while it is still searching."
   applyProposal(
     "The proposal's id."
     id: ID!
     "Check and report without saving (see Write.dryRun)."
     dryRun: Boolean
   ): ApplyProposalPayload
+  """
+  Stops the background search of a proposal and answers it once it is
+  proven: the best found by then (status CANCELLED), or the proposal as it
+  was when its search had already ended. Owner or manager; NOT_FOUND for a
+  proposal that expired or is another business's.
+  """
+  cancelProposal(
+    "The proposal's id."
+    id: ID!
+  ): Proposal
+}
+
+extend type Query {
+  """
+  A proposal this business has made (kept for an hour): a background
+  search's status and progress, and once it is DONE or CANCELLED the whole
+  proposal, its series read from its own dry run. Owner or manager;
+  NOT_FOUND for one that expired or is another business's.
+  """
+  proposal(
+    "The proposal's id."
+    id: ID!
+  ): Proposal
 }
 `, BuiltIn: false},
 	{Name: "../schema/standing.graphqls", Input: `"""
@@ -11615,8 +11749,28 @@ func (ec *executionContext) childFields_Proposal(ctx context.Context, field grap
 		return ec.fieldContext_Proposal_series(ctx, field)
 	case "stopped":
 		return ec.fieldContext_Proposal_stopped(ctx, field)
+	case "status":
+		return ec.fieldContext_Proposal_status(ctx, field)
+	case "progress":
+		return ec.fieldContext_Proposal_progress(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Proposal", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalProgress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "spent":
+		return ec.fieldContext_ProposalProgress_spent(ctx, field)
+	case "budget":
+		return ec.fieldContext_ProposalProgress_budget(ctx, field)
+	case "placed":
+		return ec.fieldContext_ProposalProgress_placed(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_ProposalProgress_unplaced(ctx, field)
+	case "soft":
+		return ec.fieldContext_ProposalProgress_soft(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalProgress", field.Name)
 }
 
 func (ec *executionContext) childFields_ProposalScore(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12710,6 +12864,20 @@ func (ec *executionContext) field_Mutation_cancelOneOff_args(ctx context.Context
 		return nil, err
 	}
 	args["dryRun"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelProposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -15280,6 +15448,20 @@ func (ec *executionContext) field_Query_plans_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["seriesId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_proposal_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNID2int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -24862,6 +25044,50 @@ func (ec *executionContext) fieldContext_Mutation_applyProposal(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_cancelProposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelProposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelProposal(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Proposal) graphql.Marshaler {
+			return ec.marshalOProposal2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelProposal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Proposal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelProposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createStandingBooking(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27523,6 +27749,176 @@ func (ec *executionContext) fieldContext_Proposal_stopped(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Proposal", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Proposal_status(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ProposalStatus) graphql.Marshaler {
+			return ec.marshalNProposalStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Proposal", field, false, false, "ProposalStatus")
+}
+
+func (ec *executionContext) _Proposal_progress(ctx context.Context, field graphql.CollectedField, obj *model.Proposal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Proposal_progress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Progress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProposalProgress) graphql.Marshaler {
+			return ec.marshalNProposalProgress2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalProgress(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Proposal_progress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Proposal",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProposalProgress(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProposalProgress_spent(ctx context.Context, field graphql.CollectedField, obj *model.ProposalProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalProgress_spent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Spent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalProgress_spent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalProgress_budget(ctx context.Context, field graphql.CollectedField, obj *model.ProposalProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalProgress_budget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Budget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalProgress_budget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalProgress_placed(ctx context.Context, field graphql.CollectedField, obj *model.ProposalProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalProgress_placed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalProgress_placed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalProgress_unplaced(ctx context.Context, field graphql.CollectedField, obj *model.ProposalProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalProgress_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalProgress_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProposalProgress_soft(ctx context.Context, field graphql.CollectedField, obj *model.ProposalProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProposalProgress_soft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Soft, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProposalProgress_soft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProposalProgress", field, false, false, "Int")
+}
+
 func (ec *executionContext) _ProposalScore_total(ctx context.Context, field graphql.CollectedField, obj *model.ProposalScore) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29250,6 +29646,50 @@ func (ec *executionContext) fieldContext_Query_classTime(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_classTime_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_proposal(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_proposal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Proposal(ctx, fc.Args["id"].(int64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Proposal) graphql.Marshaler {
+			return ec.marshalOProposal2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_proposal(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Proposal(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_proposal_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -39818,7 +40258,7 @@ func (ec *executionContext) unmarshalInputProposeTimetableInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"demand", "cycleWeeks", "from", "earliest", "latest", "keep", "seriesIds", "limits", "weights", "timeLimit", "seed"}
+	fieldsInOrder := [...]string{"demand", "cycleWeeks", "from", "earliest", "latest", "keep", "seriesIds", "limits", "weights", "timeLimit", "seed", "background"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -39902,6 +40342,13 @@ func (ec *executionContext) unmarshalInputProposeTimetableInput(ctx context.Cont
 				return it, err
 			}
 			it.Seed = data
+		case "background":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("background"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Background = data
 		}
 	}
 	return it, nil
@@ -44951,6 +45398,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "cancelProposal":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelProposal(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "createStandingBooking":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createStandingBooking(ctx, field)
@@ -45721,6 +46175,69 @@ func (ec *executionContext) _Proposal(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "status":
+			out.Values[i] = ec._Proposal_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "progress":
+			out.Values[i] = ec._Proposal_progress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var proposalProgressImplementors = []string{"ProposalProgress"}
+
+func (ec *executionContext) _ProposalProgress(ctx context.Context, sel ast.SelectionSet, obj *model.ProposalProgress) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, proposalProgressImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProposalProgress")
+		case "spent":
+			out.Values[i] = ec._ProposalProgress_spent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "budget":
+			out.Values[i] = ec._ProposalProgress_budget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "placed":
+			out.Values[i] = ec._ProposalProgress_placed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unplaced":
+			out.Values[i] = ec._ProposalProgress_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "soft":
+			out.Values[i] = ec._ProposalProgress_soft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -46039,6 +46556,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_classTime(ctx, field)
+				})
+		case "proposal":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_proposal(ctx, field)
 				})
 		case "standingBooking":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -50385,12 +50908,30 @@ func (ec *executionContext) unmarshalNPreferenceWeightInput2githubᚗcomᚋkored
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNProposalProgress2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalProgress(ctx context.Context, sel ast.SelectionSet, v *model.ProposalProgress) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProposalProgress!")
+		return graphql.Null
+	}
+	return ec._ProposalProgress(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNProposalScore2ᚖgithubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalScore(ctx context.Context, sel ast.SelectionSet, v *model.ProposalScore) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ProposalScore!")
 		return graphql.Null
 	}
 	return ec._ProposalScore(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNProposalStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalStatus(ctx context.Context, v any) (model.ProposalStatus, error) {
+	var res model.ProposalStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProposalStatus2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposalStatus(ctx context.Context, sel ast.SelectionSet, v model.ProposalStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNProposeTimetableInput2githubᚗcomᚋkoredyneᚋscheduleᚋgraphᚋmodelᚐProposeTimetableInput(ctx context.Context, v any) (model.ProposeTimetableInput, error) {

@@ -1278,8 +1278,26 @@ type Proposal struct {
 	Unplaced []UnplacedLine `json:"unplaced"`
 	// The series it would create, one per demand line that places anything, as a dry run makes them (provisional ids).
 	Series []engine.Series `json:"series"`
-	// True when the search was cut short (the time limit) before its budget was spent.
+	// True when the search was cut short (the time limit, or cancelProposal) before its budget was spent.
 	Stopped bool `json:"stopped"`
+	// Where its search is: RUNNING until a background search ends; DONE or CANCELLED once the rest of this answer is the proven proposal (while RUNNING, placed and score are the best so far, unplaced and series empty).
+	Status ProposalStatus `json:"status"`
+	// How far its search came.
+	Progress *ProposalProgress `json:"progress"`
+}
+
+// How far a proposal's search has come, and the best it has found so far.
+type ProposalProgress struct {
+	// The work the search has spent (options looked at).
+	Spent int `json:"spent"`
+	// The work it may spend: timeLimit × 4,000,000.
+	Budget int `json:"budget"`
+	// Sessions the best so far places.
+	Placed int `json:"placed"`
+	// Sessions the best so far leaves out.
+	Unplaced int `json:"unplaced"`
+	// The weighted cost of the preferences the best so far misses.
+	Soft int `json:"soft"`
 }
 
 // A proposal's score: sessions not placed first, then the weighted cost of the preferences missed (lower is better).
@@ -1316,6 +1334,8 @@ type ProposeTimetableInput struct {
 	TimeLimit *int `json:"timeLimit,omitempty"`
 	// The seed of the search: the same input and seed give the same proposal.
 	Seed *int `json:"seed,omitempty"`
+	// Search in the background: the answer comes at once, with the proposal's id and status RUNNING; read it with proposal(id) until it is DONE, or stop it with cancelProposal. Malformed input is still refused at once.
+	Background *bool `json:"background,omitempty"`
 }
 
 // What can be read. Every field answers for the business of the request's token (Authorization: Bearer <token>) and
@@ -2545,6 +2565,70 @@ func (e *KeepTimetable) UnmarshalJSON(b []byte) error {
 }
 
 func (e KeepTimetable) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a proposal's search is.
+type ProposalStatus string
+
+const (
+	// Searching (proposeTimetable with background): progress says how far it has come.
+	ProposalStatusRunning ProposalStatus = "RUNNING"
+	// Searched to its budget (or its time limit) and proven: the proposal is complete.
+	ProposalStatusDone ProposalStatus = "DONE"
+	// cancelProposal stopped the search: the proposal is the best found by then, proven like any other.
+	ProposalStatusCancelled ProposalStatus = "CANCELLED"
+	// The search or its proof failed; reading it answers the error too. Propose again.
+	ProposalStatusFailed ProposalStatus = "FAILED"
+)
+
+var AllProposalStatus = []ProposalStatus{
+	ProposalStatusRunning,
+	ProposalStatusDone,
+	ProposalStatusCancelled,
+	ProposalStatusFailed,
+}
+
+func (e ProposalStatus) IsValid() bool {
+	switch e {
+	case ProposalStatusRunning, ProposalStatusDone, ProposalStatusCancelled, ProposalStatusFailed:
+		return true
+	}
+	return false
+}
+
+func (e ProposalStatus) String() string {
+	return string(e)
+}
+
+func (e *ProposalStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ProposalStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ProposalStatus", str)
+	}
+	return nil
+}
+
+func (e ProposalStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ProposalStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ProposalStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
