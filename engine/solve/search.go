@@ -337,6 +337,20 @@ func (s *state) search(rng *rand.Rand, budget int64, stop func() bool, progress 
 	if len(placeable) == 0 {
 		return best, false
 	}
+	// The sessions of each session's line and week (of its line, for a
+	// line counted per rotation).
+	peers := make([][]int, len(m.sessions))
+	mates := make([][]int, len(m.sessions)) // and of every week
+	group := map[session][]int{}
+	byLine := make([][]int, len(m.lines))
+	for i, ss := range m.sessions {
+		group[ss] = append(group[ss], i)
+		byLine[ss.line] = append(byLine[ss.line], i)
+	}
+	for i, ss := range m.sessions {
+		peers[i] = group[ss]
+		mates[i] = byLine[ss.line]
+	}
 	var log []change
 	var hits []int
 	for iter := 0; ; iter++ {
@@ -387,6 +401,27 @@ func (s *state) search(rng *rand.Rand, budget int64, stop func() bool, progress 
 				continue
 			}
 			log = append(log, change{i, -1})
+		case rng.IntN(8) == 0:
+			// Take out its line's sessions of the week and put them back
+			// one by one in a random order, each where it costs least:
+			// days apart asks for a new pattern of days, which moves of
+			// one session at a time rarely reach.
+			ps := peers[i]
+			if rng.IntN(2) == 0 {
+				ps = mates[i]
+			}
+			for _, j := range ps {
+				log = append(log, change{j, s.assign[j]})
+				if s.assign[j] >= 0 {
+					s.remove(j)
+				}
+			}
+			for _, k := range rng.Perm(len(ps)) {
+				j := ps[k]
+				if oj, _ := s.best(j, rng, -1); oj >= 0 {
+					s.place(j, oj)
+				}
+			}
 		case rng.IntN(3) == 0:
 			// Move it where it fits best elsewhere.
 			was := s.assign[i]
