@@ -436,9 +436,37 @@ type AffectedSession struct {
 
 // FirstAffected returns the first n sessions of runs, in the order of
 // the dates they are on before the write (then by id), with what the
-// write does to each. A run's sessions are resolved from its class time
-// and class found once (affectedSide), not looked up date by date.
+// write does to each: ListAffected's sessions, each resolved.
 func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []AffectedSession {
+	l := ListAffected(before, after, runs, n)
+	out := make([]AffectedSession, l.Len())
+	for i := range out {
+		l.into(&out[i], i)
+	}
+	return out
+}
+
+// AffectedList is the first sessions of a write's runs, as FirstAffected
+// orders them, kept as their runs and original dates, a few bytes each
+// and no pointer: a session is resolved when it is read (At), from its
+// run's class time and class found once (affectedSide), so that a list of
+// 500 costs neither two sessions' copies each nor the collector's time
+// over them. It holds the timetables and runs it was made from, which
+// must not change.
+type AffectedList struct {
+	before, after *Timetable
+	runs          []AffectedRun
+	sides         [][2]affectedSide // by run, for the runs listed
+	at            []affectedAt
+}
+
+type affectedAt struct {
+	run  int32
+	date Date // the original date of a series session
+}
+
+// ListAffected lists the first n sessions of runs (see FirstAffected).
+func ListAffected(before, after *Timetable, runs []AffectedRun, n int) *AffectedList {
 	h := &runHeap{}
 	for i := range runs {
 		h.items = append(h.items, runCursor{run: &runs[i], next: runs[i].Dates.First, i: i})
@@ -447,26 +475,13 @@ func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []Affect
 	if total, finite := CountAffected(runs); finite {
 		n = min(n, total)
 	}
-	sides := make([][2]affectedSide, len(runs)) // by run, once it comes up
-	out := make([]AffectedSession, 0, n)
-	for h.Len() > 0 && len(out) < n {
+	l := &AffectedList{before: before, after: after, runs: runs, sides: make([][2]affectedSide, len(runs)), at: make([]affectedAt, 0, n)}
+	for h.Len() > 0 && len(l.at) < n {
 		c := &h.items[0]
 		r, d := c.run, c.next
-		out = out[:len(out)+1] // zeroed by make: each session is filled in place
-		s := &out[len(out)-1]
-		if r.OneOff != 0 {
-			was, _ := before.sessionByID(sessionID{oneOff: r.OneOff})
-			is, ok := after.sessionByID(sessionID{oneOff: r.OneOff})
-			s.SessionDiff, _ = diffOf(was, is, true, ok)
-		} else {
-			sd := &sides[c.i]
-			if !sd[0].ready {
-				*sd = [2]affectedSide{before.affectedSide(r), after.affectedSide(r)}
-			}
-			s.Ref = SessionRef{Date: d, ClassTimeID: r.Place.ClassTime, ClassID: r.Place.Class}
-			before.sessionInto(&s.Before, &sd[0], s.Ref)
-			s.Was, s.Is = true, after.sessionInto(&s.After, &sd[1], s.Ref)
-			s.judge()
+		l.at = append(l.at, affectedAt{run: int32(c.i), date: d})
+		if sd := &l.sides[c.i]; r.OneOff == 0 && !sd[0].ready {
+			*sd = [2]affectedSide{before.affectedSide(r), after.affectedSide(r)}
 		}
 		if r.Dates.Every > 0 && (r.Dates.Until == 0 || d+Date(7*r.Dates.Every) <= r.Dates.Until) && d+Date(7*r.Dates.Every) <= MaxDate {
 			c.next = d + Date(7*r.Dates.Every)
@@ -475,7 +490,80 @@ func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []Affect
 			heap.Pop(h)
 		}
 	}
-	return out
+	return l
+}
+
+// Len is how many sessions l lists.
+func (l *AffectedList) Len() int { return len(l.at) }
+
+// Ref returns the i-th session's ref, zero for a one-off, and its one-off.
+func (l *AffectedList) Ref(i int) (SessionRef, int64) {
+	a := l.at[i]
+	r := &l.runs[a.run]
+	if r.OneOff != 0 {
+		return SessionRef{}, r.OneOff
+	}
+	return SessionRef{Date: a.date, ClassTimeID: r.Place.ClassTime, ClassID: r.Place.Class}, 0
+}
+
+// At returns the i-th session, before and after, with what the write does
+// to it.
+func (l *AffectedList) At(i int) AffectedSession {
+	var s AffectedSession
+	l.into(&s, i)
+	return s
+}
+
+// into sets s, a zero AffectedSession, to the i-th session.
+func (l *AffectedList) into(s *AffectedSession, i int) {
+	a := l.at[i]
+	r := &l.runs[a.run]
+	if r.OneOff != 0 {
+		was, _ := l.before.sessionByID(sessionID{oneOff: r.OneOff})
+		is, ok := l.after.sessionByID(sessionID{oneOff: r.OneOff})
+		s.SessionDiff, _ = diffOf(was, is, true, ok)
+		return
+	}
+	sd := &l.sides[a.run]
+	s.Ref = SessionRef{Date: a.date, ClassTimeID: r.Place.ClassTime, ClassID: r.Place.Class}
+	l.before.sessionInto(&s.Before, &sd[0], s.Ref)
+	s.Was, s.Is = true, l.after.sessionInto(&s.After, &sd[1], s.Ref)
+	s.judge()
+}
+
+// Standing calls fn with the standing places before the write on each
+// listed series session that has any, as StandingOn returns them, in one
+// pass: the rules of a class time and class are found once for the
+// sessions of it that come one after another, and the skipped dates
+// looked at only when there are any. The lists share one array, each
+// capped, so that an append to one never reaches another; fn may keep
+// them.
+func (l *AffectedList) Standing(fn func(i int, on []Standing)) {
+	x := l.before.standingIx()
+	if len(x.byGroup) == 0 {
+		return
+	}
+	var buf []Standing
+	var k groupKey
+	var rules []Standing
+	for i := range l.at {
+		ref, oneOff := l.Ref(i)
+		if oneOff != 0 {
+			continue
+		}
+		if g := (groupKey{ref.ClassTimeID, ref.ClassID}); g != k {
+			k, rules = g, x.byGroup[g]
+		}
+		start := len(buf)
+		for j := range rules {
+			if r := &rules[j]; r.Covers(ref.Date) && (len(x.skipped) == 0 || !x.skipped[StandingDate{r.ID, ref.Date}]) {
+				buf = append(buf, *r)
+			}
+		}
+		if len(buf) > start {
+			fn(i, buf[start:len(buf):len(buf)])
+		}
+	}
 }
 
 // affectedSide is what resolving the sessions of one run in one

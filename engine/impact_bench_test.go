@@ -52,8 +52,9 @@ func impactBench(b *testing.B) (before, after *engine.Timetable, today engine.Da
 }
 
 // BenchmarkImpactFirstSessions lists the first 500 sessions of the
-// impact of models.BenchmarkImpactDryRun's write, with the standing
-// places on each: what a write's impact adds when its sessions are read.
+// impact of models.BenchmarkImpactDryRun's write with the standing places
+// on each, as the write does (ListAffected), and resolves each, as
+// reading them does (At).
 func BenchmarkImpactFirstSessions(b *testing.B) {
 	before, after, today := impactBench(b)
 	runs := engine.Impact(before, after, nil, today, 0)
@@ -61,13 +62,17 @@ func BenchmarkImpactFirstSessions(b *testing.B) {
 		b.Fatal("the re-time reaches every week")
 	}
 	for b.Loop() {
-		first := engine.FirstAffected(before, after, runs, 500)
-		if len(first) != 500 {
-			b.Fatalf("%d sessions", len(first))
+		l := engine.ListAffected(before, after, runs, 500)
+		if l.Len() != 500 {
+			b.Fatalf("%d sessions", l.Len())
 		}
-		standing := before.StandingOnEach(first)
-		for i := range first {
-			engine.SplitPlaces(standing[i], int(first[i].Before.Capacity), 0)
+		l.Standing(func(i int, on []engine.Standing) {
+			engine.SplitPlaces(on, int(l.At(i).Before.Capacity), 0)
+		})
+		for i := range l.Len() {
+			if s := l.At(i); !s.Is {
+				b.Fatal("the re-timed session is gone")
+			}
 		}
 	}
 }

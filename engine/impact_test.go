@@ -298,10 +298,10 @@ func slowFirst(before, after *Timetable, runs []AffectedRun, n int) []AffectedSe
 	return out
 }
 
-// TestFirstAffectedAgainstOracle compares FirstAffected, which resolves a
-// run's sessions from its class time and class found once, and
-// StandingOnEach with the sessions and standing places looked up one by
-// one (slowFirst, StandingOn), on the random writes of
+// TestFirstAffectedAgainstOracle compares FirstAffected and ListAffected,
+// which resolve a run's sessions from its class time and class found
+// once, and AffectedList.Standing with the sessions and standing places
+// looked up one by one (slowFirst, StandingOn), on the random writes of
 // TestImpactAgainstOracle: the runs Impact gives, and runs of every week of
 // every class time and class, which cross day changes, closures, weeks
 // without the session and class times gone or moved to another day.
@@ -349,10 +349,19 @@ func TestFirstAffectedAgainstOracle(t *testing.T) {
 			if len(got) != len(oracle) {
 				t.Fatalf("write %d: %d sessions, oracle %d", valid, len(got), len(oracle))
 			}
-			standing := tb.StandingOnEach(got)
+			l := ListAffected(tb, ta, runs, n)
+			standing := map[int][]Standing{}
+			l.Standing(func(i int, on []Standing) { standing[i] = on })
 			for i := range got {
 				if !reflect.DeepEqual(got[i], oracle[i]) {
 					t.Fatalf("write %d, session %d:\ngot    %+v\noracle %+v", valid, i, got[i], oracle[i])
+				}
+				if at := l.At(i); !reflect.DeepEqual(at, got[i]) {
+					t.Fatalf("write %d, session %d: At %+v, FirstAffected %+v", valid, i, at, got[i])
+				}
+				ref, oneOff := l.Ref(i)
+				if ref != got[i].Ref || oneOff != got[i].Before.OneOffID {
+					t.Fatalf("write %d, session %d: Ref %v %d of %s", valid, i, ref, oneOff, got[i].Key())
 				}
 				var on []Standing
 				if got[i].Ref != (SessionRef{}) {

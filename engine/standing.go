@@ -267,42 +267,6 @@ func (t *Timetable) StandingOn(ref SessionRef) []Standing {
 	return out
 }
 
-// StandingOnEach returns what StandingOn returns for each series session
-// of sessions (nil for a one-off), in one pass: the rules of a class time
-// and class are found once for the sessions of it that come one after
-// another, the skipped dates looked at only when there are any, and the
-// lists share one array (each capped: an append to one never reaches the
-// next).
-func (t *Timetable) StandingOnEach(sessions []AffectedSession) [][]Standing {
-	out := make([][]Standing, len(sessions))
-	x := t.standingIx()
-	if len(x.byGroup) == 0 {
-		return out
-	}
-	var buf []Standing
-	var k groupKey
-	var rules []Standing
-	for i := range sessions {
-		ref := &sessions[i].Ref
-		if ref.ClassTimeID == 0 {
-			continue // a one-off
-		}
-		if g := (groupKey{ref.ClassTimeID, ref.ClassID}); g != k {
-			k, rules = g, x.byGroup[g]
-		}
-		start := len(buf)
-		for j := range rules {
-			if r := &rules[j]; r.Covers(ref.Date) && (len(x.skipped) == 0 || !x.skipped[StandingDate{r.ID, ref.Date}]) {
-				buf = append(buf, *r)
-			}
-		}
-		if len(buf) > start {
-			out[i] = buf[start:len(buf):len(buf)]
-		}
-	}
-	return out
-}
-
 // HasStanding reports whether the state holds any standing place.
 func (t *Timetable) HasStanding() bool { return len(t.state.Standing) > 0 }
 

@@ -106,12 +106,12 @@ func (r *Resolver) impact(ctx context.Context) (*model.Impact, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range im.Sessions {
-		s := &im.Sessions[i]
+	for i := range im.Sessions.Len() {
+		s := im.Sessions.At(i)
 		before := s.Before.AsOrigin()
 		staff := v.staff(s.Before.StaffIDs)
 		is := model.ImpactSession{
-			ID: s.Key(), Changes: changesOf(s), Before: &before,
+			ID: s.Key(), Changes: changesOf(&s), Before: &before,
 			Bookings:         nonNil(seenIn(ctx, staff, s.Bookings, bookerID)),
 			Waitlist:         nonNil(seenIn(ctx, staff, s.Waitlist, bookerID)),
 			Standing:         nonNil(seenIn(ctx, staff, s.Standing, standingClient)),

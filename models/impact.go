@@ -25,7 +25,7 @@ const MaxImpactSessions = 500
 type Impact struct {
 	// Sessions are the first MaxImpactSessions affected sessions from
 	// today, by the date they are on before the write.
-	Sessions []ImpactSession
+	Sessions ImpactSessions
 	// TotalSessions counts every affected session from today on; when
 	// Unbounded, the change reaches every week without end and Runs says
 	// from when.
@@ -41,10 +41,57 @@ type Impact struct {
 	Staff, Rooms []int64
 }
 
+// ImpactSessions are the first affected sessions of a write with who is
+// on them, kept as the engine lists them (engine.AffectedList: a run and
+// a date each, resolved when read) and, for the sessions anyone is on,
+// who: a write lists 500 without copying 1,000 sessions that its caller
+// reads once.
+type ImpactSessions struct {
+	list   *engine.AffectedList
+	slot   []int32 // by session: 1 + its index in on; 0, no one is on it
+	on     []ImpactPeople
+	onSlot []int32 // by entry of on: its session
+}
+
+// Len is how many sessions there are.
+func (s *ImpactSessions) Len() int {
+	if s.list == nil {
+		return 0
+	}
+	return s.list.Len()
+}
+
+// At returns the i-th session.
+func (s *ImpactSessions) At(i int) ImpactSession {
+	out := ImpactSession{AffectedSession: s.list.At(i)}
+	if len(s.slot) > 0 && s.slot[i] > 0 {
+		out.ImpactPeople = s.on[s.slot[i]-1]
+	}
+	return out
+}
+
+// people returns who is on the i-th session, to be filled in.
+func (s *ImpactSessions) people(i int) *ImpactPeople {
+	if s.slot == nil {
+		s.slot = make([]int32, s.list.Len())
+	}
+	if s.slot[i] == 0 {
+		s.on = append(s.on, ImpactPeople{})
+		s.onSlot = append(s.onSlot, int32(i))
+		s.slot[i] = int32(len(s.on))
+	}
+	return &s.on[s.slot[i]-1]
+}
+
 // ImpactSession is one affected session, before and after, with who is on it
 // before the write.
 type ImpactSession struct {
-	*engine.AffectedSession
+	engine.AffectedSession
+	ImpactPeople
+}
+
+// ImpactPeople is who is on an affected session before the write.
+type ImpactPeople struct {
 	// Bookings are its single bookings holding a place, Waitlist those
 	// waiting (by position).
 	Bookings, Waitlist []SessionBooking
@@ -124,6 +171,14 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 	if !ask.Sessions {
 		return im, nil
 	}
+	im.Sessions = listSessions(before.Timetable, after.Timetable, runs, bookings)
+	return im, nil
+}
+
+// listSessions lists the first MaxImpactSessions sessions of runs with who
+// is on them before the write: the bookings are the single bookings on the
+// sessions of runs.
+func listSessions(before, after *engine.Timetable, runs []engine.AffectedRun, bookings []SessionBooking) ImpactSessions {
 	type key struct {
 		ref    engine.SessionRef
 		oneOff int64
@@ -136,27 +191,38 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 		}
 		byKey[k] = append(byKey[k], b)
 	}
-	first := engine.FirstAffected(before.Timetable, after.Timetable, runs, MaxImpactSessions)
-	standing := before.Timetable.StandingOnEach(first)
-	im.Sessions = make([]ImpactSession, len(first))
-	for i := range first {
-		s := &im.Sessions[i]
-		s.AffectedSession = &first[i]
-		a := s.AffectedSession
-		for _, b := range byKey[key{a.Ref, a.Before.OneOffID}] {
-			if b.Status == Waitlisted {
-				s.Waitlist = append(s.Waitlist, b)
-			} else {
-				s.Bookings = append(s.Bookings, b)
+	l := engine.ListAffected(before, after, runs, MaxImpactSessions)
+	ss := ImpactSessions{list: l}
+	if len(byKey) > 0 {
+		for i := range l.Len() {
+			ref, oneOff := l.Ref(i)
+			bs := byKey[key{ref, oneOff}]
+			if len(bs) == 0 {
+				continue
 			}
+			p := ss.people(i)
+			for _, b := range bs {
+				if b.Status == Waitlisted {
+					p.Waitlist = append(p.Waitlist, b)
+				} else {
+					p.Bookings = append(p.Bookings, b)
+				}
+			}
+			slices.SortFunc(p.Waitlist, func(x, y SessionBooking) int { return x.Position - y.Position })
 		}
-		slices.SortFunc(s.Waitlist, func(x, y SessionBooking) int { return x.Position - y.Position })
-		if a.Before.OneOffID == 0 {
-			s.Standing, s.StandingWaitlist = engine.SplitPlaces(standing[i], int(a.Before.Capacity), len(s.Bookings))
-		}
-		s.OverCapacity = a.Is && a.After.Capacity > 0 && len(s.Bookings)+len(s.Standing) > int(a.After.Capacity)
 	}
-	return im, nil
+	l.Standing(func(i int, on []engine.Standing) { ss.people(i).Standing = on })
+	// The standing places are split, and all the places counted against
+	// the places after, once the single bookings are known; a session no
+	// one is on has none to split or count.
+	for j := range ss.on {
+		p, a := &ss.on[j], l.At(int(ss.onSlot[j]))
+		if a.Before.OneOffID == 0 {
+			p.Standing, p.StandingWaitlist = engine.SplitPlaces(p.Standing, int(a.Before.Capacity), len(p.Bookings))
+		}
+		p.OverCapacity = a.Is && a.After.Capacity > 0 && len(p.Bookings)+len(p.Standing) > int(a.After.Capacity)
+	}
+	return ss
 }
 
 // calendars notes the calendars whose events a write changes: those of
