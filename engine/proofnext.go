@@ -25,6 +25,13 @@ func (p *Proof) Next(t *Timetable, today Date, stop func() bool) (*Proof, error)
 // carry proves t from p, again only for the resources the difference d
 // between p's timetable and t reaches.
 func (p *Proof) carry(t *Timetable, today Date, stop func() bool, d *diff) (*Proof, error) {
+	if d.none() {
+		// Nothing a clash is made of changed (a standing place made, a
+		// date skipped): every clash carries over, and t's proof index,
+		// which would only find that no resource is touched, is not
+		// built.
+		return &Proof{t: t, today: today, of: p.of, report: report(p.report.Clashes)}, nil
+	}
 	xs, set := touched(p.t, t, d)
 	carry := make(map[resource][]Clash, len(p.of))
 	for x, cs := range p.of {
@@ -93,6 +100,13 @@ type diff struct {
 	allClosed                   bool           // a closure of every room differs
 	changes                     map[SessionRef]bool
 	oneOffs                     map[int64]bool
+}
+
+// none reports whether the difference reaches no room or person (see
+// reach).
+func (d *diff) none() bool {
+	return len(d.classes) == 0 && len(d.classTimes) == 0 && len(d.series) == 0 && len(d.groups) == 0 && len(d.rooms) == 0 &&
+		len(d.closed) == 0 && !d.allClosed && len(d.changes) == 0 && len(d.oneOffs) == 0
 }
 
 func (d *diff) rows(a, b *Timetable) {

@@ -466,10 +466,20 @@ func (e *Edit) fitStanding(client, only int64, all []Subscription) {
 			continue
 		}
 		if seriesOf == nil {
+			// The series of the client's places only: a business of
+			// thousands of class times has tens of thousands of
+			// entries, and a client a few places.
 			seriesOf = map[engine.Place][]int64{}
+			for _, x := range e.State.Standing {
+				if x.ClientID == client && (only == 0 || x.ID == only) {
+					seriesOf[engine.Place{ClassTime: x.ClassTimeID, Class: x.ClassID}] = nil
+				}
+			}
 			for _, en := range e.State.Entries {
 				k := engine.Place{ClassTime: en.ClassTimeID, Class: en.ClassID}
-				seriesOf[k] = append(seriesOf[k], en.SeriesID)
+				if l, ok := seriesOf[k]; ok && !slices.Contains(l, en.SeriesID) {
+					seriesOf[k] = append(l, en.SeriesID)
+				}
 			}
 		}
 		series := seriesOf[engine.Place{ClassTime: r.ClassTimeID, Class: r.ClassID}]

@@ -498,9 +498,13 @@ func (t table[T, R]) remap(s *engine.State, f func(Table, int64) int64) {
 func (t table[T, R]) temporary(s *engine.State) []int {
 	var rows []int
 	l := *t.slice(s)
+	// One closure for every row: made in the loop, it and the flag it
+	// sets were allocated for each of a large business's many rows.
+	temp := false
+	mark := func(_ Table, p *int64) { temp = temp || *p < 0 }
 	for i := range l {
-		temp := false
-		t.refsOf(&l[i], func(_ Table, p *int64) { temp = temp || *p < 0 })
+		temp = false
+		t.refsOf(&l[i], mark)
 		if temp {
 			rows = append(rows, i)
 		}
