@@ -125,6 +125,13 @@ func TestProposeInTheBackground(t *testing.T) {
 		if again := path(a.ok(tok, read, map[string]any{"id": id}), "proposal"); fmt.Sprint(again) != fmt.Sprint(done) {
 			t.Errorf("read after the cancel:\n%v\nwant\n%v", again, done)
 		}
+		// Its series are read from its dry run, and nothing beside it is:
+		// the rest of the request reads the timetable as it is.
+		series := len(rows(a.ok(tok, `{ allSeries { id } }`, nil), "allSeries"))
+		both := a.ok(tok, `query($id: ID!) { proposal(id: $id) { series { entries { id } } } allSeries { id } }`, map[string]any{"id": id})
+		if n := len(rows(both, "allSeries")); n != series || len(rows(rows(path(both, "proposal"), "series")[0], "entries")) != int(placed) {
+			t.Errorf("read beside allSeries: %d series (want %d), the proposal's %v", n, series, path(both, "proposal"))
+		}
 		dry := path(a.ok(tok, apply, map[string]any{"id": id, "dry": true}), "applyProposal")
 		if len(rows(dry, "clashes")) != 0 {
 			t.Fatalf("the cancelled proposal's dry run: %v", dry)
@@ -146,6 +153,9 @@ func TestProposeInTheBackground(t *testing.T) {
 		now := path(a.ok(tok, q, map[string]any{"in": in}), "proposeTimetable")
 		if path(now, "status") != "DONE" {
 			t.Errorf("a proposal made at once: status %v", path(now, "status"))
+		}
+		if again := path(a.ok(tok, read, map[string]any{"id": path(now, "id")}), "proposal"); fmt.Sprint(again) != fmt.Sprint(now) {
+			t.Errorf("a proposal made at once, read again:\n%v\nwant\n%v", again, now)
 		}
 		if path(now, "stopped") == false && path(finished, "stopped") == false { // neither cut short by its deadline
 			if fmt.Sprint(path(now, "score"), path(now, "series")) != fmt.Sprint(path(finished, "score"), path(finished, "series")) {

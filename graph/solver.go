@@ -217,7 +217,13 @@ func (pr *proposal) finish(out *model.Proposal, after *models.Snapshot, err erro
 	default:
 		pr.status = model.ProposalStatusDone
 	}
-	pr.answer, pr.after, pr.err = out, after, err
+	pr.answer, pr.err = out, err
+	if after != nil {
+		// Kept for an hour, up to proposalsKept of them: what its series
+		// are read from (the state and its timetable), without the proof
+		// and reports the dry run made.
+		pr.after = &models.Snapshot{Business: after.Business, State: after.State, Timetable: after.Timetable, Versions: after.Versions, Accepted: after.Accepted}
+	}
 	if out != nil {
 		out.ID = pr.id
 		// What is proposed, after the proof's repairs.
