@@ -571,7 +571,7 @@ func cbc(t testing.TB, m *model, mm *mipModel, limit time.Duration) (slots []slo
 	if err := os.WriteFile(lp, []byte(mm.lp), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(bin, lp, "sec", strconv.Itoa(int(limit.Seconds())), "solve", "solu", sol).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, lp, "timeMode", "elapsed", "sec", strconv.Itoa(int(limit.Seconds())), "solve", "solu", sol).CombinedOutput(); err != nil {
 		t.Fatalf("cbc: %v: %s", err, out)
 	}
 	b, err := os.ReadFile(sol)
