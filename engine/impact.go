@@ -455,34 +455,45 @@ func FirstAffected(before, after *Timetable, runs []AffectedRun, n int) []Affect
 // must not change.
 type AffectedList struct {
 	before, after *Timetable
-	runs          []AffectedRun
-	sides         [][2]affectedSide // by run, for the runs listed
+	listed        []listedRun // the runs that have a session listed
 	at            []affectedAt
 }
 
 type affectedAt struct {
-	run  int32
-	date Date // the original date of a series session
+	listed int32 // in listed
+	date   Date  // the original date of a series session
+}
+
+// listedRun is a run with a session listed and how its sessions are
+// resolved before and after the write.
+type listedRun struct {
+	run   *AffectedRun
+	sides [2]affectedSide
 }
 
 // ListAffected lists the first n sessions of runs (see FirstAffected).
 func ListAffected(before, after *Timetable, runs []AffectedRun, n int) *AffectedList {
 	h := &runHeap{}
 	for i := range runs {
-		h.items = append(h.items, runCursor{run: &runs[i], next: runs[i].Dates.First, i: i})
+		h.items = append(h.items, runCursor{run: &runs[i], next: runs[i].Dates.First, listed: -1})
 	}
 	heap.Init(h)
 	if total, finite := CountAffected(runs); finite {
 		n = min(n, total)
 	}
-	l := &AffectedList{before: before, after: after, runs: runs, sides: make([][2]affectedSide, len(runs)), at: make([]affectedAt, 0, n)}
+	l := &AffectedList{before: before, after: after, at: make([]affectedAt, 0, n)}
 	for h.Len() > 0 && len(l.at) < n {
 		c := &h.items[0]
 		r, d := c.run, c.next
-		l.at = append(l.at, affectedAt{run: int32(c.i), date: d})
-		if sd := &l.sides[c.i]; r.OneOff == 0 && !sd[0].ready {
-			*sd = [2]affectedSide{before.affectedSide(r), after.affectedSide(r)}
+		if c.listed < 0 {
+			c.listed = int32(len(l.listed))
+			lr := listedRun{run: r}
+			if r.OneOff == 0 {
+				lr.sides = [2]affectedSide{before.affectedSide(r), after.affectedSide(r)}
+			}
+			l.listed = append(l.listed, lr)
 		}
+		l.at = append(l.at, affectedAt{listed: c.listed, date: d})
 		if r.Dates.Every > 0 && (r.Dates.Until == 0 || d+Date(7*r.Dates.Every) <= r.Dates.Until) && d+Date(7*r.Dates.Every) <= MaxDate {
 			c.next = d + Date(7*r.Dates.Every)
 			heap.Fix(h, 0)
@@ -499,7 +510,7 @@ func (l *AffectedList) Len() int { return len(l.at) }
 // Ref returns the i-th session's ref, zero for a one-off, and its one-off.
 func (l *AffectedList) Ref(i int) (SessionRef, int64) {
 	a := l.at[i]
-	r := &l.runs[a.run]
+	r := l.listed[a.listed].run
 	if r.OneOff != 0 {
 		return SessionRef{}, r.OneOff
 	}
@@ -517,17 +528,17 @@ func (l *AffectedList) At(i int) AffectedSession {
 // into sets s, a zero AffectedSession, to the i-th session.
 func (l *AffectedList) into(s *AffectedSession, i int) {
 	a := l.at[i]
-	r := &l.runs[a.run]
+	lr := &l.listed[a.listed]
+	r := lr.run
 	if r.OneOff != 0 {
 		was, _ := l.before.sessionByID(sessionID{oneOff: r.OneOff})
 		is, ok := l.after.sessionByID(sessionID{oneOff: r.OneOff})
 		s.SessionDiff, _ = diffOf(was, is, true, ok)
 		return
 	}
-	sd := &l.sides[a.run]
 	s.Ref = SessionRef{Date: a.date, ClassTimeID: r.Place.ClassTime, ClassID: r.Place.Class}
-	l.before.sessionInto(&s.Before, &sd[0], s.Ref)
-	s.Was, s.Is = true, l.after.sessionInto(&s.After, &sd[1], s.Ref)
+	l.before.sessionInto(&s.Before, &lr.sides[0], s.Ref)
+	s.Was, s.Is = true, l.after.sessionInto(&s.After, &lr.sides[1], s.Ref)
 	s.judge()
 }
 
@@ -571,16 +582,16 @@ func (l *AffectedList) Standing(fn func(i int, on []Standing)) {
 // and whether a closure may cancel one of them, which sends each to
 // Session.
 type affectedSide struct {
-	g             *group
-	closed, ready bool
+	g      *group
+	closed bool
 }
 
 func (t *Timetable) affectedSide(r *AffectedRun) affectedSide {
 	gi, ok := t.groupOf[groupKey{r.Place.ClassTime, r.Place.Class}]
 	if !ok {
-		return affectedSide{ready: true}
+		return affectedSide{}
 	}
-	side := affectedSide{g: &t.groups[gi], ready: true}
+	side := affectedSide{g: &t.groups[gi]}
 	last := r.Dates.Until
 	if last == 0 {
 		last = MaxDate
@@ -621,9 +632,9 @@ func (t *Timetable) sessionInto(s *Session, side *affectedSide, ref SessionRef) 
 }
 
 type runCursor struct {
-	run  *AffectedRun
-	next Date
-	i    int // the run's index
+	run    *AffectedRun
+	next   Date
+	listed int32 // in AffectedList.listed; -1 before its first session
 }
 
 type runHeap struct{ items []runCursor }
