@@ -185,6 +185,14 @@ func TestStandingPlansAndMemberships(t *testing.T) {
 		if e.Extensions["used"] != float64(2) {
 			t.Errorf("a single booking over the plan: %v", e.Extensions)
 		}
+		// And the single bookings on the plan count against a standing
+		// place: one in January leaves room for one Tuesday there, not two.
+		f.book(sessionRefOf(f.api, f.tok, "2027-01-06", "Daily standup"), "Northwind Traders", false)
+		in["from"], in["until"] = "2027-01-05", "2027-01-12"
+		e = f.fails(f.tok, "PLAN_LIMIT", createStanding, map[string]any{"in": in})
+		if e.Extensions["month"] != "2027-01" || e.Extensions["used"] != float64(3) {
+			t.Errorf("a standing place over the plan with a single booking: %v", e.Extensions)
+		}
 
 		// Bluefin's membership ends on the 31st: its standing place ends
 		// with it; a membership deleted takes the place away.

@@ -167,6 +167,10 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 	if ok && ct.Capacity > 0 {
 		rd.add(e.singlesQuery(g.classTime, g.class, first), &singles)
 	}
+	var planned []planBooking // see planMonths
+	if plans := e.perMonthPlans(); len(plans) > 0 {
+		rd.add(e.planBookingsQuery(in.ClientID, plans, first), &planned)
+	}
 	if err := rd.run(ctx); err != nil {
 		return nil, fmt.Errorf("reading the client, memberships and bookings: %w", err)
 	}
@@ -240,7 +244,7 @@ func (e *Edit) SaveStanding(ctx context.Context, id int64, in StandingInput) (*S
 		return nil, engine.Errorf(engine.Invalid, "clientId", "%s has no membership of %s with this %s from %s", c.Name, w.Series.A(), w.Class.One, first)
 	}
 	rule = e.State.Standing[j]
-	if err := e.planMonths(ctx, c, rule, tt, all); err != nil {
+	if err := e.planMonths(c, rule, tt, all, planned); err != nil {
 		return nil, err
 	}
 	typ := webhook.StandingCreated
@@ -577,11 +581,44 @@ func standingInMonth(tt *engine.Timetable, s *engine.State, client, series int64
 	return n
 }
 
+// planBooking is a single booking that counts on a plan: its membership
+// and date.
+type planBooking struct {
+	SubscriptionID int64
+	SessionDate    Day
+}
+
+// perMonthPlans lists the plans that give a number of sessions a month.
+func (e *Edit) perMonthPlans() []int64 {
+	var ids []int64
+	for _, p := range e.State.Plans {
+		if p.PerMonth > 0 {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
+}
+
+// planBookingsQuery reads the single bookings that count on a client's
+// memberships through plans (of plans) from the month of from on: what
+// planMonths counts, read with the other reads of a standing place rather
+// than a month at a time.
+func (e *Edit) planBookingsQuery(client int64, plans []int64, from engine.Date) *bun.SelectQuery {
+	y, m, _ := from.Civil()
+	subs := e.Tx.NewSelect().Model((*Subscription)(nil)).Column("id").
+		Where("business_id = ?", e.Business.ID).Where("client_id = ?", client).Where("plan_id IN (?)", bun.In(plans))
+	return e.Tx.NewSelect().Model((*SessionBooking)(nil)).Column("subscription_id", "session_date").
+		Where("business_id = ?", e.Business.ID).Where("subscription_id IN (?)", subs).
+		Where("status IN (?)", bun.In(countsOnPlan)).Where("session_date >= ?", Day(engine.MustDate(y, m, 1)))
+}
+
 // planMonths refuses a standing place that, with the client's other
 // standing places and single bookings on the same membership, would use
 // more of a plan's sessions in some month than it gives (PLAN_LIMIT, with
 // the month). A membership through a plan ends, so its months are few.
-func (e *Edit) planMonths(ctx context.Context, c engine.Client, r engine.Standing, tt *engine.Timetable, all []Subscription) error {
+// planned are the single bookings on the client's memberships through
+// plans (planBookingsQuery from the place's first date).
+func (e *Edit) planMonths(c engine.Client, r engine.Standing, tt *engine.Timetable, all []Subscription, planned []planBooking) error {
 	series := e.seriesOf(r.ClassTimeID, r.ClassID)
 	w := e.words()
 	for _, sub := range all {
@@ -604,13 +641,13 @@ func (e *Edit) planMonths(ctx context.Context, c engine.Client, r engine.Standin
 		y, m, _ := start.Civil()
 		for month := engine.MustDate(y, m, 1); month <= end; month = month.AddMonths(1) {
 			next := month.AddMonths(1)
-			used, err := e.Tx.NewSelect().Model((*SessionBooking)(nil)).Where("business_id = ?", e.Business.ID).
-				Where("subscription_id = ?", sub.ID).Where("status IN (?)", bun.In(countsOnPlan)).
-				Where("session_date >= ?", Day(month)).Where("session_date < ?", Day(next)).Count(ctx)
-			if err != nil {
-				return err
+			used := 0
+			for _, b := range planned {
+				if b.SubscriptionID == sub.ID && b.SessionDate >= Day(month) && b.SessionDate < Day(next) {
+					used++
+				}
 			}
-			n := int(used) + standingInMonth(tt, &e.State, c.ID, sub.SeriesID, month, next)
+			n := used + standingInMonth(tt, &e.State, c.ID, sub.SeriesID, month, next)
 			if n > plan.PerMonth {
 				y, m, _ := month.Civil()
 				err := engine.Errorf(engine.OverPlan, "clientId", "%s would have %s in %d-%02d on the plan %q, which gives %d a month",
