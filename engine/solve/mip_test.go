@@ -20,8 +20,9 @@ import (
 )
 
 // big is what one placed session is worth in the MIP's objective: more
-// than any session's preferences can cost, so that the MIP, like the
-// solver, places as many as it can first.
+// than one session's preferences cost in the benchmark's instances (weights
+// up to 3, at most 5 sessions a week), so that the MIP, like the solver,
+// places as many as it can first.
 const big = 1000
 
 // mipCol is one integer column of the MIP: how many sessions of a line
@@ -61,12 +62,15 @@ type mipModel struct {
 //     resource and start: at most its free units, or one, of what covers
 //     that start.
 //   - At most the demand per line and week (or rotation); weekly limits.
-//   - Windows: what starts outside them costs. Same room and coach: a
-//     binary per room or crew a line uses, bounded by the line's whole
-//     demand, and one that is 1 when any is (the first is free). Days apart: the pairs of a week's sessions fewer days apart
-//     than asked, counted exactly as the solver and the oracle count them
-//     (n sessions on one day are n(n−1)/2 pairs, two days n₁·n₂), with a
-//     binary per day and count (n ≥ k) and the products of counts linearised.
+//   - Windows: what starts outside them costs.
+//   - Same room and coach: a binary per room or crew a line uses, bounded
+//     by the line's whole demand, and one that is 1 when any is (the first
+//     is free).
+//   - Days apart: the pairs of a week's sessions fewer days apart than
+//     asked, counted exactly as the solver and the oracle count them (n
+//     sessions on one day are n(n−1)/2 pairs, two days n₁·n₂), with a
+//     binary per day and count (n > j) and the products of counts
+//     linearised. (The earlier model approximated them per pair of days.)
 //
 // Its objective is big a session placed minus the soft cost, so a proven
 // optimum is the solver's lexicographic optimum.
@@ -109,8 +113,8 @@ func mip(m *model) *mipModel {
 			}
 			at[k] = append(at[k], o)
 		}
-		var roomUse = make([][]string, len(l.rooms)) // per room: columns, for sameRoom
-		var crewUse = make([][]string, len(l.crews))
+		roomUse := make([][]string, len(l.rooms)) // per room: its columns, for same room
+		crewUse := make([][]string, len(l.crews))
 		byDay := map[[2]int][]string{} // week, weekday: the columns that count sessions
 		byGroup := map[int][]string{}  // week (or 0 per rotation): the same
 		use := func(x string, c mipCol) {
@@ -391,7 +395,7 @@ func (mm *mipModel) slots(m *model, values map[int]int) []slot {
 	}
 	for _, k := range order {
 		rs, cs := rooms[k], crews[k]
-		if rooms[k] == nil {
+		if rs == nil {
 			continue
 		}
 		delete(rooms, k)

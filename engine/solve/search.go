@@ -363,7 +363,12 @@ func (s *state) search(rng *rand.Rand, budget int64, stop func() bool, progress 
 				return best, true
 			}
 		}
-		spent := float64(s.work-start) / float64(budget)
+		// Anneal in runs of at most the default budget, each from where
+		// the last left off: a deadline that cuts a long budget short
+		// then loses at most part of one run, rather than stopping a
+		// single long run while it is still hot.
+		run := min(budget, DefaultWork)
+		spent := float64((s.work-start)%run) / float64(run)
 		temp := 2.0*(1-spent) + 0.05
 		before := s.objective()
 		log = log[:0]
