@@ -411,11 +411,12 @@ func (mm *mipModel) slots(m *model, values map[int]int) []slot {
 // solution if it found one, the dual bound on the objective (no solution
 // is worth more) and the seconds it took, reading the model included.
 type highsAnswer struct {
-	status   string
-	feasible bool
-	slots    []slot
-	bound    float64 // +Inf: none
-	secs     float64
+	status    string
+	feasible  bool
+	slots     []slot
+	objective float64 // of slots
+	bound     float64 // +Inf: none
+	secs      float64
 }
 
 // highs solves the MIP with HiGHS within limit.
@@ -439,11 +440,12 @@ func highs(t testing.TB, m *model, mm *mipModel, limit time.Duration) highsAnswe
 		t.Fatalf("HiGHS: %v: %s", err, errb.String())
 	}
 	var r struct {
-		Status   string
-		Feasible bool
-		Bound    *float64 // null when HiGHS has none
-		Seconds  float64
-		Values   map[string]float64
+		Status    string
+		Feasible  bool
+		Objective float64
+		Bound     *float64 // null when HiGHS has none
+		Seconds   float64
+		Values    map[string]float64
 	}
 	if err := json.NewDecoder(bufio.NewReader(&out)).Decode(&r); err != nil {
 		t.Fatalf("HiGHS answered %q: %v", out.String(), err)
@@ -460,7 +462,7 @@ func highs(t testing.TB, m *model, mm *mipModel, limit time.Duration) highsAnswe
 	if r.Bound != nil {
 		bound = *r.Bound
 	}
-	return highsAnswer{status: r.Status, feasible: r.Feasible, slots: mm.slots(m, values), bound: bound, secs: r.Seconds}
+	return highsAnswer{status: r.Status, feasible: r.Feasible, slots: mm.slots(m, values), objective: r.Objective, bound: bound, secs: r.Seconds}
 }
 
 // TestAgainstHiGHS compares the solver with HiGHS on the same model of
@@ -505,13 +507,16 @@ func TestAgainstHiGHS(t *testing.T) {
 		mm := mip(m)
 		var got []slot
 		var status string
-		bound := math.Inf(1)
+		bound, objective := math.Inf(1), math.NaN()
 		if os.Getenv("KOREDYNE_BENCH_MIP") == "cbc" {
 			got, status = cbc(t, m, mm, limit)
 			status = "CBC: " + status
 		} else {
 			a := highs(t, m, mm, limit)
 			got, bound = a.slots, a.bound
+			if a.feasible {
+				objective = a.objective
+			}
 			status = fmt.Sprintf("%s (%.1f s)", a.status, a.secs)
 			if !a.feasible {
 				status = fmt.Sprintf("%s, no solution (%.1f s)", a.status, a.secs)
@@ -524,6 +529,12 @@ func TestAgainstHiGHS(t *testing.T) {
 		}
 		if err := oracleTogether(p, fixed{}, got); err != nil {
 			t.Errorf("seed %d: the MIP's answer breaks a rule: %v", seed, err)
+		}
+		// The MIP charges its answer at least the oracle's score (more
+		// only where a cost column is left above what it must be).
+		soft := oracleSoft(p, got)
+		if objective > float64(big*len(got)-soft)+1e-6 {
+			t.Errorf("seed %d: the MIP values its answer at %v, the oracle at %d", seed, objective, big*len(got)-soft)
 		}
 		// The budget the server gives a time limit (graph/solver.go's
 		// workPerSecond), and the deadline as the server's guard.
@@ -548,7 +559,6 @@ func TestAgainstHiGHS(t *testing.T) {
 		for _, l := range m.lines {
 			options += len(l.opts)
 		}
-		soft := oracleSoft(p, got)
 		stopped := ""
 		if pr.Stopped {
 			stopped = " (stopped on time)"
