@@ -126,6 +126,7 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 		}
 		rows, err = futureBookings(ctx, e.Tx, e.Business.ID, nil, nil, today-7) // from a week back: a session moved on from the week before
 		loaded = true
+		e.bookingsRead = &bookingsRead{rows: rows, all: true, from: today - 7}
 		return countHeld(rows)
 	}
 	runs := engine.Impact(before.Timetable, after.Timetable, booked, today, 0)
@@ -152,14 +153,19 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 				first = min(first, r.Dates.First)
 			}
 		}
-		if rows, err = futureBookings(ctx, e.Tx, e.Business.ID, compactSorted(classTimes), oneOffs, first); err != nil {
+		classTimes = compactSorted(classTimes)
+		if rows, err = futureBookings(ctx, e.Tx, e.Business.ID, classTimes, oneOffs, first); err != nil {
 			return nil, err
 		}
+		e.bookingsRead = &bookingsRead{rows: rows, from: first, classTimes: classTimes}
 	}
 	affects := engine.IndexAffected(runs)
-	bookings := slices.DeleteFunc(rows, func(b SessionBooking) bool {
-		return !affects.Holds(engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID)
-	})
+	var bookings []SessionBooking // rows stays as read, for the write's events
+	for _, b := range rows {
+		if affects.Holds(engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID) {
+			bookings = append(bookings, b)
+		}
+	}
 	clients := map[int64]bool{}
 	for _, b := range bookings {
 		clients[b.ClientID] = true
@@ -266,6 +272,29 @@ func calendars(im *Impact, before, after *engine.Timetable, runs []engine.Affect
 	}
 	slices.Sort(im.Staff)
 	slices.Sort(im.Rooms)
+}
+
+// bookingsRead is what a write's impact read of the bookings (holding a
+// place or waiting): every series session's from from on and every
+// one-off's (all), or those of the series sessions of classTimes from
+// from on and of some one-offs. The write's events find who is booked on
+// the sessions they name there, rather than read again, when it holds
+// them all (bookedClients).
+type bookingsRead struct {
+	rows       []SessionBooking
+	all        bool
+	from       engine.Date
+	classTimes []int64 // sorted
+}
+
+// holds reports whether the read holds every booking of the series
+// session ref.
+func (r *bookingsRead) holds(ref engine.SessionRef) bool {
+	if ref.Date < r.from {
+		return false
+	}
+	_, found := slices.BinarySearch(r.classTimes, ref.ClassTimeID)
+	return r.all || found
 }
 
 // futureBookings reads the single bookings holding a place or waiting,

@@ -579,6 +579,7 @@ type Edit struct {
 	changedApart bool
 	touched      []engine.Date           // see Touch
 	noted        []noted                 // events the write's code knows of (webhooks_events.go)
+	bookingsRead *bookingsRead           // the bookings its impact read, which its events use (impact.go)
 	clients      map[int64]engine.Client // the clients the write read, by id (see Client)
 	conn         *sql.Conn               // the transaction's connection, on PostgreSQL (see txReads)
 	db           *DB

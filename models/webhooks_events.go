@@ -103,7 +103,7 @@ func (s *Store) events(ctx context.Context, e *Edit, before, after *Snapshot, c 
 	}
 	more := len(diffs) > maxSessionEvents
 	diffs = diffs[:min(len(diffs), maxSessionEvents)]
-	booked, err := bookedClients(ctx, e.Tx, e.Business.ID, diffs)
+	booked, err := bookedClients(ctx, e.Tx, e.Business.ID, diffs, e.bookingsRead)
 	if err != nil {
 		return nil, err
 	}
@@ -255,11 +255,37 @@ func sessionJSON(s *engine.Session, tt *engine.Timetable) map[string]any {
 // one-offs, by session key. The query asks for the sessions' original
 // dates (and one-offs) and the keys are matched here: a list of every
 // session's (date, class time, class) would be an expression too deep
-// for SQLite once a write changes hundreds of sessions.
-func bookedClients(ctx context.Context, tx bun.Tx, business int64, diffs []engine.SessionDiff) (map[string][]int64, error) {
+// for SQLite once a write changes hundreds of sessions. When the write's
+// impact has read the bookings of every session of diffs (read, nil when
+// it read none) and diffs hold no one-off (whose clients are also in
+// one_off_clients), they are found there instead: a write that answers
+// its impact reads the bookings once.
+func bookedClients(ctx context.Context, tx bun.Tx, business int64, diffs []engine.SessionDiff, read *bookingsRead) (map[string][]int64, error) {
 	out := map[string][]int64{}
 	if len(diffs) == 0 {
 		return out, nil
+	}
+	if read != nil {
+		keys := make(map[engine.SessionRef]string, len(diffs))
+		for i := range diffs {
+			s := &diffs[i].Before
+			if !diffs[i].Was {
+				s = &diffs[i].After
+			}
+			if s.IsOneOff() || !read.holds(s.Ref()) {
+				keys = nil
+				break
+			}
+			keys[s.Ref()] = diffs[i].Key()
+		}
+		if keys != nil {
+			for _, b := range read.rows {
+				if key, ok := keys[engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}]; ok && b.OneOffID == 0 {
+					out[key] = append(out[key], b.ClientID)
+				}
+			}
+			return out, nil
+		}
 	}
 	keys := map[string]bool{}
 	var dates []Day

@@ -663,3 +663,134 @@ func TestSlowEndpointDelaysNoOther(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestEventsWithImpact: a write that answers its impact finds who is
+// booked on the sessions its events name in the bookings the impact read
+// (bookedClients), where it holds them; its events are those of the same
+// write without impact, which reads them for itself. Clients booked and
+// waiting on the sessions of the next three weeks; writes whose impact
+// reads every booking (places cut) or those of the class times it
+// affects, and writes whose events name sessions the impact did not read
+// (places added).
+func TestEventsWithImpact(t *testing.T) {
+	for _, d := range modelstest.Databases(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			ctx := context.Background()
+			c := &clock{t: today}
+			store, b, _ := webhookBusiness(t, d.DB, c, "http://127.0.0.1:1/hooks")
+			sn, err := store.Snapshot(ctx, b.ID, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sessions []engine.Session
+			for day := engine.DateOf(today).AddDays(1); day < engine.DateOf(today).AddDays(21); day++ {
+				for _, s := range sn.Timetable.Day(day) {
+					if !s.Cancelled {
+						sessions = append(sessions, s)
+					}
+				}
+			}
+			if _, err := store.Write(ctx, b.ID, false, func(e *models.Edit) error {
+				for i := range e.State.ClassTimes {
+					e.State.ClassTimes[i].Capacity = 2
+				}
+				var clients []int64
+				for _, name := range []string{"Ada", "Ben", "Cleo"} {
+					cl, err := e.SaveClient(ctx, engine.Client{Name: name + " Impact"})
+					if err != nil {
+						return err
+					}
+					clients = append(clients, cl.ID)
+					for _, sr := range e.State.Series {
+						if _, err := e.SaveSubscription(ctx, engine.Subscription{ClientID: cl.ID, SeriesID: sr.ID, Start: engine.DateOf(today)}); err != nil {
+							return err
+						}
+					}
+				}
+				for i, s := range sessions {
+					for j, cl := range clients[:i%4] {
+						if s.Capacity > 0 || j < 2 {
+							s.Capacity = 2
+							if _, err := e.BookSession(ctx, s, cl, j == 2, today); err != nil {
+								return err
+							}
+						}
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			s0, s1 := sessions[0], sessions[len(sessions)/2]
+			writes := []struct {
+				name string
+				edit func(e *models.Edit)
+			}{
+				{"re-timed and cut", func(e *models.Edit) {
+					for i := range e.State.ClassTimes {
+						if ct := &e.State.ClassTimes[i]; ct.ID == s0.ClassTimeID {
+							ct.Start, ct.End, ct.Capacity = ct.Start+15, ct.End+15, 1
+						}
+					}
+				}},
+				{"re-timed", func(e *models.Edit) {
+					for i := range e.State.ClassTimes {
+						if ct := &e.State.ClassTimes[i]; ct.ID == s1.ClassTimeID {
+							ct.Start, ct.End = ct.Start+15, ct.End+15
+						}
+					}
+				}},
+				{"a date cancelled", func(e *models.Edit) {
+					e.State.Changes = append(e.State.Changes, engine.DayChange{Ref: s1.Ref(), Cancelled: true})
+				}},
+				{"a room closed", func(e *models.Edit) {
+					e.State.Closures = append(e.State.Closures, engine.Closure{ID: e.NewID(), From: s0.Date, To: s0.Date + 9, RoomIDs: []int64{s0.RoomID}, Reason: "Floor"})
+				}},
+				{"re-timed, and places added elsewhere", func(e *models.Edit) {
+					for i := range e.State.ClassTimes {
+						switch ct := &e.State.ClassTimes[i]; ct.ID {
+						case s1.ClassTimeID:
+							ct.Start, ct.End = ct.Start+15, ct.End+15
+						default:
+							ct.Capacity = 5
+						}
+					}
+				}},
+				{"places added", func(e *models.Edit) {
+					for i := range e.State.ClassTimes {
+						e.State.ClassTimes[i].Capacity = 5
+					}
+				}},
+			}
+			named := 0
+			for _, w := range writes {
+				name := w.name
+				var events [2][]string
+				for k, ask := range []models.ImpactAsk{{}, {Totals: true, Sessions: true, Calendars: true}} {
+					res, err := store.Write(ctx, b.ID, true, func(e *models.Edit) error {
+						e.Impact, e.AllowNeedsCover = ask, true
+						w.edit(e)
+						return nil
+					})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					for _, ev := range res.Events {
+						events[k] = append(events[k], strings.Replace(ev.Body, ev.UID, "evt", 1))
+					}
+				}
+				if !slices.Equal(events[0], events[1]) {
+					t.Errorf("%s: events without impact\n%v\nwith impact\n%v", name, events[0], events[1])
+				}
+				for _, body := range events[0] {
+					if strings.Contains(body, "Impact\"") {
+						named++
+					}
+				}
+			}
+			if named == 0 {
+				t.Fatal("no event names a booked client: the test compares too little")
+			}
+		})
+	}
+}
