@@ -258,10 +258,21 @@ func placeOrder(a, b Standing) int {
 // they are given places; the places skipped that date are left out.
 func (t *Timetable) StandingOn(ref SessionRef) []Standing {
 	x := t.standingIx()
-	var out []Standing
-	for _, r := range x.byGroup[groupKey{ref.ClassTimeID, ref.ClassID}] {
-		if r.Covers(ref.Date) && !x.skipped[StandingDate{r.ID, ref.Date}] {
-			out = append(out, r)
+	rules := x.byGroup[groupKey{ref.ClassTimeID, ref.ClassID}]
+	on := func(r *Standing) bool { return r.Covers(ref.Date) && !x.skipped[StandingDate{r.ID, ref.Date}] }
+	n := 0
+	for i := range rules {
+		if on(&rules[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Standing, 0, n) // one allocation, not a slice grown place by place
+	for i := range rules {
+		if on(&rules[i]) {
+			out = append(out, rules[i])
 		}
 	}
 	return out
@@ -279,18 +290,45 @@ func (t *Timetable) Skipped(id int64, d Date) bool {
 // orders them) into those that hold a place and those that wait, given
 // its capacity (zero: no limit) and the places single bookings hold.
 func SplitPlaces(rules []Standing, capacity, singles int) (hold, wait []Standing) {
-	if capacity <= 0 {
-		return rules, nil
-	}
-	free := max(0, capacity-singles)
-	n := 0
+	firm := 0
 	for _, r := range rules {
 		if !r.Waitlist {
-			n++ // a place that holds every date: the proof keeps room for it
+			firm++
 		}
 	}
-	n = max(n, min(len(rules), free))
+	n := holding(len(rules), firm, capacity, singles)
 	return rules[:n:n], rules[n:]
+}
+
+// holding is how many of n standing places on a session, firm of which
+// hold every date, hold a place there beside the places single bookings
+// hold: the rest wait.
+func holding(n, firm, capacity, singles int) int {
+	if capacity <= 0 {
+		return n
+	}
+	free := max(0, capacity-singles)
+	return max(firm, min(n, free)) // a place that holds every date: the proof keeps room for it
+}
+
+// PlacesOn counts the standing places on the series session ref names
+// that hold a place and those that wait, as SplitPlaces splits
+// StandingOn(ref), without making the list: what a session's placesTaken
+// and waitlist ask of every session of a week.
+func (t *Timetable) PlacesOn(ref SessionRef, capacity, singles int) (hold, wait int) {
+	x := t.standingIx()
+	rules := x.byGroup[groupKey{ref.ClassTimeID, ref.ClassID}]
+	n, firm := 0, 0
+	for i := range rules {
+		if r := &rules[i]; r.Covers(ref.Date) && !x.skipped[StandingDate{r.ID, ref.Date}] {
+			n++
+			if !r.Waitlist {
+				firm++
+			}
+		}
+	}
+	hold = holding(n, firm, capacity, singles)
+	return hold, n - hold
 }
 
 // Place is a series session on every date, where standing places are held: its class time and class.

@@ -249,6 +249,58 @@ func TestSplitPlaces(t *testing.T) {
 	}
 }
 
+// TestPlacesOnCountsSplitPlaces: PlacesOn counts what SplitPlaces splits
+// StandingOn into, on random businesses with random standing places and
+// skips, for every series session of some weeks and several capacities.
+func TestPlacesOnCountsSplitPlaces(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	sessions := 0
+	for range 30 {
+		s, _, _, _ := randomState(r)
+		if Validate(s) != nil || len(s.Entries) == 0 {
+			continue
+		}
+		anchor := s.Series[0].Anchor
+		for i := range 12 {
+			e := s.Entries[r.IntN(len(s.Entries))]
+			rule := Standing{ID: int64(i + 1), ClientID: 1, ClassTimeID: e.ClassTimeID, ClassID: e.ClassID,
+				From: anchor.AddDays(r.IntN(60)), Waitlist: r.IntN(3) == 0}
+			if r.IntN(2) == 0 {
+				rule.Until = rule.From.AddDays(r.IntN(90))
+			}
+			s.Standing = append(s.Standing, rule)
+			if d := rule.From.AddDays(7 * r.IntN(4)); rule.Covers(d) && r.IntN(2) == 0 {
+				s.StandingSkips = append(s.StandingSkips, StandingSkip{ID: int64(i + 1), StandingID: rule.ID, Date: d})
+			}
+		}
+		tt, err := New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := anchor; d < anchor.AddDays(120); d++ {
+			for _, x := range tt.Day(d) {
+				if x.IsOneOff() {
+					continue
+				}
+				if len(tt.StandingOn(x.Ref())) > 0 {
+					sessions++
+				}
+				for _, c := range []struct{ capacity, singles int }{{0, 0}, {1, 0}, {3, 1}, {5, 5}, {20, 2}} {
+					hold, wait := SplitPlaces(tt.StandingOn(x.Ref()), c.capacity, c.singles)
+					h, w := tt.PlacesOn(x.Ref(), c.capacity, c.singles)
+					if h != len(hold) || w != len(wait) {
+						t.Fatalf("%s, capacity %d, %d singles: PlacesOn %d holding and %d waiting, SplitPlaces %d and %d",
+							x.Key(), c.capacity, c.singles, h, w, len(hold), len(wait))
+					}
+				}
+			}
+		}
+	}
+	if sessions < 100 {
+		t.Fatalf("only %d sessions with standing places were compared", sessions)
+	}
+}
+
 // TestPlacesTouched: the sessions a write can change the places of are
 // those of what it changed; a closure or a series reaches every session.
 func TestPlacesTouched(t *testing.T) {

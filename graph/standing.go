@@ -43,6 +43,22 @@ func (r *Resolver) places(ctx context.Context, obj *model.Session) (hold, wait [
 	return hold, wait, singles, nil
 }
 
+// placeCounts is places for the resolvers that only count: how many
+// standing places hold a place and how many wait, without the lists (a
+// week asks it of every session, three times).
+func (r *Resolver) placeCounts(ctx context.Context, obj *model.Session) (hold, wait int, singles []models.SessionBooking, err error) {
+	singles, err = loadersFrom(ctx).sessionBookings.Load(ctx, obj.ID)
+	if err != nil || obj.Ref == nil || obj.OneOff != nil {
+		return 0, 0, singles, err
+	}
+	sn, err := r.snapshot(ctx)
+	if err != nil || !sn.Timetable.HasStanding() {
+		return 0, 0, singles, err
+	}
+	hold, wait = sn.Timetable.PlacesOn(*obj.Ref, deref(obj.Capacity), countStatus(singles, models.Booked, models.Attended, models.NoShow))
+	return hold, wait, singles, nil
+}
+
 // standingPayload answers a standing-place write with the place as the
 // write left it (found by its id in the schedule after), or as given when
 // the write removed it.

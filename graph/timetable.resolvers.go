@@ -700,8 +700,8 @@ func (r *seriesPayloadResolver) Impact(ctx context.Context, obj *model.SeriesPay
 
 // PlacesTaken is the resolver for the placesTaken field.
 func (r *sessionResolver) PlacesTaken(ctx context.Context, obj *model.Session) (int, error) {
-	hold, _, bs, err := r.places(ctx, obj)
-	return countStatus(bs, models.Booked, models.Attended, models.NoShow) + len(hold), err
+	hold, _, bs, err := r.placeCounts(ctx, obj)
+	return countStatus(bs, models.Booked, models.Attended, models.NoShow) + hold, err
 }
 
 // Booked is the resolver for the booked field.
@@ -721,8 +721,8 @@ func (r *sessionResolver) PlacesLeft(ctx context.Context, obj *model.Session) (*
 
 // Waitlist is the resolver for the waitlist field.
 func (r *sessionResolver) Waitlist(ctx context.Context, obj *model.Session) (int, error) {
-	_, wait, bs, err := r.places(ctx, obj)
-	return countStatus(bs, models.Waitlisted) + len(wait), err
+	_, wait, bs, err := r.placeCounts(ctx, obj)
+	return countStatus(bs, models.Waitlisted) + wait, err
 }
 
 // Bookings is the resolver for the bookings field.
