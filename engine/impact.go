@@ -567,7 +567,7 @@ func (l *AffectedList) Standing(fn func(i int, on []Standing)) {
 		}
 		start := len(buf)
 		for j := range rules {
-			if r := &rules[j]; r.Covers(ref.Date) && (len(x.skipped) == 0 || !x.skipped[StandingDate{r.ID, ref.Date}]) {
+			if r := &rules[j]; x.on(r, ref.Date) {
 				buf = append(buf, *r)
 			}
 		}

@@ -221,6 +221,12 @@ type StandingDate struct {
 	Date       Date
 }
 
+// on reports whether rule r holds a place on date d: it covers d and
+// does not skip it.
+func (x *standingIndex) on(r *Standing, d Date) bool {
+	return r.Covers(d) && (len(x.skipped) == 0 || !x.skipped[StandingDate{r.ID, d}])
+}
+
 func (t *Timetable) standingIx() *standingIndex {
 	x := &t.standing
 	x.once.Do(func() {
@@ -259,10 +265,9 @@ func placeOrder(a, b Standing) int {
 func (t *Timetable) StandingOn(ref SessionRef) []Standing {
 	x := t.standingIx()
 	rules := x.byGroup[groupKey{ref.ClassTimeID, ref.ClassID}]
-	on := func(r *Standing) bool { return r.Covers(ref.Date) && !x.skipped[StandingDate{r.ID, ref.Date}] }
 	n := 0
 	for i := range rules {
-		if on(&rules[i]) {
+		if x.on(&rules[i], ref.Date) {
 			n++
 		}
 	}
@@ -271,7 +276,7 @@ func (t *Timetable) StandingOn(ref SessionRef) []Standing {
 	}
 	out := make([]Standing, 0, n) // one allocation, not a slice grown place by place
 	for i := range rules {
-		if on(&rules[i]) {
+		if x.on(&rules[i], ref.Date) {
 			out = append(out, rules[i])
 		}
 	}
@@ -320,7 +325,7 @@ func (t *Timetable) PlacesOn(ref SessionRef, capacity, singles int) (hold, wait 
 	rules := x.byGroup[groupKey{ref.ClassTimeID, ref.ClassID}]
 	n, firm := 0, 0
 	for i := range rules {
-		if r := &rules[i]; r.Covers(ref.Date) && !x.skipped[StandingDate{r.ID, ref.Date}] {
+		if r := &rules[i]; x.on(r, ref.Date) {
 			n++
 			if !r.Waitlist {
 				firm++
