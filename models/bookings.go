@@ -67,9 +67,14 @@ type SessionBooking struct {
 	Label       string
 }
 
+// Ref names the booked series session (zero class time for a one-off).
+func (b *SessionBooking) Ref() engine.SessionRef {
+	return engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}
+}
+
 // Key is the identity of the booked session (engine.Session.Key).
 func (b *SessionBooking) Key() string {
-	return engine.SessionKey(engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID)
+	return engine.SessionKey(b.Ref(), b.OneOffID)
 }
 
 // sessionWhere narrows a query to the bookings of one session.
@@ -380,7 +385,7 @@ func (e *Edit) sessionOf(b *SessionBooking) *engine.Session {
 		}
 		return nil
 	}
-	s, ok := tt.Session(engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID})
+	s, ok := tt.Session(b.Ref())
 	if !ok {
 		return nil
 	}

@@ -162,7 +162,7 @@ func impactOf(ctx context.Context, e *Edit, before, after *Snapshot, today engin
 	affects := engine.IndexAffected(runs)
 	var bookings []SessionBooking // rows stays as read, for the write's events
 	for _, b := range rows {
-		if affects.Holds(engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID) {
+		if affects.Holds(b.Ref(), b.OneOffID) {
 			bookings = append(bookings, b)
 		}
 	}
@@ -191,7 +191,7 @@ func listSessions(before, after *engine.Timetable, runs []engine.AffectedRun, bo
 	}
 	byKey := map[key][]SessionBooking{}
 	for _, b := range bookings {
-		k := key{engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}, b.OneOffID}
+		k := key{b.Ref(), b.OneOffID}
 		if b.OneOffID != 0 {
 			k.ref = engine.SessionRef{}
 		}
@@ -293,8 +293,11 @@ func (r *bookingsRead) holds(ref engine.SessionRef) bool {
 	if ref.Date < r.from {
 		return false
 	}
+	if r.all {
+		return true
+	}
 	_, found := slices.BinarySearch(r.classTimes, ref.ClassTimeID)
-	return r.all || found
+	return found
 }
 
 // futureBookings reads the single bookings holding a place or waiting,

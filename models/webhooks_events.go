@@ -280,7 +280,7 @@ func bookedClients(ctx context.Context, tx bun.Tx, business int64, diffs []engin
 		}
 		if keys != nil {
 			for _, b := range read.rows {
-				if key, ok := keys[engine.SessionRef{Date: engine.Date(b.OrigDate), ClassTimeID: b.ClassTimeID, ClassID: b.ClassID}]; ok && b.OneOffID == 0 {
+				if key, ok := keys[b.Ref()]; ok && b.OneOffID == 0 {
 					out[key] = append(out[key], b.ClientID)
 				}
 			}
